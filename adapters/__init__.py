@@ -1,0 +1,1 @@
+"""Platform adapters: events in, replies out. They know only the core types and ports."""

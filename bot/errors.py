@@ -1,0 +1,68 @@
+"""The one error tree of veilbot.
+
+```
+VeilbotError
+├── ConfigError          a setting is missing, malformed or a placeholder secret
+├── GuardrailError       the guardrail could not run: fail closed, nothing reaches the model
+├── StoreError           history, vault, lock, dedupe or audit storage failed
+│   └── StoreUnavailable the store cannot be reached (connection refused, timeout)
+├── ModelError           the model call failed
+│   ├── ModelUnavailable retryable: overloaded, rate limited, timed out, connection lost
+│   └── ModelRejected    not retryable: bad request, auth, permission, context too long
+├── AdapterError         a platform adapter cannot start or talk to its platform
+└── InputRejected        the user's message is not processed (empty, too long, invalid id)
+```
+
+Messages carry ids, entity types and sizes, never user text. Third-party errors are
+converted at the boundary with ``raise X(...) from exc``.
+"""
+
+from __future__ import annotations
+
+
+class VeilbotError(Exception):
+    """Base class of every error veilbot raises on purpose."""
+
+
+class ConfigError(VeilbotError):
+    """A setting is missing, malformed, or still a placeholder value."""
+
+
+class GuardrailError(VeilbotError):
+    """The guardrail could not run; nothing may be sent to the model."""
+
+
+class StoreError(VeilbotError):
+    """A store (history, vault, lock, dedupe, audit) failed."""
+
+
+class StoreUnavailable(StoreError):
+    """A store cannot be reached."""
+
+
+class ModelError(VeilbotError):
+    """The model call failed."""
+
+
+class ModelUnavailable(ModelError):
+    """The model is overloaded, rate limited, timed out or unreachable; try again later."""
+
+
+class ModelRejected(ModelError):
+    """The model refused the request (bad request, authentication, permission)."""
+
+
+class AdapterError(VeilbotError):
+    """A platform adapter cannot start or talk to its platform."""
+
+
+class InputRejected(VeilbotError):
+    """The user's message is not processed.
+
+    Attributes:
+        reason: a short machine-readable reason (``empty``, ``too_long``, ``invalid``).
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

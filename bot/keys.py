@@ -1,0 +1,34 @@
+"""Redis key names, in one place.
+
+Every key of one thread carries the ``{thread_id}`` hash tag, so in Redis Cluster they live in
+one slot and a Lua script or ``MULTI`` may touch them together (history append refreshes the
+vault's TTL; erasing a thread deletes both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.types import ThreadId
+
+THREAD_KINDS = ("history", "vault")
+"""The per-thread keys that live and die together (same TTL, erased together)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpace:
+    """Builds key names under one prefix; tests use their own prefix to share a server."""
+
+    prefix: str = "veilbot"
+
+    def thread(self, tid: ThreadId, kind: str) -> str:
+        """The key of one per-thread structure (``history``, ``vault``, ``lock``)."""
+        return f"{self.prefix}:{{{tid}}}:{kind}"
+
+    def thread_keys(self, tid: ThreadId) -> list[str]:
+        """Every key that holds the thread's data (not its lock)."""
+        return [self.thread(tid, kind) for kind in THREAD_KINDS]
+
+    def event(self, platform: str, event_id: str) -> str:
+        """The dedupe key of one platform delivery."""
+        return f"{self.prefix}:event:{platform}:{event_id}"

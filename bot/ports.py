@@ -1,0 +1,172 @@
+"""The ports of the core: small Protocols that backends and adapters implement.
+
+``bot/conversation.py`` is written against these only. Imports here are limited to
+``bot.types`` and ``bot.errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from bot.types import (
+    AuditRecord,
+    ChatMessage,
+    InboundMessage,
+    ModelRequest,
+    ModelResult,
+    Platform,
+    Redaction,
+    Reply,
+    Restoration,
+    ThreadId,
+)
+
+
+class HistoryStore(Protocol):
+    """A thread's placeholder-only history."""
+
+    async def load(self, thread_id: ThreadId) -> list[ChatMessage]:
+        """All kept messages of the thread, oldest first (one round trip)."""
+        ...
+
+    async def append(self, thread_id: ThreadId, messages: Sequence[ChatMessage]) -> None:
+        """Append messages in one atomic write that trims and refreshes the thread's TTL."""
+        ...
+
+    async def erase(self, thread_id: ThreadId) -> int:
+        """Delete the thread's history and vault; returns the number of keys removed."""
+        ...
+
+    async def remove_user_message(self, thread_id: ThreadId, text: str) -> int:
+        """Remove a user message (placeholder text) and the answer that followed it."""
+        ...
+
+
+class ThreadLocks(Protocol):
+    """Mutual exclusion per thread, across processes."""
+
+    def hold(self, thread_id: ThreadId) -> AbstractAsyncContextManager[None]:
+        """Hold the thread's lock for the duration of the block."""
+        ...
+
+
+class EventDedupe(Protocol):
+    """Remembers platform deliveries so a redelivered event is answered once."""
+
+    async def first_delivery(self, platform: str, event_id: str) -> bool:
+        """``True`` the first time an event id is seen, ``False`` afterwards."""
+        ...
+
+
+class StreamRestorer(Protocol):
+    """Turns a streamed placeholder answer into user text, delta by delta."""
+
+    def feed(self, delta: str) -> str:
+        """Accept a delta; return what can be shown now (never half a placeholder)."""
+        ...
+
+    def finish(self) -> Restoration:
+        """Flush what was held back; the whole restored answer and its counters."""
+        ...
+
+
+class Guardrail(Protocol):
+    """Replaces personal data by placeholders and back, per thread."""
+
+    async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
+        """Replace personal data in a user's text by this thread's placeholders.
+
+        Raises:
+            GuardrailError: detection could not run; the caller must not call the model.
+            StoreError: the vault could not be read or written.
+        """
+        ...
+
+    async def restorer(
+        self, thread_id: ThreadId, *, platform: Platform, private: bool
+    ) -> StreamRestorer:
+        """A restorer bound to this thread's vault and the audience's reveal policy."""
+        ...
+
+    async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
+        """Redact personal data the model produced itself, for the stored copy of an answer."""
+        ...
+
+
+class ModelStream(Protocol):
+    """An answer being streamed: iterate for text deltas, then read ``result``."""
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        """Text deltas in placeholder form."""
+        ...
+
+    @property
+    def result(self) -> ModelResult:
+        """The finished answer; only valid after iteration ended."""
+        ...
+
+
+class ModelClient(Protocol):
+    """The language model behind the bot."""
+
+    @property
+    def model(self) -> str:
+        """The model name, for audit and pricing."""
+        ...
+
+    async def complete(self, request: ModelRequest) -> ModelResult:
+        """One answer at once.
+
+        Raises:
+            ModelUnavailable: retryable failure after the configured retries.
+            ModelRejected: the request itself was refused.
+        """
+        ...
+
+    def stream(self, request: ModelRequest) -> ModelStream:
+        """The same answer as a stream of text deltas (same errors as ``complete``)."""
+        ...
+
+
+class AuditStore(Protocol):
+    """The redacted record of every turn."""
+
+    async def record(self, record: AuditRecord) -> None:
+        """Persist one turn's record (placeholder text only)."""
+        ...
+
+
+class ReplySink(Protocol):
+    """Where an adapter receives a streamed answer, already restored for the user."""
+
+    async def delta(self, text: str) -> None:
+        """Show more of the answer."""
+        ...
+
+
+class MessageHandler(Protocol):
+    """What adapters call: the guarded turn."""
+
+    async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
+        """Run one turn. ``None`` means a duplicate delivery that must not be answered."""
+        ...
+
+    async def forget(self, thread_id: ThreadId) -> int:
+        """Erase a thread's history and vault (the ``forget`` command)."""
+        ...
+
+    async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
+        """A user deleted a message: drop it (and its answer) from the thread's history."""
+        ...
+
+
+class PlatformAdapter(Protocol):
+    """A platform connection: turns events into ``InboundMessage`` and posts ``Reply``."""
+
+    name: str
+
+    async def run(self) -> None:
+        """Serve until cancelled."""
+        ...

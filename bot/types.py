@@ -1,0 +1,248 @@
+"""Core value types shared by every package.
+
+Everything here is plain data: no I/O, no third-party SDKs. Text held by these types is
+placeholder text (``<PERSON_1>``) except where a docstring says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal, NewType
+
+from bot.errors import InputRejected
+
+ThreadId = NewType("ThreadId", str)
+"""A conversation: ``slack:{team}:{channel}:{thread_ts}``, ``discord:{guild|dm}:{channel}``,
+``console:{name}``."""
+
+_THREAD_ID_RE = re.compile(r"[A-Za-z0-9_.:-]{3,200}")
+PLATFORMS = ("slack", "discord", "console")
+Platform = Literal["slack", "discord", "console"]
+Role = Literal["user", "assistant"]
+
+
+def thread_id(*parts: str) -> ThreadId:
+    """Build and validate a thread id from its parts.
+
+    Args:
+        *parts: the platform name followed by its ids, e.g. ``("slack", "T1", "C1", "17.1")``.
+
+    Returns:
+        The joined, validated id.
+
+    Raises:
+        InputRejected: when a part is empty or holds a character outside ``[A-Za-z0-9_.:-]``.
+    """
+    if any(not p for p in parts):
+        raise InputRejected("thread id has an empty part", reason="invalid")
+    return parse_thread_id(":".join(parts))
+
+
+def parse_thread_id(value: str) -> ThreadId:
+    """Validate a thread id string.
+
+    Raises:
+        InputRejected: when the id is malformed or names an unknown platform.
+    """
+    if not _THREAD_ID_RE.fullmatch(value) or value.split(":", 1)[0] not in PLATFORMS:
+        raise InputRejected(
+            f"invalid thread id (length {len(value)}): only [A-Za-z0-9_.:-] and a known platform",
+            reason="invalid",
+        )
+    return ThreadId(value)
+
+
+def platform_of(tid: ThreadId) -> Platform:
+    """The platform a thread id belongs to."""
+    name = tid.split(":", 1)[0]
+    assert name in PLATFORMS  # noqa: S101  (guaranteed by parse_thread_id)
+    return name  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a thread's history, always in placeholder form."""
+
+    role: Role
+    text: str
+
+    def to_json(self) -> str:
+        """Serialise for the history store."""
+        return json.dumps({"role": self.role, "text": self.text}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> ChatMessage:
+        """Parse what ``to_json`` wrote."""
+        data = json.loads(raw)
+        role = data["role"]
+        if role not in ("user", "assistant"):
+            raise ValueError(f"unknown role {role!r}")
+        return cls(role=role, text=str(data["text"]))
+
+
+@dataclass(frozen=True, slots=True)
+class InboundMessage:
+    """A user's message as an adapter hands it to the core. ``text`` is raw user text.
+
+    Attributes:
+        thread_id: the conversation this message belongs to.
+        platform: ``slack``, ``discord`` or ``console``.
+        workspace: Slack team id, Discord guild id (``dm`` for DMs), or ``local``.
+        channel: platform channel id.
+        user_id: platform user id of the author.
+        message_id: platform message id (Slack ``ts``, Discord snowflake).
+        text: the raw text, platform markup included. Never logged or stored.
+        event_id: platform delivery id used for dedupe; ``None`` disables dedupe.
+        private: ``True`` in a direct message, where the reveal policy may show more.
+        metadata: free-form, non-personal facts copied into the audit record.
+    """
+
+    thread_id: ThreadId
+    platform: Platform
+    workspace: str
+    channel: str
+    user_id: str
+    message_id: str
+    text: str
+    event_id: str | None = None
+    private: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """One personal value found in a text: its type and the placeholder that replaced it."""
+
+    type: str
+    placeholder: str
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """The guardrail's output for one text. Never carries the original values."""
+
+    text: str
+    entities: tuple[EntityRef, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        """Number of entities found, by type."""
+        return dict(Counter(e.type for e in self.entities))
+
+
+@dataclass(frozen=True, slots=True)
+class Restoration:
+    """A model answer with placeholders turned back into values for one audience.
+
+    Attributes:
+        text: what the user sees. Holds real values: never stored or logged.
+        unknown_placeholders: placeholders the thread never issued (shown neutrally).
+    """
+
+    text: str
+    unknown_placeholders: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage of one model call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """What the model is asked: a system prompt and placeholder-only messages."""
+
+    system: str
+    messages: tuple[ChatMessage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResult:
+    """A finished model answer in placeholder form, with usage and cost."""
+
+    text: str
+    model: str
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    stop_reason: str | None = None
+
+
+class TurnStatus(StrEnum):
+    """How a turn ended."""
+
+    OK = "ok"
+    GUARDRAIL_ERROR = "guardrail_error"
+    MODEL_ERROR = "model_error"
+    STORE_ERROR = "store_error"
+    REJECTED_INPUT = "rejected_input"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the adapter posts back in the thread.
+
+    Attributes:
+        text: the deanonymized answer, or a friendly error message. Never stored or logged.
+        status: how the turn ended.
+        run_id: the audit run id, for support requests.
+        streamed: ``True`` when ``text`` was already sent through a ``ReplySink``.
+    """
+
+    text: str
+    status: TurnStatus
+    run_id: str
+    streamed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether the turn produced a model answer."""
+        return self.status is TurnStatus.OK
+
+
+def new_run_id() -> str:
+    """A fresh, sortable-enough run id."""
+    return uuid.uuid4().hex
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class AuditRecord:
+    """One turn, as the audit log keeps it. Prompt and answer are placeholder text."""
+
+    run_id: str
+    thread_id: str
+    platform: str
+    workspace: str
+    channel: str
+    user_id: str
+    message_id: str
+    started_at: datetime
+    finished_at: datetime
+    status: TurnStatus
+    prompt: str = ""
+    answer: str = ""
+    entity_counts: dict[str, int] = field(default_factory=dict)
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    latencies_ms: dict[str, float] = field(default_factory=dict)
+    unknown_placeholders: int = 0
+    error: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
