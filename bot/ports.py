@@ -161,6 +161,13 @@ class MessageHandler(Protocol):
         """A user deleted a message: drop it (and its answer) from the thread's history."""
         ...
 
+    async def knows_thread(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has history, i.e. the bot took part in it and it was not erased.
+
+        Adapters use it to answer follow-ups in a thread without a new mention.
+        """
+        ...
+
 
 class PlatformAdapter(Protocol):
     """A platform connection: turns events into ``InboundMessage`` and posts ``Reply``."""

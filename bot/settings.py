@@ -90,6 +90,37 @@ class Settings(BaseSettings):
             return True
         return self.model_backend == "auto" and self.anthropic_api_key is None
 
+    # Slack
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_mode: Literal["http", "socket"] = "http"
+    slack_http_host: str = "127.0.0.1"
+    slack_http_port: int = Field(default=3000, ge=0, le=65535)
+    slack_http_path: str = Field(default="/slack/events", pattern=r"^/[A-Za-z0-9_./-]*$")
+    slack_api_url: str | None = None
+    slack_command: str = Field(default="/veilbot", pattern=r"^/[a-z0-9_-]{1,31}$")
+    slack_reply_to_followups: bool = True
+    slack_ignore_bots: bool = True
+    slack_streaming: Literal["auto", "stream", "update", "off"] = "auto"
+    slack_update_interval_seconds: float = Field(default=1.0, ge=0.0)
+    slack_message_chars: int = Field(default=3800, ge=500, le=12000)
+    slack_assistant: bool = True
+
+    @field_validator("slack_bot_token", "slack_signing_secret", "slack_app_token")
+    @classmethod
+    def _refuse_placeholder_slack_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        return cls._refuse_placeholder_secret(value)
+
+    @property
+    def slack_configured(self) -> bool:
+        """Whether Slack credentials for the chosen transport are set."""
+        if self.slack_bot_token is None:
+            return False
+        if self.slack_mode == "socket":
+            return self.slack_app_token is not None
+        return self.slack_signing_secret is not None
+
 
 def load_settings(**overrides: object) -> Settings:
     """Read settings, converting validation failures into ``ConfigError``.

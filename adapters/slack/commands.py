@@ -1,0 +1,83 @@
+"""The ``/veilbot`` command and the in-thread ``forget``/``help`` words: texts and Block Kit.
+
+Slack does not deliver custom slash commands from inside threads, so ``forget`` works two
+ways: mention the bot in the thread with ``forget``, or run ``/veilbot forget <thread link>``.
+Both answer with a confirmation only the requester sees; the button carries the thread id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.types import ThreadId
+
+FORGET_CONFIRM = "veilbot_forget_confirm"
+FORGET_CANCEL = "veilbot_forget_cancel"
+
+FILES_NOT_READ = (
+    "I can't read files or images, only the text of messages. "
+    "Paste the part you want me to look at as text."
+)
+
+
+def help_text(command: str) -> str:
+    """What the bot does and how to use it, in mrkdwn."""
+    return (
+        "*veilbot* answers in threads. Personal data in your messages is replaced by "
+        "placeholders before it reaches the model, and restored in my answers.\n"
+        "• Mention me in a channel to start a thread; reply in the thread to continue.\n"
+        "• Send me a direct message to talk privately.\n"
+        "• `forget` (mention me with it in a thread) erases that thread's history.\n"
+        f"• `{command} forget <link to a thread message>` does the same from anywhere.\n"
+        f"• `{command} help` shows this message."
+    )
+
+
+def forget_usage(command: str) -> str:
+    """Shown when ``forget`` is given no thread."""
+    return (
+        "Slack doesn't send slash commands from inside threads, so tell me which thread: "
+        "mention me with `forget` in that thread, or run "
+        f"`{command} forget <link to a message in the thread>` (Copy link on the message)."
+    )
+
+
+def forget_confirmation(tid: ThreadId) -> list[dict[str, Any]]:
+    """Block Kit asking the requester to confirm erasing a thread's history."""
+    return [
+        {
+            "type": "section",
+            "text": {
+                "type": "mrkdwn",
+                "text": "Erase what I remember of this thread? I won't recall earlier messages.",
+            },
+        },
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": FORGET_CONFIRM,
+                    "style": "danger",
+                    "text": {"type": "plain_text", "text": "Forget this thread"},
+                    "value": tid,
+                },
+                {
+                    "type": "button",
+                    "action_id": FORGET_CANCEL,
+                    "text": {"type": "plain_text", "text": "Cancel"},
+                    "value": "cancel",
+                },
+            ],
+        },
+    ]
+
+
+FORGET_DONE = "Done: I no longer remember this thread. New messages start a fresh conversation."
+FORGET_CANCELLED = "OK, I kept this thread's history."
+
+
+def parse_command(text: str) -> tuple[str, str]:
+    """``("forget", "<link>")`` from the text after the command name."""
+    verb, _, arg = (text or "").strip().partition(" ")
+    return verb.lower() or "help", arg.strip()

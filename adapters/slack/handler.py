@@ -1,0 +1,292 @@
+"""The Slack adapter: slack-bolt's ``AsyncApp`` wired to the core's ``MessageHandler``.
+
+Transports, chosen by ``VEILBOT_SLACK_MODE``: the Events API over HTTP (bolt verifies the
+signature; the route lives on the shared ``HttpServer``) or Socket Mode. Bolt acknowledges
+every request before the listener runs (``process_before_response=False``), so Slack's
+3-second deadline never waits for the model. Turns of one thread start in arrival order
+(an in-process FIFO lock per thread; the core's Redis lock orders them across replicas).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.commands import FILES_NOT_READ
+from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
+from adapters.slack.interactions import Interactions
+from adapters.slack.locks import KeyedLocks
+from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
+from bot.errors import ConfigError, InputRejected
+from bot.http_server import HttpServer
+from bot.ports import MessageHandler
+from bot.settings import Settings, require
+
+logger = logging.getLogger(__name__)
+
+SORRY = "Sorry, something went wrong on my side and I couldn't answer. Please try again."
+_NOTIFIED_MAX = 10_000
+
+
+def _quiet_sdk_loggers() -> None:
+    """At DEBUG the SDKs log request bodies, i.e. message text: keep them at INFO or above."""
+    for name in ("slack_sdk", "slack_bolt"):
+        sdk_logger = logging.getLogger(name)
+        if sdk_logger.getEffectiveLevel() < logging.INFO:
+            sdk_logger.setLevel(logging.INFO)
+
+
+def web_client(settings: Settings, token: str) -> AsyncWebClient:
+    """The Web API client: base URL from settings, and retries for 429, 5xx, lost connections."""
+    kwargs: dict[str, Any] = {}
+    if settings.slack_api_url:
+        kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"
+    return AsyncWebClient(
+        token=token,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=4),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+        **kwargs,
+    )
+
+
+class SlackAdapter:
+    """Serves one Slack app: events in, answers out in the same thread.
+
+    Args:
+        settings: the service settings (``VEILBOT_SLACK_*``).
+        handler: the core's guarded turn.
+        http: the shared HTTP server; required in ``http`` mode, where ``/slack/events`` is
+            added to it (so it must not be started yet).
+
+    Raises:
+        ConfigError: a credential the chosen transport needs is missing (the error names it).
+    """
+
+    name = "slack"
+
+    def __init__(
+        self, settings: Settings, handler: MessageHandler, http: HttpServer | None
+    ) -> None:
+        _quiet_sdk_loggers()
+        token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
+        self._settings, self._handler = settings, handler
+        self._app_token: str | None = None
+        if settings.slack_mode == "socket":
+            self._app_token = require(settings.slack_app_token, "VEILBOT_SLACK_APP_TOKEN")
+            secret = None
+        else:
+            secret = require(settings.slack_signing_secret, "VEILBOT_SLACK_SIGNING_SECRET")
+            if http is None:
+                raise ConfigError("VEILBOT_SLACK_MODE=http needs the HTTP server")
+        self.client = web_client(settings, token)
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=secret,
+            request_verification_enabled=secret is not None,
+            process_before_response=False,
+            logger=logging.getLogger("slack_bolt.veilbot"),
+        )
+        self._locks = KeyedLocks()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._notified: OrderedDict[str, None] = OrderedDict()
+        self._stream_ok = settings.slack_streaming in ("auto", "stream")
+        self._assistant_ok = settings.slack_assistant
+        self.interactions = Interactions(
+            self.app, handler, settings.slack_command, self.client, settings.slack_message_chars
+        )
+        self._register()
+        if http is not None and secret is not None:
+            http.app.router.add_post(settings.slack_http_path, self._on_http)
+
+    def _register(self) -> None:
+        self.app.event("app_mention")(self._on_mention)
+        self.app.event("message")(self._on_message)
+        self.app.event("assistant_thread_started")(self._on_assistant_started)
+        self.app.event("assistant_thread_context_changed")(self._ignore)
+
+    async def _on_http(self, request: web.Request) -> web.Response:
+        bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(bolt_response)
+
+    async def run(self) -> None:
+        """Serve until cancelled; in-flight answers get a short grace period on the way out."""
+        socket: AsyncSocketModeHandler | None = None
+        try:
+            if self._app_token is not None:
+                socket = AsyncSocketModeHandler(self.app, self._app_token)
+                await socket.connect_async()  # type: ignore[no-untyped-call]
+                logger.info("slack socket mode connected")
+            await asyncio.Event().wait()
+        finally:
+            if socket is not None:
+                await socket.close_async()  # type: ignore[no-untyped-call]
+            await self.drain()
+
+    async def drain(self, grace_seconds: float = 10.0) -> None:
+        """Wait for in-flight turns (up to ``grace_seconds``), then cancel the rest."""
+        pending = {t for t in self._tasks if t is not asyncio.current_task()}
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=grace_seconds)
+            for task in late:
+                task.cancel()
+
+    async def _ignore(self) -> None:
+        return None
+
+    async def _on_mention(self, body: dict[str, Any], context: dict[str, Any]) -> None:
+        await self._track(self._on_user_message(body, context, "mention"))
+
+    async def _on_message(self, body: dict[str, Any], context: dict[str, Any]) -> None:
+        event = body.get("event") or {}
+        deleted = deleted_message(body, bot_user_id=context.get("bot_user_id"))
+        if deleted is not None:
+            tid, text = deleted
+            await self._track(self._handler.message_deleted(tid, text, platform="slack"))
+            return
+        if is_dm(event):
+            await self._track(self._on_user_message(body, context, "dm"))
+        elif event.get("thread_ts") and self._settings.slack_reply_to_followups:
+            if f"<@{context.get('bot_user_id')}" not in str(event.get("text", "")):
+                await self._track(self._on_user_message(body, context, "followup"))
+
+    async def _track(self, work: Any) -> None:
+        """Run one unit of work as a tracked task, so shutdown can wait for it."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await work
+        except SLACK_ERRORS as exc:
+            logger.warning("slack call failed: %s", _err(exc))
+        except Exception:
+            logger.exception("slack event handling failed")
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _on_user_message(
+        self, body: dict[str, Any], context: dict[str, Any], trigger: str
+    ) -> None:
+        reason = skip_reason(
+            body["event"],
+            bot_user_id=context.get("bot_user_id"),
+            bot_id=context.get("bot_id"),
+            ignore_bots=self._settings.slack_ignore_bots,
+        )
+        if reason is not None:
+            logger.debug("slack event skipped: %s", reason)
+            return
+        try:
+            delivery = to_delivery(body, bot_user_id=context.get("bot_user_id"), trigger=trigger)
+        except InputRejected:
+            logger.warning("slack event with unusable ids skipped")
+            return
+        async with self._locks.hold(delivery.message.thread_id):
+            tid = delivery.message.thread_id
+            if trigger == "followup" and not await self._handler.knows_thread(tid):
+                return
+            await self._deliver(delivery)
+
+    async def _deliver(self, delivery: Delivery) -> None:
+        target = _target(delivery)
+        if delivery.has_files:
+            await self._tell_files_once(delivery, target)
+            if not delivery.message.text.strip():
+                return
+        if delivery.command is not None:
+            await self.interactions.in_thread(delivery, target)
+            return
+        await self._answer(delivery, target)
+
+    async def _answer(self, delivery: Delivery, target: Target) -> None:
+        if delivery.message.private and delivery.message.metadata.get("in_thread"):
+            await self._set_status(target, "is thinking…")
+        sink = LiveReply(
+            self.client,
+            target,
+            mode=self._mode(),
+            limit=self._settings.slack_message_chars,
+            interval=self._settings.slack_update_interval_seconds,
+            on_stream_unavailable=self._stream_unavailable,
+        )
+        try:
+            reply = await self._handler.handle(delivery.message, sink)
+        except Exception:
+            logger.exception("turn failed in thread %s", delivery.message.thread_id)
+            await sink.finish(SORRY, streamed=False)
+            return
+        if reply is None:
+            logger.debug("duplicate slack delivery dropped")
+            return
+        await sink.finish(reply.text, streamed=reply.streamed)
+
+    def _mode(self) -> Mode:
+        setting = self._settings.slack_streaming
+        if setting == "off":
+            return "off"
+        return "stream" if self._stream_ok and setting != "update" else "update"
+
+    def _stream_unavailable(self) -> None:
+        if self._settings.slack_streaming == "auto":
+            self._stream_ok = False
+
+    async def _tell_files_once(self, delivery: Delivery, target: Target) -> None:
+        key = delivery.message.thread_id
+        if key in self._notified:
+            return
+        self._notified[key] = None
+        while len(self._notified) > _NOTIFIED_MAX:
+            self._notified.popitem(last=False)
+        await post_text(self.client, target, FILES_NOT_READ, self._settings.slack_message_chars)
+
+    async def _set_status(self, target: Target, status: str) -> None:
+        if not self._assistant_ok:
+            return
+        try:
+            await self.client.assistant_threads_setStatus(
+                channel_id=target.channel, thread_ts=target.thread_ts, status=status
+            )
+        except SLACK_ERRORS as exc:
+            logger.debug("assistant status not set: %s", _err(exc))
+
+    async def _on_assistant_started(self, body: dict[str, Any]) -> None:
+        thread = (body.get("event") or {}).get("assistant_thread") or {}
+        if not self._assistant_ok or not thread.get("channel_id"):
+            return
+        await self._track(
+            self.client.assistant_threads_setSuggestedPrompts(
+                channel_id=thread["channel_id"],
+                thread_ts=thread["thread_ts"],
+                prompts=[
+                    {"title": "Summarize a text", "message": "Summarize this for me: "},
+                    {"title": "Draft a reply", "message": "Help me write a reply to: "},
+                    {"title": "What can you do?", "message": "help"},
+                ],
+            )
+        )
+
+
+def _target(delivery: Delivery) -> Target:
+    message = delivery.message
+    return Target(
+        channel=message.channel,
+        thread_ts=delivery.thread_ts,
+        team=message.workspace,
+        user=message.user_id,
+    )

@@ -1,0 +1,91 @@
+"""The ``/veilbot`` slash command, the in-thread words, and the forget confirmation buttons."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack import commands
+from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
+from adapters.slack.replies import Target, post_text
+from bot.errors import InputRejected
+from bot.ports import MessageHandler
+from bot.types import parse_thread_id
+
+logger = logging.getLogger(__name__)
+
+
+class Interactions:
+    """Registers the command and button listeners on a bolt app.
+
+    Args:
+        app: the bolt app.
+        handler: the core, for ``forget``.
+        command: the slash command's name, e.g. ``/veilbot``.
+        client: the Web API client, for answers in threads.
+        limit: characters per posted message.
+    """
+
+    def __init__(
+        self,
+        app: AsyncApp,
+        handler: MessageHandler,
+        command: str,
+        client: AsyncWebClient,
+        limit: int,
+    ) -> None:
+        self._handler, self._command = handler, command
+        self._client, self._limit = client, limit
+        app.command(command)(self._on_command)
+        app.action(commands.FORGET_CONFIRM)(self._on_confirm)
+        app.action(commands.FORGET_CANCEL)(self._on_cancel)
+
+    async def in_thread(self, delivery: Delivery, target: Target) -> None:
+        """Answer ``forget`` or ``help`` said to the bot in a thread."""
+        if delivery.command == "help":
+            await post_text(self._client, target, commands.help_text(self._command), self._limit)
+            return
+        await self._client.chat_postEphemeral(
+            channel=target.channel,
+            user=target.user,
+            thread_ts=target.thread_ts,
+            text="Erase what I remember of this thread?",
+            blocks=commands.forget_confirmation(delivery.message.thread_id),
+        )
+
+    async def _on_command(self, ack: Any, command: dict[str, Any]) -> None:
+        verb, arg = commands.parse_command(command.get("text", ""))
+        if verb != "forget":
+            await ack(text=commands.help_text(self._command), response_type="ephemeral")
+            return
+        tid = thread_from_permalink(arg, str(command.get("team_id", ""))) if arg else None
+        if tid is None:
+            await ack(text=commands.forget_usage(self._command), response_type="ephemeral")
+            return
+        await ack(
+            text="Erase what I remember of this thread?",
+            blocks=commands.forget_confirmation(tid),
+            response_type="ephemeral",
+        )
+
+    async def _on_confirm(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
+        await ack()
+        value = str((body.get("actions") or [{}])[0].get("value", ""))
+        try:
+            tid = parse_thread_id(value)
+        except InputRejected:
+            logger.warning("forget confirmation with an invalid thread id")
+            return
+        if split_thread_id(tid)[0] != team_of(body):
+            logger.warning("forget confirmation for another workspace refused")
+            return
+        removed = await self._handler.forget(tid)
+        logger.info("thread %s forgotten (%s keys)", tid, removed)
+        await respond(text=commands.FORGET_DONE, replace_original=True)
+
+    async def _on_cancel(self, ack: Any, respond: Any) -> None:
+        await ack()
+        await respond(text=commands.FORGET_CANCELLED, replace_original=True)

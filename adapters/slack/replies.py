@@ -1,0 +1,212 @@
+"""Posting answers in a Slack thread, shown while they are generated.
+
+``LiveReply`` is the ``ReplySink`` the core streams restored text into. It shows the answer
+either through Slack's streaming API (``chat.startStream``/``appendStream``/``stopStream``,
+Markdown, append-only) or by posting a message and editing it with ``chat.update`` at most
+once per interval. Either way the finished answer ends up split under Slack's limits, and a
+Slack failure while showing partial text never breaks the turn: the full answer is posted
+at the end instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aiohttp import ClientError
+from slack_sdk.errors import SlackApiError, SlackRequestError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.formatting import neutralize, split_message, take_chunk, to_mrkdwn
+
+logger = logging.getLogger(__name__)
+
+SLACK_ERRORS = (SlackApiError, SlackRequestError, ClientError, TimeoutError)
+STREAM_CAP = 11_000
+"""Characters per streamed message; ``markdown_text`` is limited to 12 000."""
+
+Mode = Literal["stream", "update", "off"]
+_UNSAFE_TAIL = re.compile(r"(<[^>\s]{0,80}|@\w{0,8})$")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an answer goes: a thread, and who it answers (the streaming API needs both)."""
+
+    channel: str
+    thread_ts: str
+    team: str
+    user: str
+
+
+async def post_text(client: AsyncWebClient, target: Target, markdown: str, limit: int) -> list[str]:
+    """Post Markdown as mrkdwn thread replies, split under ``limit``; returns their ``ts``."""
+    stamps: list[str] = []
+    for chunk in split_message(to_mrkdwn(markdown), limit):
+        resp = await client.chat_postMessage(
+            channel=target.channel, thread_ts=target.thread_ts, text=chunk, unfurl_links=False
+        )
+        stamps.append(str(resp.get("ts", "")))
+    return stamps
+
+
+class LiveReply:
+    """A ``ReplySink`` that shows a growing answer in one thread."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        target: Target,
+        *,
+        mode: Mode,
+        limit: int,
+        interval: float,
+        on_stream_unavailable: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._client, self._target, self._mode = client, target, mode
+        self._limit, self._interval, self._clock = limit, interval, clock
+        self._on_stream_unavailable = on_stream_unavailable
+        self._received = ""
+        self._shown = 0
+        self._last_flush: float | None = None
+        self._stream: Any = None
+        self._stream_chars = 0
+        self._carry = ""
+        self._update_ts: str | None = None
+        self._broken = False
+
+    @property
+    def started(self) -> bool:
+        """Whether anything was shown in Slack yet."""
+        return self._stream is not None or self._update_ts is not None
+
+    async def delta(self, text: str) -> None:
+        """Receive restored text; show it when the interval allows."""
+        self._received += text
+        if self._mode == "off" or self._broken:
+            return
+        now = self._clock()
+        if self._last_flush is None or now - self._last_flush >= self._interval:
+            self._last_flush = now
+            await self._show(final=False)
+
+    async def finish(self, text: str, *, streamed: bool) -> None:
+        """Complete the answer with the core's final ``text``.
+
+        Args:
+            text: the whole answer (or a friendly error message).
+            streamed: ``True`` when ``text`` is the answer the deltas built.
+        """
+        if not streamed:
+            await self._close_partial()
+            await post_text(self._client, self._target, text, self._limit)
+            return
+        if text.startswith(self._received):
+            self._received = text
+        if not self._broken and self._mode != "off":
+            await self._show(final=True)
+        if self._broken or self._mode == "off":
+            rest = self._received[self._shown :]
+            await post_text(self._client, self._target, rest, self._limit)
+
+    async def _show(self, *, final: bool) -> None:
+        try:
+            if self._mode == "stream":
+                await self._show_stream(final=final)
+            else:
+                await self._show_update(final=final)
+        except SLACK_ERRORS as exc:
+            if self._mode == "stream" and not self.started and _stream_unsupported(exc):
+                logger.info("slack streaming unavailable (%s); editing messages instead", _err(exc))
+                self._mode = "update"
+                self._on_stream_unavailable()
+                await self._show(final=final)
+                return
+            logger.warning("slack live reply failed: %s", _err(exc))
+            self._broken = True
+
+    async def _show_stream(self, *, final: bool) -> None:
+        pending = self._received[self._shown :]
+        if not final and (tail := _UNSAFE_TAIL.search(pending)):
+            pending = pending[: tail.start()]
+        while pending:
+            if self._stream is not None and STREAM_CAP - self._stream_chars < 200:
+                await self._stream.stop()
+                self._stream = None
+            if self._stream is None:
+                self._stream = await self._client.chat_stream(
+                    channel=self._target.channel,
+                    thread_ts=self._target.thread_ts,
+                    recipient_team_id=self._target.team,
+                    recipient_user_id=self._target.user,
+                    buffer_size=1,
+                )
+                self._stream_chars = 0
+            text = self._carry + pending
+            head, rest, reopen = take_chunk(text, STREAM_CAP - self._stream_chars)
+            await self._stream.append(markdown_text=neutralize(head))
+            self._stream_chars = STREAM_CAP if rest else self._stream_chars + len(head)
+            self._shown += len(pending) - len(rest)
+            self._carry = reopen
+            pending = rest
+        if final and self._stream is not None:
+            await self._stream.stop()
+
+    async def _show_update(self, *, final: bool) -> None:
+        chunks = split_message(to_mrkdwn(self._received), self._limit)
+        head = chunks[0] if final or len(chunks) == 1 else chunks[0] + " …"
+        if self._update_ts is None:
+            resp = await self._client.chat_postMessage(
+                channel=self._target.channel,
+                thread_ts=self._target.thread_ts,
+                text=head,
+                unfurl_links=False,
+            )
+            self._update_ts = str(resp["ts"])
+        else:
+            await self._client.chat_update(
+                channel=self._target.channel, ts=self._update_ts, text=head
+            )
+        if final:
+            for chunk in chunks[1:]:
+                await self._client.chat_postMessage(
+                    channel=self._target.channel,
+                    thread_ts=self._target.thread_ts,
+                    text=chunk,
+                    unfurl_links=False,
+                )
+            self._shown = len(self._received)
+
+    async def _close_partial(self) -> None:
+        """End a half-shown answer (the turn failed midway) so the error can follow it."""
+        if self._stream is not None and not self._broken:
+            try:
+                await self._stream.stop()
+            except SLACK_ERRORS as exc:
+                logger.warning("slack stream stop failed: %s", _err(exc))
+
+
+def _stream_unsupported(exc: Exception) -> bool:
+    if not isinstance(exc, SlackApiError):
+        return False
+    return str(exc.response.get("error")) in {
+        "unknown_method",
+        "not_allowed",
+        "not_authed",
+        "missing_scope",
+        "feature_not_enabled",
+        "method_deprecated",
+        "invalid_arguments",
+    }
+
+
+def _err(exc: Exception) -> str:
+    """A log-safe description of a Slack failure: the error code, never message text."""
+    if isinstance(exc, SlackApiError):
+        return f"slack error {exc.response.get('error')!s}"
+    return type(exc).__name__
