@@ -83,7 +83,7 @@ class LiveReply:
     @property
     def started(self) -> bool:
         """Whether anything was shown in Slack yet."""
-        return self._stream is not None or self._update_ts is not None
+        return self._shown > 0 or self._update_ts is not None
 
     async def delta(self, text: str) -> None:
         """Receive restored text; show it when the interval allows."""
@@ -102,6 +102,8 @@ class LiveReply:
             text: the whole answer (or a friendly error message).
             streamed: ``True`` when ``text`` is the answer the deltas built.
         """
+        if not streamed and self.started and text.startswith(self._received):
+            streamed = True  # the answer plus a note (e.g. "not saved"): keep one message
         if not streamed:
             await self._close_partial()
             await post_text(self._client, self._target, text, self._limit)
@@ -121,7 +123,8 @@ class LiveReply:
             else:
                 await self._show_update(final=final)
         except SLACK_ERRORS as exc:
-            if self._mode == "stream" and not self.started and _stream_unsupported(exc):
+            if self._mode == "stream" and self._shown == 0 and _stream_unsupported(exc):
+                self._stream = None
                 logger.info("slack streaming unavailable (%s); editing messages instead", _err(exc))
                 self._mode = "update"
                 self._on_stream_unavailable()

@@ -1,0 +1,312 @@
+"""A fake Slack on 127.0.0.1, driven by the real slack-sdk / slack-bolt in tests.
+
+One aiohttp server in the test's event loop serves:
+
+- the Web API under ``/api/<method>`` (JSON or form bodies, ``Authorization: Bearer``), with
+  the methods the adapter calls, answering Slack's documented shapes; every call recorded;
+- scripted failures per method (``fail("chat.postMessage", 429, retry_after=1)``);
+- a Socket Mode websocket at ``/link/`` behind ``apps.connections.open``: ``hello``, then
+  envelopes the test sends, recording the client's acks;
+- ``/respond/<n>``: response URLs for slash commands and buttons.
+
+It also keeps what a person would see: messages in threads, edits applied, streams joined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import WSMsgType, web
+
+BOT_USER_ID = "UBOT"
+BOT_ID = "B0BOT"
+TEAM_ID = "T1"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One Web API call the fake received."""
+
+    method: str
+    params: dict[str, Any]
+    token: str
+
+
+@dataclass
+class Posted:
+    """A message as people see it in Slack."""
+
+    channel: str
+    ts: str
+    thread_ts: str | None
+    text: str
+    streaming: bool = False
+    edits: int = 0
+    blocks: list[Any] = field(default_factory=list)
+
+
+def _json_fields(params: dict[str, Any]) -> dict[str, Any]:
+    for key in ("blocks", "chunks", "prompts", "metadata", "attachments"):
+        if isinstance(params.get(key), str):
+            try:
+                params[key] = json.loads(params[key])
+            except ValueError:
+                pass
+    return params
+
+
+def chunks_text(params: dict[str, Any]) -> str:
+    """The Markdown a streaming call carries (``markdown_text`` or markdown chunks)."""
+    text = str(params.get("markdown_text") or "")
+    for chunk in params.get("chunks") or []:
+        if chunk.get("type") == "markdown_text":
+            text += chunk.get("text", "")
+    return text
+
+
+class FakeSlack:
+    """The fake Slack server. Use as ``async with FakeSlack() as slack``.
+
+    Attributes:
+        calls: every Web API call, oldest first.
+        streaming_supported: when ``False``, ``chat.startStream`` answers ``unknown_method``.
+        acks: envelope ids the Socket Mode client acknowledged.
+        responses: bodies posted to response URLs.
+    """
+
+    def __init__(self, *, team: str = TEAM_ID) -> None:
+        self.team = team
+        self.calls: list[Call] = []
+        self.messages: dict[str, Posted] = {}
+        self.streaming_supported = True
+        self.acks: list[str] = []
+        self.responses: list[dict[str, Any]] = []
+        self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
+        self._clock = itertools.count(1)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._connected = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # lifecycle -----------------------------------------------------------------------
+    async def __aenter__(self) -> FakeSlack:
+        app = web.Application()
+        app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/link/", self._socket)
+        app.router.add_post("/respond/{n}", self._respond)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        """The Web API base URL for ``AsyncWebClient(base_url=...)``."""
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, n: int = 1) -> str:
+        """A response URL served by the fake."""
+        return f"http://127.0.0.1:{self.port}/respond/{n}"
+
+    # scripting -----------------------------------------------------------------------
+    def fail(
+        self,
+        method: str,
+        status: int,
+        *,
+        error: str = "ratelimited",
+        times: int = 1,
+        retry_after: int | None = None,
+    ) -> None:
+        """Queue failures for ``method``: HTTP ``status`` (429 with ``Retry-After``) or 200
+        with ``ok: false`` and ``error``."""
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        queue = self._failures.setdefault(method, deque())
+        for _ in range(times):
+            queue.append((status, {"ok": False, "error": error}, headers))
+
+    # inspection ----------------------------------------------------------------------
+    def calls_to(self, method: str) -> list[dict[str, Any]]:
+        """Parameters of every call to ``method``."""
+        return [c.params for c in self.calls if c.method == method]
+
+    def thread(self, channel: str, thread_ts: str) -> list[str]:
+        """Texts of the bot's replies in a thread, as people see them now, in order."""
+        return [
+            m.text
+            for m in sorted(self.messages.values(), key=lambda m: float(m.ts))
+            if m.channel == channel and m.thread_ts == thread_ts
+        ]
+
+    def all_replies(self) -> list[Posted]:
+        """Every message the bot posted, in order."""
+        return sorted(self.messages.values(), key=lambda m: float(m.ts))
+
+    # Web API -------------------------------------------------------------------------
+    def _new_ts(self) -> str:
+        return f"1800000000.{next(self._clock):06d}"
+
+    async def _params(self, request: web.Request) -> dict[str, Any]:
+        raw = await request.text()
+        params: dict[str, Any] = dict(parse_qsl(request.query_string))
+        if raw and request.content_type == "application/json":
+            params.update(json.loads(raw))
+        elif raw:
+            params.update(dict(parse_qsl(raw, keep_blank_values=True)))
+        return _json_fields(params)
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = await self._params(request)
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        self.calls.append(Call(method, params, token))
+        queue = self._failures.get(method)
+        if queue:
+            status, body, headers = queue.popleft()
+            return web.json_response(body, status=status, headers=headers)
+        handler = getattr(self, "_m_" + method.replace(".", "_"), None)
+        body = handler(params) if handler else {"ok": True}
+        return web.json_response(body)
+
+    def _m_auth_test(self, _p: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://fake.slack.com/",
+            "team": "Fake",
+            "user": "veilbot",
+            "team_id": self.team,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
+
+    def _post(self, p: dict[str, Any], *, streaming: bool = False) -> Posted:
+        ts = self._new_ts()
+        msg = Posted(
+            str(p["channel"]),
+            ts,
+            p.get("thread_ts"),
+            str(p.get("text") or ""),
+            streaming=streaming,
+            blocks=list(p.get("blocks") or []),
+        )
+        self.messages[ts] = msg
+        return msg
+
+    def _m_chat_postMessage(self, p: dict[str, Any]) -> dict[str, Any]:
+        msg = self._post(p)
+        return {
+            "ok": True,
+            "channel": msg.channel,
+            "ts": msg.ts,
+            "message": {
+                "type": "message",
+                "text": msg.text,
+                "user": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "ts": msg.ts,
+                "thread_ts": msg.thread_ts,
+            },
+        }
+
+    def _m_chat_update(self, p: dict[str, Any]) -> dict[str, Any]:
+        msg = self.messages.get(str(p.get("ts")))
+        if msg is None:
+            return {"ok": False, "error": "message_not_found"}
+        msg.text, msg.edits = str(p.get("text") or ""), msg.edits + 1
+        return {"ok": True, "channel": msg.channel, "ts": msg.ts, "text": msg.text}
+
+    def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "message_ts": self._new_ts()}
+
+    def _m_chat_startStream(self, p: dict[str, Any]) -> dict[str, Any]:
+        if not self.streaming_supported:
+            return {"ok": False, "error": "unknown_method"}
+        msg = self._post({**p, "text": chunks_text(p)}, streaming=True)
+        return {"ok": True, "channel": msg.channel, "ts": msg.ts}
+
+    def _stream_msg(self, p: dict[str, Any]) -> Posted | None:
+        msg = self.messages.get(str(p.get("ts")))
+        return msg if msg is not None and msg.streaming else None
+
+    def _m_chat_appendStream(self, p: dict[str, Any]) -> dict[str, Any]:
+        msg = self._stream_msg(p)
+        if msg is None:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        msg.text += chunks_text(p)
+        return {"ok": True, "channel": msg.channel, "ts": msg.ts}
+
+    def _m_chat_stopStream(self, p: dict[str, Any]) -> dict[str, Any]:
+        msg = self._stream_msg(p)
+        if msg is None:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        msg.text += chunks_text(p)
+        msg.streaming = False
+        return {"ok": True, "channel": msg.channel, "ts": msg.ts, "message": {"text": msg.text}}
+
+    def _m_apps_connections_open(self, _p: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t1"}
+
+    # Socket Mode ---------------------------------------------------------------------
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_json(
+            {
+                "type": "hello",
+                "num_connections": 1,
+                "debug_info": {"host": "fake", "approximate_connection_time": 3600},
+                "connection_info": {"app_id": "A1"},
+            }
+        )
+        self._connected.set()
+        async for frame in ws:
+            if frame.type == WSMsgType.TEXT:
+                data = json.loads(frame.data)
+                if "envelope_id" in data:
+                    self.acks.append(data["envelope_id"])
+        self._sockets.remove(ws)
+        return ws
+
+    async def wait_connected(self) -> None:
+        """Wait until a Socket Mode client has connected."""
+        await asyncio.wait_for(self._connected.wait(), 10)
+
+    async def send_envelope(
+        self,
+        payload: dict[str, Any],
+        envelope_id: str,
+        *,
+        kind: str = "events_api",
+        retry_attempt: int = 0,
+    ) -> None:
+        """Send one Socket Mode envelope to the connected client."""
+        await self._sockets[-1].send_json(
+            {
+                "envelope_id": envelope_id,
+                "payload": payload,
+                "type": kind,
+                "accepts_response_payload": kind != "events_api",
+                "retry_attempt": retry_attempt,
+                "retry_reason": "timeout" if retry_attempt else "",
+            }
+        )
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        self.responses.append(await request.json())
+        return web.Response(text="ok")
