@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -19,11 +19,13 @@ from bot.audit import SqlAuditStore, sqlite_url
 from bot.conversation import Conversation
 from bot.dedupe import RedisEventDedupe
 from bot.embedded_redis import EmbeddedRedis
+from bot.errors import ConfigError
 from bot.history import RedisHistoryStore
+from bot.http_server import HttpServer
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
-from bot.ports import ModelClient
+from bot.ports import ModelClient, PlatformAdapter
 from bot.redis_client import open_redis
 from bot.settings import Settings
 from guardrails.engine import build_analyzer
@@ -178,3 +180,53 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             model,
             notices,
         )
+
+
+# Platforms: name -> (credentials set?, factory). `veilbot run NAME` starts one; `veilbot run`
+# starts every platform whose credentials are set. Factories import their SDK lazily.
+AdapterFactory = Callable[[App, HttpServer], PlatformAdapter]
+
+
+def _slack_adapter(app: App, http: HttpServer) -> PlatformAdapter:
+    from adapters.slack.handler import SlackAdapter
+
+    return SlackAdapter(app.settings, app.conversation, http)
+
+
+PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], bool], AdapterFactory]] = {
+    "slack": (lambda s: s.slack_configured, _slack_adapter),
+}
+
+
+def chosen_platforms(settings: Settings, names: Sequence[str]) -> list[str]:
+    """The platforms to run: those named, or every one whose credentials are set.
+
+    Raises:
+        ConfigError: an unknown name, or nothing named and nothing configured.
+    """
+    unknown = [n for n in names if n not in PLATFORM_ADAPTERS]
+    if unknown:
+        raise ConfigError(
+            f"unknown platform {unknown[0]!r}; choose from {sorted(PLATFORM_ADAPTERS)}"
+        )
+    if names:
+        return list(dict.fromkeys(names))
+    chosen = [n for n, (configured, _) in PLATFORM_ADAPTERS.items() if configured(settings)]
+    if not chosen:
+        raise ConfigError(
+            "no platform is configured: set VEILBOT_SLACK_BOT_TOKEN and "
+            "VEILBOT_SLACK_SIGNING_SECRET (or VEILBOT_SLACK_APP_TOKEN for Socket Mode)"
+        )
+    return chosen
+
+
+async def run_platforms(app: App, names: Sequence[str]) -> None:
+    """Build the chosen adapters, serve HTTP for those that need it, run until cancelled."""
+    settings = app.settings
+    http = HttpServer(settings.slack_http_host, settings.slack_http_port)
+    adapters = [PLATFORM_ADAPTERS[n][1](app, http) for n in chosen_platforms(settings, names)]
+    async with http:
+        log.info("running platforms: %s", ", ".join(a.name for a in adapters))
+        async with asyncio.TaskGroup() as group:
+            for adapter in adapters:
+                group.create_task(adapter.run(), name=f"adapter-{adapter.name}")

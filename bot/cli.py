@@ -2,7 +2,9 @@
 
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
+veilbot run [PLATFORM ...]                            serve Slack (and others) until stopped
 ```
+``veilbot run`` with no name runs every platform whose credentials are set.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
 
@@ -30,6 +32,10 @@ def _parser() -> argparse.ArgumentParser:
     console.add_argument(
         "--show-redactions", action="store_true", help="also show what the model was sent"
     )
+    run = sub.add_parser("run", help="serve the chat platforms until interrupted")
+    run.add_argument(
+        "platforms", nargs="*", metavar="PLATFORM", help="e.g. slack (default: all configured)"
+    )
     return parser
 
 
@@ -52,6 +58,17 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.app import build_app, chosen_platforms, run_platforms
+
+    chosen_platforms(settings, args.platforms)  # fail on configuration before starting anything
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        await run_platforms(app, args.platforms)
+    return 0
+
+
 def _log_level(settings: Settings, command: str) -> str:
     # The console is for people: keep INFO lines out of the conversation unless asked for.
     if command == "console" and "VEILBOT_LOG_LEVEL" not in os.environ:
@@ -67,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.app import configure_logging
 
         configure_logging(_log_level(settings, args.command))
-        return asyncio.run(_console(settings, args))
+        command = _run if args.command == "run" else _console
+        return asyncio.run(command(settings, args))
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2

@@ -84,7 +84,7 @@ def _inline(line: str) -> str:
 def _block_line(line: str) -> str:
     """Convert a line's block structure (heading, bullet, quote, rule), then its inline text."""
     if heading := _HEADING.match(line):
-        return f"*{_inline(heading.group(1)).strip('*')}*"
+        return f"*{_inline(heading.group(1)).replace('*', '')}*"
     if _RULE.match(line):
         return "──────────"
     if bullet := _BULLET.match(line):

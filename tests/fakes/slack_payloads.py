@@ -102,12 +102,13 @@ def user_event(
 
 def mention(text: str, **kw: Any) -> dict[str, Any]:
     """An ``app_mention`` envelope: ``<@UBOT> text``."""
-    return envelope(user_event("app_mention", f"<@{BOT_USER_ID}> {text}", **kw))
+    team = kw.get("team", TEAM_ID)
+    return envelope(user_event("app_mention", f"<@{BOT_USER_ID}> {text}", **kw), team=team)
 
 
 def message(text: str, **kw: Any) -> dict[str, Any]:
     """A ``message`` envelope (channel by default; ``channel_type="im"`` for a DM)."""
-    return envelope(user_event("message", text, **kw))
+    return envelope(user_event("message", text, **kw), team=kw.get("team", TEAM_ID))
 
 
 def dm(text: str, *, channel: str = "D1", **kw: Any) -> dict[str, Any]:
