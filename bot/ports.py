@@ -161,6 +161,14 @@ class MessageHandler(Protocol):
         """A user deleted a message: drop it (and its answer) from the thread's history."""
         ...
 
+    async def knows_thread(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has a conversation with the bot (kept history).
+
+        Adapters use it to answer follow-ups without a new mention in a thread the bot was
+        mentioned in, without holding state of their own (replicas share only the stores).
+        """
+        ...
+
 
 class PlatformAdapter(Protocol):
     """A platform connection: turns events into ``InboundMessage`` and posts ``Reply``."""
