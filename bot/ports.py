@@ -68,7 +68,10 @@ class StreamRestorer(Protocol):
         ...
 
     def finish(self) -> Restoration:
-        """Flush what was held back; the whole restored answer and its counters."""
+        """Flush what was held back; the whole restored answer and its counters.
+
+        ``finish().text`` is everything ``feed`` returned, followed by the held-back tail.
+        """
         ...
 
 

@@ -15,7 +15,15 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.errors import ConfigError
 
-_PLACEHOLDER_SECRETS = {"changeme", "change-me", "changethis", "secret", "xxx", "todo", "placeholder"}
+_PLACEHOLDER_SECRETS = {
+    "changeme",
+    "change-me",
+    "changethis",
+    "secret",
+    "xxx",
+    "todo",
+    "placeholder",
+}
 
 
 def _default_data_dir() -> Path:
@@ -54,7 +62,8 @@ class Settings(BaseSettings):
     # Model
     model_backend: Literal["auto", "anthropic", "echo"] = "auto"
     anthropic_api_key: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("VEILBOT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
     )
     anthropic_base_url: str | None = Field(
         default=None,

@@ -185,6 +185,7 @@ class TurnStatus(StrEnum):
     MODEL_ERROR = "model_error"
     STORE_ERROR = "store_error"
     REJECTED_INPUT = "rejected_input"
+    INTERNAL_ERROR = "internal_error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +197,15 @@ class Reply:
         status: how the turn ended.
         run_id: the audit run id, for support requests.
         streamed: ``True`` when ``text`` was already sent through a ``ReplySink``.
+        redacted: the user's message as the model saw it (placeholder text), for
+            ``--show-redactions``; empty when the turn stopped before the guardrail ran.
     """
 
     text: str
     status: TurnStatus
     run_id: str
     streamed: bool = False
+    redacted: str = ""
 
     @property
     def ok(self) -> bool:

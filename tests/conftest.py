@@ -7,8 +7,14 @@ import os
 import socket
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
-for _name in ("VEILBOT_REDIS_URL", "VEILBOT_DATABASE_URL", "ANTHROPIC_API_KEY",
-              "VEILBOT_ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "VEILBOT_ANTHROPIC_BASE_URL"):
+for _name in (
+    "VEILBOT_REDIS_URL",
+    "VEILBOT_DATABASE_URL",
+    "ANTHROPIC_API_KEY",
+    "VEILBOT_ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "VEILBOT_ANTHROPIC_BASE_URL",
+):
     os.environ.pop(_name, None)
 
 pytest_plugins = [

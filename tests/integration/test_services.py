@@ -1,4 +1,3 @@
-import pytest
 import redis
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine

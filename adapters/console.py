@@ -1,0 +1,185 @@
+"""The console adapter: talk to veilbot in a terminal, or script it with JSON Lines.
+
+In a terminal it is interactive (``/forget``, ``/thread NAME``, ``/quit``) and streams answers.
+When stdin is not a terminal it reads ``{"thread": ..., "text": ...}`` lines and writes
+``{"thread": ..., "reply": ..., "status": ..., "run_id": ...}`` lines, one per input line.
+Thread names map to ``console:{name}`` thread ids, so a thread continues across runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import itertools
+import json
+from typing import Any, TextIO
+
+from bot.errors import InputRejected
+from bot.ports import MessageHandler
+from bot.types import InboundMessage, Reply, ThreadId, thread_id
+
+HELP = "Commands: /forget erases this thread, /thread NAME switches thread, /quit exits."
+
+
+class _PrintSink:
+    """Prints a streamed answer as it arrives."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self.started = False
+
+    async def delta(self, text: str) -> None:
+        if not self.started:
+            self._out.write("bot> ")
+            self.started = True
+        self._out.write(text)
+        self._out.flush()
+
+
+class ConsoleAdapter:
+    """Reads messages from a text stream and writes the answers to another."""
+
+    name = "console"
+
+    def __init__(
+        self,
+        handler: MessageHandler,
+        *,
+        thread: str = "default",
+        show_redactions: bool = False,
+        stdin: TextIO,
+        stdout: TextIO,
+        interactive: bool,
+    ) -> None:
+        self._handler = handler
+        self._thread = thread
+        self._show = show_redactions
+        self._in = stdin
+        self._out = stdout
+        self._interactive = interactive
+        self._user = _local_user()
+        self._ids = itertools.count(1)
+
+    async def run(self) -> None:
+        """Serve until end of input (or ``/quit``)."""
+        thread_id_of(self._thread)  # fail early on a bad --thread
+        if self._interactive:
+            await self._interactive_loop()
+        else:
+            await self._jsonl_loop()
+
+    def _message(self, name: str, text: str) -> InboundMessage:
+        return InboundMessage(
+            thread_id=thread_id_of(name),
+            platform="console",
+            workspace="local",
+            channel=name,
+            user_id=self._user,
+            message_id=str(next(self._ids)),
+            text=text,
+            private=True,
+        )
+
+    async def _readline(self) -> str | None:
+        line = await asyncio.to_thread(self._in.readline)
+        return line if line else None
+
+    async def _interactive_loop(self) -> None:
+        self._write(f"veilbot console, thread '{self._thread}'. {HELP}\n")
+        while True:
+            self._write("you> ")
+            line = await self._readline()
+            if line is None or line.strip() == "/quit":
+                self._write("\n")
+                return
+            if not await self._command(line.strip()):
+                await self._interactive_turn(line)
+
+    async def _command(self, line: str) -> bool:
+        if line == "/forget":
+            await self._handler.forget(thread_id_of(self._thread))
+            self._write(f"Thread '{self._thread}' forgotten: history and vault erased.\n")
+        elif line.startswith("/thread "):
+            name = line.split(maxsplit=1)[1]
+            try:
+                thread_id_of(name)
+            except InputRejected:
+                self._write("Thread names may use letters, digits, '_', '.', ':' and '-'.\n")
+                return True
+            self._thread = name
+            self._write(f"Now in thread '{name}'.\n")
+        elif line in ("/help", "/?"):
+            self._write(HELP + "\n")
+        else:
+            return False
+        return True
+
+    async def _interactive_turn(self, text: str) -> None:
+        sink = _PrintSink(self._out)
+        reply = await self._handler.handle(self._message(self._thread, text), sink)
+        if reply is None:
+            return
+        if reply.streamed:
+            self._write("\n")
+        elif sink.started:
+            self._write(f"\n{reply.text}\n")
+        else:
+            self._write(f"bot> {reply.text}\n")
+        if self._show and reply.redacted:
+            self._write(f"     [the model saw] {reply.redacted}\n")
+
+    async def _jsonl_loop(self) -> None:
+        for number in itertools.count(1):
+            line = await self._readline()
+            if line is None:
+                return
+            if line.strip():
+                self._emit(await self._jsonl_turn(number, line))
+
+    async def _jsonl_turn(self, number: int, line: str) -> dict[str, Any]:
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            return {"line": number, "error": "not a JSON object"}
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            return {"line": number, "error": 'expected {"thread": "name", "text": "message"}'}
+        name = data.get("thread", self._thread)
+        try:
+            message = self._message(str(name), data["text"])
+        except InputRejected:
+            return {"line": number, "error": "invalid thread name: use [A-Za-z0-9_.:-]"}
+        reply = await self._handler.handle(message)
+        return _reply_json(name, reply, self._show)
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        self._write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+
+def _reply_json(name: str, reply: Reply | None, show: bool) -> dict[str, Any]:
+    if reply is None:
+        return {"thread": name, "duplicate": True}
+    out: dict[str, Any] = {
+        "thread": name,
+        "reply": reply.text,
+        "status": str(reply.status),
+        "run_id": reply.run_id,
+    }
+    if show:
+        out["redacted"] = reply.redacted
+    return out
+
+
+def thread_id_of(name: str) -> ThreadId:
+    """The thread id of a console thread name."""
+    return thread_id("console", name)
+
+
+def _local_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "local"

@@ -1,0 +1,7 @@
+"""``python -m bot`` runs the ``veilbot`` command line."""
+
+import sys
+
+from bot.cli import main
+
+sys.exit(main())

@@ -1,0 +1,297 @@
+"""The audit log on SQL: SQLite (aiosqlite) by default, PostgreSQL (asyncpg) in production.
+
+The service must lose no record. When the database cannot be reached, ``record`` logs the run
+id and appends the record as one JSON line to a spool file (records hold placeholder text
+only); the next successful ``start`` or ``record`` replays the spool first and truncates it.
+Replay skips rows whose run id is already stored, so a crash between commit and truncate
+duplicates nothing. A spool file belongs to one process.
+
+Errors at the boundary::
+
+    unreachable (connection refused, timeout, driver connect errors, OperationalError)
+        -> StoreUnavailable (or spooled, when there is a spool)
+    any other SQLAlchemy error -> StoreError
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from bot.audit_schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
+from bot.errors import ConfigError, StoreError, StoreUnavailable
+from bot.types import AuditRecord
+
+logger = logging.getLogger(__name__)
+
+_ASYNC_DRIVERS = {
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "postgresql+asyncpg": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+    "sqlite+aiosqlite": "sqlite+aiosqlite",
+}
+_UNREACHABLE = (
+    OSError,
+    TimeoutError,
+    sa_exc.OperationalError,
+    sa_exc.InterfaceError,
+    sa_exc.DisconnectionError,
+    sa_exc.TimeoutError,
+)
+_REPLAY_BATCH = 500
+
+
+def sqlite_url(data_dir: Path) -> str:
+    """The default audit database: ``data_dir/audit.db``."""
+    return f"sqlite+aiosqlite:///{(Path(data_dir) / 'audit.db').absolute()}"
+
+
+def async_url(url: str) -> URL:
+    """Parse a database URL and pick the async driver (``postgresql://`` -> asyncpg).
+
+    Raises:
+        ConfigError: the URL is malformed or names an unsupported database.
+    """
+    try:
+        parsed = make_url(url)
+    except sa_exc.ArgumentError:
+        raise ConfigError("the database URL is malformed") from None
+    driver = _ASYNC_DRIVERS.get(parsed.drivername)
+    if driver is None:
+        raise ConfigError(
+            f"unsupported database {parsed.drivername!r}: use postgresql://… or sqlite:///…"
+        )
+    return parsed.set(drivername=driver)
+
+
+def _unreachable(exc: BaseException) -> bool:
+    if isinstance(exc, _UNREACHABLE):
+        return True
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    # asyncpg errors escape SQLAlchemy's wrapping only while connecting.
+    return type(exc).__module__.startswith("asyncpg")
+
+
+class _DbErrors:
+    """Maps database failures in a block onto ``StoreUnavailable`` / ``StoreError``."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is None or isinstance(exc, StoreError) or not isinstance(exc, Exception):
+            return
+        name = type(exc).__name__
+        if _unreachable(exc):
+            raise StoreUnavailable(f"{self._what}: database unavailable ({name})") from exc
+        if isinstance(exc, sa_exc.SQLAlchemyError):
+            raise StoreError(f"{self._what}: database error ({name})") from exc
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _create_engine(url: URL, timeout: float) -> AsyncEngine:
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            try:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the audit database directory ({type(exc).__name__})"
+                ) from exc
+        engine = create_async_engine(url, connect_args={"timeout": timeout})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(
+        url, pool_pre_ping=True, connect_args={"timeout": timeout, "command_timeout": timeout}
+    )
+
+
+class _Spool:
+    """An append-only JSON-lines file of rows waiting for the database (mode 0600)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def append(self, line: str) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def read(self) -> list[str]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [line for line in text.splitlines() if line.strip()]
+
+    def clear(self) -> None:
+        if self.path.exists():
+            os.truncate(self.path, 0)
+
+
+class SqlAuditStore:
+    """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
+
+    Args:
+        url: ``sqlite+aiosqlite:///…`` or ``postgresql+asyncpg://…`` (plain ``sqlite:///``,
+            ``postgresql://`` and ``postgres://`` are rewritten to the async driver).
+        spool_path: where records wait while the database is unreachable; without one,
+            ``record`` raises ``StoreUnavailable`` instead.
+        timeout: seconds allowed for connecting and for each statement.
+
+    Raises:
+        ConfigError: the URL is malformed or names an unsupported database.
+    """
+
+    def __init__(self, url: str, *, spool_path: Path | None = None, timeout: float = 5.0) -> None:
+        self._url = async_url(url)
+        self._timeout = timeout
+        self._spool = _Spool(spool_path) if spool_path is not None else None
+        self._engine: AsyncEngine | None = None
+        self._ready = False
+        self._maybe_spooled = self._spool is not None
+        self._lock = asyncio.Lock()
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine (after ``start``), for queries on ``bot.audit_schema.audit_runs``."""
+        if self._engine is None:
+            raise StoreError("audit store used before start()")
+        return self._engine
+
+    async def __aenter__(self) -> SqlAuditStore:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Connect, create or migrate the schema, and replay the spool.
+
+        With a spool, an unreachable database is logged and start-up continues (records are
+        spooled until it is back).
+
+        Raises:
+            StoreUnavailable: the database cannot be reached and there is no spool.
+            StoreError: the schema could not be migrated.
+        """
+        self._engine = _create_engine(self._url, self._timeout)
+        try:
+            async with self._lock:
+                await self._catch_up()
+        except StoreUnavailable as exc:
+            if self._spool is None:
+                await self.close()
+                raise
+            logger.error("audit database unavailable at start (%s); spooling records", exc)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Release the database connections."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            await engine.dispose()
+
+    async def record(self, record: AuditRecord) -> None:
+        """Persist one turn's record, or spool it while the database is unreachable.
+
+        Raises:
+            StoreUnavailable: the database is unreachable and there is no spool.
+            StoreError: the database refused the record, or the spool could not be written.
+        """
+        row = record_to_row(record)
+        try:
+            if self._ready and not self._maybe_spooled:
+                await self._insert([row], what=f"audit record {record.run_id}")
+                return
+            async with self._lock:
+                await self._catch_up()
+                await self._insert([row], what=f"audit record {record.run_id}")
+        except StoreUnavailable as exc:
+            if self._spool is None:
+                raise
+            logger.error("audit record %s spooled: %s", record.run_id, exc)
+            await self._spool_row(row, record.run_id)
+
+    async def _catch_up(self) -> None:
+        """Migrate the schema if not done yet, then replay the spool (caller holds the lock)."""
+        if not self._ready:
+            async with _DbErrors("audit schema migration"), self.engine.begin() as conn:
+                applied = await conn.run_sync(migrate)
+            if applied:
+                logger.info("audit schema: applied %d migration step(s)", applied)
+            self._ready = True
+        if self._maybe_spooled and self._spool is not None:
+            await self._replay(self._spool)
+
+    async def _replay(self, spool: _Spool) -> None:
+        lines = await asyncio.to_thread(spool.read)
+        rows: list[dict[str, Any]] = []
+        for number, line in enumerate(lines, start=1):
+            try:
+                rows.append(row_from_json(line))
+            except (ValueError, KeyError, TypeError):
+                logger.error("audit spool line %d is unreadable and is dropped", number)
+        if rows:
+            async with _DbErrors("audit spool replay"), self.engine.begin() as conn:
+                for start in range(0, len(rows), _REPLAY_BATCH):
+                    await conn.execute(
+                        self._insert_ignoring_duplicates(conn), rows[start : start + _REPLAY_BATCH]
+                    )
+            logger.info("audit spool: replayed %d record(s)", len(rows))
+        await asyncio.to_thread(spool.clear)
+        self._maybe_spooled = False
+
+    @staticmethod
+    def _insert_ignoring_duplicates(conn: AsyncConnection) -> sa.Insert:
+        if conn.dialect.name == "postgresql":
+            return postgresql.insert(audit_runs).on_conflict_do_nothing(index_elements=["run_id"])
+        return sqlite.insert(audit_runs).on_conflict_do_nothing(index_elements=["run_id"])
+
+    async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
+        async with _DbErrors(what), self.engine.begin() as conn:
+            await conn.execute(audit_runs.insert(), rows)
+
+    async def _spool_row(self, row: dict[str, Any], run_id: str) -> None:
+        assert self._spool is not None  # noqa: S101  (checked by the caller)
+        try:
+            async with self._lock:
+                await asyncio.to_thread(self._spool.append, row_to_json(row))
+                self._maybe_spooled = True
+        except OSError as exc:
+            raise StoreError(
+                f"audit record {run_id}: spool not writable ({type(exc).__name__})"
+            ) from exc

@@ -1,0 +1,158 @@
+"""The audit log's SQL schema, its migrations, and the record <-> row conversion.
+
+``audit_runs`` is the one definition of the table (SQLAlchemy Core): query it directly, e.g.
+``select(audit_runs).where(audit_runs.c.thread_id == tid)``. Timestamps are stored in UTC and
+read back timezone-aware on every backend.
+
+Migrations are an ordered list of steps, each run once, in one transaction with the
+``veilbot_schema_version`` row that records it. To change the schema, append a step (never
+edit an applied one) and extend ``audit_runs`` to match: step 1 builds its table from
+``_v1_columns()`` so a later column added to ``audit_runs`` is not created twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection, Dialect
+
+from bot.types import AuditRecord, TurnStatus
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always returned timezone-aware (SQLite included)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Convert to UTC; naive values are taken to be UTC already."""
+        if value is None:
+            return None
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Attach UTC to what the database returns."""
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+JSONDocument = sa.JSON().with_variant(JSONB(), "postgresql")
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "veilbot_schema_version",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied_at", UTCDateTime, nullable=False),
+)
+
+
+def _v1_columns() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("run_id", sa.String(64), primary_key=True),
+        sa.Column("thread_id", sa.String(255), nullable=False),
+        sa.Column("platform", sa.String(16), nullable=False),
+        sa.Column("workspace", sa.String(255), nullable=False),
+        sa.Column("channel", sa.String(255), nullable=False),
+        sa.Column("user_id", sa.String(255), nullable=False),
+        sa.Column("message_id", sa.String(255), nullable=False),
+        sa.Column("started_at", UTCDateTime, nullable=False),
+        sa.Column("finished_at", UTCDateTime, nullable=False),
+        sa.Column("status", sa.String(32), nullable=False),
+        sa.Column("prompt", sa.Text, nullable=False),
+        sa.Column("answer", sa.Text, nullable=False),
+        sa.Column("entity_counts", JSONDocument, nullable=False),
+        sa.Column("model", sa.String(255), nullable=False),
+        sa.Column("input_tokens", sa.Integer, nullable=False),
+        sa.Column("output_tokens", sa.Integer, nullable=False),
+        sa.Column("cache_read_tokens", sa.Integer, nullable=False),
+        sa.Column("cache_write_tokens", sa.Integer, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=True),
+        sa.Column("latencies_ms", JSONDocument, nullable=False),
+        sa.Column("unknown_placeholders", sa.Integer, nullable=False),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("metadata", JSONDocument, nullable=False),
+    ]
+
+
+def _v1_indexes() -> list[sa.Index]:
+    return [
+        sa.Index("ix_audit_runs_thread_started", "thread_id", "started_at"),
+        sa.Index("ix_audit_runs_started", "started_at"),
+        sa.Index("ix_audit_runs_user", "user_id"),
+    ]
+
+
+audit_runs = sa.Table("audit_runs", metadata, *_v1_columns(), *_v1_indexes())
+"""One row per turn; columns are the fields of ``AuditRecord``."""
+
+AUDIT_FIELDS = tuple(c.name for c in audit_runs.columns)
+
+
+def _create_audit_runs_v1(conn: Connection) -> None:
+    table = sa.Table("audit_runs", sa.MetaData(), *_v1_columns(), *_v1_indexes())
+    table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_create_audit_runs_v1,)
+"""Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
+
+_PG_MIGRATION_LOCK = 0x7665696C  # "veil": serialises migrations of concurrent replicas
+
+
+def migrate(conn: Connection) -> int:
+    """Apply the pending migration steps inside the caller's transaction.
+
+    Returns:
+        The number of steps applied (0 when the schema is current).
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
+    schema_version.create(conn, checkfirst=True)
+    current = conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0
+    for version in range(current + 1, len(MIGRATIONS) + 1):
+        MIGRATIONS[version - 1](conn)
+        conn.execute(schema_version.insert().values(version=version, applied_at=datetime.now(UTC)))
+    return max(0, len(MIGRATIONS) - current)
+
+
+def record_to_row(record: AuditRecord) -> dict[str, Any]:
+    """The ``audit_runs`` row of a record."""
+    row = {name: getattr(record, name) for name in AUDIT_FIELDS}
+    row["status"] = str(TurnStatus(record.status))
+    return row
+
+
+def row_to_record(row: Any) -> AuditRecord:
+    """Rebuild a record from an ``audit_runs`` row (a mapping or ``Row``)."""
+    values = dict(row._mapping) if hasattr(row, "_mapping") else dict(row)
+    values["status"] = TurnStatus(values["status"])
+    return AuditRecord(**values)
+
+
+def row_to_json(row: dict[str, Any]) -> str:
+    """One spool line for a row (timestamps as ISO 8601 with offset)."""
+    return json.dumps(
+        {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()},
+        ensure_ascii=False,
+    )
+
+
+def row_from_json(line: str) -> dict[str, Any]:
+    """Parse what ``row_to_json`` wrote."""
+    row: dict[str, Any] = json.loads(line)
+    for name in ("started_at", "finished_at"):
+        row[name] = datetime.fromisoformat(row[name])
+    unknown = set(row) - set(AUDIT_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown audit fields {sorted(unknown)}")
+    return row

@@ -1,0 +1,106 @@
+"""The context budget: which history messages fit into one model request.
+
+There is no tokenizer offline, so token counts are conservative estimates (about 3.5
+characters per token, rounded up, plus a small overhead per message). Trimming drops whole
+turns, oldest first, so the request always starts with a user message and alternates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from bot.types import ChatMessage
+
+CHARS_PER_TOKEN = 3.5
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Role markers and separators the API adds around every message."""
+
+_Turn = tuple[ChatMessage, ChatMessage]
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token estimate for a text (no tokenizer needed).
+
+    Args:
+        text: any text.
+
+    Returns:
+        ``ceil(len(text) / 3.5)``; 0 for an empty text.
+    """
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def message_tokens(message: ChatMessage) -> int:
+    """The estimated tokens of one message, overhead included."""
+    return estimate_tokens(message.text) + MESSAGE_OVERHEAD_TOKENS
+
+
+def fit_to_budget(
+    history: Sequence[ChatMessage],
+    new: ChatMessage,
+    *,
+    budget_tokens: int,
+    system: str,
+) -> tuple[ChatMessage, ...]:
+    """Choose the messages of one request: as much recent history as fits, then ``new``.
+
+    The history is repaired first (see ``repair_history``), then whole turns are dropped,
+    oldest first, until the system prompt and the messages fit the budget. When even ``new``
+    alone does not fit, ``(new,)`` is returned: the caller's input-size limit bounds it.
+
+    Args:
+        history: the thread's messages, oldest first. Not modified.
+        new: the user's new message (role ``user``).
+        budget_tokens: the input token budget for system prompt and messages.
+        system: the system prompt that will be sent.
+
+    Returns:
+        A tuple that starts with a user message, alternates user/assistant and ends with
+        ``new``.
+
+    Raises:
+        ValueError: when ``new`` is not a user message.
+    """
+    if new.role != "user":
+        raise ValueError("the new message must have the user role")
+    remaining = budget_tokens - estimate_tokens(system) - message_tokens(new)
+    kept: list[_Turn] = []
+    for turn in reversed(repair_history(history)):
+        remaining -= message_tokens(turn[0]) + message_tokens(turn[1])
+        if remaining < 0:
+            break
+        kept.append(turn)
+    messages = [message for turn in reversed(kept) for message in turn]
+    return (*messages, new)
+
+
+def repair_history(history: Sequence[ChatMessage]) -> tuple[_Turn, ...]:
+    """Turn a possibly malformed history into complete (user, assistant) turns.
+
+    A history can break the API's rules after a failed turn or a deleted message. The
+    repair: messages with blank text are dropped; consecutive assistant messages are
+    merged into one; an assistant message with no user message before it is dropped; a
+    user message that was never answered is dropped (the newest one wins when several
+    users follow each other).
+
+    Args:
+        history: messages, oldest first. Not modified.
+
+    Returns:
+        Complete turns, oldest first.
+    """
+    turns: list[_Turn] = []
+    pending_user: ChatMessage | None = None
+    for message in history:
+        if not message.text.strip():
+            continue
+        if message.role == "user":
+            pending_user = message
+        elif pending_user is not None:
+            turns.append((pending_user, message))
+            pending_user = None
+        elif turns:
+            user, answer = turns[-1]
+            turns[-1] = (user, ChatMessage("assistant", f"{answer.text}\n\n{message.text}"))
+    return tuple(turns)

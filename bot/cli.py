@@ -1,0 +1,85 @@
+"""The ``veilbot`` command line.
+
+```
+veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
+```
+Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+from bot import __version__
+from bot.errors import ConfigError, InputRejected, VeilbotError
+from bot.settings import Settings, load_settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="veilbot", description="A Claude chat bot with a PII guardrail."
+    )
+    parser.add_argument("--version", action="version", version=f"veilbot {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    console = sub.add_parser("console", help="talk to the bot in this terminal (or via JSONL)")
+    console.add_argument("--thread", default="default", help="conversation name (kept across runs)")
+    console.add_argument(
+        "--show-redactions", action="store_true", help="also show what the model was sent"
+    )
+    return parser
+
+
+async def _console(settings: Settings, args: argparse.Namespace) -> int:
+    from adapters.console import ConsoleAdapter
+    from bot.app import build_app
+
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        adapter = ConsoleAdapter(
+            app.conversation,
+            thread=args.thread,
+            show_redactions=args.show_redactions,
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            interactive=sys.stdin.isatty(),
+        )
+        await adapter.run()
+    return 0
+
+
+def _log_level(settings: Settings, command: str) -> str:
+    # The console is for people: keep INFO lines out of the conversation unless asked for.
+    if command == "console" and "VEILBOT_LOG_LEVEL" not in os.environ:
+        return "WARNING"
+    return settings.log_level
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``veilbot`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings()
+        from bot.app import configure_logging
+
+        configure_logging(_log_level(settings, args.command))
+        return asyncio.run(_console(settings, args))
+    except ConfigError as exc:
+        print(f"veilbot: configuration error: {exc}", file=sys.stderr)
+        return 2
+    except InputRejected as exc:
+        print(f"veilbot: {exc}", file=sys.stderr)
+        return 2
+    except VeilbotError as exc:
+        print(f"veilbot: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

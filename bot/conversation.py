@@ -1,0 +1,303 @@
+"""The guarded turn: one user message in, one answer out, written against the ports only.
+
+```
+dedupe ─▶ clean + check input ─▶ per-thread lock ─▶ anonymize ─▶ history.load ─▶ budget
+      ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
+      ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
+```
+
+Every failure becomes a friendly ``Reply`` and an audit record with its status; nothing
+reaches the model unless the guardrail ran, and nothing the service keeps holds raw text.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.budget import fit_to_budget
+from bot.errors import (
+    GuardrailError,
+    InputRejected,
+    ModelError,
+    ModelUnavailable,
+    StoreError,
+)
+from bot.ports import (
+    AuditStore,
+    EventDedupe,
+    Guardrail,
+    HistoryStore,
+    ModelClient,
+    ReplySink,
+    StreamRestorer,
+    ThreadLocks,
+)
+from bot.text import (
+    FAILURE_REPLIES,
+    INTERNAL_REPLY,
+    MODEL_BUSY_REPLY,
+    MODEL_EMPTY_REPLY,
+    MODEL_REJECTED_REPLY,
+    NOT_SAVED_NOTE,
+    check_input,
+    clean_user_text,
+    rejection_reply,
+)
+from bot.types import (
+    AuditRecord,
+    ChatMessage,
+    InboundMessage,
+    ModelRequest,
+    ModelResult,
+    Platform,
+    Reply,
+    Restoration,
+    ThreadId,
+    TurnStatus,
+    new_run_id,
+    utcnow,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What one turn has learned so far; becomes the audit record."""
+
+    message: InboundMessage
+    record: AuditRecord
+    clock: float = field(default_factory=time.perf_counter)
+
+    @classmethod
+    def begin(cls, message: InboundMessage) -> _Turn:
+        now = utcnow()
+        meta: dict[str, Any] = {**message.metadata, "private": message.private}
+        record = AuditRecord(
+            run_id=new_run_id(),
+            thread_id=message.thread_id,
+            platform=message.platform,
+            workspace=message.workspace,
+            channel=message.channel,
+            user_id=message.user_id,
+            message_id=message.message_id,
+            started_at=now,
+            finished_at=now,
+            status=TurnStatus.OK,
+            metadata=meta,
+        )
+        return cls(message=message, record=record)
+
+    def lap(self, stage: str) -> None:
+        """Charge the time since the previous lap to ``stage``."""
+        now = time.perf_counter()
+        self.record.latencies_ms[stage] = round((now - self.clock) * 1000, 3)
+        self.clock = now
+
+    def reply(self, text: str, status: TurnStatus, *, streamed: bool = False) -> Reply:
+        self.record.status = status
+        return Reply(
+            text=text,
+            status=status,
+            run_id=self.record.run_id,
+            streamed=streamed,
+            redacted=self.record.prompt,
+        )
+
+    def fail(self, status: TurnStatus, text: str, exc: BaseException) -> Reply:
+        self.record.error = f"{type(exc).__name__}: {exc}"
+        return self.reply(text, status)
+
+    def used(self, result: ModelResult) -> None:
+        r = self.record
+        r.model, r.answer, r.cost_usd = result.model, result.text, result.cost_usd
+        u = result.usage
+        r.input_tokens, r.output_tokens = u.input_tokens, u.output_tokens
+        r.cache_read_tokens, r.cache_write_tokens = u.cache_read_tokens, u.cache_write_tokens
+
+
+class Conversation:
+    """The ``MessageHandler`` every adapter calls."""
+
+    def __init__(
+        self,
+        *,
+        guardrail: Guardrail,
+        history: HistoryStore,
+        model: ModelClient,
+        audit: AuditStore,
+        locks: ThreadLocks,
+        dedupe: EventDedupe,
+        system_prompt: str,
+        budget_tokens: int,
+        max_input_chars: int,
+    ) -> None:
+        self._guardrail = guardrail
+        self._history = history
+        self._model = model
+        self._audit = audit
+        self._locks = locks
+        self._dedupe = dedupe
+        self._system = system_prompt
+        self._budget = budget_tokens
+        self._max_chars = max_input_chars
+
+    async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
+        """Run one guarded turn; ``None`` for a duplicate delivery."""
+        turn = _Turn.begin(message)
+        try:
+            if message.event_id and not await self._dedupe.first_delivery(
+                message.platform, message.event_id
+            ):
+                log.info("duplicate delivery dropped thread=%s", message.thread_id)
+                return None
+            turn.lap("dedupe")
+            text = clean_user_text(message.text)
+            check_input(text, max_chars=self._max_chars)
+            async with self._locks.hold(message.thread_id):
+                turn.lap("lock_wait")
+                reply = await self._guarded(turn, text, sink)
+        except InputRejected as exc:
+            reply = turn.fail(TurnStatus.REJECTED_INPUT, rejection_reply(exc), exc)
+        except GuardrailError as exc:
+            reply = turn.fail(
+                TurnStatus.GUARDRAIL_ERROR, FAILURE_REPLIES[TurnStatus.GUARDRAIL_ERROR], exc
+            )
+        except StoreError as exc:
+            reply = turn.fail(TurnStatus.STORE_ERROR, FAILURE_REPLIES[TurnStatus.STORE_ERROR], exc)
+        except ModelError as exc:
+            busy = isinstance(exc, ModelUnavailable)
+            text_ = MODEL_BUSY_REPLY if busy else MODEL_REJECTED_REPLY
+            reply = turn.fail(TurnStatus.MODEL_ERROR, text_, exc)
+        except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
+            reply = self._unexpected(turn, exc)
+        await self._finish(turn)
+        return reply
+
+    async def forget(self, thread_id: ThreadId) -> int:
+        """Erase a thread's history and vault while no turn of it runs."""
+        async with self._locks.hold(thread_id):
+            removed = await self._history.erase(thread_id)
+        log.info("thread forgotten thread=%s keys=%d", thread_id, removed)
+        return removed
+
+    async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
+        """Drop a deleted user message (and the answer to it) from the thread's history."""
+        cleaned = clean_user_text(text)
+        if not cleaned:
+            return 0
+        async with self._locks.hold(thread_id):
+            redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
+            removed = await self._history.remove_user_message(thread_id, redacted.text)
+        log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
+        return removed
+
+    async def _guarded(self, turn: _Turn, text: str, sink: ReplySink | None) -> Reply:
+        msg, record = turn.message, turn.record
+        redaction = await self._guardrail.anonymize(msg.thread_id, text, platform=msg.platform)
+        record.prompt, record.entity_counts = redaction.text, redaction.counts()
+        turn.lap("anonymize")
+        history = await self._history.load(msg.thread_id)
+        turn.lap("history_load")
+        user = ChatMessage("user", redaction.text)
+        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=self._system)
+        record.metadata["context_messages"] = len(messages)
+        request = ModelRequest(system=self._system, messages=messages)
+        restorer = await self._guardrail.restorer(
+            msg.thread_id, platform=msg.platform, private=msg.private
+        )
+        result, restored = await self._ask(turn, request, restorer, sink)
+        if not result.text.strip():
+            return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
+        record.unknown_placeholders = restored.unknown_placeholders
+        stored = await self._guardrail.scan_output(
+            msg.thread_id, result.text, platform=msg.platform
+        )
+        record.answer = stored.text
+        turn.lap("output_scan")
+        return await self._remember(
+            turn, user, ChatMessage("assistant", stored.text), restored, sink
+        )
+
+    async def _ask(
+        self, turn: _Turn, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink | None
+    ) -> tuple[ModelResult, Restoration]:
+        if sink is None:
+            result = await self._model.complete(request)
+            turn.lap("model")
+            turn.used(result)
+            restorer.feed(result.text)
+            restored = restorer.finish()
+            turn.lap("deanonymize")
+            return result, restored
+        stream = self._model.stream(request)
+        shown: list[str] = []
+        async for delta in stream:
+            visible = restorer.feed(delta)
+            if visible:
+                shown.append(visible)
+                await sink.delta(visible)
+        restored = restorer.finish()
+        tail = restored.text[sum(map(len, shown)) :]
+        if tail:
+            await sink.delta(tail)
+        turn.lap("model")
+        turn.used(stream.result)
+        turn.record.metadata["streamed"] = True
+        return stream.result, restored
+
+    async def _remember(
+        self,
+        turn: _Turn,
+        user: ChatMessage,
+        answer: ChatMessage,
+        restored: Restoration,
+        sink: ReplySink | None,
+    ) -> Reply:
+        streamed = sink is not None
+        try:
+            await self._history.append(turn.message.thread_id, [user, answer])
+        except StoreError as exc:
+            # The answer is computed and paid for: deliver it, say it was not saved.
+            turn.record.error = f"{type(exc).__name__}: {exc}"
+            turn.lap("history_append")
+            return turn.reply(restored.text + NOT_SAVED_NOTE, TurnStatus.STORE_ERROR)
+        turn.lap("history_append")
+        return turn.reply(restored.text, TurnStatus.OK, streamed=streamed)
+
+    def _unexpected(self, turn: _Turn, exc: Exception) -> Reply:
+        # Third-party messages may quote user text: log the type and where it came from only.
+        where = "; ".join(
+            f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} {f.name}"
+            for f in traceback.extract_tb(exc.__traceback__)[-4:]
+        )
+        log.error(
+            "turn failed run=%s error=%s at %s", turn.record.run_id, type(exc).__name__, where
+        )
+        turn.record.error = f"{type(exc).__name__} at {where}"
+        return turn.reply(INTERNAL_REPLY, TurnStatus.INTERNAL_ERROR)
+
+    async def _finish(self, turn: _Turn) -> None:
+        record = turn.record
+        record.finished_at = utcnow()
+        record.latencies_ms["total"] = round(
+            (record.finished_at - record.started_at).total_seconds() * 1000, 3
+        )
+        try:
+            await self._audit.record(record)
+        except Exception as exc:  # noqa: BLE001  (the reply must still go out)
+            log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
+        log.info(
+            "turn run=%s thread=%s status=%s entities=%s tokens_in=%d tokens_out=%d ms=%.1f",
+            record.run_id,
+            record.thread_id,
+            record.status,
+            sum(record.entity_counts.values()),
+            record.input_tokens,
+            record.output_tokens,
+            record.latencies_ms["total"],
+        )

@@ -1,0 +1,35 @@
+"""Event dedupe in Redis: platforms redeliver events, and each must be answered once."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from bot.keys import KeySpace
+from bot.redis_client import store_errors
+
+
+class RedisEventDedupe:
+    """``EventDedupe`` as ``SET <event key> 1 NX EX <ttl>``.
+
+    Args:
+        redis: the client (see ``bot.redis_client.open_redis``).
+        keys: key names.
+        ttl_seconds: how long a delivery is remembered.
+    """
+
+    def __init__(self, redis: aioredis.Redis, keys: KeySpace, *, ttl_seconds: int) -> None:
+        if ttl_seconds < 1:
+            raise ValueError("ttl_seconds must be positive")
+        self._redis = redis
+        self._keys = keys
+        self._ttl = ttl_seconds
+
+    async def first_delivery(self, platform: str, event_id: str) -> bool:
+        """``True`` the first time an event id is seen within the TTL, ``False`` afterwards.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+        """
+        key = self._keys.event(platform, event_id)
+        async with store_errors(f"dedupe {platform} event"):
+            return bool(await self._redis.set(key, b"1", nx=True, ex=self._ttl))

@@ -1,0 +1,148 @@
+"""Thread history in Redis: one list per thread of ``ChatMessage.to_json()``, newest last.
+
+Every write is one Lua script, so it is atomic and one round trip. ``append`` trims the list
+to the newest ``max_messages`` and then drops any assistant messages left at its head, so a
+trimmed history always starts with a user message (it may then hold ``max_messages - 1``).
+``append`` also refreshes the TTL of every per-thread key (history and vault), so the vault
+never expires before the history that references its placeholders.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import redis.asyncio as aioredis
+
+from bot.keys import KeySpace
+from bot.redis_client import store_errors
+from bot.types import ChatMessage, ThreadId
+
+logger = logging.getLogger(__name__)
+
+# KEYS: history, then the thread's other keys. ARGV: ttl, max, messages...
+_APPEND = """
+for i = 3, #ARGV do
+  redis.call('RPUSH', KEYS[1], ARGV[i])
+end
+local max = tonumber(ARGV[2])
+if redis.call('LLEN', KEYS[1]) > max then
+  redis.call('LTRIM', KEYS[1], -max, -1)
+  while true do
+    local head = redis.call('LINDEX', KEYS[1], 0)
+    if not head then break end
+    local ok, msg = pcall(cjson.decode, head)
+    if ok and type(msg) == 'table' and msg['role'] == 'assistant' then
+      redis.call('LPOP', KEYS[1])
+    else
+      break
+    end
+  end
+end
+for i = 1, #KEYS do
+  redis.call('EXPIRE', KEYS[i], ARGV[1])
+end
+return redis.call('LLEN', KEYS[1])
+"""
+
+# KEYS: history. ARGV: user text, tombstone. Removes the newest matching user message and
+# the assistant message right after it.
+_REMOVE_USER = """
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = #items, 1, -1 do
+  local ok, msg = pcall(cjson.decode, items[i])
+  if ok and type(msg) == 'table' and msg['role'] == 'user' and msg['text'] == ARGV[1] then
+    local removed = 1
+    redis.call('LSET', KEYS[1], i - 1, ARGV[2])
+    if items[i + 1] then
+      local ok2, nxt = pcall(cjson.decode, items[i + 1])
+      if ok2 and type(nxt) == 'table' and nxt['role'] == 'assistant' then
+        redis.call('LSET', KEYS[1], i, ARGV[2])
+        removed = 2
+      end
+    end
+    redis.call('LREM', KEYS[1], 0, ARGV[2])
+    return removed
+  end
+end
+return 0
+"""
+
+_TOMBSTONE = "\x00veilbot-removed\x00"
+
+
+class RedisHistoryStore:
+    """``HistoryStore`` on a Redis list per thread.
+
+    Args:
+        redis: the client (see ``bot.redis_client.open_redis``).
+        keys: key names; all of a thread's keys share its hash tag.
+        ttl_seconds: idle lifetime of a thread's history and vault, refreshed on each append.
+        max_messages: the most messages kept per thread (older ones are trimmed).
+    """
+
+    def __init__(
+        self, redis: aioredis.Redis, keys: KeySpace, *, ttl_seconds: int, max_messages: int
+    ) -> None:
+        if ttl_seconds < 1 or max_messages < 1:
+            raise ValueError("ttl_seconds and max_messages must be positive")
+        self._redis = redis
+        self._keys = keys
+        self._ttl = ttl_seconds
+        self._max = max_messages
+        self._append = redis.register_script(_APPEND)
+        self._remove_user = redis.register_script(_REMOVE_USER)
+
+    async def load(self, thread_id: ThreadId) -> list[ChatMessage]:
+        """All kept messages of the thread, oldest first, in one ``LRANGE``.
+
+        Entries that cannot be parsed are skipped (and counted in a warning).
+        """
+        async with store_errors(f"history load {thread_id}"):
+            raw = await self._redis.lrange(self._keys.thread(thread_id, "history"), 0, -1)
+        messages: list[ChatMessage] = []
+        for item in raw:
+            try:
+                messages.append(ChatMessage.from_json(item))
+            except (ValueError, KeyError, TypeError):
+                continue
+        if len(messages) != len(raw):
+            logger.warning(
+                "history of %s: skipped %d unreadable entries", thread_id, len(raw) - len(messages)
+            )
+        return messages
+
+    async def append(self, thread_id: ThreadId, messages: Sequence[ChatMessage]) -> None:
+        """Append messages, trim, and refresh the TTL of every per-thread key, atomically."""
+        if not messages:
+            return
+        keys = self._thread_keys(thread_id)
+        args: list[str | int] = [self._ttl, self._max, *(m.to_json() for m in messages)]
+        async with store_errors(f"history append {thread_id}"):
+            await self._append(keys=keys, args=args)
+
+    async def erase(self, thread_id: ThreadId) -> int:
+        """Delete the thread's history and vault in one command.
+
+        Returns:
+            The number of keys that existed and were deleted.
+        """
+        async with store_errors(f"history erase {thread_id}"):
+            return int(await self._redis.delete(*self._keys.thread_keys(thread_id)))
+
+    async def remove_user_message(self, thread_id: ThreadId, text: str) -> int:
+        """Remove the newest user message with exactly this (placeholder) text, atomically.
+
+        The assistant message right after it, if any, goes too.
+
+        Returns:
+            The number of messages removed: 0, 1 or 2.
+        """
+        key = self._keys.thread(thread_id, "history")
+        async with store_errors(f"history remove message {thread_id}"):
+            removed = await self._remove_user(keys=[key], args=[text, _TOMBSTONE])
+        return int(removed)
+
+    def _thread_keys(self, thread_id: ThreadId) -> list[str]:
+        history = self._keys.thread(thread_id, "history")
+        return [history, *(k for k in self._keys.thread_keys(thread_id) if k != history)]

@@ -1,0 +1,94 @@
+"""Redis connections that fail fast, and the mapping of store failures onto the error tree.
+
+redis-py 8's default ``Retry`` makes up to 10 attempts with exponential backoff capped at 1 s,
+so a turn against a dead Redis would hang for many seconds before failing. ``open_redis``
+replaces it with a single immediate retry (enough to survive one dropped pooled connection)
+and bounds connect and read times by ``timeout``. Timeouts are not retried: the command may
+have run already.
+
+``store_errors`` converts third-party failures at the boundary::
+
+    redis ConnectionError / TimeoutError / BusyLoadingError, OSError  -> StoreUnavailable
+    any other redis.RedisError                                         -> StoreError
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import AbstractAsyncContextManager, AsyncContextDecorator
+from types import TracebackType
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import BusyLoadingError, RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from bot.errors import StoreError, StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError)
+
+
+def open_redis(url: str, *, timeout: float) -> aioredis.Redis:
+    """A client for ``redis://``, ``rediss://`` or ``unix://`` URLs that fails fast.
+
+    No connection is made until the first command.
+
+    Args:
+        url: the server URL (credentials allowed; never logged).
+        timeout: seconds allowed for connecting and for each reply.
+
+    Returns:
+        A ``redis.asyncio.Redis`` with one immediate retry on connection errors.
+    """
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        # Retry only connection errors (a stale pooled connection after a server restart);
+        # a timed-out command may have run already, and appends are not idempotent.
+        retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
+    )
+
+
+class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
+    """Context manager and decorator behind ``store_errors``."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None or isinstance(exc, StoreError):
+            return
+        if isinstance(exc, _UNAVAILABLE):
+            raise StoreUnavailable(
+                f"{self._what}: store unavailable ({type(exc).__name__})"
+            ) from exc
+        if isinstance(exc, RedisError):
+            raise StoreError(f"{self._what}: store failed ({type(exc).__name__})") from exc
+
+
+def store_errors(what: str) -> _StoreErrors:
+    """Map store failures inside a block (or decorated coroutine) onto ``StoreError``.
+
+    Usable as ``async with store_errors("history load"):`` or as a decorator on an
+    ``async def``. Messages name the operation and the exception type, never data.
+
+    Args:
+        what: the operation, e.g. ``"history append"``; may include ids, never user text.
+
+    Returns:
+        An async context manager that is also a decorator.
+    """
+    return _StoreErrors(what)

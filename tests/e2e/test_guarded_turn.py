@@ -1,0 +1,139 @@
+"""The whole guarded turn through the real composition root.
+
+Real Redis, real SQLite and PostgreSQL, real Presidio with a spaCy model, and the real
+``anthropic`` SDK talking to a fake Messages API that records what the model was sent.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.types import TurnStatus
+from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.services import redis_dump
+
+TURNS = [
+    "Hi, I'm Maria Gonzalez. Please email John Smith at john.smith@acme-corp.com about the refund.",
+    "This is Maria Gonzalez again: call me on +1 415 555 0123 and charge card 4111 1111 1111 1111.",
+    "Wire it to IBAN DE89 3704 0044 0532 0130 00 and cc Priya Natarajan at priya@startup.io.",
+]
+SEEDED = [
+    "Maria Gonzalez",
+    "John Smith",
+    "john.smith@acme-corp.com",
+    "+1 415 555 0123",
+    "4111 1111 1111 1111",
+    "DE89 3704 0044 0532 0130 00",
+    "Priya Natarajan",
+    "priya@startup.io",
+]
+
+
+def leaked(values: list[str], text: str) -> list[str]:
+    """Seeded values found in ``text``, verbatim, case-folded or as bare digits."""
+    folded, digits = text.casefold(), re.sub(r"\D", "", text)
+    found = []
+    for value in values:
+        value_digits = re.sub(r"\D", "", value)
+        if value.casefold() in folded or (len(value_digits) >= 9 and value_digits in digits):
+            found.append(value)
+    return found
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("postgres_url"))
+
+
+async def test_personal_data_never_reaches_the_model_or_any_store(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str, database_url: str | None
+) -> None:
+    app = await make_app(database_url=database_url)
+    thread = unique_thread()
+    replies = [await app.conversation.handle(message(text, thread)) for text in TURNS]
+
+    assert all(r is not None and r.status is TurnStatus.OK for r in replies)
+    assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
+    assert leaked(SEEDED, redis_dump(redis_url, app.settings.redis_prefix)) == []
+    rows = await audit_rows(app, thread)
+    assert [r["status"] for r in rows] == ["ok", "ok", "ok"]
+    assert leaked(SEEDED, "\n".join(str(v) for row in rows for v in row.values())) == []
+    # The people in the thread get their own values back.
+    shown = "\n".join(r.text for r in replies if r)
+    assert leaked(SEEDED, shown) == SEEDED
+
+
+async def test_the_same_person_keeps_one_placeholder_across_turns(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    for text in TURNS[:2]:
+        await app.conversation.handle(message(text, thread))
+    first, second = (r.body["messages"][-1]["content"] for r in fake_anthropic.requests)
+    text_of = lambda c: c if isinstance(c, str) else "".join(b["text"] for b in c)  # noqa: E731
+    maria = re.search(r"I'm (<PERSON_\d+>)", text_of(first))
+    assert maria, text_of(first)
+    assert text_of(second).startswith(f"This is {maria.group(1)} again")
+    # The model also saw the first turn as history, in placeholder form.
+    assert len(fake_anthropic.requests[1].body["messages"]) == 3
+
+
+async def test_a_streamed_answer_arrives_restored_and_never_half_a_placeholder(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    fake_anthropic.delta_delay = 0.001
+
+    class Collect:
+        def __init__(self) -> None:
+            self.deltas: list[str] = []
+
+        async def delta(self, text: str) -> None:
+            self.deltas.append(text)
+
+    sink = Collect()
+    reply = await app.conversation.handle(message(TURNS[0], unique_thread()), sink)
+
+    assert reply is not None
+    assert reply.streamed
+    assert reply.ok
+    assert "".join(sink.deltas) == reply.text
+    assert "Maria Gonzalez" in reply.text
+    assert "john.smith@acme-corp.com" in reply.text
+    assert not any(re.search(r"<[A-Z_]*$", d) for d in sink.deltas)
+    assert fake_anthropic.requests[0].body.get("stream") is True
+
+
+async def test_a_redelivered_event_is_answered_once(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    first = await app.conversation.handle(message("hello there", thread, event_id="Ev1"))
+    again = await app.conversation.handle(message("hello there", thread, event_id="Ev1"))
+    assert first is not None
+    assert first.ok
+    assert again is None
+    assert len(fake_anthropic.requests) == 1
+
+
+async def test_history_is_placeholder_text_and_forget_erases_it(
+    make_app: MakeApp, redis_url: str
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    await app.conversation.handle(message(TURNS[0], thread))
+    dump = redis_dump(redis_url, app.settings.redis_prefix)
+    assert "<PERSON_" in dump
+    assert "<EMAIL_ADDRESS_" in dump
+
+    removed = await app.conversation.forget(message("x", thread).thread_id)
+
+    assert removed == 2  # history and vault
+    assert thread not in redis_dump(redis_url, app.settings.redis_prefix)

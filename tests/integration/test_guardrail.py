@@ -1,0 +1,218 @@
+"""The Presidio guardrail on a real spaCy model and a real Redis."""
+
+import asyncio
+import os
+import time
+
+import pytest
+import redis.asyncio as aioredis
+from presidio_analyzer import AnalyzerEngine
+
+from bot.errors import GuardrailError, StoreUnavailable
+from bot.keys import KeySpace
+from bot.types import ThreadId
+from guardrails.engine import build_analyzer
+from guardrails.placeholders import NEUTRAL
+from guardrails.presidio import DEFAULT_ENTITIES, PresidioGuardrail
+from guardrails.vault import RedisVault
+from tests.fixtures.guardrail import TEST_VAULT_KEY
+from tests.fixtures.services import free_port, redis_dump
+
+T1 = ThreadId("slack:T1:C1:1700000000.000100")
+T2 = ThreadId("discord:G1:4242")
+SEEDED_TEXT = (
+    "Hi, I'm Maria Gonzalez. Write to maria.gonzalez@example.com or call 212-555-0187. "
+    "My card is 4111 1111 1111 1111 and my IBAN is DE89 3704 0044 0532 0130 00."
+)
+SEEDED_VALUES = [
+    "Maria Gonzalez",
+    "maria.gonzalez@example.com",
+    "212-555-0187",
+    "4111 1111 1111 1111",
+    "DE89 3704 0044 0532 0130 00",
+]
+
+
+async def test_personal_data_is_replaced_by_placeholders(guardrail, redis_url, redis_prefix):
+    redaction = await guardrail.anonymize(T1, SEEDED_TEXT, platform="slack")
+    assert redaction.text == (
+        "Hi, I'm <PERSON_1>. Write to <EMAIL_ADDRESS_1> or call <PHONE_NUMBER_1>. "
+        "My card is <CREDIT_CARD_1> and my IBAN is <IBAN_CODE_1>."
+    )
+    assert redaction.counts() == {
+        "PERSON": 1,
+        "EMAIL_ADDRESS": 1,
+        "PHONE_NUMBER": 1,
+        "CREDIT_CARD": 1,
+        "IBAN_CODE": 1,
+    }
+    dump = redis_dump(redis_url, redis_prefix)
+    assert "<IBAN_CODE_1>" in dump
+    for value in SEEDED_VALUES:
+        assert value not in dump
+
+
+async def test_answer_round_trip_restores_the_values(guardrail):
+    redaction = await guardrail.anonymize(T1, SEEDED_TEXT, platform="slack")
+    restorer = await guardrail.restorer(T1, platform="slack", private=False)
+    restoration = restorer.restore(redaction.text)
+    assert restoration.text == SEEDED_TEXT
+    assert restoration.unknown_placeholders == 0
+
+
+async def test_same_person_same_placeholder_across_turns(guardrail):
+    first = await guardrail.anonymize(T1, "Please email John Smith about Berlin.", platform="slack")
+    second = await guardrail.anonymize(
+        T1, "Actually Priya Natarajan and john smith are both in Berlin.", platform="slack"
+    )
+    assert "<LOCATION_1>" in first.text
+    assert second.text == "Actually <PERSON_2> and <PERSON_1> are both in <LOCATION_1>."
+    assert [e.placeholder for e in second.entities] == ["<PERSON_2>", "<PERSON_1>", "<LOCATION_1>"]
+
+
+async def test_two_replicas_anonymizing_at_once_agree(presidio_analyzer, redis_url, guardrail_keys):
+    clients = [aioredis.Redis.from_url(redis_url) for _ in range(2)]
+    guards = [
+        PresidioGuardrail(
+            presidio_analyzer, RedisVault(c, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=600)
+        )
+        for c in clients
+    ]
+    text = "John Smith and Maria Gonzalez met in Denver."
+    results = await asyncio.gather(*(g.anonymize(T1, text, platform="slack") for g in guards * 3))
+    assert {r.text for r in results} == {"<PERSON_1> and <PERSON_2> met in <LOCATION_1>."}
+    for client in clients:
+        await client.aclose()
+
+
+async def test_a_placeholder_of_another_thread_is_never_filled(guardrail):
+    await guardrail.anonymize(T1, "Maria Gonzalez lives in Denver.", platform="slack")
+    restorer = await guardrail.restorer(T2, platform="discord", private=True)
+    restoration = restorer.restore("Say hi to <PERSON_1> in <LOCATION_1>.")
+    assert restoration.text == f"Say hi to {NEUTRAL} in {NEUTRAL}."
+    assert restoration.unknown_placeholders == 2
+
+
+async def test_streamed_restoration_matches_the_whole(guardrail):
+    redaction = await guardrail.anonymize(T1, SEEDED_TEXT, platform="slack")
+    answer = f"Noted: {redaction.text} Also <PERSON_7>."
+    whole = (await guardrail.restorer(T1, platform="slack", private=False)).restore(answer)
+    for cut in range(0, len(answer) + 1, 3):
+        restorer = await guardrail.restorer(T1, platform="slack", private=False)
+        shown = restorer.feed(answer[:cut]) + restorer.feed(answer[cut:])
+        result = restorer.finish()
+        assert result == whole
+        assert whole.text.startswith(shown)
+
+
+async def test_scan_output_redacts_new_values_and_keeps_placeholders(guardrail):
+    await guardrail.anonymize(T1, "Ask Maria Gonzalez, please.", platform="slack")
+    answer = "I asked <PERSON_1>; she says Robert Johnson is at robert.johnson@example.org."
+    redaction = await guardrail.scan_output(T1, answer, platform="slack")
+    assert redaction.text == "I asked <PERSON_1>; she says <PERSON_2> is at <EMAIL_ADDRESS_1>."
+    assert redaction.counts() == {"PERSON": 1, "EMAIL_ADDRESS": 1}
+    restorer = await guardrail.restorer(T1, platform="slack", private=False)
+    assert restorer.restore(redaction.text).text == answer.replace("<PERSON_1>", "Maria Gonzalez")
+
+
+async def test_scan_output_of_placeholder_only_text_changes_nothing(guardrail):
+    answer = "<PERSON_1> and <PERSON_2> met at < location_1 > with <EMAIL_ADDRESS_1>."
+    redaction = await guardrail.scan_output(T1, answer, platform="slack")
+    assert redaction.text == answer
+    assert redaction.entities == ()
+
+
+async def test_ordinary_text_has_no_false_positives(guardrail):
+    for text in [
+        "Can you summarize the meeting notes from yesterday?",
+        "The deploy failed with error 500 on build 123456 at 10:30.",
+        "Please review PR 4821 and ticket OPS-1234 before Friday.",
+        "We sold 250000 units in Q3, revenue 1234567 dollars, order 987654321.",
+        "Version 2.3.1 shipped in 2024; run with --threads 16 --batch 1024.",
+    ]:
+        redaction = await guardrail.anonymize(T1, text, platform="slack")
+        assert redaction.text == text
+
+
+async def test_invisible_characters_do_not_hide_a_value(guardrail):
+    redaction = await guardrail.anonymize(
+        T1, "mail maria\u200b.gonzalez@exam\u2060ple.com now", platform="slack"
+    )
+    assert redaction.text == "mail <EMAIL_ADDRESS_1> now"
+
+
+class BrokenAnalyzer(AnalyzerEngine):  # failure injection only: analyze raises
+    def __init__(self) -> None:
+        pass
+
+    def analyze(self, *args, **kwargs):
+        raise RuntimeError("model exploded on 'Maria Gonzalez'")
+
+
+async def test_detection_failure_fails_closed(guardrail_vault, redis_url, redis_prefix):
+    guard = PresidioGuardrail(BrokenAnalyzer(), guardrail_vault)
+    with pytest.raises(GuardrailError) as info:
+        await guard.anonymize(T1, SEEDED_TEXT, platform="slack")
+    assert "Maria" not in str(info.value)
+    with pytest.raises(GuardrailError):
+        await guard.scan_output(T1, SEEDED_TEXT, platform="slack")
+    with pytest.raises(GuardrailError):
+        await guard.warm_up()
+    assert redis_dump(redis_url, redis_prefix) == ""
+
+
+async def test_redis_down_is_store_unavailable(presidio_analyzer):
+    client = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1)
+    vault = RedisVault(client, KeySpace("vbtest-down"), key=TEST_VAULT_KEY, ttl_seconds=60)
+    guard = PresidioGuardrail(presidio_analyzer, vault)
+    with pytest.raises(StoreUnavailable):
+        await guard.anonymize(T1, SEEDED_TEXT, platform="slack")
+    with pytest.raises(StoreUnavailable):
+        await guard.restorer(T1, platform="slack", private=False)
+    await client.aclose()
+
+
+async def test_analysis_does_not_block_the_event_loop(guardrail):
+    text = "Maria Gonzalez called John Smith about the Denver office. " * 300
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        while True:
+            await asyncio.sleep(0.005)
+            ticks.append(time.perf_counter())
+
+    task = asyncio.create_task(ticker())
+    started = time.perf_counter()
+    await guardrail.anonymize(T1, text, platform="slack")
+    elapsed = time.perf_counter() - started
+    task.cancel()
+    ticked = [t for t in ticks if t >= started]
+    assert elapsed > 0.2  # long enough for a blocked loop to show
+    assert len(ticked) >= 10
+    gaps = [b - a for a, b in zip([started, *ticked], ticked, strict=False)]
+    assert max(gaps) < elapsed / 2
+
+
+async def test_warm_up_runs(guardrail):
+    await guardrail.warm_up()
+
+
+def test_default_entities_cover_the_required_types():
+    required = {
+        "PERSON",
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+        "LOCATION",
+        "CREDIT_CARD",
+        "US_SSN",
+        "IBAN_CODE",
+        "IP_ADDRESS",
+    }
+    assert required <= set(DEFAULT_ENTITIES)
+
+
+def test_missing_model_names_the_setting_and_stays_offline(monkeypatch):
+    monkeypatch.setenv("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "https://publicsuffix.org/list")
+    with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
+        build_analyzer("en_core_web_lg")
+    assert os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] == ""

@@ -1,0 +1,167 @@
+"""RedisHistoryStore against a real Redis."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from bot.errors import StoreUnavailable
+from bot.history import RedisHistoryStore
+from bot.keys import KeySpace
+from bot.redis_client import open_redis
+from bot.types import ChatMessage, thread_id
+
+TID = thread_id("slack", "T1", "C1", "1700000000.000100")
+
+
+def u(text: str) -> ChatMessage:
+    return ChatMessage("user", text)
+
+
+def a(text: str) -> ChatMessage:
+    return ChatMessage("assistant", text)
+
+
+@pytest.fixture
+def keys(redis_prefix: str) -> KeySpace:
+    return KeySpace(prefix=redis_prefix)
+
+
+@pytest.fixture
+def store(redis_client: aioredis.Redis, keys: KeySpace) -> RedisHistoryStore:
+    return RedisHistoryStore(redis_client, keys, ttl_seconds=3600, max_messages=6)
+
+
+async def test_round_trip_keeps_order_and_text(store: RedisHistoryStore) -> None:
+    assert await store.load(TID) == []
+    await store.append(TID, [u("Hi <PERSON_1>, Grüße 🙂"), a("Hello <PERSON_1>\nline two")])
+    await store.append(TID, [u('and "quotes" {json}'), a("ok")])
+    assert await store.load(TID) == [
+        u("Hi <PERSON_1>, Grüße 🙂"),
+        a("Hello <PERSON_1>\nline two"),
+        u('and "quotes" {json}'),
+        a("ok"),
+    ]
+
+
+async def test_threads_are_separate(store: RedisHistoryStore) -> None:
+    other = thread_id("discord", "G1", "42")
+    await store.append(TID, [u("one"), a("two")])
+    assert await store.load(other) == []
+
+
+async def test_append_trims_to_the_newest_messages(store: RedisHistoryStore) -> None:
+    for i in range(5):
+        await store.append(TID, [u(f"q{i}"), a(f"a{i}")])
+    history = await store.load(TID)
+    assert [m.text for m in history] == ["q2", "a2", "q3", "a3", "q4", "a4"]
+
+
+async def test_trim_never_leaves_an_assistant_message_first(
+    redis_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    store = RedisHistoryStore(redis_client, keys, ttl_seconds=3600, max_messages=3)
+    await store.append(TID, [u("q0"), a("a0")])
+    await store.append(TID, [u("q1"), a("a1")])
+    history = await store.load(TID)
+    assert history == [u("q1"), a("a1")]
+
+
+async def test_append_sets_ttl_and_refreshes_the_vault_ttl(
+    store: RedisHistoryStore, redis_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    vault = keys.thread(TID, "vault")
+    await redis_client.hset(vault, "h1", "encrypted")
+    await redis_client.expire(vault, 5)
+    await store.append(TID, [u("q"), a("a")])
+    assert 3590 <= await redis_client.ttl(keys.thread(TID, "history")) <= 3600
+    assert 3590 <= await redis_client.ttl(vault) <= 3600
+
+
+@pytest.fixture
+async def private_client(redis_server) -> AsyncIterator[aioredis.Redis]:
+    client = open_redis(redis_server.url, timeout=1)
+    yield client
+    await client.aclose()
+
+
+async def test_append_is_one_script_call(private_client: aioredis.Redis, keys: KeySpace) -> None:
+    store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=4)
+    await store.append(TID, [u("warm"), a("up")])  # loads the script once
+    before = await _command_calls(private_client)
+    await store.append(TID, [u("q"), a("a")])
+    delta = _delta(before, await _command_calls(private_client))
+    # One EVALSHA from the client; the rest ran inside it (commandstats counts them too).
+    assert delta["evalsha"] == 1
+    assert delta["rpush"] == 2
+    assert not {"multi", "exec", "eval", "script"} & set(delta)
+
+
+async def test_load_is_one_round_trip(private_client: aioredis.Redis, keys: KeySpace) -> None:
+    store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=4)
+    await store.append(TID, [u("q"), a("a")])
+    before = await _command_calls(private_client)
+    assert len(await store.load(TID)) == 2
+    assert _delta(before, await _command_calls(private_client)) == {"lrange": 1}
+
+
+async def _command_calls(client: aioredis.Redis) -> dict[str, int]:
+    stats = await client.info("commandstats")
+    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+
+
+def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    changed = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+    changed.pop("info", None)
+    return changed
+
+
+async def test_erase_removes_history_and_vault(
+    store: RedisHistoryStore, redis_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    await redis_client.hset(keys.thread(TID, "vault"), "h1", "encrypted")
+    await store.append(TID, [u("q"), a("a")])
+    assert await store.erase(TID) == 2
+    assert await redis_client.exists(*keys.thread_keys(TID)) == 0
+    assert await store.load(TID) == []
+    assert await store.erase(TID) == 0
+
+
+async def test_remove_user_message_and_its_answer(store: RedisHistoryStore) -> None:
+    await store.append(TID, [u("first <PERSON_1>"), a("answer one")])
+    await store.append(TID, [u("second"), a("answer two")])
+    await store.append(TID, [u("third")])
+    assert await store.remove_user_message(TID, "first <PERSON_1>") == 2
+    assert await store.load(TID) == [u("second"), a("answer two"), u("third")]
+    assert await store.remove_user_message(TID, "third") == 1
+    assert await store.remove_user_message(TID, "answer two") == 0  # not a user message
+    assert await store.remove_user_message(TID, "nowhere") == 0
+    assert await store.load(TID) == [u("second"), a("answer two")]
+
+
+async def test_remove_user_message_takes_the_newest_duplicate(store: RedisHistoryStore) -> None:
+    await store.append(TID, [u("same"), a("old answer"), u("same"), a("new answer")])
+    assert await store.remove_user_message(TID, "same") == 2
+    assert await store.load(TID) == [u("same"), a("old answer")]
+
+
+async def test_redis_down_fails_fast_and_recovers(
+    redis_server, private_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    client = private_client
+    store = RedisHistoryStore(client, keys, ttl_seconds=60, max_messages=4)
+    await store.append(TID, [u("q"), a("a")])
+    redis_server.stop()
+    for call in (store.load(TID), store.append(TID, [u("x")]), store.erase(TID)):
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable) as info:
+            await call
+        assert time.monotonic() - started < 3
+        assert "history" in str(info.value)
+    redis_server.start()
+    assert await store.load(TID) == []  # the private server keeps no data
+    await store.append(TID, [u("back")])
+    assert await store.load(TID) == [u("back")]

@@ -1,0 +1,205 @@
+"""RedisThreadLocks against a real Redis: mutual exclusion per thread, across processes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+from bot.errors import StoreError, StoreUnavailable
+from bot.keys import KeySpace
+from bot.locks import RedisThreadLocks
+from bot.redis_client import open_redis
+from bot.types import thread_id
+
+TID = thread_id("slack", "T1", "C1", "1700000000.000100")
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def keys(redis_prefix: str) -> KeySpace:
+    return KeySpace(prefix=redis_prefix)
+
+
+@pytest.fixture
+async def clients(redis_url: str) -> AsyncIterator[list[aioredis.Redis]]:
+    made = [open_redis(redis_url, timeout=2) for _ in range(3)]
+    yield made
+    for client in made:
+        await client.aclose()
+
+
+def locks(client: aioredis.Redis, keys: KeySpace, ttl: float = 5, wait: float = 10):
+    return RedisThreadLocks(client, keys, ttl_seconds=ttl, wait_seconds=wait)
+
+
+def assert_no_overlap(spans: list[tuple[float, float]]) -> None:
+    spans = sorted(spans)
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        assert start >= end, f"turns overlapped: {spans}"
+
+
+async def test_holders_of_one_thread_never_overlap(clients, keys: KeySpace) -> None:
+    instances = [locks(c, keys) for c in clients]  # three "replicas"
+    spans: list[tuple[float, float]] = []
+
+    async def turn(lk: RedisThreadLocks) -> None:
+        async with lk.hold(TID):
+            entered = time.monotonic()
+            await asyncio.sleep(0.03)
+            spans.append((entered, time.monotonic()))
+
+    await asyncio.gather(*(turn(instances[i % 3]) for i in range(12)))
+    assert len(spans) == 12
+    assert_no_overlap(spans)
+
+
+CHILD = """
+import asyncio, sys, time
+from bot.keys import KeySpace
+from bot.locks import RedisThreadLocks
+from bot.redis_client import open_redis
+from bot.types import parse_thread_id
+
+async def main(url, prefix, tid):
+    client = open_redis(url, timeout=2)
+    lk = RedisThreadLocks(client, KeySpace(prefix), ttl_seconds=5, wait_seconds=20)
+    for _ in range(4):
+        async with lk.hold(parse_thread_id(tid)):
+            entered = time.time()
+            await asyncio.sleep(0.05)
+            print(entered, time.time(), flush=True)
+    await client.aclose()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_holders_in_another_process_never_overlap(
+    redis_url: str, clients, keys: KeySpace
+) -> None:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
+        cwd=REPO, stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    lk = locks(clients[0], keys, wait=20)
+    output = asyncio.ensure_future(child.communicate())
+    spans: list[tuple[float, float]] = []
+    deadline = time.monotonic() + 30
+    while not output.done() and time.monotonic() < deadline:  # contend until the child is done
+        async with lk.hold(TID):
+            entered = time.time()
+            await asyncio.sleep(0.02)
+            spans.append((entered, time.time()))
+    out, _ = await asyncio.wait_for(output, 30)
+    assert child.returncode == 0
+    theirs = [tuple(map(float, line.split())) for line in out.decode().splitlines()]
+    assert len(theirs) == 4
+    assert min(spans)[0] < min(theirs)[0]
+    assert max(e for _, e in spans) > max(theirs)[1]
+    assert_no_overlap(spans + theirs)  # type: ignore[arg-type]
+
+
+async def test_different_threads_run_concurrently(clients, keys: KeySpace) -> None:
+    lk = locks(clients[0], keys)
+    other = thread_id("discord", "G1", "42")
+
+    async def turn(tid) -> None:
+        async with lk.hold(tid):
+            await asyncio.sleep(0.3)
+
+    started = time.monotonic()
+    await asyncio.gather(turn(TID), turn(other))
+    assert time.monotonic() - started < 0.55
+
+
+async def test_lock_is_released_when_the_block_raises(
+    clients, keys: KeySpace, redis_client: aioredis.Redis
+) -> None:
+    lk = locks(clients[0], keys, wait=0.2)
+    with pytest.raises(RuntimeError, match="boom"):
+        async with lk.hold(TID):
+            raise RuntimeError("boom")
+    assert await redis_client.exists(keys.thread(TID, "lock")) == 0
+    async with lk.hold(TID):
+        pass
+
+
+async def test_live_holder_keeps_its_lock_past_the_ttl(clients, keys: KeySpace) -> None:
+    holder = locks(clients[0], keys, ttl=0.3)
+    rival = locks(clients[1], keys, ttl=0.3, wait=0.9)
+    async with holder.hold(TID):
+        with pytest.raises(StoreError, match="thread busy"):
+            async with rival.hold(TID):
+                pytest.fail("the lock was stolen from a live holder")
+    async with rival.hold(TID):  # released on exit, so the rival gets it at once
+        pass
+
+
+async def test_crashed_holders_lock_expires(
+    clients, keys: KeySpace, redis_client: aioredis.Redis
+) -> None:
+    await redis_client.set(keys.thread(TID, "lock"), "crashed-token", px=300)
+    lk = locks(clients[0], keys, wait=3)
+    started = time.monotonic()
+    async with lk.hold(TID):
+        waited = time.monotonic() - started
+    assert 0.15 < waited < 2
+
+
+async def test_wait_timeout_names_the_thread(clients, keys: KeySpace) -> None:
+    holder = locks(clients[0], keys)
+    waiter = locks(clients[1], keys, wait=0.2)
+    async with holder.hold(TID):
+        started = time.monotonic()
+        with pytest.raises(StoreError) as info:
+            async with waiter.hold(TID):
+                pass
+        assert time.monotonic() - started < 1
+    assert type(info.value) is StoreError
+    assert TID in str(info.value)
+
+
+async def test_release_never_deletes_someone_elses_lock(
+    clients, keys: KeySpace, redis_client: aioredis.Redis
+) -> None:
+    key = keys.thread(TID, "lock")
+    lk = locks(clients[0], keys, ttl=5)
+    async with lk.hold(TID):
+        await redis_client.set(key, "someone-else", px=5000)  # as if ours had expired
+    assert await redis_client.get(key) == b"someone-else"
+
+
+async def test_redis_down_is_store_unavailable(redis_server, keys: KeySpace) -> None:
+    client = open_redis(redis_server.url, timeout=1)
+    lk = locks(client, keys)
+    redis_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable):
+            async with lk.hold(TID):
+                pass
+    finally:
+        await client.aclose()
+
+
+async def test_waiters_in_one_process_are_served_in_order(clients, keys: KeySpace) -> None:
+    lk = locks(clients[0], keys)
+    order: list[int] = []
+
+    async def turn(i: int) -> None:
+        async with lk.hold(TID):
+            order.append(i)
+            await asyncio.sleep(0.01)
+
+    async with lk.hold(TID):
+        tasks = []
+        for i in range(5):
+            tasks.append(asyncio.create_task(turn(i)))
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*tasks)
+    assert order == [0, 1, 2, 3, 4]

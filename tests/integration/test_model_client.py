@@ -1,0 +1,332 @@
+"""AnthropicModelClient and EchoModelClient, driven by the real SDK against the fake API."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.errors import ModelRejected, ModelUnavailable
+from bot.model import (
+    ECHO_PREFIX,
+    AnthropicModelClient,
+    EchoModelClient,
+    build_system_prompt,
+    quiet_sdk_loggers,
+)
+from bot.types import ChatMessage, ModelRequest
+from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic
+
+MODEL = "claude-sonnet-4-6"
+FAST_RETRY = {"retry_after_ms": "10"}
+
+
+def request(*texts: str) -> ModelRequest:
+    """Alternating user/assistant messages, starting with a user message."""
+    roles = ("user", "assistant")
+    messages = tuple(ChatMessage(roles[i % 2], t) for i, t in enumerate(texts))
+    return ModelRequest(system=build_system_prompt(), messages=messages)
+
+
+@pytest.fixture
+async def client(fake_anthropic: FakeAnthropic) -> AsyncIterator[AnthropicModelClient]:
+    async with make_client(fake_anthropic) as c:
+        yield c
+
+
+def make_client(fake: FakeAnthropic, **overrides: object) -> AnthropicModelClient:
+    options: dict[str, object] = {
+        "model": MODEL,
+        "base_url": fake.url,
+        "max_tokens": 321,
+        "temperature": 0.2,
+        "timeout": 5.0,
+        "max_retries": 2,
+        "strict_response_validation": True,
+    } | overrides
+    return AnthropicModelClient("sk-test", **options)  # type: ignore[arg-type]
+
+
+async def collect(stream: AsyncIterator[str]) -> list[str]:
+    return [delta async for delta in stream]
+
+
+async def test_complete_returns_text_usage_and_cost(client, fake_anthropic):
+    fake_anthropic.usage = {
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cache_read_input_tokens": 1000,
+        "cache_creation_input_tokens": 400,
+    }
+    result = await client.complete(request("Mail <EMAIL_ADDRESS_1> to <PERSON_1>"))
+    assert result.text == "Noted: Mail <EMAIL_ADDRESS_1> to <PERSON_1>"
+    assert result.model == MODEL
+    assert result.stop_reason == "end_turn"
+    usage = result.usage
+    assert (usage.input_tokens, usage.output_tokens) == (100, 20)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (1000, 400)
+    expected = (100 * 3 + 20 * 15 + 1000 * 0.3 + 400 * 3.75) / 1_000_000
+    assert result.cost_usd == pytest.approx(expected)
+
+
+async def test_request_carries_model_settings_and_cache_breakpoints(client, fake_anthropic):
+    await client.complete(request("hi <PERSON_1>", "Hello <PERSON_1>", "and <PERSON_2>?"))
+    (sent,) = fake_anthropic.requests
+    body = sent.body
+    assert (body["model"], body["max_tokens"], body["temperature"]) == (MODEL, 321, 0.2)
+    assert sent.headers["Authorization"] == "Bearer sk-test"
+    assert body["system"] == [
+        {"type": "text", "text": build_system_prompt(), "cache_control": {"type": "ephemeral"}}
+    ]
+    first, prefix_end, newest = body["messages"]
+    assert first == {"role": "user", "content": "hi <PERSON_1>"}
+    assert prefix_end == {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Hello <PERSON_1>", "cache_control": {"type": "ephemeral"}}
+        ],
+    }
+    assert newest == {"role": "user", "content": "and <PERSON_2>?"}
+
+
+async def test_single_message_has_only_the_system_breakpoint(client, fake_anthropic):
+    await client.complete(request("hello"))
+    assert fake_anthropic.requests[0].body["messages"] == [{"role": "user", "content": "hello"}]
+
+
+async def test_second_turn_reads_the_cached_prefix(client, fake_anthropic):
+    first = await client.complete(request("one", "two", "three"))
+    second = await client.complete(request("one", "two", "three"))
+    assert first.usage.cache_write_tokens > 0
+    assert first.usage.cache_read_tokens == 0
+    assert second.usage.cache_read_tokens == first.usage.cache_write_tokens
+
+
+async def test_temperature_none_is_not_sent(fake_anthropic):
+    async with make_client(fake_anthropic, temperature=None) as c:
+        await c.complete(request("hi"))
+    assert "temperature" not in fake_anthropic.requests[0].body
+
+
+async def test_stream_yields_deltas_then_result(client, fake_anthropic):
+    fake_anthropic.answer("Sure, <PERSON_1> gets the report from <EMAIL_ADDRESS_1> today.")
+    stream = client.stream(request("Send it to <PERSON_1>"))
+    deltas = await collect(stream)
+    assert len(deltas) > 1
+    assert "".join(deltas) == "Sure, <PERSON_1> gets the report from <EMAIL_ADDRESS_1> today."
+    assert stream.result.text == "".join(deltas)
+    assert stream.result.stop_reason == "end_turn"
+    assert stream.result.usage.output_tokens > 0
+    assert stream.result.usage.cache_write_tokens > 0
+    assert stream.result.cost_usd is not None
+    assert stream.result.cost_usd > 0
+    assert fake_anthropic.requests[0].body["stream"] is True
+
+
+async def test_stream_result_before_the_end_is_an_error(client):
+    with pytest.raises(RuntimeError):
+        _ = client.stream(request("hi")).result
+
+
+async def test_empty_answer_is_empty_text(client, fake_anthropic):
+    fake_anthropic.answer("", "")
+    assert (await client.complete(request("hi"))).text == ""
+    stream = client.stream(request("hi"))
+    assert await collect(stream) == []
+    assert stream.result.text == ""
+
+
+async def test_overloaded_twice_then_success(client, fake_anthropic):
+    fake_anthropic.fail(529, "overloaded_error", times=2, **FAST_RETRY)
+    result = await client.complete(request("hi"))
+    assert result.text == "Noted: hi"
+    retries = [r.headers["x-stainless-retry-count"] for r in fake_anthropic.requests]
+    assert retries == ["0", "1", "2"]
+
+
+async def test_stream_retries_before_the_first_event(client, fake_anthropic):
+    fake_anthropic.fail(529, "overloaded_error", times=2, **FAST_RETRY)
+    stream = client.stream(request("hi"))
+    assert "".join(await collect(stream)) == "Noted: hi"
+    assert len(fake_anthropic.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error")],
+)
+async def test_retryable_errors_after_retries_are_unavailable(client, fake_anthropic, status, kind):
+    fake_anthropic.fail(status, kind, times=3, **FAST_RETRY)
+    with pytest.raises(ModelUnavailable, match=f"status {status} \\({kind}\\)") as info:
+        await client.complete(request("secret question"))
+    assert "secret" not in str(info.value)
+    assert len(fake_anthropic.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (400, "invalid_request_error"),
+        (401, "authentication_error"),
+        (403, "permission_error"),
+        (404, "not_found_error"),
+        (413, "request_too_large"),
+    ],
+)
+async def test_refusals_are_rejected_without_retry(client, fake_anthropic, status, kind):
+    fake_anthropic.fail(status, kind)
+    with pytest.raises(ModelRejected, match=f"status {status}"):
+        await client.complete(request("hi"))
+    assert len(fake_anthropic.requests) == 1
+
+
+async def test_wrong_key_is_rejected(fake_anthropic):
+    fake_anthropic.api_key = "sk-right"
+    async with make_client(fake_anthropic) as c:
+        with pytest.raises(ModelRejected, match="status 401"):
+            await c.complete(request("hi"))
+
+
+async def test_should_retry_header_false_stops_retries(client, fake_anthropic):
+    fake_anthropic.fail(529, "overloaded_error", times=3, x_should_retry="false")
+    with pytest.raises(ModelUnavailable):
+        await client.complete(request("hi"))
+    assert len(fake_anthropic.requests) == 1
+
+
+async def test_timeout_is_unavailable(fake_anthropic):
+    fake_anthropic.delay = 1.0
+    async with make_client(fake_anthropic, timeout=0.2, max_retries=0) as c:
+        started = time.monotonic()
+        with pytest.raises(ModelUnavailable, match="timed out"):
+            await c.complete(request("hi"))
+    assert time.monotonic() - started < 0.9
+
+
+async def test_stream_timeout_is_unavailable(fake_anthropic):
+    fake_anthropic.delay = 1.0
+    async with make_client(fake_anthropic, timeout=0.2, max_retries=0) as c:
+        with pytest.raises(ModelUnavailable, match="timed out"):
+            await collect(c.stream(request("hi")))
+
+
+async def test_connection_refused_is_unavailable():
+    fake = FakeAnthropic().start()
+    url = fake.url
+    fake.stop()
+    async with AnthropicModelClient(
+        "sk-test",
+        model=MODEL,
+        base_url=url,
+        max_tokens=10,
+        temperature=0.0,
+        timeout=2.0,
+        max_retries=0,
+    ) as c:
+        with pytest.raises(ModelUnavailable, match="connection"):
+            await c.complete(request("hi"))
+
+
+async def test_mid_stream_error_is_unavailable(client, fake_anthropic):
+    fake_anthropic.fail_mid_stream("overloaded_error", after_deltas=1)
+    stream = client.stream(request("a long enough question to need several deltas"))
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for delta in stream:
+            seen.append(delta)
+
+    with pytest.raises(ModelUnavailable, match="overloaded_error"):
+        await consume()
+    assert len(seen) == 1
+    assert len(fake_anthropic.requests) == 1
+
+
+async def test_connection_lost_mid_stream_is_unavailable(client, fake_anthropic):
+    fake_anthropic.fail_mid_stream(DISCONNECT, after_deltas=1)
+    with pytest.raises(ModelUnavailable, match="connection"):
+        await collect(client.stream(request("a long enough question to need several deltas")))
+
+
+async def test_mid_stream_invalid_request_is_rejected(client, fake_anthropic):
+    fake_anthropic.fail_mid_stream("invalid_request_error", after_deltas=0)
+    with pytest.raises(ModelRejected, match="invalid_request_error"):
+        await collect(client.stream(request("hi")))
+
+
+async def test_base_url_comes_from_the_environment(fake_anthropic, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    async with make_client(fake_anthropic, base_url=None) as c:
+        assert (await c.complete(request("hi"))).text == "Noted: hi"
+
+
+def test_the_fake_serves_sync_callers(fake_anthropic):
+    import anthropic
+
+    sdk = anthropic.Anthropic(
+        api_key="x", base_url=fake_anthropic.url, _strict_response_validation=True
+    )
+    with sdk:
+        message = sdk.messages.create(
+            model=MODEL, max_tokens=5, messages=[{"role": "user", "content": "sync"}]
+        )
+    assert message.content[0].text == "Noted: sync"  # type: ignore[union-attr]
+
+
+def test_all_text_sent_covers_system_and_messages(fake_anthropic):
+    import anthropic
+
+    with anthropic.Anthropic(api_key="x", base_url=fake_anthropic.url) as sdk:
+        sdk.messages.create(
+            model=MODEL,
+            max_tokens=5,
+            system="SYS",
+            messages=[{"role": "user", "content": [{"type": "text", "text": "USR"}]}],
+        )
+    sent = fake_anthropic.all_text_sent()
+    assert "SYS" in sent
+    assert "USR" in sent
+
+
+async def test_echo_model_keeps_placeholders():
+    echo = EchoModelClient()
+    req = request("hi", "hello", "Call <PERSON_1> at <PHONE_NUMBER_1>, ok?")
+    result = await echo.complete(req)
+    assert echo.model == result.model == "echo"
+    assert result.text == ECHO_PREFIX + "Call <PERSON_1> at <PHONE_NUMBER_1>, ok?"
+    assert result.cost_usd == 0.0
+    assert result.usage.input_tokens > 0
+    assert result.usage.output_tokens > 0
+    stream = echo.stream(req)
+    deltas = await collect(stream)
+    assert "".join(deltas) == result.text
+    assert "<PERSON_1> " in deltas
+    assert "<PHONE_NUMBER_1>, " in deltas
+    assert stream.result == result
+    await echo.aclose()
+
+
+def test_system_prompt_is_stable_and_explains_placeholders():
+    prompt = build_system_prompt()
+    assert prompt == build_system_prompt("  ")
+    assert "<PERSON_1>" in prompt
+    assert "<EMAIL_ADDRESS_2>" in prompt
+    assert "<USER_1>" in prompt
+    assert build_system_prompt("Be brief.").endswith("\n\nBe brief.")
+
+
+def test_quiet_sdk_loggers_raises_debug_to_info():
+    import logging
+
+    sdk_logger = logging.getLogger("anthropic")
+    old = sdk_logger.level
+    sdk_logger.setLevel(logging.DEBUG)
+    try:
+        quiet_sdk_loggers()
+        assert sdk_logger.level == logging.INFO
+        sdk_logger.setLevel(logging.WARNING)
+        quiet_sdk_loggers()
+        assert sdk_logger.level == logging.WARNING
+    finally:
+        sdk_logger.setLevel(old)

@@ -1,0 +1,211 @@
+"""The vault on a real Redis, and its key: stable placeholders, nothing in clear, fail closed."""
+
+import asyncio
+import base64
+import os
+import stat
+
+import pytest
+import redis.asyncio as aioredis
+from pydantic import SecretStr
+
+from bot.errors import ConfigError, StoreError, StoreUnavailable
+from bot.keys import KeySpace
+from bot.types import ThreadId
+from guardrails.vault import RedisVault
+from guardrails.vaultkey import load_vault_key
+from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
+from tests.fixtures.services import free_port, redis_dump
+
+T1 = ThreadId("slack:T1:C1:1700000000.000100")
+T2 = ThreadId("slack:T1:C1:1700000000.000200")
+SEEDED = [
+    ("PERSON", "Maria Gonzalez"),
+    ("EMAIL_ADDRESS", "maria.gonzalez@example.com"),
+    ("PHONE_NUMBER", "+1 415 555 0123"),
+    ("CREDIT_CARD", "4111 1111 1111 1111"),
+    ("IBAN_CODE", "DE89 3704 0044 0532 0130 00"),
+    ("PERSON", "John Smith"),
+]
+
+
+@pytest.fixture
+async def second_vault(redis_url, guardrail_keys):
+    """Another process's view of the same vault: its own client and vault object."""
+    client = aioredis.Redis.from_url(redis_url)
+    yield RedisVault(client, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=3600)
+    await client.aclose()
+
+
+async def test_numbering_is_per_type_in_reading_order(guardrail_vault):
+    placeholders = await guardrail_vault.assign(T1, SEEDED)
+    assert placeholders == [
+        "<PERSON_1>",
+        "<EMAIL_ADDRESS_1>",
+        "<PHONE_NUMBER_1>",
+        "<CREDIT_CARD_1>",
+        "<IBAN_CODE_1>",
+        "<PERSON_2>",
+    ]
+
+
+async def test_same_value_same_placeholder_across_turns_and_processes(
+    guardrail_vault, second_vault
+):
+    first = await guardrail_vault.assign(T1, [("PERSON", "Maria Gonzalez")])
+    again = await guardrail_vault.assign(T1, [("PERSON", "Jane Doe"), ("PERSON", "Maria Gonzalez")])
+    elsewhere = await second_vault.assign(
+        T1, [("PERSON", "  MARIA   gonzalez "), ("PERSON", "Jane Doe")]
+    )
+    assert first == ["<PERSON_1>"]
+    assert again == ["<PERSON_2>", "<PERSON_1>"]
+    assert elsewhere == ["<PERSON_1>", "<PERSON_2>"]
+    mapping = await second_vault.mapping(T1)
+    assert mapping == {
+        "<PERSON_1>": ("PERSON", "Maria Gonzalez"),
+        "<PERSON_2>": ("PERSON", "Jane Doe"),
+    }
+
+
+async def test_a_value_repeated_in_one_message_gets_one_placeholder(guardrail_vault):
+    items = [("PERSON", "Jane Doe"), ("PERSON", "Bob Stone"), ("PERSON", "jane doe")]
+    assert await guardrail_vault.assign(T1, items) == ["<PERSON_1>", "<PERSON_2>", "<PERSON_1>"]
+
+
+async def test_concurrent_assignment_from_two_processes_agrees(guardrail_vault, second_vault):
+    names = [("PERSON", f"Person Number{i}") for i in range(20)]
+    calls = []
+    for i in range(10):
+        calls.append(guardrail_vault.assign(T1, names[i:] + names[:i]))
+        calls.append(second_vault.assign(T1, list(reversed(names))))
+    results = await asyncio.gather(*calls)
+    by_value: dict[str, set[str]] = {}
+    for order, placeholders in zip(
+        [
+            names[i:] + names[:i] if k % 2 == 0 else list(reversed(names))
+            for i in range(10)
+            for k in range(2)
+        ],
+        results,
+        strict=True,
+    ):
+        for (_, value), placeholder in zip(order, placeholders, strict=True):
+            by_value.setdefault(value, set()).add(placeholder)
+    assert all(len(p) == 1 for p in by_value.values())  # one placeholder per value, everywhere
+    issued = {p for ps in by_value.values() for p in ps}
+    assert issued == {f"<PERSON_{n}>" for n in range(1, 21)}  # no gaps, no duplicates
+
+
+async def test_threads_do_not_share_values(guardrail_vault):
+    await guardrail_vault.assign(T1, [("PERSON", "Maria Gonzalez")])
+    assert await guardrail_vault.mapping(T2) == {}
+    assert await guardrail_vault.assign(T2, [("PERSON", "John Smith")]) == ["<PERSON_1>"]
+    assert (await guardrail_vault.mapping(T2))["<PERSON_1>"] == ("PERSON", "John Smith")
+    assert (await guardrail_vault.mapping(T1))["<PERSON_1>"] == ("PERSON", "Maria Gonzalez")
+
+
+async def test_redis_never_holds_a_value_in_clear(guardrail_vault, redis_url, redis_prefix):
+    await guardrail_vault.assign(T1, SEEDED)
+    await guardrail_vault.assign(T2, SEEDED)
+    dump = redis_dump(redis_url, redis_prefix)
+    assert "<PERSON_2>" in dump
+    for _, value in SEEDED:
+        for form in (value, value.replace(" ", ""), value.casefold()):
+            assert form not in dump
+    assert "4111111111111111" not in dump
+
+
+async def test_vault_expires_with_the_thread(guardrail_vault, guardrail_redis, guardrail_keys):
+    await guardrail_vault.assign(T1, SEEDED[:1])
+    ttl = await guardrail_redis.ttl(guardrail_keys.thread(T1, "vault"))
+    assert 3500 < ttl <= 3600
+
+
+async def test_a_wrong_key_gives_an_error_not_plaintext(
+    guardrail_vault, guardrail_redis, guardrail_keys
+):
+    await guardrail_vault.assign(T1, SEEDED)
+    other = RedisVault(guardrail_redis, guardrail_keys, key=bytes(32), ttl_seconds=60)
+    with pytest.raises(StoreError, match="VEILBOT_VAULT_KEY") as info:
+        await other.mapping(T1)
+    assert not any(value in str(info.value) for _, value in SEEDED)
+
+
+async def test_tampered_or_moved_ciphertext_gives_an_error(
+    guardrail_vault, guardrail_redis, guardrail_keys
+):
+    await guardrail_vault.assign(T1, SEEDED[:1])
+    key1, key2 = guardrail_keys.thread(T1, "vault"), guardrail_keys.thread(T2, "vault")
+    sealed = await guardrail_redis.hget(key1, "p:<PERSON_1>")
+    # The same ciphertext in another thread fails: it is bound to its thread and type.
+    await guardrail_redis.hset(key2, "p:<PERSON_1>", sealed)
+    with pytest.raises(StoreError):
+        await guardrail_vault.mapping(T2)
+    blob = bytearray(base64.b64decode(sealed))
+    blob[-1] ^= 1
+    await guardrail_redis.hset(key1, "p:<PERSON_1>", base64.b64encode(bytes(blob)))
+    with pytest.raises(StoreError):
+        await guardrail_vault.mapping(T1)
+
+
+async def test_redis_down_is_store_unavailable():
+    client = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1)
+    vault = RedisVault(client, KeySpace("vbtest-down"), key=TEST_VAULT_KEY, ttl_seconds=60)
+    with pytest.raises(StoreUnavailable) as info:
+        await vault.assign(T1, SEEDED)
+    assert "Maria" not in str(info.value)
+    with pytest.raises(StoreUnavailable):
+        await vault.mapping(T1)
+    await client.aclose()
+
+
+# ---------------------------------------------------------------- the key
+
+
+def test_configured_key_is_used(tmp_path):
+    assert load_vault_key(SecretStr(TEST_VAULT_KEY_B64), tmp_path) == TEST_VAULT_KEY
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "not base64 at all!!",
+        base64.urlsafe_b64encode(b"k" * 16).decode(),  # too short
+        base64.urlsafe_b64encode(b"k" * 33).decode(),  # too long
+        base64.b64encode(bytes([251] * 32)).decode(),  # standard, not urlsafe, alphabet
+        TEST_VAULT_KEY_B64 + "AAAA",
+        "ünïcode-kéy",
+    ],
+)
+def test_bad_configured_key_is_refused_without_echoing_it(bad, tmp_path):
+    with pytest.raises(ConfigError, match="VEILBOT_VAULT_KEY") as info:
+        load_vault_key(SecretStr(bad), tmp_path)
+    assert bad not in str(info.value)
+    assert info.value.__cause__ is None or bad not in str(info.value.__cause__)
+    assert not (tmp_path / "vault.key").exists()
+
+
+def test_key_file_is_created_private_and_reused(tmp_path):
+    data_dir = tmp_path / "data"
+    key = load_vault_key(None, data_dir)
+    path = data_dir / "vault.key"
+    assert len(key) == 32
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_vault_key(None, data_dir) == key
+    assert [p.name for p in data_dir.iterdir()] == ["vault.key"]  # no temporary left behind
+
+
+def test_key_file_readable_by_others_is_refused(tmp_path):
+    load_vault_key(None, tmp_path)
+    os.chmod(tmp_path / "vault.key", 0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        load_vault_key(None, tmp_path)
+
+
+def test_corrupt_key_file_is_refused(tmp_path):
+    path = tmp_path / "vault.key"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, b"short\n")
+    os.close(fd)
+    with pytest.raises(ConfigError, match="vault key file"):
+        load_vault_key(None, tmp_path)

@@ -1,0 +1,127 @@
+"""The context budget: token estimates and trimming of the history."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.budget import (
+    MESSAGE_OVERHEAD_TOKENS,
+    estimate_tokens,
+    fit_to_budget,
+    message_tokens,
+    repair_history,
+)
+from bot.types import ChatMessage
+
+
+def u(text: str) -> ChatMessage:
+    return ChatMessage("user", text)
+
+
+def a(text: str) -> ChatMessage:
+    return ChatMessage("assistant", text)
+
+
+def turns(n: int, size: int = 35) -> list[ChatMessage]:
+    """``n`` complete turns whose texts are ``size`` characters long (10 tokens at 35)."""
+    out: list[ChatMessage] = []
+    for i in range(n):
+        out += [u(f"q{i}".ljust(size, ".")), a(f"a{i}".ljust(size, "."))]
+    return out
+
+
+def assert_valid(messages: tuple[ChatMessage, ...], new: ChatMessage) -> None:
+    assert messages[-1] is new
+    assert [m.role for m in messages] == ["user", "assistant"] * (len(messages) // 2) + ["user"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"), [("", 0), ("a", 1), ("abc", 1), ("abcd", 2), ("x" * 35, 10), ("x" * 36, 11)]
+)
+def test_estimate_rounds_up(text, tokens):
+    assert estimate_tokens(text) == tokens
+
+
+def test_message_tokens_add_overhead():
+    assert message_tokens(u("x" * 35)) == 10 + MESSAGE_OVERHEAD_TOKENS
+
+
+def test_everything_fits():
+    history, new = turns(3), u("now")
+    result = fit_to_budget(history, new, budget_tokens=10_000, system="sys")
+    assert result == (*history, new)
+
+
+def test_oldest_turns_are_dropped_first():
+    history, new = turns(5), u("x" * 35)
+    per_message = 10 + MESSAGE_OVERHEAD_TOKENS
+    # the system (1 token), the new message and exactly two turns fit
+    budget = 1 + per_message + 4 * per_message
+    result = fit_to_budget(history, new, budget_tokens=budget, system="s")
+    assert result == (*history[-4:], new)
+    assert_valid(result, new)
+    assert fit_to_budget(history, new, budget_tokens=budget - 1, system="s") == (
+        *history[-2:],
+        new,
+    )
+
+
+def test_the_system_prompt_counts():
+    history, new = turns(2), u("hi")
+    roomy = fit_to_budget(history, new, budget_tokens=70, system="")
+    tight = fit_to_budget(history, new, budget_tokens=70, system="s" * 70)
+    assert (len(roomy), len(tight)) == (5, 3)
+
+
+def test_new_alone_is_returned_when_nothing_fits():
+    new = u("x" * 10_000)
+    assert fit_to_budget(turns(3), new, budget_tokens=10, system="sys") == (new,)
+    assert fit_to_budget([], new, budget_tokens=10, system="sys") == (new,)
+
+
+def test_input_is_not_mutated():
+    history = [u("a"), u("b"), a("c"), a("d")]
+    before = list(history)
+    fit_to_budget(history, u("e"), budget_tokens=5, system="")
+    fit_to_budget(history, u("e"), budget_tokens=10_000, system="")
+    assert history == before
+
+
+def test_new_must_be_a_user_message():
+    with pytest.raises(ValueError, match="user role"):
+        fit_to_budget([], a("no"), budget_tokens=100, system="")
+
+
+@pytest.mark.parametrize(
+    ("history", "expected"),
+    [
+        # a failed turn left an unanswered user message: the answered one is kept
+        ([u("q1"), u("q2"), a("a2")], [u("q2"), a("a2")]),
+        # the newest history message is an unanswered user message
+        ([u("q1"), a("a1"), u("q2")], [u("q1"), a("a1")]),
+        # history starting with the assistant
+        ([a("hello"), u("q1"), a("a1")], [u("q1"), a("a1")]),
+        # two answers in a row are merged
+        ([u("q1"), a("a1"), a("more")], [u("q1"), a("a1\n\nmore")]),
+        # blank messages are dropped
+        ([u("q1"), a("  "), u("q2"), a("a2")], [u("q2"), a("a2")]),
+        ([u(""), a("a0"), u("q1"), a("a1")], [u("q1"), a("a1")]),
+        ([], []),
+    ],
+)
+def test_malformed_histories_are_repaired(history, expected):
+    new = u("new")
+    result = fit_to_budget(history, new, budget_tokens=10_000, system="")
+    assert result == (*expected, new)
+    assert_valid(result, new)
+
+
+def test_repair_returns_turns():
+    assert repair_history([u("q"), a("a")]) == ((u("q"), a("a")),)
+
+
+def test_trimming_after_repair_keeps_alternation():
+    history = [a("x"), *turns(3), u("dangling"), u("again")]
+    for budget in range(0, 200, 7):
+        result = fit_to_budget(history, u("n"), budget_tokens=budget, system="")
+        assert_valid(result, result[-1])
