@@ -2,6 +2,7 @@
 
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
+veilbot run [discord ...]                             serve platforms (default: all configured)
 ```
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
@@ -30,7 +31,22 @@ def _parser() -> argparse.ArgumentParser:
     console.add_argument(
         "--show-redactions", action="store_true", help="also show what the model was sent"
     )
+    run = sub.add_parser("run", help="serve chat platforms (default: every configured one)")
+    run.add_argument(
+        "platforms", nargs="*", metavar="PLATFORM", help="discord (default: all with credentials)"
+    )
     return parser
+
+
+async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.app import build_adapters, build_app, run_adapters, select_platforms
+
+    names = select_platforms(settings, args.platforms)
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        await run_adapters(build_adapters(app, names))
+    return 0
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:
@@ -67,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.app import configure_logging
 
         configure_logging(_log_level(settings, args.command))
-        return asyncio.run(_console(settings, args))
+        command = _run if args.command == "run" else _console
+        return asyncio.run(command(settings, args))
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2

@@ -185,6 +185,10 @@ class Conversation:
         log.info("thread forgotten thread=%s keys=%d", thread_id, removed)
         return removed
 
+    async def knows_thread(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has kept history: the bot takes part in it (follow-ups)."""
+        return bool(await self._history.load(thread_id))
+
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """Drop a deleted user message (and the answer to it) from the thread's history."""
         cleaned = clean_user_text(text)
