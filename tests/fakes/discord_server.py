@@ -20,35 +20,17 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-BOT_ID = 900000000000000001
-APP_ID = 900000000000000001
-GUILD_ID = 500000000000000004
-CHANNEL_ID = 600000000000000020
-ALICE_ID = 100000000000000002
-BOB_ID = 100000000000000003
-OTHER_BOT_ID = 100000000000000009
-TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
-
-
-def user(uid: int, name: str, *, bot: bool = False) -> dict[str, Any]:
-    """A user object."""
-    return {
-        "id": str(uid),
-        "username": name,
-        "discriminator": "0",
-        "global_name": None,
-        "avatar": None,
-        "bot": bot,
-    }
-
-
-BOT_USER = user(BOT_ID, "veilbot", bot=True)
-USERS = {
-    ALICE_ID: user(ALICE_ID, "alice"),
-    BOB_ID: user(BOB_ID, "bob"),
-    OTHER_BOT_ID: user(OTHER_BOT_ID, "otherbot", bot=True),
-    BOT_ID: BOT_USER,
-}
+from tests.fakes import discord_payloads as wire
+from tests.fakes.discord_payloads import (  # noqa: F401  (re-exported for the tests)
+    ALICE_ID,
+    APP_ID,
+    BOB_ID,
+    BOT_ID,
+    BOT_USER,
+    CHANNEL_ID,
+    GUILD_ID,
+    OTHER_BOT_ID,
+)
 
 
 @dataclass
@@ -77,6 +59,7 @@ class FakeDiscord:
     _replay_on_resume: list[dict[str, Any]] = field(default_factory=list)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _runner: web.AppRunner | None = None
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     port: int = 0
 
     # ------------------------------------------------------------ lifecycle
@@ -121,85 +104,18 @@ class FakeDiscord:
         attachments: int = 0,
         msg_type: int = 0,
     ) -> dict[str, Any]:
-        """A MESSAGE_CREATE payload."""
-        data: dict[str, Any] = {
-            "id": str(self.next_id()),
-            "channel_id": str(channel),
-            "content": content,
-            "author": USERS[author],
-            "timestamp": TIMESTAMP,
-            "edited_timestamp": None,
-            "tts": False,
-            "mention_everyone": False,
-            "mentions": [USERS[m] for m in mentions],
-            "mention_roles": [],
-            "attachments": [self._attachment() for _ in range(attachments)],
-            "embeds": [],
-            "pinned": False,
-            "type": msg_type,
-            "flags": 0,
-        }
-        if guild is not None:
-            data["guild_id"] = str(guild)
-            data["member"] = {
-                "roles": [],
-                "joined_at": TIMESTAMP,
-                "flags": 0,
-                "deaf": False,
-                "mute": False,
-            }
-        return data
-
-    def _attachment(self) -> dict[str, Any]:
-        aid = self.next_id()
-        return {
-            "id": str(aid),
-            "filename": "notes.txt",
-            "size": 12,
-            "url": f"{self.api_url}/attachments/{aid}",
-            "proxy_url": "",
-            "content_type": "text/plain",
-        }
+        """A MESSAGE_CREATE payload from a member (``guild=None``: a direct message)."""
+        files = [wire.attachment(self.next_id(), self.api_url) for _ in range(attachments)]
+        return wire.message(self.next_id(), channel, content, author=author, guild=guild,
+                            mentions=mentions, attachments=files, msg_type=msg_type)  # fmt: skip
 
     def slash(
         self, name: str, *, channel: int, guild: int | None = GUILD_ID, author: int = ALICE_ID
     ) -> dict[str, Any]:
-        """An INTERACTION_CREATE payload for a chat-input command."""
-        channel_obj = self._threads.get(channel) or {
-            "id": str(channel),
-            "type": 0 if guild else 1,
-            "name": "general",
-            "position": 0,
-        }
-        data: dict[str, Any] = {
-            "id": str(self.next_id()),
-            "application_id": str(APP_ID),
-            "type": 2,
-            "token": f"itoken-{self.next_id()}",
-            "version": 1,
-            "attachment_size_limit": 8388608,
-            "data": {"id": str(self.next_id()), "name": name, "type": 1},
-            "channel_id": str(channel),
-            "channel": channel_obj,
-            "locale": "en-US",
-            "app_permissions": "0",
-            "entitlements": [],
-        }
-        if guild is not None:
-            data["guild_id"] = str(guild)
-            data["data"]["guild_id"] = str(guild)
-            data["member"] = {
-                "user": USERS[author],
-                "roles": [],
-                "joined_at": TIMESTAMP,
-                "flags": 0,
-                "permissions": "0",
-                "deaf": False,
-                "mute": False,
-            }
-        else:
-            data["user"] = USERS[author]
-        return data
+        """An INTERACTION_CREATE payload for a chat-input command used in ``channel``."""
+        where = self._threads.get(channel) or wire.text_channel(channel, dm=guild is None)
+        ids = (self.next_id(), self.next_id(), self.next_id())
+        return wire.interaction(ids, name, channel=where, guild=guild, author=author)
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send one dispatch (op 0) on the live gateway connection."""
@@ -263,110 +179,47 @@ class FakeDiscord:
 
     def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
-        if path == "/users/@me":
-            return 200, BOT_USER
-        if path == "/oauth2/applications/@me":
-            return 200, {
-                "id": str(APP_ID),
-                "name": "veilbot",
-                "description": "",
-                "icon": None,
-                "bot_public": True,
-                "bot_require_code_grant": False,
-                "owner": USERS[ALICE_ID],
-                "verify_key": "00",
-                "flags": 0,
-            }
+        fixed = {"/users/@me": BOT_USER, "/oauth2/applications/@me": wire.APPLICATION}
+        if path in fixed:
+            return 200, fixed[path]
         if path in ("/gateway/bot", "/gateway"):
-            return 200, {
-                "url": self.gateway_url,
-                "shards": self.shards_reported,
-                "session_start_limit": {
-                    "total": 1000,
-                    "remaining": 999,
-                    "reset_after": 0,
-                    "max_concurrency": 1,
-                },
-            }
-        if parts[0] == "channels" and parts[-1] == "typing":
-            return 204, None
-        if parts[0] == "channels" and parts[-1] == "messages" and method == "POST":
-            return 200, self._message_echo(int(parts[1]), self.next_id(), body)
-        if parts[0] == "channels" and len(parts) == 4 and method == "PATCH":
-            return 200, self._message_echo(int(parts[1]), int(parts[3]), body)
-        if parts[0] == "channels" and parts[-1] == "threads" and method == "POST":
-            return self._start_thread(int(parts[1]), int(parts[3]), body)
+            return 200, wire.gateway_bot(self.gateway_url, self.shards_reported)
+        if parts[0] == "channels":
+            return self._channel_route(method, parts, body)
         if parts[0] == "applications" and method == "PUT":
-            return 200, [self._command(c) for c in body]
+            return 200, [wire.command(c) for c in body]
         if parts[0] == "interactions":
-            return 200, {
-                "interaction": {"id": parts[1], "type": 2, "response_message_ephemeral": True}
-            }
+            answer = {"id": parts[1], "type": 2, "response_message_ephemeral": True}
+            return 200, {"interaction": answer}
         return 404, {"message": "404: Not Found", "code": 0}
 
-    def _message_echo(self, channel: int, mid: int, body: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "id": str(mid),
-            "channel_id": str(channel),
-            "content": body.get("content", ""),
-            "author": BOT_USER,
-            "timestamp": TIMESTAMP,
-            "edited_timestamp": None,
-            "tts": False,
-            "mention_everyone": False,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [],
-            "embeds": [],
-            "pinned": False,
-            "type": 0,
-            "flags": 0,
-        }
+    def _channel_route(self, method: str, parts: list[str], body: Any) -> tuple[int, Any]:
+        channel = int(parts[1])
+        if parts[-1] == "typing":
+            return 204, None
+        if parts[-1] == "messages" and method == "POST":
+            return 200, wire.message(self.next_id(), channel, body.get("content", ""))
+        if len(parts) == 4 and method == "PATCH":
+            return 200, wire.message(int(parts[3]), channel, body.get("content", ""))
+        if parts[-1] == "threads" and method == "POST":
+            return self._start_thread(channel, int(parts[3]), body["name"])
+        return 404, {"message": "404: Not Found", "code": 0}
 
-    def _start_thread(self, channel: int, message: int, body: dict[str, Any]) -> tuple[int, Any]:
+    def _start_thread(self, channel: int, message: int, name: str) -> tuple[int, Any]:
         if message in self._threads:
-            return 400, {
-                "code": 160004,
-                "message": "A thread has already been created for this message",
-            }
-        thread = {
-            "id": str(message),
-            "guild_id": str(GUILD_ID),
-            "parent_id": str(channel),
-            "owner_id": str(BOT_ID),
-            "name": body["name"],
-            "type": 11,
-            "message_count": 0,
-            "member_count": 1,
-            "rate_limit_per_user": 0,
-            "thread_metadata": {
-                "archived": False,
-                "auto_archive_duration": 1440,
-                "archive_timestamp": TIMESTAMP,
-                "locked": False,
-            },
-        }
-        self._threads[message] = thread
-        asyncio.get_running_loop().create_task(
-            self.dispatch("THREAD_CREATE", thread | {"newly_created": True})
-        )
+            error = "A thread has already been created for this message"
+            return 400, {"code": 160004, "message": error}
+        thread = self._threads[message] = wire.thread(message, channel, name)
+        announce = self.dispatch("THREAD_CREATE", thread | {"newly_created": True})
+        self._tasks.add(asyncio.get_running_loop().create_task(announce))
         return 201, thread
 
     def add_thread(self, thread_id: int, *, owner: int) -> dict[str, Any]:
-        """A thread someone else started, announced by THREAD_CREATE when dispatched."""
-        thread = self._start_thread(CHANNEL_ID, thread_id, {"name": "side talk"})[1]
-        thread["owner_id"] = str(owner)
+        """A thread a member started (send it with THREAD_CREATE)."""
+        thread = self._threads[thread_id] = wire.thread(
+            thread_id, CHANNEL_ID, "side talk", owner=owner
+        )
         return thread
-
-    @staticmethod
-    def _command(cmd: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "id": str(abs(hash(cmd["name"])) % 10**18),
-            "application_id": str(APP_ID),
-            "version": "1",
-            "type": 1,
-            **cmd,
-        }
 
     # ------------------------------------------------------------ gateway
 
@@ -401,59 +254,5 @@ class FakeDiscord:
             await self.dispatch("RESUMED", {})
 
     async def _ready(self, identify: dict[str, Any]) -> None:
-        ready: dict[str, Any] = {
-            "v": 10,
-            "user": BOT_USER,
-            "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
-            "session_id": "fake-session",
-            "resume_gateway_url": self.gateway_url,
-            "application": {"id": str(APP_ID), "flags": 0},
-        }
-        if "shard" in identify:
-            ready["shard"] = identify["shard"]
-        await self.dispatch("READY", ready)
-        await self.dispatch("GUILD_CREATE", self._guild())
-
-    def _guild(self) -> dict[str, Any]:
-        everyone = {
-            "id": str(GUILD_ID),
-            "name": "@everyone",
-            "permissions": "1071698660929",
-            "position": 0,
-            "color": 0,
-            "hoist": False,
-            "managed": False,
-            "mentionable": False,
-            "flags": 0,
-        }
-        me = {
-            "user": BOT_USER,
-            "roles": [],
-            "joined_at": TIMESTAMP,
-            "flags": 0,
-            "deaf": False,
-            "mute": False,
-        }
-        return {
-            "id": str(GUILD_ID),
-            "name": "test guild",
-            "unavailable": False,
-            "member_count": 3,
-            "roles": [everyone],
-            "members": [me],
-            "channels": [
-                {
-                    "id": str(CHANNEL_ID),
-                    "type": 0,
-                    "name": "general",
-                    "position": 0,
-                    "permission_overwrites": [],
-                }
-            ],
-            "threads": [t for t in self._threads.values()],
-            "emojis": [],
-            "stickers": [],
-            "features": [],
-            "owner_id": str(ALICE_ID),
-            "large": False,
-        }
+        await self.dispatch("READY", wire.ready(self.gateway_url, identify))
+        await self.dispatch("GUILD_CREATE", wire.guild(list(self._threads.values())))
