@@ -187,7 +187,7 @@ class Conversation:
 
     async def knows_thread(self, thread_id: ThreadId) -> bool:
         """Whether the thread has kept history: the bot takes part in it (follow-ups)."""
-        return bool(await self._history.load(thread_id))
+        return await self._history.exists(thread_id)
 
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """Drop a deleted user message (and the answer to it) from the thread's history."""

@@ -35,6 +35,10 @@ class HistoryStore(Protocol):
         """Append messages in one atomic write that trims and refreshes the thread's TTL."""
         ...
 
+    async def exists(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has any kept history."""
+        ...
+
     async def erase(self, thread_id: ThreadId) -> int:
         """Delete the thread's history and vault; returns the number of keys removed."""
         ...
