@@ -2,9 +2,8 @@
 
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
-veilbot run [PLATFORM ...]                            serve Slack (and others) until stopped
+veilbot run [discord|slack ...]                       serve platforms (default: all configured)
 ```
-``veilbot run`` with no name runs every platform whose credentials are set.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
 
@@ -32,11 +31,22 @@ def _parser() -> argparse.ArgumentParser:
     console.add_argument(
         "--show-redactions", action="store_true", help="also show what the model was sent"
     )
-    run = sub.add_parser("run", help="serve the chat platforms until interrupted")
+    run = sub.add_parser("run", help="serve chat platforms (default: every configured one)")
     run.add_argument(
-        "platforms", nargs="*", metavar="PLATFORM", help="e.g. slack (default: all configured)"
+        "platforms", nargs="*", metavar="PLATFORM", help="discord, slack (default: all configured)"
     )
     return parser
+
+
+async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.app import build_adapters, build_app, run_adapters, select_platforms
+
+    names = select_platforms(settings, args.platforms)
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        await run_adapters(build_adapters(app, names))
+    return 0
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:
@@ -55,17 +65,6 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
             interactive=sys.stdin.isatty(),
         )
         await adapter.run()
-    return 0
-
-
-async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_app, chosen_platforms, run_platforms
-
-    chosen_platforms(settings, args.platforms)  # fail on configuration before starting anything
-    async with build_app(settings) as app:
-        for notice in app.notices:
-            print(f"veilbot: {notice}", file=sys.stderr)
-        await run_platforms(app, args.platforms)
     return 0
 
 

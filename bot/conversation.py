@@ -186,16 +186,8 @@ class Conversation:
         return removed
 
     async def knows_thread(self, thread_id: ThreadId) -> bool:
-        """Whether the thread has history: the bot answered in it and it was not erased.
-
-        Adapters ask before answering a follow-up that does not mention the bot. A store
-        failure reads as "unknown thread": staying silent beats answering everywhere.
-        """
-        try:
-            return bool(await self._history.load(thread_id))
-        except StoreError as exc:
-            log.warning("history unavailable for follow-up check error=%s", type(exc).__name__)
-            return False
+        """Whether the thread has kept history: the bot takes part in it (follow-ups)."""
+        return await self._history.exists(thread_id)
 
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """Drop a deleted user message (and the answer to it) from the thread's history."""

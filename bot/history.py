@@ -121,6 +121,11 @@ class RedisHistoryStore:
         async with store_errors(f"history append {thread_id}"):
             await self._append(keys=keys, args=args)
 
+    async def exists(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has any kept history (one EXISTS, no payload)."""
+        async with store_errors(f"history exists {thread_id}"):
+            return bool(await self._redis.exists(self._keys.thread(thread_id, "history")))
+
     async def erase(self, thread_id: ThreadId) -> int:
         """Delete the thread's history and vault in one command.
 

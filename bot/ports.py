@@ -35,6 +35,10 @@ class HistoryStore(Protocol):
         """Append messages in one atomic write that trims and refreshes the thread's TTL."""
         ...
 
+    async def exists(self, thread_id: ThreadId) -> bool:
+        """Whether the thread has any kept history."""
+        ...
+
     async def erase(self, thread_id: ThreadId) -> int:
         """Delete the thread's history and vault; returns the number of keys removed."""
         ...
@@ -165,9 +169,10 @@ class MessageHandler(Protocol):
         ...
 
     async def knows_thread(self, thread_id: ThreadId) -> bool:
-        """Whether the thread has history, i.e. the bot took part in it and it was not erased.
+        """Whether the thread has a conversation with the bot (kept history).
 
-        Adapters use it to answer follow-ups in a thread without a new mention.
+        Adapters use it to answer follow-ups without a new mention in a thread the bot was
+        mentioned in, without holding state of their own (replicas share only the stores).
         """
         ...
 

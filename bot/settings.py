@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.errors import ConfigError
 
@@ -99,6 +99,49 @@ class Settings(BaseSettings):
             return True
         return self.model_backend == "auto" and self.anthropic_api_key is None
 
+    # Discord
+    discord_token: SecretStr | None = None
+    discord_reply_mode: Literal["thread", "inline"] = "thread"
+    """``thread``: a mention in a text channel opens a public thread; ``inline``: a reply."""
+    discord_followups: bool = True
+    """In a thread the bot started or was mentioned in, answer without a new mention."""
+    discord_ignore_bots: bool = True
+    discord_shard_count: int | None = Field(default=None, ge=1)
+    """Total shards across all replicas; set to use ``AutoShardedClient``."""
+    discord_shard_ids: Annotated[list[int] | None, NoDecode] = None
+    """The shards this replica runs (``0,1``); needs ``discord_shard_count``."""
+    discord_guild_id: int | None = None
+    """Sync slash commands to this guild only (instant), instead of globally."""
+    discord_progressive_edits: bool = False
+    discord_edit_interval_seconds: float = Field(default=1.5, ge=1.0)
+    discord_api_url: str | None = None
+    """REST base such as ``https://discord.com/api/v10``; for proxies and tests."""
+    discord_gateway_url: str | None = None
+    """Gateway websocket URL such as ``wss://gateway.discord.gg/``; for proxies and tests."""
+
+    @field_validator("discord_token")
+    @classmethod
+    def _refuse_placeholder_discord_token(cls, value: SecretStr | None) -> SecretStr | None:
+        return cls._refuse_placeholder_secret(value)
+
+    @field_validator("discord_shard_ids", mode="before")
+    @classmethod
+    def _parse_shard_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.replace(" ", ",").split(",") if p.strip()]
+            return [int(p) for p in parts] or None
+        return value
+
+    @model_validator(mode="after")
+    def _check_shards(self) -> Settings:
+        if self.discord_shard_ids is not None:
+            count = self.discord_shard_count
+            if count is None:
+                raise ValueError("VEILBOT_DISCORD_SHARD_IDS needs VEILBOT_DISCORD_SHARD_COUNT")
+            if any(not 0 <= i < count for i in self.discord_shard_ids):
+                raise ValueError("VEILBOT_DISCORD_SHARD_IDS must lie in [0, shard count)")
+        return self
+
     # Slack
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
@@ -122,13 +165,13 @@ class Settings(BaseSettings):
         return cls._refuse_placeholder_secret(value)
 
     @property
-    def slack_configured(self) -> bool:
-        """Whether Slack credentials for the chosen transport are set."""
+    def slack_missing_credential(self) -> str | None:
+        """The variable Slack still needs for the chosen transport, or ``None``."""
         if self.slack_bot_token is None:
-            return False
+            return "VEILBOT_SLACK_BOT_TOKEN"
         if self.slack_mode == "socket":
-            return self.slack_app_token is not None
-        return self.slack_signing_secret is not None
+            return None if self.slack_app_token else "VEILBOT_SLACK_APP_TOKEN"
+        return None if self.slack_signing_secret else "VEILBOT_SLACK_SIGNING_SECRET"
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from contextlib import AsyncExitStack
 from typing import Any
 
 from aiohttp import web
@@ -30,7 +31,7 @@ from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason,
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
-from bot.errors import ConfigError, InputRejected
+from bot.errors import InputRejected
 from bot.http_server import HttpServer
 from bot.ports import MessageHandler
 from bot.settings import Settings, require
@@ -71,8 +72,9 @@ class SlackAdapter:
     Args:
         settings: the service settings (``VEILBOT_SLACK_*``).
         handler: the core's guarded turn.
-        http: the shared HTTP server; required in ``http`` mode, where ``/slack/events`` is
-            added to it (so it must not be started yet).
+        http: a shared HTTP server (not started yet) to add ``/slack/events`` to, so other
+            routes can live beside it; without one, ``http`` mode serves its own on
+            ``VEILBOT_SLACK_HTTP_HOST``/``_PORT`` while ``run`` runs.
 
     Raises:
         ConfigError: a credential the chosen transport needs is missing (the error names it).
@@ -81,19 +83,22 @@ class SlackAdapter:
     name = "slack"
 
     def __init__(
-        self, settings: Settings, handler: MessageHandler, http: HttpServer | None
+        self, settings: Settings, handler: MessageHandler, http: HttpServer | None = None
     ) -> None:
         _quiet_sdk_loggers()
         token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
         self._settings, self._handler = settings, handler
         self._app_token: str | None = None
+        self._own_http: HttpServer | None = None
         if settings.slack_mode == "socket":
             self._app_token = require(settings.slack_app_token, "VEILBOT_SLACK_APP_TOKEN")
             secret = None
         else:
             secret = require(settings.slack_signing_secret, "VEILBOT_SLACK_SIGNING_SECRET")
             if http is None:
-                raise ConfigError("VEILBOT_SLACK_MODE=http needs the HTTP server")
+                http = self._own_http = HttpServer(
+                    settings.slack_http_host, settings.slack_http_port
+                )
         self.client = web_client(settings, token)
         self.app = AsyncApp(
             client=self.client,
@@ -126,6 +131,12 @@ class SlackAdapter:
 
     async def run(self) -> None:
         """Serve until cancelled; in-flight answers get a short grace period on the way out."""
+        async with AsyncExitStack() as stack:
+            if self._own_http is not None:
+                await stack.enter_async_context(self._own_http)
+            await self._serve()
+
+    async def _serve(self) -> None:
         socket: AsyncSocketModeHandler | None = None
         try:
             if self._app_token is not None:

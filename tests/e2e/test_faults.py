@@ -12,7 +12,7 @@ from bot.types import TurnStatus, thread_id
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fixtures.services import RedisServer, redis_dump
+from tests.fixtures.services import RedisServer, free_port, redis_dump
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t  ", "\u200b\u200b", "\x00\x07"])
@@ -167,3 +167,19 @@ async def test_guardrail_failure_fails_closed(
     assert "didn't send it" in reply.text
     assert fake_anthropic.requests == []
     assert [r["status"] for r in await audit_rows(app, thread)] == ["guardrail_error"]
+
+
+async def test_audit_database_down_still_answers_and_spools_the_record(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    dead = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    app = await make_app(database_url=dead)
+    reply = await app.conversation.handle(message("Hi, I'm Maria Gonzalez", unique_thread()))
+
+    assert reply is not None
+    assert reply.ok
+    assert "Maria Gonzalez" in reply.text
+    spool = (app.settings.data_dir / "audit-spool.jsonl").read_text()
+    assert len(spool.splitlines()) == 1
+    assert "<PERSON_1>" in spool
+    assert "Maria" not in spool

@@ -137,3 +137,21 @@ async def test_history_is_placeholder_text_and_forget_erases_it(
 
     assert removed == 2  # history and vault
     assert thread not in redis_dump(redis_url, app.settings.redis_prefix)
+
+
+async def test_a_long_thread_is_trimmed_for_the_model_but_kept_in_full(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app(context_budget_tokens=400)
+    thread = unique_thread()
+    for i in range(8):
+        await app.conversation.handle(message(f"Question {i}: " + "tell me more " * 20, thread))
+
+    sent = fake_anthropic.requests[-1].body["messages"]
+    roles = [m["role"] for m in sent]
+    assert len(sent) < 15
+    assert roles[0] == "user"
+    assert roles == ["user", "assistant"] * (len(sent) // 2) + ["user"]
+    assert "Question 7" in str(sent[-1]["content"])
+    kept = await app.history.load(message("x", thread).thread_id)
+    assert len(kept) == 16  # the canonical history is never rewritten by trimming

@@ -165,3 +165,12 @@ async def test_redis_down_fails_fast_and_recovers(
     assert await store.load(TID) == []  # the private server keeps no data
     await store.append(TID, [u("back")])
     assert await store.load(TID) == [u("back")]
+
+
+async def test_exists_tells_whether_a_thread_has_history(store: RedisHistoryStore) -> None:
+    tid = thread_id("console", "exists-check")
+    assert not await store.exists(tid)
+    await store.append(tid, [ChatMessage("user", "hi"), ChatMessage("assistant", "hello")])
+    assert await store.exists(tid)
+    await store.erase(tid)
+    assert not await store.exists(tid)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.slack.handler import SlackAdapter
-from bot.app import chosen_platforms
+from bot.app import select_platforms
 from bot.cli import main
 from bot.errors import ConfigError
 from bot.http_server import HttpServer
@@ -27,6 +27,8 @@ class _NoCore:
 def test_missing_credentials_name_the_variable(values: dict[str, str], variable: str) -> None:
     with pytest.raises(ConfigError, match=variable):
         SlackAdapter(Settings(**values), _NoCore(), HttpServer())  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=variable):
+        SlackAdapter(Settings(**values), _NoCore())  # type: ignore[arg-type]
 
 
 def test_placeholder_secrets_are_refused() -> None:
@@ -35,13 +37,14 @@ def test_placeholder_secrets_are_refused() -> None:
 
 
 def test_run_picks_configured_platforms() -> None:
-    assert chosen_platforms(Settings(slack_bot_token="xoxb-1", slack_signing_secret="s1"), []) == [
-        "slack"
-    ]
+    http = Settings(slack_bot_token="xoxb-1", slack_signing_secret="s1")
+    assert select_platforms(http, []) == ["slack"]
+    socket = Settings(slack_bot_token="xoxb-1", slack_mode="socket", slack_app_token="xapp-1")
+    assert select_platforms(socket, ["slack"]) == ["slack"]
+    with pytest.raises(ConfigError, match="VEILBOT_SLACK_SIGNING_SECRET"):
+        select_platforms(Settings(slack_bot_token="xoxb-1"), ["slack"])
     with pytest.raises(ConfigError, match="VEILBOT_SLACK_BOT_TOKEN"):
-        chosen_platforms(Settings(), [])
-    with pytest.raises(ConfigError, match="unknown platform"):
-        chosen_platforms(Settings(), ["irc"])
+        select_platforms(Settings(), [])
 
 
 def test_cli_run_without_credentials_exits_2(
@@ -53,5 +56,5 @@ def test_cli_run_without_credentials_exits_2(
         "VEILBOT_SLACK_APP_TOKEN",
     ):
         monkeypatch.delenv(name, raising=False)
-    assert main(["run"]) == 2
+    assert main(["run", "slack"]) == 2
     assert "VEILBOT_SLACK_BOT_TOKEN" in capsys.readouterr().err

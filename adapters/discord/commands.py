@@ -1,0 +1,69 @@
+"""Slash commands: ``/forget`` and ``/help``, answered privately (ephemeral)."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from bot.errors import VeilbotError
+from bot.ports import MessageHandler
+from bot.types import thread_id
+
+logger = logging.getLogger(__name__)
+
+HELP_TEXT = (
+    "**How to talk to me**\n"
+    "- Mention me in a channel: I answer in a thread started from your message. "
+    "In that thread, just keep talking; no need to mention me again.\n"
+    "- Or send me a direct message.\n"
+    "- Personal data (names, e-mails, phone numbers...) is replaced by placeholders before "
+    "anything reaches the AI model, and put back only in the answer you see.\n"
+    "- I can't read attachments, only the text of messages.\n"
+    "- `/forget` erases this conversation's history and the personal data I kept for it."
+)
+FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
+NOTHING_TO_FORGET = "There was nothing to forget here: I keep no history for this conversation."
+FORGET_FAILED = "I couldn't erase this conversation right now. Please try again in a minute."
+
+
+def build_tree(client: discord.Client, handler: MessageHandler) -> app_commands.CommandTree:
+    """The command tree with ``/forget`` and ``/help`` registered as global commands."""
+    tree: app_commands.CommandTree = app_commands.CommandTree(client)
+
+    @tree.command(name="forget", description="Erase this conversation's history and its data")
+    async def forget(interaction: discord.Interaction) -> None:
+        await _forget(interaction, handler)
+
+    @tree.command(name="help", description="How to talk to veilbot")
+    async def help_(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
+
+    return tree
+
+
+async def sync_commands(tree: app_commands.CommandTree, guild_id: int | None) -> None:
+    """Register the commands with Discord: in one guild (instant) or globally."""
+    if guild_id is None:
+        synced = await tree.sync()
+    else:
+        guild = discord.Object(id=guild_id)
+        tree.copy_global_to(guild=guild)
+        synced = await tree.sync(guild=guild)
+    logger.info("synced %s slash commands (guild %s)", len(synced), guild_id or "global")
+
+
+async def _forget(interaction: discord.Interaction, handler: MessageHandler) -> None:
+    """Erase the conversation of the channel or thread the command was used in."""
+    workspace = str(interaction.guild_id) if interaction.guild_id else "dm"
+    tid = thread_id("discord", workspace, str(interaction.channel_id))
+    try:
+        removed = await handler.forget(tid)
+    except VeilbotError as exc:
+        logger.warning("forget failed for %s: %s", tid, type(exc).__name__)
+        await interaction.response.send_message(FORGET_FAILED, ephemeral=True)
+        return
+    logger.info("forgot %s (%s keys)", tid, removed)
+    text = FORGOTTEN if removed else NOTHING_TO_FORGET
+    await interaction.response.send_message(text, ephemeral=True)

@@ -1,0 +1,109 @@
+"""Posting an answer in Discord: split under the limit, safe mentions, optional live edits."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import discord
+
+from adapters.discord.events import allowed_mentions, split_message
+
+logger = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class ReplyPoster:
+    """Posts one answer into a channel or thread; also a ``ReplySink`` for progressive edits.
+
+    Every post and edit carries ``allowed_mentions``: never ``@everyone``, ``@here`` or roles,
+    and only users the asker mentioned. Rate limits are discord.py's to handle; edits are spaced
+    by ``edit_interval`` so a streamed answer stays well inside Discord's per-channel budget.
+
+    Args:
+        channel: where the answer goes.
+        reply_to: the message to reply to (inline mode), or ``None``.
+        asked: ids of users the asker mentioned; only they may be pinged.
+        edit_interval: seconds between live edits; ``None`` disables progressive edits.
+    """
+
+    def __init__(
+        self,
+        channel: discord.abc.Messageable,
+        *,
+        reply_to: discord.Message | None,
+        asked: Sequence[int],
+        edit_interval: float | None,
+    ) -> None:
+        self._channel = channel
+        self._reply_to = reply_to
+        self._asked = tuple(asked)
+        self._interval = edit_interval
+        self._live: discord.Message | None = None
+        self._shown = ""
+        self._buffer = ""
+        self._last_edit = 0.0
+
+    @property
+    def streaming(self) -> bool:
+        """Whether deltas are shown as they come."""
+        return self._interval is not None
+
+    async def delta(self, text: str) -> None:
+        """Show more of the answer, at most once per ``edit_interval``."""
+        self._buffer += text
+        if self._interval is None or not self._buffer.strip():
+            return
+        now = time.monotonic()
+        if self._live is not None and now - self._last_edit < self._interval:
+            return
+        self._last_edit = now
+        await self._show(split_message(self._buffer)[0])
+
+    async def finish(self, text: str) -> None:
+        """Post the whole answer: the live message becomes the first part, the rest follow."""
+        chunks = split_message(text)
+        if not chunks:
+            return
+        first, *rest = chunks
+        await self._show(first)
+        for chunk in rest:
+            await self._send(chunk, reference=None)
+
+    async def _show(self, content: str) -> None:
+        if content == self._shown:
+            return
+        if self._live is None:
+            self._live = await self._send(content, reference=self._reply_to)
+        else:
+            mentions = allowed_mentions(content, self._asked, reply=False)
+            self._live = await self._live.edit(content=content, allowed_mentions=mentions)
+        self._shown = content
+
+    async def _send(self, content: str, *, reference: discord.Message | None) -> discord.Message:
+        mentions = allowed_mentions(content, self._asked, reply=reference is not None)
+        if reference is None:
+            return await self._channel.send(content, allowed_mentions=mentions)
+        ref = reference.to_reference(fail_if_not_exists=False)
+        return await self._channel.send(content, reference=ref, allowed_mentions=mentions)
+
+
+class OncePerThread:
+    """Remembers, per process, which threads were already told something (bounded LRU)."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._capacity = capacity
+
+    def first(self, key: str) -> bool:
+        """``True`` the first time ``key`` is seen (recently)."""
+        if key in self._seen:
+            self._seen.move_to_end(key)
+            return False
+        self._seen[key] = None
+        if len(self._seen) > self._capacity:
+            self._seen.popitem(last=False)
+        return True

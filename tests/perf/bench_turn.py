@@ -1,0 +1,176 @@
+"""Benchmark: what the guarded turn costs on top of the model call.
+
+Runs 300 turns of realistic 10-60 word chat messages (about half with personal data) across
+30 threads through the real composition root — real Redis, SQLite audit log, real Presidio —
+against a zero-latency fake Anthropic server, and in the same process a bare Presidio
+``analyze`` + ``anonymize`` of the same messages. Prints p50/p95/p99 of the turn minus the
+model call, the same for bare Presidio, their ratio, and the peak RSS.
+
+    .venv/bin/python tests/perf/bench_turn.py [--turns 300]
+
+Targets on a 2-core machine: ratio at p50 <= 1.3, turn overhead p99 <= 60 ms, RSS <= 400 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import sqlalchemy as sa  # noqa: E402
+from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
+
+from bot.app import build_app, configure_logging  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.types import InboundMessage, thread_id  # noqa: E402
+from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
+from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
+
+FIRST = ["Maria", "John", "Priya", "Chen", "Olga", "Ahmed", "Lucia", "Tom", "Grace", "Kenji"]
+LAST = ["Gonzalez", "Smith", "Natarajan", "Wei", "Petrova", "Hassan", "Rossi", "Baker"]
+CITIES = ["Berlin", "Denver", "London", "Austin", "Madrid", "Toronto", "Lisbon"]
+FILLER = (
+    "the deploy failed again after the migration so we rolled back and the dashboard shows "
+    "latency spikes on the checkout service can you summarise what changed in the release "
+    "notes and suggest a plan for tomorrow's standup including the open tickets and owners"
+).split()
+PII_SNIPPETS = [
+    lambda r: f"{r.choice(FIRST)} {r.choice(LAST)}",
+    lambda r: f"{r.choice(FIRST).lower()}.{r.choice(LAST).lower()}@example.com",
+    lambda r: f"+1 415 555 {r.randint(1000, 9999)}",
+    lambda r: r.choice(CITIES),
+    lambda r: "4111 1111 1111 1111",
+    lambda r: "DE89 3704 0044 0532 0130 00",
+]
+
+
+def messages(count: int, seed: int = 7) -> list[str]:
+    """Deterministic chat messages of 10-60 words; about half carry personal data."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        words = [rng.choice(FILLER) for _ in range(rng.randint(10, 55))]
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 3)):
+                words.insert(rng.randrange(len(words)), rng.choice(PII_SNIPPETS)(rng))
+        out.append(" ".join(words).capitalize() + ".")
+    return out
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def bare_presidio(analyzer: object, texts: list[str]) -> list[float]:
+    """Milliseconds per message for analyze + anonymize with Presidio's own engines."""
+    from presidio_anonymizer import AnonymizerEngine
+
+    from guardrails.presidio import DEFAULT_ENTITIES
+
+    anonymizer = AnonymizerEngine()
+    timings = []
+    for text in texts:
+        start = time.perf_counter()
+        found = analyzer.analyze(  # type: ignore[attr-defined]
+            text=text, language="en", entities=list(DEFAULT_ENTITIES), score_threshold=0.4
+        )
+        anonymizer.anonymize(text=text, analyzer_results=found)
+        timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+async def run_turns(settings: Settings, texts: list[str]) -> tuple[list[float], object]:
+    """Wall time of each turn minus its model stage, in ms; and the analyzer used."""
+    walls: dict[str, float] = {}
+    async with build_app(settings) as app:
+        for i, text in enumerate(texts):
+            name = f"bench{i % 30}"
+            msg = InboundMessage(
+                thread_id=thread_id("console", name),
+                platform="console",
+                workspace="local",
+                channel=name,
+                user_id="bench",
+                message_id=str(i),
+                text=text,
+            )
+            start = time.perf_counter()
+            reply = await app.conversation.handle(msg)
+            if reply is None or not reply.ok:
+                raise SystemExit(f"turn {i} failed: {reply}")
+            walls[reply.run_id] = (time.perf_counter() - start) * 1000
+        analyzer = app.guardrail._analyzer  # noqa: SLF001  (the very engine the turns used)
+    model_ms = await model_stage_ms(settings)
+    return [walls[run] - model_ms[run] for run in walls], analyzer
+
+
+async def model_stage_ms(settings: Settings) -> dict[str, float]:
+    engine = create_async_engine(f"sqlite+aiosqlite:///{settings.data_dir / 'audit.db'}")
+    async with engine.connect() as conn:
+        rows = await conn.execute(sa.text("SELECT run_id, latencies_ms FROM audit_runs"))
+        stages = {r.run_id: r.latencies_ms for r in rows}
+    await engine.dispose()
+    return {
+        run: float((json.loads(s) if isinstance(s, str) else s)["model"])
+        for run, s in stages.items()
+    }
+
+
+def report(turn: list[float], bare: list[float]) -> None:
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{'':28}{'p50':>9}{'p95':>9}{'p99':>9}")
+    for label, values in (("turn minus model call (ms)", turn), ("bare Presidio (ms)", bare)):
+        print(f"{label:28}" + "".join(f"{pct(values, p):9.2f}" for p in (50, 95, 99)))
+    print(f"ratio at p50: {pct(turn, 50) / pct(bare, 50):.2f}   (target <= 1.3)")
+    print(f"turn overhead p99: {pct(turn, 99):.1f} ms   (target <= 60)")
+    print(f"peak RSS: {rss_mb:.0f} MB   (target <= 400)")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=300)
+    args = parser.parse_args()
+    configure_logging("WARNING")
+    texts = messages(args.turns)
+    redis_url = os.environ.get("VEILBOT_TEST_REDIS_URL")
+    server = None
+    if not redis_url:
+        binary = find_redis_server()
+        assert binary, "no redis-server: set VEILBOT_TEST_REDIS_URL"
+        server = RedisServer(binary)
+        server.start()
+        redis_url = server.url
+    try:
+        with FakeAnthropic() as fake, tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                data_dir=Path(tmp),
+                redis_url=redis_url,
+                redis_prefix="bench",
+                vault_key=TEST_VAULT_KEY_B64,
+                anthropic_api_key="bench",  # type: ignore[arg-type]
+                anthropic_base_url=fake.url,
+                model_max_retries=0,
+            )
+            turn, analyzer = await run_turns(settings, texts)
+            bare = bare_presidio(analyzer, texts)
+        print(f"{len(texts)} turns, {len({t for t in texts})} distinct messages, 30 threads")
+        report(turn, bare)
+    finally:
+        if server:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,55 @@
+"""Discord settings and platform selection: fail fast, naming the variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.app import select_platforms
+from bot.errors import ConfigError
+from bot.settings import Settings
+from bot.settings import load_settings as _load
+
+
+@pytest.fixture(autouse=True)
+def _no_discord_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TOKEN", "SHARD_COUNT", "SHARD_IDS", "REPLY_MODE"):
+        monkeypatch.delenv(f"VEILBOT_DISCORD_{name}", raising=False)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from these values only (no .env file of the developer's)."""
+    return _load(_env_file=None, **overrides)
+
+
+def test_shard_ids_are_read_from_a_comma_list() -> None:
+    settings = load_settings(discord_shard_count=4, discord_shard_ids="2, 3")
+    assert settings.discord_shard_ids == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "variable"),
+    [
+        ({"discord_shard_ids": "0"}, "VEILBOT_DISCORD_SHARD_COUNT"),
+        ({"discord_shard_count": 2, "discord_shard_ids": "2"}, "VEILBOT_DISCORD_SHARD_IDS"),
+        ({"discord_token": "changeme"}, "VEILBOT_DISCORD_TOKEN"),
+        ({"discord_reply_mode": "dm"}, "VEILBOT_DISCORD_REPLY_MODE"),
+    ],
+)
+def test_bad_discord_settings_name_the_variable(
+    overrides: dict[str, object], variable: str
+) -> None:
+    with pytest.raises(ConfigError, match=variable):
+        load_settings(**overrides)
+
+
+def test_run_without_a_name_runs_every_configured_platform() -> None:
+    assert select_platforms(load_settings(discord_token="t0k3n")) == ["discord"]
+
+
+def test_run_fails_fast_when_nothing_is_configured_or_a_token_is_missing() -> None:
+    with pytest.raises(ConfigError, match="VEILBOT_DISCORD_TOKEN"):
+        select_platforms(load_settings())
+    with pytest.raises(ConfigError, match="VEILBOT_DISCORD_TOKEN is not set"):
+        select_platforms(load_settings(), ["discord"])
+    with pytest.raises(ConfigError, match="unknown platform"):
+        select_platforms(load_settings(discord_token="t0k3n"), ["irc"])
