@@ -28,6 +28,8 @@ from bot.redis_client import open_redis
 from bot.settings import Settings
 from guardrails.engine import build_analyzer
 from guardrails.presidio import PresidioGuardrail
+from guardrails.redact import Redactor, presidio_detector
+from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
 
@@ -111,9 +113,18 @@ _analyzer = functools.cache(build_analyzer)
 
 async def _guardrail(settings: Settings, vault: RedisVault) -> PresidioGuardrail:
     analyzer = await asyncio.to_thread(_analyzer, settings.spacy_model)
-    guardrail = PresidioGuardrail(analyzer, vault)
+    guardrail = PresidioGuardrail(analyzer, vault, reveal=RevealPolicy(settings.reveal_policy))
     await guardrail.warm_up()
     return guardrail
+
+
+def build_redactor(settings: Settings) -> Redactor:
+    """The stateless redactor of ``veilbot redact``: the guardrail's detection, no Redis.
+
+    Raises:
+        GuardrailError: the spaCy model is missing or the analyzer cannot be built.
+    """
+    return Redactor(presidio_detector(_analyzer(settings.spacy_model)))
 
 
 @asynccontextmanager

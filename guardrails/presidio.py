@@ -18,6 +18,7 @@ from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
 from guardrails.engine import LANGUAGE
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
+from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class PresidioGuardrail:
         vault: the placeholder vault.
         entities: the Presidio entity types to redact.
         score_threshold: detections scoring below this are ignored.
+        reveal: what readers see for each entity type in shared and private places.
     """
 
     def __init__(
@@ -89,8 +91,10 @@ class PresidioGuardrail:
         *,
         entities: Sequence[str] = DEFAULT_ENTITIES,
         score_threshold: float = 0.4,
+        reveal: RevealPolicy | None = None,
     ) -> None:
         self._analyzer = analyzer
+        self._reveal = reveal or RevealPolicy()
         self._vault = vault
         self._entities = list(entities)
         self._threshold = score_threshold
@@ -124,13 +128,22 @@ class PresidioGuardrail:
     async def restorer(
         self, thread_id: ThreadId, *, platform: Platform, private: bool
     ) -> PlaceholderRestorer:
-        """A restorer bound to this thread's vault (for now every audience sees every value).
+        """A restorer bound to this thread's vault and the reveal policy of the place.
+
+        Args:
+            thread_id: the thread whose placeholders may be filled (and no other's).
+            platform: where the answer goes.
+            private: ``True`` in a direct message; shared places may see masked values.
 
         Raises:
             StoreError: the vault could not be read.
         """
         mapping = await self._vault.mapping(thread_id)
-        return PlaceholderRestorer({ph: value for ph, (_, value) in mapping.items()})
+        shown = {
+            ph: self._reveal.render(ph, entity_type, value, private=private)
+            for ph, (entity_type, value) in mapping.items()
+        }
+        return PlaceholderRestorer(shown, known_types=self._entities)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact personal data the model produced itself, for the stored copy of an answer.
