@@ -185,13 +185,13 @@ class PlaceholderRestorer:
     def feed(self, delta: str) -> str:
         """Accept a delta; return what can be shown now (never half a placeholder)."""
         self._raw += delta
-        cut, last_end = len(self._raw), self._done
+        cut = _partial_start(self._raw, self._done, self._known)
         for match in self._pattern.finditer(self._raw, self._done):
-            if _may_grow(match, self._raw):
-                cut = match.start()
+            if match.start() >= cut:
                 break
-            last_end = match.end()
-        cut = min(cut, _partial_start(self._raw, last_end, self._known))
+            if match.end() > cut or _may_grow(match, self._raw):
+                cut = match.start()  # "< PERSON_1 " may still close: hold the whole of it
+                break
         return self._emit(cut)
 
     def finish(self) -> Restoration:

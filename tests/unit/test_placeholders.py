@@ -1,6 +1,7 @@
 """The placeholder grammar and the streaming restorer (pure, no services)."""
 
 import itertools
+import random
 
 import pytest
 
@@ -220,12 +221,12 @@ def test_unknown_placeholders_in_any_form_are_neutral_and_counted(written):
 
 MANGLED = (
     "Hi PERSON_1! [PERSON_2] wrote <<EMAIL_ADDRESS_1>> and `< phone_number_12 >`; "
-    "<PERSON_3>'s and <LOCATION_1>'s and [PERSON_1](mailto:EMAIL\\_ADDRESS\\_1). "
+    "<PERSON_3>'s and <LOCATION_1>'s and [PERSON_1](mailto:EMAIL\\_ADDRESS\\_1). < PERSON_2 >, "
     "PERSON_77 and <PERSON_9> are unknown; PERSON is a word, I saw <PERSON and COVID_19 <"
 )
 MANGLED_EXPECTED = (
     "Hi Maria Gonzalez! John Smith wrote john.smith@acme.com and `+1 415 555 0123`; "
-    "James's and McDonald's and [Maria Gonzalez](mailto:john.smith@acme.com). "
+    "James's and McDonald's and [Maria Gonzalez](mailto:john.smith@acme.com). John Smith, "
     f"{NEUTRAL} and {NEUTRAL} are unknown; PERSON is a word, I saw <PERSON and COVID_19 <"
 )
 
@@ -263,6 +264,7 @@ def test_mangled_forms_split_at_every_pair_of_boundaries():
         ("Dear PERSON_1", "Dear "),  # could become PERSON_12 or PERSON_1's
         ("Dear [PERSON_1]", "Dear "),  # could become a link label: [PERSON_1](url)
         ("Dear <<PERSON_1>", "Dear "),  # could become <<PERSON_1>>
+        ("Dear < PERSON_1 ", "Dear "),  # could become < PERSON_1 >
         ("Dear Paul", "Dear Paul"),  # no known type starts with PAUL
         ("see x_1 and Zed", "see x_1 and Zed"),
         ("price < 3", "price < 3"),
@@ -270,3 +272,26 @@ def test_mangled_forms_split_at_every_pair_of_boundaries():
 )
 def test_only_a_possible_placeholder_start_is_held_back(delta, visible):
     assert PlaceholderRestorer(MORE).feed(delta) == visible
+
+
+FRAGMENTS = [
+    "<PERSON_1>", "PERSON_2", "<person_3>", "< PERSON_1 >", "<<EMAIL_ADDRESS_1>>", "[PERSON_2]",
+    "`<PERSON_1>`", "'s", "\u2019s", "PERSON_9", "EMAIL\\_ADDRESS\\_1", "](x)", "[", "<", "<<",
+    ">", " ", " < ", "a", "Zed", "PER", "x_1", "_", "1", "\n", "COVID_19", "<PERSON", ">>",
+]  # fmt: skip
+
+
+def test_random_mixtures_split_anywhere_restore_like_the_whole():
+    rng = random.Random(11)
+    for _ in range(400):
+        answer = "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 10)))
+        whole = PlaceholderRestorer(MORE).restore(answer)
+        for cut in range(len(answer) + 1):
+            restorer = PlaceholderRestorer(MORE)
+            shown = restorer.feed(answer[:cut])
+            result = restorer.finish() if cut == len(answer) else None
+            if result is None:
+                shown += restorer.feed(answer[cut:])
+                result = restorer.finish()
+            assert result == whole, (answer, cut)
+            assert result.text.startswith(shown)
