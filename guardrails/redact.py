@@ -11,17 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from bot.errors import GuardrailError
+from bot.errors import GuardrailError, VeilbotError
 from bot.types import Platform
-from guardrails.engine import LANGUAGE
 from guardrails.placeholders import format_placeholder
-from guardrails.presidio import DEFAULT_ENTITIES, Span, clean_text, resolve_overlaps
 from guardrails.vault import normalize_value
-
-if TYPE_CHECKING:
-    from presidio_analyzer import AnalyzerEngine
 
 
 class Found(Protocol):
@@ -82,7 +77,12 @@ class Redactor:
         Raises:
             GuardrailError: detection failed.
         """
-        found = sorted(self._detect(text, platform), key=lambda f: f.start)
+        try:
+            found = sorted(self._detect(text, platform), key=lambda f: f.start)
+        except VeilbotError:
+            raise
+        except Exception as exc:  # fail closed, naming the error type only (never the text)
+            raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
         numbers: dict[str, int] = {}
         issued: dict[tuple[str, str], str] = {}
         pieces: list[str] = []
@@ -106,37 +106,3 @@ def _type_name(entity_type: str) -> str:
     """An entity type usable in a placeholder (recognizer names may hold other characters)."""
     name = re.sub(r"[^A-Z0-9_]", "_", entity_type.upper())[:40]
     return name if name[:1].isalpha() else f"PII_{name}"[:40]
-
-
-@dataclass(frozen=True, slots=True)
-class _Detection:
-    type: str
-    start: int
-    end: int
-
-
-def presidio_detector(analyzer: AnalyzerEngine) -> Detector:
-    """Detection as ``PresidioGuardrail`` does it, with offsets mapped back to the original text.
-
-    Invisible characters are removed before analysis (as the guardrail does), so each offset
-    of the cleaned text is mapped back to the character it came from.
-    """
-
-    def run(text: str, platform: Platform) -> list[_Detection]:
-        kept = [i for i, char in enumerate(text) if clean_text(char)]
-        cleaned = "".join(text[i] for i in kept)
-        try:
-            results = analyzer.analyze(
-                text=cleaned,
-                language=LANGUAGE,
-                entities=list(DEFAULT_ENTITIES),
-                score_threshold=0.4,
-            )
-        except Exception as exc:
-            raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
-        spans = resolve_overlaps(
-            [Span(int(r.start), int(r.end), str(r.entity_type), float(r.score)) for r in results]
-        )
-        return [_Detection(s.type, kept[s.start], kept[s.end - 1] + 1) for s in spans]
-
-    return run
