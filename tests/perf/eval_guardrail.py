@@ -74,7 +74,7 @@ def redis_url() -> Iterator[str]:
     try:
         yield server.url
     finally:
-        server.stop()
+        server.cleanup()
 
 
 async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
