@@ -28,7 +28,10 @@ from bot.ports import MessageHandler, ModelClient, PlatformAdapter
 from bot.redis_client import open_redis
 from bot.settings import Settings
 from guardrails.engine import build_analyzer
-from guardrails.presidio import PresidioGuardrail
+from guardrails.policy import Policy, load_policy
+from guardrails.presidio import PresidioGuardrail, detect
+from guardrails.redact import Redactor
+from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
 
@@ -112,9 +115,30 @@ _analyzer = functools.cache(build_analyzer)
 
 async def _guardrail(settings: Settings, vault: RedisVault) -> PresidioGuardrail:
     analyzer = await asyncio.to_thread(_analyzer, settings.spacy_model)
-    guardrail = PresidioGuardrail(analyzer, vault)
+    guardrail = PresidioGuardrail(
+        analyzer,
+        vault,
+        policy=_policy(settings),
+        reveal=RevealPolicy(settings.reveal_policy),
+    )
     await guardrail.warm_up()
     return guardrail
+
+
+def _policy(settings: Settings) -> Policy:
+    """The detection policy: ``VEILBOT_GUARDRAIL_POLICY_FILE``, else the shipped default."""
+    return load_policy(settings.guardrail_policy_file)
+
+
+def build_redactor(settings: Settings) -> Redactor:
+    """The stateless redactor of ``veilbot redact``: the guardrail's own detection, no Redis.
+
+    Raises:
+        GuardrailError: the spaCy model is missing or the analyzer cannot be built.
+        ConfigError: the policy file is unreadable or invalid.
+    """
+    analyzer, policy = _analyzer(settings.spacy_model), _policy(settings)
+    return Redactor(lambda text, platform: detect(analyzer, text, platform, policy))
 
 
 @asynccontextmanager

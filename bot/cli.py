@@ -3,6 +3,7 @@
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
 veilbot run [discord|slack ...]                       serve platforms (default: all configured)
+veilbot redact --jsonl                                redact {"id","text","platform"} lines
 ```
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
@@ -11,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import IO, Any, cast, get_args
 
 from bot import __version__
-from bot.errors import ConfigError, InputRejected, VeilbotError
+from bot.errors import ConfigError, GuardrailError, InputRejected, VeilbotError
 from bot.settings import Settings, load_settings
+from bot.types import Platform
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,6 +39,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "platforms", nargs="*", metavar="PLATFORM", help="discord, slack (default: all configured)"
     )
+    redact = sub.add_parser(
+        "redact", help="redact messages with the guardrail's detection (no Redis, nothing kept)"
+    )
+    redact.add_argument(
+        "--jsonl",
+        action="store_true",
+        required=True,
+        help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
+    )
     return parser
 
 
@@ -47,6 +60,43 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
             print(f"veilbot: {notice}", file=sys.stderr)
         await run_adapters(build_adapters(app, names))
     return 0
+
+
+def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
+    """One output object for one input line; ``ValueError`` for a malformed line."""
+    item = json.loads(line)
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        raise ValueError('expected an object with a string "text"')
+    platform = item.get("platform", "console")
+    if platform not in get_args(Platform):
+        raise ValueError(f"platform must be one of {', '.join(get_args(Platform))}")
+    redacted = redactor.redact(item["text"], cast(Platform, platform))
+    entities = [
+        {"type": e.type, "start": e.start, "end": e.end, "placeholder": e.placeholder}
+        for e in redacted.entities
+    ]
+    return {"id": item.get("id"), "text": redacted.text, "entities": entities}
+
+
+def _redact(settings: Settings, stdin: IO[str], stdout: IO[str]) -> int:
+    """Redact JSONL from stdin; a bad line becomes an error object and the run goes on."""
+    from bot.app import build_redactor
+
+    redactor = build_redactor(settings)
+    failed = 0
+    for number, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            out = _redact_line(redactor, line)
+        except (ValueError, InputRejected, GuardrailError) as exc:  # JSONDecodeError: ValueError
+            failed += 1
+            # The message names the problem, never the text (json's message quotes no input).
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            out = {"line": number, "error": f"{type(exc).__name__}: {reason}"}
+        stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 1 if failed else 0
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:
@@ -69,8 +119,8 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _log_level(settings: Settings, command: str) -> str:
-    # The console is for people: keep INFO lines out of the conversation unless asked for.
-    if command == "console" and "VEILBOT_LOG_LEVEL" not in os.environ:
+    # The console and redact are for people and pipes: keep INFO lines out unless asked for.
+    if command in ("console", "redact") and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level
 
@@ -83,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.app import configure_logging
 
         configure_logging(_log_level(settings, args.command))
+        if args.command == "redact":
+            return _redact(settings, sys.stdin, sys.stdout)
         command = _run if args.command == "run" else _console
         return asyncio.run(command(settings, args))
     except ConfigError as exc:

@@ -120,6 +120,17 @@ class _Turn:
         r.cache_read_tokens, r.cache_write_tokens = u.cache_read_tokens, u.cache_write_tokens
 
 
+def _count_unknown(record: AuditRecord, restored: Restoration) -> None:
+    """Audit (and log, by thread id) placeholders the model made up; they were shown neutrally."""
+    record.unknown_placeholders = restored.unknown_placeholders
+    if restored.unknown_placeholders:
+        log.warning(
+            "answer used placeholders the thread never issued thread=%s count=%d",
+            record.thread_id,
+            restored.unknown_placeholders,
+        )
+
+
 class Conversation:
     """The ``MessageHandler`` every adapter calls."""
 
@@ -217,7 +228,7 @@ class Conversation:
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
-        record.unknown_placeholders = restored.unknown_placeholders
+        _count_unknown(record, restored)
         stored = await self._guardrail.scan_output(
             msg.thread_id, result.text, platform=msg.platform
         )

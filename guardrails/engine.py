@@ -40,8 +40,7 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
         GuardrailError: the model is not installed or the engine cannot be built. The message
             names ``VEILBOT_SPACY_MODEL``.
     """
-    # Set, not setdefault: an inherited non-empty value would let tldextract go online.
-    os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+    offline()
     _require_model(model_name)
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider
@@ -65,6 +64,15 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
         presidio_logger.setLevel(previous)
     logger.info("presidio analyzer ready (model %s)", model_name)
     return analyzer
+
+
+def offline() -> None:
+    """Keep tldextract (imported with Presidio) from fetching the Public Suffix List.
+
+    Call before anything imports ``presidio_analyzer``. Set, not setdefault: an inherited
+    non-empty value would let tldextract go online.
+    """
+    os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 
 def _require_model(model_name: str) -> None:

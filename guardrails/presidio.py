@@ -1,8 +1,9 @@
-"""``PresidioGuardrail``: Presidio detection plus the per-thread vault.
+"""``PresidioGuardrail``: detection (``guardrails.detection``) plus the per-thread vault.
 
 Detection runs in a worker thread (spaCy is CPU bound) and any failure there fails closed with
-``GuardrailError``. Overlapping detections are resolved (higher score, then longer span), the
-survivors get vault placeholders in reading order, and the redacted text is built here.
+``GuardrailError``. Each detected span of the user's original text is swapped for its vault
+placeholder; everything between the spans, platform markup included, is kept byte for byte,
+so restoring an answer that echoes the text gives the user's formatting back.
 """
 
 from __future__ import annotations
@@ -12,16 +13,28 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
-from guardrails.engine import LANGUAGE
+from guardrails.detection import Detection, detect, resolve_overlaps
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
+from guardrails.policy import Policy, default_policy
+from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
+
+__all__ = [
+    "DEFAULT_ENTITIES",
+    "Detection",
+    "PresidioGuardrail",
+    "Span",
+    "clean_text",
+    "detect",
+    "resolve_overlaps",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -35,11 +48,10 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
     "IBAN_CODE",
     "IP_ADDRESS",
     "CRYPTO",
-    "US_DRIVER_LICENSE",
     "US_PASSPORT",
     "US_BANK_NUMBER",
 )
-"""Entity types redacted by default (Presidio names)."""
+"""The Presidio types the default policy must redact, whatever else it adds."""
 
 # Zero-width characters and C0/C1 controls other than \t and \n: they can split a value so
 # that detection misses it, and nothing legitimate needs them.
@@ -49,7 +61,7 @@ _WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """One detected value: its position in the analyzed text, type and score."""
+    """One detected value by position, type and score (kept for callers of the old API)."""
 
     start: int
     end: int
@@ -62,24 +74,14 @@ def clean_text(text: str) -> str:
     return _INVISIBLE_RE.sub("", text)
 
 
-def resolve_overlaps(spans: Sequence[Span]) -> list[Span]:
-    """Keep the best of overlapping spans (higher score, then longer), in reading order."""
-    ranked = sorted(spans, key=lambda s: (-s.score, -(s.end - s.start), s.start))
-    kept: list[Span] = []
-    for span in ranked:
-        if all(span.end <= k.start or span.start >= k.end for k in kept):
-            kept.append(span)
-    return sorted(kept, key=lambda s: s.start)
-
-
 class PresidioGuardrail:
     """The ``Guardrail`` port on Presidio and a ``RedisVault``.
 
     Args:
         analyzer: an analyzer from ``guardrails.engine.build_analyzer``.
         vault: the placeholder vault.
-        entities: the Presidio entity types to redact.
-        score_threshold: detections scoring below this are ignored.
+        policy: what to redact (``guardrails.policy``); the shipped default when ``None``.
+        reveal: what readers see for each entity type in shared and private places.
     """
 
     def __init__(
@@ -87,13 +89,13 @@ class PresidioGuardrail:
         analyzer: AnalyzerEngine,
         vault: RedisVault,
         *,
-        entities: Sequence[str] = DEFAULT_ENTITIES,
-        score_threshold: float = 0.4,
+        policy: Policy | None = None,
+        reveal: RevealPolicy | None = None,
     ) -> None:
         self._analyzer = analyzer
+        self._reveal = reveal or RevealPolicy()
         self._vault = vault
-        self._entities = list(entities)
-        self._threshold = score_threshold
+        self._policy = policy or default_policy()
         # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
         # on the event loop rather than in blocked worker threads.
         self._analyzing = asyncio.Semaphore(1)
@@ -104,7 +106,7 @@ class PresidioGuardrail:
         Raises:
             GuardrailError: the analyzer does not work.
         """
-        await self._detect(_WARM_UP_TEXT)
+        await self._detect(_WARM_UP_TEXT, "console")
 
     async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
@@ -113,9 +115,8 @@ class PresidioGuardrail:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        cleaned = clean_text(text)
-        spans = await self._detect(cleaned)
-        redaction = await self._redact(thread_id, cleaned, spans)
+        spans = await self._detect(text, platform)
+        redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", thread_id, platform, redaction.counts()
         )
@@ -124,13 +125,22 @@ class PresidioGuardrail:
     async def restorer(
         self, thread_id: ThreadId, *, platform: Platform, private: bool
     ) -> PlaceholderRestorer:
-        """A restorer bound to this thread's vault (for now every audience sees every value).
+        """A restorer bound to this thread's vault and the reveal policy of the place.
+
+        Args:
+            thread_id: the thread whose placeholders may be filled (and no other's).
+            platform: where the answer goes.
+            private: ``True`` in a direct message; shared places may see masked values.
 
         Raises:
             StoreError: the vault could not be read.
         """
         mapping = await self._vault.mapping(thread_id)
-        return PlaceholderRestorer({ph: value for ph, (_, value) in mapping.items()})
+        shown = {
+            ph: self._reveal.render(ph, entity_type, value, private=private)
+            for ph, (entity_type, value) in mapping.items()
+        }
+        return PlaceholderRestorer(shown, known_types=self._policy.enabled)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact personal data the model produced itself, for the stored copy of an answer.
@@ -141,11 +151,10 @@ class PresidioGuardrail:
             GuardrailError: detection could not run.
             StoreError: the vault could not be read or written.
         """
-        cleaned = clean_text(text)
-        protected = [(m.start(), m.end()) for m in find_placeholders(cleaned)]
-        masked = _mask(cleaned, protected)
-        spans = [s for s in await self._detect(masked) if not _overlaps(s, protected)]
-        redaction = await self._redact(thread_id, cleaned, spans)
+        protected = [(m.start(), m.end()) for m in find_placeholders(text)]
+        masked = _mask(text, protected)
+        spans = [s for s in await self._detect(masked, platform) if not _overlaps(s, protected)]
+        redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "scanned output thread=%s platform=%s entities=%s",
             thread_id,
@@ -154,27 +163,17 @@ class PresidioGuardrail:
         )
         return redaction
 
-    async def _detect(self, text: str) -> list[Span]:
-        """Presidio's overlap-resolved findings; any failure becomes ``GuardrailError``."""
+    async def _detect(self, text: str, platform: Platform) -> list[Detection]:
+        """The detections of ``detect``; any failure becomes ``GuardrailError``."""
         async with self._analyzing:
             try:
-                results = await asyncio.to_thread(self._analyze, text)
+                return await asyncio.to_thread(detect, self._analyzer, text, platform, self._policy)
             except Exception as exc:
                 raise GuardrailError(
                     f"PII detection failed ({type(exc).__name__}); fail closed"
                 ) from exc
-        return resolve_overlaps(results)
 
-    def _analyze(self, text: str) -> list[Span]:
-        results: list[Any] = self._analyzer.analyze(
-            text=text,
-            language=LANGUAGE,
-            entities=self._entities,
-            score_threshold=self._threshold,
-        )
-        return [Span(int(r.start), int(r.end), str(r.entity_type), float(r.score)) for r in results]
-
-    async def _redact(self, tid: ThreadId, text: str, spans: list[Span]) -> Redaction:
+    async def _redact(self, tid: ThreadId, text: str, spans: list[Detection]) -> Redaction:
         """Swap each span for its vault placeholder."""
         if not spans:
             return Redaction(text=text)
@@ -199,5 +198,5 @@ def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _overlaps(span: Span, ranges: Sequence[tuple[int, int]]) -> bool:
+def _overlaps(span: Detection, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(span.start < end and start < span.end for start, end in ranges)

@@ -55,7 +55,8 @@ async def test_personal_data_never_reaches_the_model_or_any_store(
 ) -> None:
     app = await make_app(database_url=database_url)
     thread = unique_thread()
-    replies = [await app.conversation.handle(message(text, thread)) for text in TURNS]
+    # A direct message: the reveal policy shows the asker every value (shared places mask cards).
+    replies = [await app.conversation.handle(message(t, thread, private=True)) for t in TURNS]
 
     assert all(r is not None and r.status is TurnStatus.OK for r in replies)
     assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []

@@ -54,10 +54,15 @@ async def test_personal_data_is_replaced_by_placeholders(guardrail, redis_url, r
 
 async def test_answer_round_trip_restores_the_values(guardrail):
     redaction = await guardrail.anonymize(T1, SEEDED_TEXT, platform="slack")
-    restorer = await guardrail.restorer(T1, platform="slack", private=False)
+    restorer = await guardrail.restorer(T1, platform="slack", private=True)
     restoration = restorer.restore(redaction.text)
     assert restoration.text == SEEDED_TEXT
     assert restoration.unknown_placeholders == 0
+    # In a shared channel the default reveal policy masks the card and the IBAN.
+    shared = (await guardrail.restorer(T1, platform="slack", private=False)).restore(redaction.text)
+    assert shared.text == SEEDED_TEXT.replace("4111 1111 1111 1111", "•••• 1111").replace(
+        "DE89 3704 0044 0532 0130 00", "DE•• •••• 3000"
+    )
 
 
 async def test_same_person_same_placeholder_across_turns(guardrail):

@@ -1,6 +1,7 @@
 """The placeholder grammar and the streaming restorer (pure, no services)."""
 
 import itertools
+import random
 
 import pytest
 
@@ -85,12 +86,15 @@ def test_held_back_tail_is_only_a_possible_placeholder_start():
     assert restorer.finish().text == "Hello Maria Gonzalez and 3 < 4 ok <"
 
 
-def test_finish_flushes_an_unfinished_placeholder_as_text():
+def test_finish_flushes_an_unfinished_placeholder_reading_its_bare_form():
     restorer = PlaceholderRestorer(VALUES)
     assert restorer.feed("see <PERSON_1") == "see "
-    restoration = restorer.finish()
-    assert restoration.text == "see <PERSON_1"
+    restoration = restorer.finish()  # an answer cut off mid-placeholder still shows no raw token
+    assert restoration.text == "see <Maria Gonzalez"
     assert restoration.unknown_placeholders == 0
+    restorer = PlaceholderRestorer(VALUES)
+    assert restorer.feed("see <PERS") == "see "
+    assert restorer.finish().text == "see <PERS"
 
 
 @pytest.mark.parametrize(
@@ -154,3 +158,140 @@ def test_overlaps_keep_the_higher_score_then_the_longer_span_in_reading_order():
 
 def test_invisible_characters_are_removed_but_lines_and_tabs_stay():
     assert clean_text("Jo\u200bhn\u2060 Sm\ufeffith\x00\x1b\x85\n\tok") == "John Smith\n\tok"
+
+
+# --- the tolerant grammar: every form a model was seen to write -------------------------------
+
+MORE = {
+    **VALUES,
+    "<PERSON_3>": "James",
+    "<LOCATION_1>": "McDonald's",
+    "<USER_1>": "<@U024BE7LH>",
+}
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("<PERSON_1>", "Maria Gonzalez"),
+        ("PERSON_1", "Maria Gonzalez"),
+        ("<person_1>", "Maria Gonzalez"),
+        ("< PERSON_1 >", "Maria Gonzalez"),
+        ("<<PERSON_1>>", "Maria Gonzalez"),
+        ("[PERSON_1]", "Maria Gonzalez"),
+        ("`<PERSON_1>`", "`Maria Gonzalez`"),  # the value stays inside the code span
+        ("**<PERSON_1>**", "**Maria Gonzalez**"),
+        ("EMAIL\\_ADDRESS\\_1", "john.smith@acme.com"),  # markdown-escaped underscores
+        ("[PERSON_1](mailto:<EMAIL_ADDRESS_1>)", "[Maria Gonzalez](mailto:john.smith@acme.com)"),
+        ("[<PERSON_1>](mailto:EMAIL_ADDRESS_1)", "[Maria Gonzalez](mailto:john.smith@acme.com)"),
+        ("<PERSON_3>'s", "James's"),  # Chicago/Oxford: 's after a final s
+        ("PERSON_3\u2019s", "James\u2019s"),
+        ("<LOCATION_1>'s", "McDonald's"),  # no second 's
+        ("<USER_1>", "<@U024BE7LH>"),  # mentions come back as real mentions
+    ],
+)
+def test_every_tolerated_form_restores(written, shown):
+    restoration = PlaceholderRestorer(MORE).restore(f"ask {written} today")
+    assert restoration.text == f"ask {shown} today"
+    assert restoration.unknown_placeholders == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "person_1 = load()",  # lower-case bare: code, not a placeholder
+        "COVID_19 and SHA_256",  # bare forms of types we never issue
+        "MY_PERSON_1 and PERSON_1X",  # part of a longer identifier
+        "[redacted] stays",
+        "a << b >> c and [x] and 2 < 3",
+    ],
+)
+def test_ordinary_text_that_looks_a_little_like_a_placeholder_is_kept(text):
+    restoration = PlaceholderRestorer(MORE).restore(text)
+    assert restoration.text == text
+    assert restoration.unknown_placeholders == 0
+
+
+@pytest.mark.parametrize("written", ["PERSON_9", "[PERSON_9]", "<<EMAIL_ADDRESS_4>>"])
+def test_unknown_placeholders_in_any_form_are_neutral_and_counted(written):
+    restoration = PlaceholderRestorer(MORE).restore(f"hi {written}, bye")
+    assert restoration.text == f"hi {NEUTRAL}, bye"
+    assert restoration.unknown_placeholders == 1
+
+
+MANGLED = (
+    "Hi PERSON_1! [PERSON_2] wrote <<EMAIL_ADDRESS_1>> and `< phone_number_12 >`; "
+    "<PERSON_3>'s and <LOCATION_1>'s and [PERSON_1](mailto:EMAIL\\_ADDRESS\\_1). < PERSON_2 >, "
+    "PERSON_77 and <PERSON_9> are unknown; PERSON is a word, I saw <PERSON and COVID_19 <"
+)
+MANGLED_EXPECTED = (
+    "Hi Maria Gonzalez! John Smith wrote john.smith@acme.com and `+1 415 555 0123`; "
+    "James's and McDonald's and [Maria Gonzalez](mailto:john.smith@acme.com). John Smith, "
+    f"{NEUTRAL} and {NEUTRAL} are unknown; PERSON is a word, I saw <PERSON and COVID_19 <"
+)
+
+
+def test_mangled_answer_split_at_every_boundary_and_one_char_at_a_time():
+    assert PlaceholderRestorer(MORE).restore(MANGLED).text == MANGLED_EXPECTED
+    splits = [[MANGLED[:c], MANGLED[c:]] for c in range(len(MANGLED) + 1)] + [list(MANGLED)]
+    for chunks in splits:
+        restorer = PlaceholderRestorer(MORE)
+        shown = [restorer.feed(c) for c in chunks]
+        result = restorer.finish()
+        assert result.text == MANGLED_EXPECTED, chunks[0]
+        assert result.unknown_placeholders == 2
+        so_far = ""
+        for piece in shown:
+            so_far += piece
+            assert result.text.startswith(so_far)
+            assert not any(raw in piece for raw in ("PERSON_", "EMAIL_", "<<", "[PERSON"))
+
+
+def test_mangled_forms_split_at_every_pair_of_boundaries():
+    answer = "[PERSON_2]'s <<PERSON_3>>'s PERSON_1"
+    expected = "John Smith's James's Maria Gonzalez"
+    for i, j in itertools.combinations(range(len(answer) + 1), 2):
+        restorer = PlaceholderRestorer(MORE)
+        shown = restorer.feed(answer[:i]) + restorer.feed(answer[i:j]) + restorer.feed(answer[j:])
+        assert restorer.finish().text == expected, (i, j)
+        assert expected.startswith(shown)
+
+
+@pytest.mark.parametrize(
+    ("delta", "visible"),
+    [
+        ("Dear PERS", "Dear "),  # could become PERSON_1
+        ("Dear PERSON_1", "Dear "),  # could become PERSON_12 or PERSON_1's
+        ("Dear [PERSON_1]", "Dear "),  # could become a link label: [PERSON_1](url)
+        ("Dear <<PERSON_1>", "Dear "),  # could become <<PERSON_1>>
+        ("Dear < PERSON_1 ", "Dear "),  # could become < PERSON_1 >
+        ("Dear Paul", "Dear Paul"),  # no known type starts with PAUL
+        ("see x_1 and Zed", "see x_1 and Zed"),
+        ("price < 3", "price < 3"),
+    ],
+)
+def test_only_a_possible_placeholder_start_is_held_back(delta, visible):
+    assert PlaceholderRestorer(MORE).feed(delta) == visible
+
+
+FRAGMENTS = [
+    "<PERSON_1>", "PERSON_2", "<person_3>", "< PERSON_1 >", "<<EMAIL_ADDRESS_1>>", "[PERSON_2]",
+    "`<PERSON_1>`", "'s", "\u2019s", "PERSON_9", "EMAIL\\_ADDRESS\\_1", "](x)", "[", "<", "<<",
+    ">", " ", " < ", "a", "Zed", "PER", "x_1", "_", "1", "\n", "COVID_19", "<PERSON", ">>",
+]  # fmt: skip
+
+
+def test_random_mixtures_split_anywhere_restore_like_the_whole():
+    rng = random.Random(11)
+    for _ in range(400):
+        answer = "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 10)))
+        whole = PlaceholderRestorer(MORE).restore(answer)
+        for cut in range(len(answer) + 1):
+            restorer = PlaceholderRestorer(MORE)
+            shown = restorer.feed(answer[:cut])
+            result = restorer.finish() if cut == len(answer) else None
+            if result is None:
+                shown += restorer.feed(answer[cut:])
+                result = restorer.finish()
+            assert result == whole, (answer, cut)
+            assert result.text.startswith(shown)

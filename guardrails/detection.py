@@ -1,0 +1,196 @@
+"""Detection: where the personal data of a message is, in the message's own offsets.
+
+``detect`` is pure (no Redis, no vault): the guardrail redacts what it returns, and the
+evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The steps:
+
+1. ``normalize``: platform markup out, an offset map kept (``guardrails.normalize``);
+2. Presidio with veilbot's recognizers (``guardrails.recognizers``), in overlapping chunks
+   when the text is long, so nothing is truncated;
+3. per-type thresholds, trimming and precision checks (``guardrails.precision``);
+4. back to original offsets; a link with personal data in it becomes one entity, user mentions
+   become ``USER`` entities, protected markup (channels, roles, emoji, timestamps) is never
+   touched; overlaps resolved (higher score, then longer).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from bot.types import Platform
+from guardrails import precision
+from guardrails.engine import LANGUAGE
+from guardrails.normalize import Normalized, normalize
+from guardrails.policy import Policy, default_policy
+from guardrails.recognizers import build_recognizers
+
+if TYPE_CHECKING:
+    from presidio_analyzer import AnalyzerEngine
+
+DEFAULT_CHUNK_CHARS = 4000
+"""Longest text analysed in one NER pass; longer texts are split with an overlap."""
+_LINK_TYPES = {"mailto": "EMAIL_ADDRESS", "tel": "PHONE_NUMBER"}
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One value to redact: its type and its span in the original text (end exclusive)."""
+
+    type: str
+    start: int
+    end: int
+    score: float = 1.0
+
+
+class _Scored(Protocol):
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def score(self) -> float: ...
+
+
+_S = TypeVar("_S", bound=_Scored)
+
+
+def resolve_overlaps(spans: Sequence[_S]) -> list[_S]:
+    """Keep the best of overlapping spans (higher score, then longer), in reading order."""
+    ranked = sorted(spans, key=lambda s: (-s.score, -(s.end - s.start), s.start))
+    kept: list[_S] = []
+    for span in ranked:
+        if all(span.end <= k.start or span.start >= k.end for k in kept):
+            kept.append(span)
+    return sorted(kept, key=lambda s: s.start)
+
+
+def detect(
+    analyzer: AnalyzerEngine,
+    text: str,
+    platform: Platform,
+    policy: Policy | None = None,
+    *,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+) -> list[Detection]:
+    """Find the personal data in a message.
+
+    Args:
+        analyzer: from ``guardrails.engine.build_analyzer``.
+        text: the message as the platform delivered it (markup included).
+        platform: where it was written; decides which markup is understood.
+        policy: what to redact; the shipped default when ``None``.
+        chunk_chars: longest text given to the NER model at once (at least 200).
+
+    Returns:
+        Non-overlapping detections in reading order, with offsets into ``text``.
+    """
+    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars))
+    return detector.detect(text, platform)
+
+
+@functools.lru_cache(maxsize=16)
+def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> _Detector:
+    return _Detector(analyzer, policy, chunk_chars)
+
+
+class _Detector:
+    """A policy compiled against an analyzer: recognizers and entity list built once."""
+
+    def __init__(self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> None:
+        self._analyzer = analyzer
+        self._policy = policy
+        self._chunk = chunk_chars
+        self._recognizers = build_recognizers(policy)
+        own = {e for r in self._recognizers for e in r.supported_entities}
+        supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
+        self._entities = sorted(policy.enabled & supported)
+
+    def detect(self, text: str, platform: Platform) -> list[Detection]:
+        norm = normalize(text, platform)
+        found: list[Detection] = []
+        if norm.text.strip():
+            for raw in self._analyze(norm.text):
+                refined = self._refine(raw, norm)
+                if refined is not None:
+                    found.append(
+                        replace(
+                            refined,
+                            start=norm.starts[refined.start],
+                            end=norm.ends[refined.end - 1],
+                        )
+                    )
+        return resolve_overlaps(self._markup(precision.merge_names(found), norm))
+
+    def _analyze(self, text: str) -> list[Detection]:
+        """Presidio over the text, chunk by chunk, with duplicates from overlaps removed."""
+        seen: set[Detection] = set()
+        for offset, chunk, first, last in _chunks(text, self._chunk):
+            results: list[Any] = self._analyzer.analyze(
+                text=chunk,
+                language=LANGUAGE,
+                entities=self._entities,
+                score_threshold=self._policy.min_threshold,
+                ad_hoc_recognizers=self._recognizers,
+            )
+            for r in results:
+                start, end = int(r.start), int(r.end)
+                if (not first and start == 0) or (not last and end == len(chunk)):
+                    continue  # cut by the chunk edge; the neighbouring chunk has it whole
+                seen.add(
+                    Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
+                )
+        return sorted(seen, key=lambda d: (d.start, d.end, d.type))
+
+    def _refine(self, d: Detection, norm: Normalized) -> Detection | None:
+        """Thresholds, trimming and the precision checks, in analysis offsets."""
+        if d.score < self._policy.threshold(d.type):
+            return None
+        start, end = d.start, d.end
+        if d.type in precision.NAME_TYPES:
+            start, end = precision.trim(norm.text, start, end)
+            if end <= start or precision.inside(start, end, norm.code):
+                return None
+            if precision.is_not_a_name(norm.text[start:end]):
+                return None
+        elif d.type == "EMAIL_ADDRESS":
+            start = precision.trim_email(norm.text, start, end)
+        if end <= start or self._policy.allows(norm.text[start:end]):
+            return None
+        return replace(d, start=start, end=end)
+
+    def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:
+        """Protected markup untouched, one entity per link with data in it, users as USER."""
+        kept = [d for d in found if not precision.inside(d.start, d.end, norm.protected)]
+        for start, end, kind in norm.links:
+            inner = [d for d in kept if d.start < end and start < d.end]
+            entity_type = _LINK_TYPES.get(kind)
+            if entity_type not in self._policy.enabled:
+                if not inner:
+                    continue
+                entity_type = max(inner, key=lambda d: d.score).type
+            kept = [d for d in kept if d not in inner]
+            kept.append(Detection(entity_type, start, end, 1.0))
+        if "USER" in self._policy.enabled:
+            kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
+        return kept
+
+
+def _chunks(text: str, size: int) -> Iterator[tuple[int, str, bool, bool]]:
+    """``(offset, chunk, is_first, is_last)`` windows of at most ``size`` characters.
+
+    Windows overlap by a tenth of ``size`` and are cut at whitespace where possible, so
+    an entity shorter than the overlap is whole in at least one window.
+    """
+    overlap = size // 10
+    start = 0
+    while True:
+        end = min(start + size, len(text))
+        if end < len(text):
+            space = text.rfind(" ", start + size - overlap // 2, end)
+            end = space if space > start else end
+        yield start, text[start:end], start == 0, end == len(text)
+        if end == len(text):
+            return
+        start = end - overlap

@@ -1,0 +1,59 @@
+"""Name rules that need no gazetteer: context phrases and scripts the small model misses.
+
+"my name is maria", "ask tom", "cc jane doe", "@Jane", "I'm Dave" find a name by the phrase in
+front of it, in any case; capitalized sequences with diacritics (José Álvarez), Cyrillic or
+Greek, and short Han or Hangul runs are names in English chat. A word that is common in chat
+("ask about", "ping me", "I'm sure") is never taken for a name: that is the precision guard.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+_CHAT_WORDS = """
+about again all also anyone anybody api asap available away back bad best better boss both
+busy bye call cause channel cheers chat check client clients confused curious customer
+customers daily done dev devops doc docs else email everybody everyone everything excited
+fine finance first folks free friday friends getting glad going good great guys happy having
+hello help here hey hi hr infra it its just late later legal list looking lol meeting monday
+new next nobody not now ok okay oncall ooo ops out people please pls prod qa ready really
+role sales saturday security so somebody someone soon sorry staging stack still stuck sunday
+support sure team thanks thank thursday today tomorrow tonight trying tuesday thx us wednesday
+welcome well wondering working yes yesterday you yall all here there everyone channel
+ask cc ping tell call dm message meet met invite talk reach loop ty
+manager admin admins engineering marketing product design data ticket tickets issue issues
+"""
+COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
+"""Words that are never a name on their own (lower case)."""
+
+_NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len, reverse=True))
+_NOT_COMMON += r")(?![\w'’\-]))"
+_WORD = r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*"
+_NAME = rf"{_NOT_COMMON}{_WORD}"
+_TWO = rf"(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
+_STRONG = r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called)"
+_WEAK = (
+    r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"
+    r"|hello|dear|cheers|meet|met|invite|loop\s+in|talk\s+to|reach\s+out\s+to))"
+)
+_SELF = r"(?i:\bi'm|\bi\s+am|\bthis\s+is|\bit's|\bsigned,?)"
+_UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
+_CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
+_LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+_LATIN = r"[A-Za-zÀ-ÖØ-öø-ÿ]"
+_ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-öø-ÿ])"
+
+
+NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85),
+    (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6),
+    (re.compile(rf"(?<![\w.@])@{_TWO}"), 0.6),
+    (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
+    (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
+    (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
+    (re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?![\u4e00-\u9fff])"), 0.55),
+    (re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]{2,4}(?![\uac00-\ud7a3])"), 0.55),
+)
+"""PERSON patterns with their scores; the name is group ``v`` where the pattern has context."""

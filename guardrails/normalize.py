@@ -1,0 +1,202 @@
+"""Platform markup normalized for analysis, with a map back to the original offsets.
+
+Presidio reads ``Normalized.text``: readable text without Slack/Discord markup, HTML escapes
+or invisible characters. Every character of it remembers the span of the original text it came
+from, so a detection maps back onto the user's own text (``Normalized.original``) and the
+redaction keeps the user's formatting byte for byte.
+
+What each construct becomes for the analyzer, and what detection does with it:
+
+- user mentions (Slack ``<@U…>``/``<@W…|name>``, Discord ``<@id>``/``<@!id>``): "someone";
+  each is one ``USER`` entity, so the model never sees a platform id;
+- links (Slack ``<mailto:a|b>``, ``<tel:a|b>``, ``<url|label>``, Discord ``[label](url)``,
+  bare ``http(s)://`` URLs): "label (target)"; personal data anywhere in a link makes the
+  whole link one entity;
+- channel, role, group and special mentions, timestamps, custom emoji: a neutral stand-in
+  ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
+  (channel and role ids are not personal; keeping the markup keeps them working);
+- HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
+  backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept and remembered.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.types import Platform
+
+# Zero-width and other invisible format characters, C0/C1 controls except tab and newline.
+INVISIBLE_RE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+_CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
+_URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
+_SLACK = re.compile(
+    _CODE + r"|<(?P<user>@[UW][A-Z0-9]{2,})(?:\|[^>]*)?>"
+    r"|<(?P<channel>#C[A-Z0-9]{2,})(?:\|(?P<cname>[^>]*))?>"
+    r"|<(?P<special>![^>\s]{1,200})>"
+    r"|<(?P<link>(?:mailto:|tel:|https?://|ftp://)[^|>\s]*)(?:\|(?P<label>[^>]*))?>"
+    r"|(?P<escape>&(?:amp|lt|gt);)"
+    r"|(?P<bare>" + _URL + ")",
+    re.DOTALL,
+)
+_DISCORD = re.compile(
+    _CODE + r"|<(?P<user>@!?\d{15,21})>"
+    r"|<(?P<role>@&\d{15,21})>|<(?P<channel>#\d{15,21})>"
+    r"|<(?P<time>t:-?\d{1,13}(?::[tTdDfFR])?)>|<(?P<emoji>a?:\w{1,32}:\d{15,21})>"
+    r"|<(?P<command>/[\w -]{1,64}:\d{15,21})>"
+    r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _URL + r")>?\)"
+    r"|(?P<bare>" + _URL + ")",
+    re.DOTALL,
+)
+_CONSOLE = re.compile(
+    _CODE + r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _URL + r")>?\)"
+    r"|(?P<bare>" + _URL + ")",
+    re.DOTALL,
+)
+_GRAMMARS = {"slack": _SLACK, "discord": _DISCORD, "console": _CONSOLE}
+_EMPHASIS = re.compile(r"(?<![\w\\*~|])(\*\*|\*|__|_|~~|~|\|\|)(?=\S)([^\n]+?)(?<=\S)\1(?![\w*~|])")
+_ESCAPES = {"&amp;": "&", "&lt;": "<", "&gt;": ">"}
+_STAND_INS = {"role": "@role", "time": "then", "emoji": " ", "command": "/command"}
+
+
+@dataclass
+class Normalized:
+    """Analysis text plus, per character, the original span it stands for.
+
+    Attributes:
+        text: what the analyzer reads.
+        starts: for each character of ``text``, where its original span starts.
+        ends: for each character of ``text``, where its original span ends.
+        users: original spans of user mentions.
+        links: original spans of links, with their kind (``mailto``, ``tel``, ``url``).
+        protected: original spans that are never redacted (channels, roles, emoji, ...).
+        code: analysis spans of code (inline or blocks).
+    """
+
+    text: str = ""
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    users: list[tuple[int, int]] = field(default_factory=list)
+    links: list[tuple[int, int, str]] = field(default_factory=list)
+    protected: list[tuple[int, int]] = field(default_factory=list)
+    code: list[tuple[int, int]] = field(default_factory=list)
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the analysis span ``[start, end)`` (``end > start``)."""
+        return self.starts[start], self.ends[end - 1]
+
+
+class _Builder:
+    """Appends analysis text piece by piece, recording where each piece came from."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.out = Normalized()
+        self.pieces: list[str] = []
+
+    @property
+    def length(self) -> int:
+        return len(self.out.starts)
+
+    def copy(self, start: int, end: int) -> None:
+        """Copy ``source[start:end]`` as is, minus invisible characters."""
+        segment = self.source[start:end]
+        if not INVISIBLE_RE.search(segment):
+            self.pieces.append(segment)
+            self.out.starts.extend(range(start, end))
+            self.out.ends.extend(range(start + 1, end + 1))
+            return
+        for i in range(start, end):
+            if not INVISIBLE_RE.match(self.source, i):
+                self.pieces.append(self.source[i])
+                self.out.starts.append(i)
+                self.out.ends.append(i + 1)
+
+    def prose(self, start: int, end: int) -> None:
+        """Copy running text, dropping emphasis markers around words."""
+        position = start
+        for match in _EMPHASIS.finditer(self.source, start, end):
+            marker = len(match.group(1))
+            self.copy(position, match.start())
+            # A space for each marker keeps "Tom *Jane*" two names, not one.
+            self.stand_in(" ", match.start(), match.start() + marker)
+            self.prose(match.start() + marker, match.end() - marker)
+            self.stand_in(" ", match.end() - marker, match.end())
+            position = match.end()
+        self.copy(position, end)
+
+    def stand_in(self, text: str, start: int, end: int) -> None:
+        """Write ``text`` for the original ``[start, end)``: each character maps to all of it."""
+        self.pieces.append(text)
+        self.out.starts.extend([start] * len(text))
+        self.out.ends.extend([end] * len(text))
+
+    def build(self) -> Normalized:
+        self.out.text = "".join(self.pieces)
+        return self.out
+
+
+def normalize(text: str, platform: Platform) -> Normalized:
+    """The analysis form of a message written on ``platform``."""
+    builder = _Builder(text)
+    position = 0
+    for match in _GRAMMARS[platform].finditer(text):
+        builder.prose(position, match.start())
+        _construct(builder, match)
+        position = match.end()
+    builder.prose(position, len(text))
+    return builder.build()
+
+
+def _construct(b: _Builder, m: re.Match[str]) -> None:
+    """Write the analysis form of one markup construct and record what it is."""
+    kind = m.lastgroup if m.lastgroup not in ("cname", "label", "mdlabel") else None
+    kind = kind or next(k for k in ("channel", "link", "mdlink") if m.group(k))
+    start, end = m.span()
+    if kind in ("block", "inline"):
+        fence = 3 if kind == "block" else 1
+        code_start = b.length
+        b.copy(start + fence, end - fence)
+        b.out.code.append((code_start, b.length))
+    elif kind == "user":
+        b.stand_in("someone", start, end)
+        b.out.users.append((start, end))
+    elif kind == "escape":
+        b.stand_in(_ESCAPES[m.group(kind)], start, end)
+    elif kind in ("link", "mdlink", "bare"):
+        _link(b, m, kind)
+    else:
+        b.stand_in(_protected_stand_in(m, kind), start, end)
+        b.out.protected.append((start, end))
+
+
+def _protected_stand_in(m: re.Match[str], kind: str) -> str:
+    if kind == "channel":
+        name = m.groupdict().get("cname")
+        return f"#{name}" if name else "#channel"
+    if kind == "special":
+        return "@team" if m.group(kind).startswith("!subteam") else "@here"
+    return _STAND_INS[kind]
+
+
+def _link(b: _Builder, m: re.Match[str], kind: str) -> None:
+    """A link reads "label (target)"; it is recorded as one unit of its kind."""
+    target_start, target_end = m.span(kind)
+    target = m.group(kind)
+    scheme = (
+        "mailto" if target.startswith("mailto:") else "tel" if target.startswith("tel:") else ""
+    )
+    if scheme:
+        target_start += len(scheme) + 1
+    label_group = "mdlabel" if kind == "mdlink" else "label"
+    label = m.groupdict().get(label_group)
+    if label and label != b.source[target_start:target_end]:
+        b.prose(*m.span(label_group))
+        b.stand_in(" (", m.start(), m.end())
+        b.copy(target_start, target_end)
+        b.stand_in(")", m.start(), m.end())
+    else:
+        b.copy(target_start, target_end)
+    b.out.links.append((m.start(), m.end(), scheme or "url"))

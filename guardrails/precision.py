@@ -1,0 +1,83 @@
+"""Precision: trim what the NER model glues to a name, and drop what is not personal data.
+
+Small spaCy models tag code identifiers (``my_module.py``, ``FooBarService``), version strings
+and product names as people or places, and swallow neighbouring words ("Email John Smith",
+"cc jane", "*Jane Doe*"). These checks run on every detection, on the analysis text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, TypeVar
+
+from guardrails.names import COMMON_WORDS
+
+if TYPE_CHECKING:
+    from guardrails.detection import Detection
+
+_D = TypeVar("_D", bound="Detection")
+
+NAME_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "ORGANIZATION"})
+"""Types found by the NER model: trimmed, and never taken from code."""
+
+_EDGE = " \t\n*_~()[]{}\"'“”‘’<>.,:;!?@#|"
+_LEADING_VERBS = frozenset(
+    "ask cc ping tell email e-mail call thanks thx hi hey hello dear dm message meet met".split()
+)
+_CODE_LIKE = re.compile(
+    r"[_/\\=@:]|\d|\w\.\w|^v?\d|[a-z][A-Z].*[a-z][A-Z]|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
+)
+_ACRONYM = re.compile(r"[A-Z]{1,4}")
+_URL_TAIL = re.compile(r".*[/?=&:]")
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """A name span without markup, punctuation, possessive or a leading verb around it."""
+    while start < end and text[start] in _EDGE:
+        start += 1
+    while end > start and text[end - 1] in _EDGE:
+        end -= 1
+    if text[start:end].lower().endswith(("'s", "’s")):
+        end -= 2
+    first, _, rest = text[start:end].partition(" ")
+    if rest and first.lower() in _LEADING_VERBS:
+        start += len(first) + 1
+        while start < end and text[start] in _EDGE:
+            start += 1
+    return start, end
+
+
+def is_not_a_name(span: str) -> bool:
+    """Whether an NER span is code, a version, an acronym or a common word, not a name."""
+    if _CODE_LIKE.search(span):
+        return True
+    if _ACRONYM.fullmatch(span):
+        return True
+    return " " not in span and span.lower() in COMMON_WORDS
+
+
+def trim_email(text: str, start: int, end: int) -> int:
+    """Where an e-mail address found inside a URL really starts (after ``?email=`` etc.)."""
+    tail = _URL_TAIL.match(text, start, end)
+    return tail.end() if tail else start
+
+
+def inside(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` overlaps any of ``ranges``."""
+    return any(start < r_end and r_start < end for r_start, r_end in ranges)
+
+
+def merge_names(spans: list[_D]) -> list[_D]:
+    """Overlapping name spans of one type become one ("cc jane" + "jane doe" -> "jane doe")."""
+    merged: list[_D] = []
+    for span in sorted(spans, key=lambda s: (s.type, s.start)):
+        last = merged[-1] if merged else None
+        if last and span.type in NAME_TYPES and last.type == span.type and span.start < last.end:
+            merged[-1] = replace(
+                last, end=max(last.end, span.end), score=max(last.score, span.score)
+            )
+        else:
+            merged.append(span)
+    return merged

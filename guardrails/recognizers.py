@@ -1,0 +1,239 @@
+"""veilbot's own recognizers: the hard cases chat contains that Presidio's defaults miss.
+
+Each ``Rule`` is a compiled regular expression with a score, an optional named group ``v``
+(the value, when the pattern also matches its context, as in "born 1987-03-14") and an
+optional validator (Luhn, IBAN mod-97, phone number plausibility). ``build_recognizers`` turns
+the rules of the enabled types, plus the policy's deny list and extra patterns, into Presidio
+ad-hoc recognizers, built once per policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from guardrails.engine import offline
+
+offline()  # before presidio (and its tldextract) is imported
+
+import phonenumbers  # noqa: E402
+from presidio_analyzer import (  # noqa: E402
+    EntityRecognizer,
+    Pattern,
+    PatternRecognizer,
+    RecognizerResult,
+)
+
+from guardrails.names import NAME_PATTERNS  # noqa: E402
+from guardrails.policy import Policy  # noqa: E402
+
+Validator = Callable[[str], bool]
+_PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "CA", "AU", "ES", "IT", "NL", "BR")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern for one entity type."""
+
+    type: str
+    regex: re.Pattern[str]
+    score: float
+    validate: Validator | None = None
+    shrink: bool = False
+    """Whether a value that fails validation is retried without its last separated group."""
+
+
+def luhn(value: str) -> bool:
+    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN)."""
+    digits = [int(c) for c in value if c.isdigit()]
+    if not 13 <= len(digits) <= 19 or digits[0] not in (2, 3, 4, 5, 6):
+        return False
+    total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
+    return total % 10 == 0
+
+
+def iban(value: str) -> bool:
+    """Whether ``value`` (any grouping, any case) is an IBAN with a valid mod-97 checksum."""
+    compact = re.sub(r"[\s.\-]", "", value).upper()
+    if not 15 <= len(compact) <= 34:
+        return False
+    rotated = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
+
+
+def phone(value: str) -> bool:
+    """Whether ``value`` is a plausible phone number (international, or national somewhere)."""
+    digits = re.sub(r"\D", "", value)
+    if not 8 <= len(digits) <= 15 or value.count("\n") > 1 or _NOT_PHONE.fullmatch(value):
+        return False
+    if value.lstrip().startswith("+"):
+        try:
+            return phonenumbers.is_possible_number(phonenumbers.parse("+" + digits, None))
+        except phonenumbers.NumberParseException:
+            return False
+    return any(_national(digits, region) for region in _PHONE_REGIONS)
+
+
+def _national(digits: str, region: str) -> bool:
+    try:
+        return phonenumbers.is_valid_number(phonenumbers.parse(digits, region))
+    except phonenumbers.NumberParseException:
+        return False
+
+
+_I = re.IGNORECASE
+_NOT_PHONE = re.compile(
+    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3}"
+)
+_PHONE_SEP = r"(?:[ \t.\-/]+(?:\n[ \t]*)?|\n[ \t]*|(?<=\)))"
+_URL_PART = r"[^\s&#/?<>|()\[\]]+"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DATE = (
+    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"{_MONTH},?\s+\d{{4}}|(?<=born in )\d{{4}})"
+)
+_DOB_CONTEXT = (
+    r"(?:\bborn(?:\s+(?:on|in))?|\bd\.?o\.?b\.?|\bdate\s+of\s+birth|\bbirth\s?date"
+    r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*"
+)
+_SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
+_TLD = r"(?:com|org|net|io|co|de|uk|fr|nl|es|it|edu|gov|dev|ai|app|me|info|biz|ca|au|ch|se)"
+_SPELLED_EMAIL = (
+    rf"\b[\w+\-]+(?:{_SEP_DOT}[\w+\-]+)*\s*(?:\bat\b|\(at\)|\[at\])\s*"
+    rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
+)
+
+BUILTIN_RULES: tuple[Rule, ...] = (
+    Rule(
+        "CREDIT_CARD",
+        re.compile(r"(?<![\w.\-])\d(?:[ .\-]?\d){12,18}(?!\w)"),
+        0.95,
+        luhn,
+        shrink=True,
+    ),
+    Rule(
+        "IBAN_CODE",
+        re.compile(r"\b[A-Z]{2}\d{2}(?:[ .\-]?[A-Z0-9]{1,4}){3,8}\b", _I),
+        0.95,
+        iban,
+        shrink=True,
+    ),
+    Rule(
+        "PHONE_NUMBER",
+        re.compile(
+            rf"(?<![\w+])(?:\+\d{{1,3}}|\(\d{{2,5}}\)|\d{{2,5}})"
+            rf"(?:{_PHONE_SEP}(?:\(\d{{1,5}}\)|\d{{1,6}})){{1,6}}(?!\w)"
+        ),
+        0.5,
+        phone,
+        shrink=True,
+    ),
+    Rule(
+        "PERSON",
+        re.compile(
+            rf"/(?:users?|u|people|person|profiles?|members?|employees?|staff|in|~)"
+            rf"/(?P<v>{_URL_PART})|/[~@](?P<w>{_URL_PART})"
+        ),
+        0.7,
+    ),
+    Rule("EMAIL_ADDRESS", re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"), 0.9),
+    Rule("PHONE_NUMBER", re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"), 0.8),
+    Rule(
+        "PERSON",
+        re.compile(rf"[?&](?i:(?:first|last|full|user)?_?name|user|login)=(?P<v>{_URL_PART})"),
+        0.7,
+    ),
+    Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
+    Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.8),
+    Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
+    Rule(
+        "DRIVER_LICENSE",
+        re.compile(
+            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\bDL)(?:\s+(?:no\.?|number|#))?\s*[:#]?\s*"
+            r"(?P<v>(?=[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9\-]{3,18})[A-Z0-9])\b",
+            _I,
+        ),
+        0.85,
+    ),
+    Rule("DATE_OF_BIRTH", re.compile(_DOB_CONTEXT + rf"(?P<v>{_DATE})", _I), 0.85),
+)
+
+
+class RegexRecognizer(EntityRecognizer):
+    """Rules of one entity type, as one Presidio recognizer (context words apply to it)."""
+
+    def __init__(self, name: str, rules: Sequence[Rule], context: Sequence[str] = ()) -> None:
+        self._rules = tuple(rules)
+        self._name = name
+        types = sorted({r.type for r in rules})
+        super().__init__(supported_entities=types, name=name, context=list(context))
+
+    def load(self) -> None:
+        """Nothing to load: the patterns are compiled already."""
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+        """Every validated match of the rules, as Presidio results."""
+        metadata = {
+            RecognizerResult.RECOGNIZER_NAME_KEY: self._name,
+            RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+        }
+        return [
+            RecognizerResult(rule.type, start, end, rule.score, recognition_metadata=dict(metadata))
+            for rule in self._rules
+            for start, end in _spans(rule, text)
+        ]
+
+
+def _spans(rule: Rule, text: str) -> Iterable[tuple[int, int]]:
+    """The value spans of a rule's matches that pass its validator."""
+    for match in rule.regex.finditer(text):
+        named = (g for g in ("v", "w") if g in rule.regex.groupindex and match.group(g))
+        group = next(named, 0)
+        start, end = match.span(group)
+        if rule.validate is None:
+            yield start, end
+            continue
+        for cut in _cuts(text, start, end, rule.shrink):
+            if rule.validate(text[start:cut]):
+                yield start, cut
+                break
+
+
+def _cuts(text: str, start: int, end: int, shrink: bool) -> list[int]:
+    """``end``, then (when shrinking) each earlier separator position, longest first."""
+    if not shrink:
+        return [end]
+    separators = [i for i in range(end - 1, start, -1) if text[i] in " .-/\n\t"]
+    return [end, *(i for i in separators if text[i - 1] not in " .-/\n\t")]
+
+
+def build_recognizers(policy: Policy) -> list[EntityRecognizer]:
+    """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras."""
+    names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
+    rules = [r for r in (*BUILTIN_RULES, *names) if r.type in policy.enabled]
+    by_type: dict[str, list[Rule]] = {}
+    for rule in rules:
+        by_type.setdefault(rule.type, []).append(rule)
+    recognizers: list[EntityRecognizer] = [
+        RegexRecognizer(f"veilbot_{t.lower()}", rs) for t, rs in by_type.items()
+    ]
+    for term in policy.deny:
+        pattern = rf"(?<!\w){re.escape(term.value)}(?!\w)"
+        rule = Rule(term.type, re.compile(pattern, _I), 1.0)
+        recognizers.append(RegexRecognizer(f"deny_{term.type.lower()}", [rule]))
+    for extra in policy.recognizers:
+        recognizers.append(
+            PatternRecognizer(
+                supported_entity=extra.type,
+                name=extra.name,
+                patterns=[Pattern(extra.name, extra.pattern, extra.score)],
+                context=list(extra.context),
+            )
+        )
+    return recognizers

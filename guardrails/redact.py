@@ -1,0 +1,108 @@
+"""Stateless redaction of single messages: what ``veilbot redact`` and the evaluation run.
+
+No vault and no Redis: placeholders are numbered per message (``<PERSON_1>`` is the first person
+of this message), equal values in one message share a placeholder, and nothing is kept. The
+detection is the guardrail's own (``detect``), so what an admin sees here is what the model
+would be sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.errors import GuardrailError, VeilbotError
+from bot.types import Platform
+from guardrails.placeholders import format_placeholder
+from guardrails.vault import normalize_value
+
+
+class Found(Protocol):
+    """A detection: type and span in the original text (end exclusive)."""
+
+    @property
+    def type(self) -> str:
+        """The entity type."""
+        ...
+
+    @property
+    def start(self) -> int:
+        """Start offset in the original text."""
+        ...
+
+    @property
+    def end(self) -> int:
+        """End offset in the original text (exclusive)."""
+        ...
+
+
+Detector = Callable[[str, Platform], Sequence[Found]]
+"""Finds personal data in a message: ``(text, platform) -> detections``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One redacted value: type, span in the original text, placeholder in the output."""
+
+    type: str
+    start: int
+    end: int
+    placeholder: str
+
+
+@dataclass(frozen=True, slots=True)
+class Redacted:
+    """A message with its personal data replaced; carries no original value."""
+
+    text: str
+    entities: tuple[Entity, ...]
+
+
+class Redactor:
+    """Redacts one message at a time with per-message placeholder numbers.
+
+    Args:
+        detector: the guardrail's detection (``guardrails.presidio.detect`` bound to an
+            analyzer and a policy).
+    """
+
+    def __init__(self, detector: Detector) -> None:
+        self._detect = detector
+
+    def redact(self, text: str, platform: Platform) -> Redacted:
+        """The message with each detected value replaced by its placeholder.
+
+        Raises:
+            GuardrailError: detection failed.
+        """
+        try:
+            found = sorted(self._detect(text, platform), key=lambda f: f.start)
+        except VeilbotError:
+            raise
+        except Exception as exc:  # fail closed, naming the error type only (never the text)
+            raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
+        numbers: dict[str, int] = {}
+        issued: dict[tuple[str, str], str] = {}
+        pieces: list[str] = []
+        entities: list[Entity] = []
+        position = 0
+        for item in found:
+            if item.start < position:  # overlapping detections: the first one wins
+                continue
+            key = (item.type, normalize_value(text[item.start : item.end]))
+            if key not in issued:
+                numbers[item.type] = numbers.get(item.type, 0) + 1
+                issued[key] = format_placeholder(_type_name(item.type), numbers[item.type])
+            pieces += [text[position : item.start], issued[key]]
+            entities.append(Entity(item.type, item.start, item.end, issued[key]))
+            position = item.end
+        pieces.append(text[position:])
+        return Redacted("".join(pieces), tuple(entities))
+
+
+def _type_name(entity_type: str) -> str:
+    """An entity type usable in a placeholder (recognizer names may hold other characters)."""
+    name = re.sub(r"[^A-Z0-9_]", "_", entity_type.upper())[:40]
+    return name if name[:1].isalpha() else f"PII_{name}"[:40]

@@ -1,0 +1,88 @@
+"""``veilbot redact --jsonl``: the admins' tool, run as the console script it ships as."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LINES = [
+    {
+        "id": "a",
+        "platform": "slack",
+        "text": "Hi, I'm Maria Gonzalez: maria@example.com, again maria@example.com",
+    },
+    {
+        "id": "b",
+        "platform": "discord",
+        "text": "card 4111 1111 1111 1111 and IBAN DE89 3704 0044 0532 0130 00",
+    },
+    {
+        "id": "c",
+        "platform": "slack",
+        "text": "please mail jo\u200bhn.smith@example.org now",
+    },
+]
+
+
+def run(stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "VEILBOT_DATA_DIR": str(tmp_path),
+        "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "redact", "--jsonl"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_redacts_each_line_numbering_placeholders_per_message(tmp_path: Path) -> None:
+    done = run("".join(json.dumps(line) + "\n" for line in LINES), tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    a, b, c = (json.loads(line) for line in done.stdout.splitlines())
+    assert a == {
+        "id": "a",
+        "text": "Hi, I'm <PERSON_1>: <EMAIL_ADDRESS_1>, again <EMAIL_ADDRESS_1>",
+        "entities": [
+            {"type": "PERSON", "start": 8, "end": 22, "placeholder": "<PERSON_1>"},
+            {"type": "EMAIL_ADDRESS", "start": 24, "end": 41, "placeholder": "<EMAIL_ADDRESS_1>"},
+            {"type": "EMAIL_ADDRESS", "start": 49, "end": 66, "placeholder": "<EMAIL_ADDRESS_1>"},
+        ],
+    }
+    assert b["text"] == "card <CREDIT_CARD_1> and IBAN <IBAN_CODE_1>"
+    # Offsets are in the text as given, invisible characters included.
+    (mail,) = c["entities"]
+    assert LINES[2]["text"][mail["start"] : mail["end"]] == "jo\u200bhn.smith@example.org"
+    assert c["text"] == "please mail <EMAIL_ADDRESS_1> now"
+    assert "Maria" not in done.stdout
+    assert "4111" not in done.stdout
+    assert "smith" not in done.stdout
+
+
+def test_bad_lines_become_errors_with_their_number_and_the_run_goes_on(tmp_path: Path) -> None:
+    stdin = "\n".join(
+        [
+            "{not json: Maria Gonzalez",
+            json.dumps(LINES[0]),
+            '["list"]',
+            "",
+            json.dumps({"text": "x", "platform": "irc"}),
+        ]
+    )
+    done = run(stdin + "\n", tmp_path)
+
+    assert done.returncode == 1
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o.get("line") for o in out] == [1, None, 3, 5]
+    assert out[1]["id"] == "a"
+    assert "Maria" not in done.stdout  # an error never quotes the line
+    assert "Maria" not in done.stderr
