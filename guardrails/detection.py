@@ -111,8 +111,8 @@ class _Detector:
         norm = normalize(text, platform)
         found: list[Detection] = []
         if norm.text.strip():
-            for raw in self._analyze(norm.text):
-                refined = self._refine(raw, norm)
+            for raw, ner in self._analyze(norm.text):
+                refined = self._refine(raw, norm, ner)
                 if refined is not None:
                     found.append(
                         replace(
@@ -123,9 +123,9 @@ class _Detector:
                     )
         return resolve_overlaps(self._markup(precision.merge_names(found), norm))
 
-    def _analyze(self, text: str) -> list[Detection]:
-        """Presidio over the text, chunk by chunk, with duplicates from overlaps removed."""
-        seen: set[Detection] = set()
+    def _analyze(self, text: str) -> list[tuple[Detection, bool]]:
+        """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results."""
+        seen: set[tuple[Detection, bool]] = set()
         for offset, chunk, first, last in _chunks(text, self._chunk):
             results: list[Any] = self._analyzer.analyze(
                 text=chunk,
@@ -138,17 +138,16 @@ class _Detector:
                 start, end = int(r.start), int(r.end)
                 if (not first and start == 0) or (not last and end == len(chunk)):
                     continue  # cut by the chunk edge; the neighbouring chunk has it whole
-                seen.add(
-                    Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
-                )
-        return sorted(seen, key=lambda d: (d.start, d.end, d.type))
+                found = Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
+                seen.add((found, _recognizer(r) == "SpacyRecognizer"))
+        return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
 
-    def _refine(self, d: Detection, norm: Normalized) -> Detection | None:
+    def _refine(self, d: Detection, norm: Normalized, ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets."""
         if d.score < self._policy.threshold(d.type):
             return None
         start, end = d.start, d.end
-        if d.type in precision.NAME_TYPES:
+        if ner and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, start, end)
             if end <= start or precision.inside(start, end, norm.code):
                 return None
@@ -175,6 +174,11 @@ class _Detector:
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept
+
+
+def _recognizer(result: Any) -> str:
+    metadata = result.recognition_metadata or {}
+    return str(metadata.get("recognizer_name", ""))
 
 
 def _chunks(text: str, size: int) -> Iterator[tuple[int, str, bool, bool]]:

@@ -32,7 +32,7 @@ _NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len
 _NOT_COMMON += r")(?![\w'’\-]))"
 _WORD = r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*"
 _NAME = rf"{_NOT_COMMON}{_WORD}"
-_TWO = rf"(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
+_TWO = rf"[(\[*_\"']?(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
 _STRONG = r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called)"
 _WEAK = (
     r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"

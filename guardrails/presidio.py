@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
-from guardrails.detection import Detection, detect, resolve_overlaps
+from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect, resolve_overlaps
+from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
-from guardrails.vault import RedisVault
+from guardrails.vault import RedisVault, VaultEntry
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -82,6 +83,7 @@ class PresidioGuardrail:
         vault: the placeholder vault.
         policy: what to redact (``guardrails.policy``); the shipped default when ``None``.
         reveal: what readers see for each entity type in shared and private places.
+        chunk_chars: longest text given to the NER model at once; longer ones are chunked.
     """
 
     def __init__(
@@ -91,11 +93,13 @@ class PresidioGuardrail:
         *,
         policy: Policy | None = None,
         reveal: RevealPolicy | None = None,
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
         self._analyzer = analyzer
         self._reveal = reveal or RevealPolicy()
         self._vault = vault
         self._policy = policy or default_policy()
+        self._chunk_chars = chunk_chars
         # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
         # on the event loop rather than in blocked worker threads.
         self._analyzing = asyncio.Semaphore(1)
@@ -116,6 +120,7 @@ class PresidioGuardrail:
             StoreError: the vault could not be read or written.
         """
         spans = await self._detect(text, platform)
+        spans = await self._link_known_names(thread_id, text, spans)
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", thread_id, platform, redaction.counts()
@@ -173,12 +178,35 @@ class PresidioGuardrail:
                     f"PII detection failed ({type(exc).__name__}); fail closed"
                 ) from exc
 
+    async def _link_known_names(
+        self, tid: ThreadId, text: str, spans: list[Detection]
+    ) -> list[Detection]:
+        """Add the words that name a person this thread already knows ("Jane" after "Jane Doe").
+
+        Only tokens outside markup and outside other detections are looked up (one ``HMGET``),
+        and only if the policy redacts people.
+        """
+        if "PERSON" not in self._policy.enabled:
+            return spans
+        taken = [(s.start, s.end) for s in spans]
+        tokens = [
+            t
+            for t in name_tokens(text)
+            if not _overlaps(Detection("", t[0], t[1]), taken) and not _in_markup(text, t[0])
+        ]
+        owners = await self._vault.name_owners(tid, [t[2] for t in tokens])
+        known = [
+            Detection("PERSON", s, e, 0.9) for s, e, _ in known_name_spans(text, tokens, owners)
+        ]
+        return resolve_overlaps([*spans, *known]) if known else spans
+
     async def _redact(self, tid: ThreadId, text: str, spans: list[Detection]) -> Redaction:
         """Swap each span for its vault placeholder."""
         if not spans:
             return Redaction(text=text)
+        values = [(s.type, text[s.start : s.end]) for s in spans]
         placeholders = await self._vault.assign(
-            tid, [(s.type, text[s.start : s.end]) for s in spans]
+            tid, [VaultEntry(t, v, identity(t, v), name_parts(t, v)) for t, v in values]
         )
         pieces: list[str] = []
         position = 0
@@ -196,6 +224,11 @@ def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:
     for start, end in ranges:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def _in_markup(text: str, position: int) -> bool:
+    """Whether ``position`` is inside ``<...>`` markup (an opening ``<`` not yet closed)."""
+    return text.rfind("<", 0, position) > text.rfind(">", 0, position)
 
 
 def _overlaps(span: Detection, ranges: Sequence[tuple[int, int]]) -> bool:

@@ -155,7 +155,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule(
         "DRIVER_LICENSE",
         re.compile(
-            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\bDL)(?:\s+(?:no\.?|number|#))?\s*[:#]?\s*"
+            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\bDL)(?:\s+(?:no\.?|number|#))?(?:\s+is)?"
+            r"\s*[:#]?\s*"
             r"(?P<v>(?=[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9\-]{3,18})[A-Z0-9])\b",
             _I,
         ),

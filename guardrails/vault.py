@@ -4,6 +4,7 @@ One Redis hash per thread, at ``KeySpace.thread(tid, "vault")``:
 
 ```
 h:<hmac-hex>      -> <TYPE_n>                       which placeholder a value has
+t:<hmac-hex>      -> <TYPE_n> or *                  which person a name token belongs to
 p:<TYPE_n>        -> base64(nonce | AES-GCM(value))  the value, for restoring
 n:<TYPE>          -> n                              the last number issued for a type
 ```
@@ -13,6 +14,11 @@ collapsed), so Redis never holds a value in clear and equal values in two thread
 linkable. A value keeps its first placeholder whatever type a later detection gives it. New
 placeholders are issued by one Lua script per message, so two processes that see the same value
 at once get the same placeholder, numbered per type in reading order.
+
+Linking: an entry may carry name tokens (``VaultEntry.parts``). A new placeholder registers
+each token (``t:``); a token that two placeholders claim becomes ``*`` (ambiguous). A value
+with no placeholder of its own whose tokens all point to one placeholder reuses it, so "Jane"
+after "Jane Doe" is the same person, and "Jane" after "Jane Doe" and "Jane Roe" is a new one.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import unicodedata
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import NamedTuple
 
 import redis.asyncio as aioredis
 from cryptography.exceptions import InvalidTag
@@ -41,24 +48,65 @@ logger = logging.getLogger(__name__)
 
 _NONCE_BYTES = 12
 _AAD_PREFIX = b"veilbot-vault-v1\x00"
+_PART_DOMAIN = b"part\x01"
 
-# KEYS[1] vault hash; ARGV[1] TTL in ms, then (hmac, type, ciphertext) per value in reading
-# order. Returns one placeholder per value.
+# KEYS[1] vault hash; ARGV[1] TTL in ms, then per value in reading order: hmac, type,
+# ciphertext, number of name tokens k, k token hmacs. Returns one placeholder per value.
 _ASSIGN_LUA = """
 local out = {}
-for i = 2, #ARGV, 3 do
-  local hfield = 'h:' .. ARGV[i]
+local i = 2
+while i <= #ARGV do
+  local hfield, etype, sealed = 'h:' .. ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local parts = {}
+  for j = 1, tonumber(ARGV[i + 3]) do parts[j] = 't:' .. ARGV[i + 3 + j] end
+  i = i + 4 + #parts
   local ph = redis.call('HGET', KEYS[1], hfield)
+  if not ph and #parts > 0 then
+    local linked = nil
+    for j = 1, #parts do
+      local owner = redis.call('HGET', KEYS[1], parts[j])
+      if not owner or owner == '*' or (linked and linked ~= owner) then
+        linked = nil
+        break
+      end
+      linked = owner
+    end
+    if linked then ph = linked end
+  end
   if not ph then
-    local n = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[i + 1], 1)
-    ph = '<' .. ARGV[i + 1] .. '_' .. n .. '>'
-    redis.call('HSET', KEYS[1], hfield, ph, 'p:' .. ph, ARGV[i + 2])
+    local n = redis.call('HINCRBY', KEYS[1], 'n:' .. etype, 1)
+    ph = '<' .. etype .. '_' .. n .. '>'
+    redis.call('HSET', KEYS[1], hfield, ph, 'p:' .. ph, sealed)
+    for j = 1, #parts do
+      local owner = redis.call('HGET', KEYS[1], parts[j])
+      if not owner then
+        redis.call('HSET', KEYS[1], parts[j], ph)
+      elseif owner ~= ph then
+        redis.call('HSET', KEYS[1], parts[j], '*')
+      end
+    end
   end
   out[#out + 1] = ph
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return out
 """
+
+
+class VaultEntry(NamedTuple):
+    """A value to place in the vault.
+
+    Attributes:
+        type: its entity type.
+        value: what the placeholder restores to (markup included).
+        key: what it is looked up by, when not the value (``guardrails.linking.identity``).
+        parts: name tokens a later mention may use alone (``guardrails.linking.name_parts``).
+    """
+
+    type: str
+    value: str
+    key: str | None = None
+    parts: tuple[str, ...] = ()
 
 
 def normalize_value(value: str) -> str:
@@ -99,11 +147,14 @@ class RedisVault:
         self._ttl_ms = int(ttl_seconds * 1000)
         self._assign = redis.register_script(_ASSIGN_LUA)
 
-    async def assign(self, tid: ThreadId, items: Sequence[tuple[str, str]]) -> list[str]:
-        """Placeholders for ``(entity type, value)`` pairs, in the order given (one round trip).
+    async def assign(
+        self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
+    ) -> list[str]:
+        """Placeholders for ``(entity type, value)`` pairs or entries, in order (one round trip).
 
-        A value already in the thread's vault keeps its placeholder; a new one gets the next
-        number of its type.
+        A value already in the thread's vault keeps its placeholder; a value whose name tokens
+        all belong to one placeholder takes that one; a new one gets the next number of its
+        type.
 
         Raises:
             ValueError: an entity type is not ``[A-Z][A-Z0-9_]*``.
@@ -113,15 +164,38 @@ class RedisVault:
         if not items:
             return []
         args: list[str | int] = [self._ttl_ms]
-        for entity_type, value in items:
-            if not TYPE_RE.fullmatch(entity_type):
+        for item in items:
+            entry = item if isinstance(item, VaultEntry) else VaultEntry(*item)
+            if not TYPE_RE.fullmatch(entry.type):
                 raise ValueError("malformed entity type")
-            args += [self._index(tid, value), entity_type, self._seal(tid, entity_type, value)]
+            key = entry.value if entry.key is None else entry.key
+            args += [
+                self._index(tid, key),
+                entry.type,
+                self._seal(tid, entry.type, entry.value),
+                len(entry.parts),
+                *(self._index(tid, part, domain=_PART_DOMAIN) for part in entry.parts),
+            ]
         async with redis_errors_as_store_errors("assign", tid):
             raw = await self._assign(keys=[self._keys.thread(tid, "vault")], args=args)
         placeholders = [p.decode() if isinstance(p, bytes) else str(p) for p in raw]
         logger.debug("vault assign thread=%s values=%d", tid, len(placeholders))
         return placeholders
+
+    async def name_owners(self, tid: ThreadId, tokens: Sequence[str]) -> list[str | None]:
+        """For each name token, the placeholder it belongs to (``None``: unknown or ambiguous).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis failed.
+        """
+        if not tokens:
+            return []
+        fields = [f"t:{self._index(tid, t, domain=_PART_DOMAIN)}" for t in tokens]
+        async with redis_errors_as_store_errors("lookup", tid):
+            raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
+        owners = [v.decode() if isinstance(v, bytes) else v for v in raw]
+        return [o if o and o != "*" else None for o in owners]
 
     async def mapping(self, tid: ThreadId) -> dict[str, tuple[str, str]]:
         """Every placeholder of the thread with its entity type and value (one ``HGETALL``).
@@ -141,8 +215,8 @@ class RedisVault:
             result[name[2:]] = (entity_type, self._open(tid, entity_type, raw_value))
         return result
 
-    def _index(self, tid: ThreadId, value: str) -> str:
-        message = tid.encode() + b"\x00" + normalize_value(value).encode()
+    def _index(self, tid: ThreadId, value: str, *, domain: bytes = b"") -> str:
+        message = domain + tid.encode() + b"\x00" + normalize_value(value).encode()
         return hmac.new(self._index_key, message, hashlib.sha256).hexdigest()
 
     def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:

