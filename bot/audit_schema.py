@@ -103,7 +103,18 @@ def _create_audit_runs_v1(conn: Connection) -> None:
     table.create(conn, checkfirst=True)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_create_audit_runs_v1,)
+def _index_metadata_v2(conn: Connection) -> None:
+    """PostgreSQL: a GIN index for ``metadata @> …`` filters (SQLite filters by json_extract)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            sa.text(
+                "CREATE INDEX IF NOT EXISTS ix_audit_runs_metadata "
+                "ON audit_runs USING gin (metadata jsonb_path_ops)"
+            )
+        )
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_create_audit_runs_v1, _index_metadata_v2)
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 
 _PG_MIGRATION_LOCK = 0x7665696C  # "veil": serialises migrations of concurrent replicas
