@@ -19,7 +19,7 @@ import csv
 import io
 import json
 import zlib
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import fields
 from datetime import UTC, datetime
@@ -100,10 +100,16 @@ class _CsvLine:
 
 
 async def export_lines(
-    store: AuditQueryStore, run_filter: RunFilter, fmt: ExportFormat, **extra: Any
+    store: AuditQueryStore,
+    run_filter: RunFilter,
+    fmt: ExportFormat,
+    *,
+    max_rows: int | None = None,
+    **extra: Any,
 ) -> AsyncGenerator[str, None]:
     """The export, line by line: the metadata line, (CSV: the header,) then one per run."""
-    header = meta(run_filter, fmt, **extra)
+    header = meta(run_filter, fmt, **extra, **({"max_rows": max_rows} if max_rows else {}))
+    left = max_rows if max_rows is not None else -1
     if fmt == "jsonl":
         yield _json_line({"_meta": header})
     else:
@@ -112,6 +118,9 @@ async def export_lines(
         yield line(list(EXPORT_FIELDS))
     async with aclosing(store.iter_runs(run_filter)) as runs:
         async for record in runs:
+            if left == 0:
+                return
+            left -= 1
             data = record_dict(record)
             if fmt == "jsonl":
                 yield _json_line(data)
@@ -126,8 +135,9 @@ async def export_chunks(
     *,
     gzip: bool = False,
     on_row: Callable[[], None] | None = None,
+    max_rows: int | None = None,
     **extra: Any,
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The export as byte chunks of about 64 KiB, gzip-compressed when asked.
 
     Args:
@@ -136,13 +146,14 @@ async def export_chunks(
         fmt: ``jsonl`` or ``csv``.
         gzip: compress the stream (gzip container).
         on_row: called once per run written (progress bars).
+        max_rows: stop after this many runs (the newest).
         **extra: more keys for the metadata line.
     """
     packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzip else None  # 31: gzip container
     pending: list[bytes] = []
     size = 0
     headers = 1 if fmt == "jsonl" else 2
-    async with aclosing(export_lines(store, run_filter, fmt, **extra)) as lines:
+    async with aclosing(export_lines(store, run_filter, fmt, max_rows=max_rows, **extra)) as lines:
         async for line in lines:
             if headers:
                 headers -= 1

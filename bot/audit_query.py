@@ -30,6 +30,7 @@ from bot.audit_types import (
     decode_cursor,
     encode_cursor,
 )
+from bot.errors import StoreError
 from bot.types import AuditRecord
 
 _STREAM_BATCH = 1000
@@ -114,6 +115,15 @@ class AuditQueries:
         if not clauses:  # a bug upstream must never turn into "erase everything"
             raise FilterRejected("refusing to change every run: give at least one filter")
         return clauses
+
+    async def ping(self) -> bool:
+        """Whether the database answers ``SELECT 1`` now (readiness probes)."""
+        try:
+            async with DbErrors("audit ping"), self.engine.connect() as conn:
+                await conn.execute(sa.text("SELECT 1"))
+        except StoreError:
+            return False
+        return True
 
     async def list_runs(
         self, run_filter: RunFilter, *, limit: int = 100, cursor: str | None = None

@@ -250,6 +250,10 @@ class ErasureCounts:
 class AuditQueryStore(Protocol):
     """The admin side of the audit log: read, roll up, purge, erase."""
 
+    async def ping(self) -> bool:
+        """Whether the database answers now."""
+        ...
+
     async def list_runs(
         self, run_filter: RunFilter, *, limit: int = 100, cursor: str | None = None
     ) -> RunPage:

@@ -2,7 +2,14 @@
 
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
+veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]
+veilbot audit list [filters] [--limit N] [--cursor C] [--json]
+veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
+veilbot audit purge --older-than 90d [--dry-run]
+veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--json]
+veilbot admin serve [--host H] [--port P] | new-token | hash-token
 ```
+Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
 
@@ -15,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from bot import __version__
+from bot.cli_audit import add_commands, check_filter_now, run_command
 from bot.errors import ConfigError, InputRejected, VeilbotError
 from bot.settings import Settings, load_settings
 
@@ -30,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     console.add_argument(
         "--show-redactions", action="store_true", help="also show what the model was sent"
     )
+    add_commands(sub)
     return parser
 
 
@@ -53,8 +62,9 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _log_level(settings: Settings, command: str) -> str:
-    # The console is for people: keep INFO lines out of the conversation unless asked for.
-    if command == "console" and "VEILBOT_LOG_LEVEL" not in os.environ:
+    # The console and the admin tools are for people: keep INFO lines out of their output
+    # unless asked for (``admin serve`` is a service and logs at the configured level).
+    if command in ("console", "audit", "forget") and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level
 
@@ -63,11 +73,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``veilbot`` console script."""
     args = _parser().parse_args(argv)
     try:
+        check_filter_now(args)
         settings = load_settings()
         from bot.app import configure_logging
 
         configure_logging(_log_level(settings, args.command))
-        return asyncio.run(_console(settings, args))
+        if args.command == "console":
+            return asyncio.run(_console(settings, args))
+        return asyncio.run(run_command(settings, args))
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from bot.types import (
+    AdminReply,
     AuditRecord,
     ChatMessage,
     InboundMessage,
@@ -162,6 +163,22 @@ class MessageHandler(Protocol):
 
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """A user deleted a message: drop it (and its answer) from the thread's history."""
+        ...
+
+
+class AdminCommands(Protocol):
+    """What adapters call for admin chat commands (``/veilbot audit export …``)."""
+
+    async def audit_export(
+        self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()
+    ) -> AdminReply:
+        """Run an export for ``requester`` if they are an admin, else refuse politely.
+
+        Args:
+            requester: ``slack:TEAM:USER``, ``discord:USER`` or ``console:USER``.
+            args: the words after ``audit export``: ``[since] [thread:ID|channel:ID|user:ID]``.
+            roles: the requester's Discord role ids (admins may be listed by role).
+        """
         ...
 
 
