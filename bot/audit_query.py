@@ -75,7 +75,9 @@ def where(run_filter: RunFilter, dialect: str) -> list[sa.ColumnElement[bool]]:
 def _after(cursor: str) -> sa.ColumnElement[bool]:
     started_at, run_id = decode_cursor(cursor)
     c = audit_runs.c
-    return sa.or_(c.started_at < started_at, sa.and_(c.started_at == started_at, c.run_id < run_id))
+    # A row-value comparison lets both databases walk the (started_at, run_id) index.
+    position = sa.tuple_(sa.literal(started_at, c.started_at.type), sa.literal(run_id))
+    return sa.tuple_(c.started_at, c.run_id) < position
 
 
 def _day(dialect: str) -> sa.ColumnElement[Any]:
