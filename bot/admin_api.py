@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
+from dataclasses import asdict
 from typing import Any
 
 from aiohttp import web
@@ -117,7 +118,7 @@ async def _stats(request: web.Request) -> web.Response:
     if by not in GROUPS:
         raise FilterRejected(f"by must be one of {', '.join(GROUPS)}")
     rows = await store.rollup(run_filter, by, limit=_int(request, "limit", 1000))
-    groups = [{**r.__dict__, "entity_total": r.entity_total} for r in rows]
+    groups = [{**asdict(r), "entity_total": r.entity_total} for r in rows]
     total = await store.count_runs(run_filter)
     return web.json_response({"by": by, "runs": total, "groups": groups})
 
