@@ -110,8 +110,11 @@ def _create_audit_runs_v1(conn: Connection) -> None:
 
 
 def _index_for_queries_v2(conn: Connection) -> None:
-    """Keyset pages walk ``(started_at, run_id)``; on PostgreSQL a GIN index serves
-    ``metadata @> …`` filters (SQLite filters by json_extract per key, unindexed)."""
+    """Indexes for admin queries.
+
+    Keyset pages walk ``(started_at, run_id)``; on PostgreSQL a GIN index serves
+    ``metadata @> …`` filters (SQLite filters by json_extract per key, unindexed).
+    """
     table = sa.Table("audit_runs", sa.MetaData(), *_v1_columns())
     sa.Index("ix_audit_runs_started_run", table.c.started_at, table.c.run_id).create(conn)
     if conn.dialect.name == "postgresql":
