@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
+from bot.admin import AdminService, parse_admins, parse_roles
+from bot.admin_auth import AdminTokens
 from bot.audit import SqlAuditStore, sqlite_url
 from bot.conversation import Conversation
 from bot.dedupe import RedisEventDedupe
 from bot.embedded_redis import EmbeddedRedis
+from bot.erasure import Eraser
 from bot.errors import ConfigError, VeilbotError
 from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
@@ -33,7 +36,7 @@ from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
 from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
-from guardrails.vaultkey import load_vault_key
+from guardrails.vaultkey import derive_pseudonym_key, load_vault_key
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +74,30 @@ class App:
     locks: RedisThreadLocks
     dedupe: RedisEventDedupe
     model: ModelClient
+    admin: AdminService
+    eraser: Eraser
     notices: list[str] = field(default_factory=list)
+
+    async def readiness(self) -> dict[str, bool]:
+        """The ``/readyz`` checks: Redis answers, the database answers, the guardrail is built."""
+        return await check_ready(self.redis, self.audit, guardrail=self.guardrail)
+
+
+@dataclass
+class Stores:
+    """The stores alone, without the guardrail or the model: ``veilbot forget``, admin tools."""
+
+    settings: Settings
+    redis: aioredis.Redis
+    keys: KeySpace
+    audit: SqlAuditStore
+    history: RedisHistoryStore
+    locks: RedisThreadLocks
+    eraser: Eraser
+
+    async def readiness(self) -> dict[str, bool]:
+        """Redis and the database answer (no guardrail is loaded in this process)."""
+        return await check_ready(self.redis, self.audit)
 
 
 def configure_logging(level: str) -> None:
@@ -146,6 +172,94 @@ def build_redactor(settings: Settings) -> Redactor:
     )
 
 
+async def check_ready(
+    redis: aioredis.Redis, audit: SqlAuditStore, *, guardrail: object | None = None
+) -> dict[str, bool]:
+    """Named readiness checks; ``guardrail`` is included when a guardrail is given."""
+    checks = {"redis": await _redis_answers(redis), "database": await audit.ping()}
+    if guardrail is not None:
+        checks["guardrail"] = True  # built and warmed up by build_app before it yields
+    return checks
+
+
+async def _redis_answers(redis: aioredis.Redis) -> bool:
+    try:
+        return bool(await asyncio.wait_for(redis.ping(), timeout=2))
+    except (aioredis.RedisError, OSError, TimeoutError):
+        return False
+
+
+def _audit_store(settings: Settings, *, spool: bool) -> SqlAuditStore:
+    return SqlAuditStore(
+        settings.database_url or sqlite_url(settings.data_dir),
+        spool_path=settings.data_dir / "audit-spool.jsonl" if spool else None,
+        timeout=settings.store_timeout_seconds,
+    )
+
+
+@asynccontextmanager
+async def build_audit(settings: Settings) -> AsyncIterator[SqlAuditStore]:
+    """The audit store alone (``veilbot audit …``): no Redis, no spaCy.
+
+    It never touches the service's spool (a spool belongs to one process), so an unreachable
+    database is a ``StoreUnavailable`` here.
+    """
+    async with _audit_store(settings, spool=False) as audit:
+        yield audit
+
+
+def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
+    """The admin chat commands service (``AdminCommands``)."""
+    return AdminService(
+        audit,
+        admins=parse_admins(settings.admin_users),
+        admin_roles=parse_roles(settings.admin_discord_roles),
+        max_rows=settings.admin_chat_export_max_rows,
+    )
+
+
+def build_admin_tokens(settings: Settings) -> AdminTokens:
+    """The HTTP admin API's accepted tokens (hashes and scopes)."""
+    return AdminTokens.parse(settings.admin_tokens)
+
+
+def _eraser(
+    settings: Settings, audit: SqlAuditStore, history: RedisHistoryStore, locks: RedisThreadLocks
+) -> Eraser:
+    key = None
+    if settings.forget_keeps_audit_rows:
+        key = derive_pseudonym_key(load_vault_key(settings.vault_key, settings.data_dir))
+    return Eraser(audit, history, locks, pseudonym_key=key)
+
+
+def _history_and_locks(
+    settings: Settings, client: aioredis.Redis, keys: KeySpace
+) -> tuple[RedisHistoryStore, RedisThreadLocks]:
+    history = RedisHistoryStore(
+        client,
+        keys,
+        ttl_seconds=settings.history_ttl_seconds,
+        max_messages=settings.history_max_messages,
+    )
+    locks = RedisThreadLocks(
+        client, keys, ttl_seconds=settings.lock_ttl_seconds, wait_seconds=settings.lock_wait_seconds
+    )
+    return history, locks
+
+
+@asynccontextmanager
+async def build_stores(settings: Settings) -> AsyncIterator[Stores]:
+    """Redis and the audit store, without the guardrail or the model (no spaCy load)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    async with AsyncExitStack() as stack:
+        client = await _redis(settings, stack)
+        keys = KeySpace(settings.redis_prefix)
+        audit = await stack.enter_async_context(_audit_store(settings, spool=False))
+        history, locks = _history_and_locks(settings, client, keys)
+        eraser = _eraser(settings, audit, history, locks)
+        yield Stores(settings, client, keys, audit, history, locks, eraser)
+
+
 @asynccontextmanager
 async def build_app(settings: Settings) -> AsyncIterator[App]:
     """Start every component; stop them in reverse order on exit."""
@@ -153,12 +267,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
     async with AsyncExitStack() as stack:
         client = await _redis(settings, stack)
         keys = KeySpace(settings.redis_prefix)
-        audit = SqlAuditStore(
-            settings.database_url or sqlite_url(settings.data_dir),
-            spool_path=settings.data_dir / "audit-spool.jsonl",
-            timeout=settings.store_timeout_seconds,
-        )
-        await stack.enter_async_context(audit)
+        audit = await stack.enter_async_context(_audit_store(settings, spool=True))
         vault = RedisVault(
             client,
             keys,
@@ -169,18 +278,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         model = build_model(settings)
         if hasattr(model, "aclose"):
             stack.push_async_callback(model.aclose)
-        history = RedisHistoryStore(
-            client,
-            keys,
-            ttl_seconds=settings.history_ttl_seconds,
-            max_messages=settings.history_max_messages,
-        )
-        locks = RedisThreadLocks(
-            client,
-            keys,
-            ttl_seconds=settings.lock_ttl_seconds,
-            wait_seconds=settings.lock_wait_seconds,
-        )
+        history, locks = _history_and_locks(settings, client, keys)
         dedupe = RedisEventDedupe(client, keys, ttl_seconds=settings.dedupe_ttl_seconds)
         conversation = Conversation(
             guardrail=guardrail,
@@ -206,7 +304,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             locks,
             dedupe,
             model,
-            notices,
+            admin=build_admin(settings, audit),
+            eraser=_eraser(settings, audit, history, locks),
+            notices=notices,
         )
 
 

@@ -29,6 +29,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from bot.audit_errors import DbErrors
+from bot.audit_query import AuditQueries
 from bot.audit_schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
 from bot.errors import ConfigError, StoreError, StoreUnavailable
 from bot.types import AuditRecord
@@ -42,14 +44,6 @@ _ASYNC_DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
     "sqlite+aiosqlite": "sqlite+aiosqlite",
 }
-_UNREACHABLE = (
-    OSError,
-    TimeoutError,
-    sa_exc.OperationalError,
-    sa_exc.InterfaceError,
-    sa_exc.DisconnectionError,
-    sa_exc.TimeoutError,
-)
 _REPLAY_BATCH = 500
 
 
@@ -74,36 +68,6 @@ def async_url(url: str) -> URL:
             f"unsupported database {parsed.drivername!r}: use postgresql://… or sqlite:///…"
         )
     return parsed.set(drivername=driver)
-
-
-def _unreachable(exc: BaseException) -> bool:
-    if isinstance(exc, _UNREACHABLE):
-        return True
-    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
-        return True
-    # asyncpg errors escape SQLAlchemy's wrapping only while connecting.
-    return type(exc).__module__.startswith("asyncpg")
-
-
-class _DbErrors:
-    """Maps database failures in a block onto ``StoreUnavailable`` / ``StoreError``."""
-
-    def __init__(self, what: str) -> None:
-        self._what = what
-
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc is None or isinstance(exc, StoreError) or not isinstance(exc, Exception):
-            return
-        name = type(exc).__name__
-        if _unreachable(exc):
-            raise StoreUnavailable(f"{self._what}: database unavailable ({name})") from exc
-        if isinstance(exc, sa_exc.SQLAlchemyError):
-            raise StoreError(f"{self._what}: database error ({name})") from exc
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -157,7 +121,7 @@ class _Spool:
             os.truncate(self.path, 0)
 
 
-class SqlAuditStore:
+class SqlAuditStore(AuditQueries):
     """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
 
     Args:
@@ -249,7 +213,7 @@ class SqlAuditStore:
     async def _catch_up(self) -> None:
         """Migrate the schema if not done yet, then replay the spool (caller holds the lock)."""
         if not self._ready:
-            async with _DbErrors("audit schema migration"), self.engine.begin() as conn:
+            async with DbErrors("audit schema migration"), self.engine.begin() as conn:
                 applied = await conn.run_sync(migrate)
             if applied:
                 logger.info("audit schema: applied %d migration step(s)", applied)
@@ -266,7 +230,7 @@ class SqlAuditStore:
             except (ValueError, KeyError, TypeError):
                 logger.error("audit spool line %d is unreadable and is dropped", number)
         if rows:
-            async with _DbErrors("audit spool replay"), self.engine.begin() as conn:
+            async with DbErrors("audit spool replay"), self.engine.begin() as conn:
                 for start in range(0, len(rows), _REPLAY_BATCH):
                     await conn.execute(
                         self._insert_ignoring_duplicates(conn), rows[start : start + _REPLAY_BATCH]
@@ -282,7 +246,7 @@ class SqlAuditStore:
         return sqlite.insert(audit_runs).on_conflict_do_nothing(index_elements=["run_id"])
 
     async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
-        async with _DbErrors(what), self.engine.begin() as conn:
+        async with DbErrors(what), self.engine.begin() as conn:
             await conn.execute(audit_runs.insert(), rows)
 
     async def _spool_row(self, row: dict[str, Any], run_id: str) -> None:

@@ -92,7 +92,13 @@ def _v1_indexes() -> list[sa.Index]:
     ]
 
 
-audit_runs = sa.Table("audit_runs", metadata, *_v1_columns(), *_v1_indexes())
+audit_runs = sa.Table(
+    "audit_runs",
+    metadata,
+    *_v1_columns(),
+    *_v1_indexes(),
+    sa.Index("ix_audit_runs_started_run", "started_at", "run_id"),  # step 2
+)
 """One row per turn; columns are the fields of ``AuditRecord``."""
 
 AUDIT_FIELDS = tuple(c.name for c in audit_runs.columns)
@@ -103,7 +109,27 @@ def _create_audit_runs_v1(conn: Connection) -> None:
     table.create(conn, checkfirst=True)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_create_audit_runs_v1,)
+def _index_for_queries_v2(conn: Connection) -> None:
+    """Indexes for admin queries.
+
+    Keyset pages walk ``(started_at, run_id)``; on PostgreSQL a GIN index serves
+    ``metadata @> …`` filters (SQLite filters by json_extract per key, unindexed).
+    """
+    table = sa.Table("audit_runs", sa.MetaData(), *_v1_columns())
+    sa.Index("ix_audit_runs_started_run", table.c.started_at, table.c.run_id).create(conn)
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            sa.text(
+                "CREATE INDEX IF NOT EXISTS ix_audit_runs_metadata "
+                "ON audit_runs USING gin (metadata jsonb_path_ops)"
+            )
+        )
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
+    _create_audit_runs_v1,
+    _index_for_queries_v2,
+)
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 
 _PG_MIGRATION_LOCK = 0x7665696C  # "veil": serialises migrations of concurrent replicas

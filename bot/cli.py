@@ -4,7 +4,14 @@
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
 veilbot run [discord|slack ...]                       serve platforms (default: all configured)
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
+veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]
+veilbot audit list [filters] [--limit N] [--cursor C] [--json]
+veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
+veilbot audit purge --older-than 90d [--dry-run]
+veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--json]
+veilbot admin serve [--host H] [--port P] | new-token | hash-token
 ```
+Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
 """
 
@@ -19,6 +26,7 @@ from collections.abc import Sequence
 from typing import IO, Any, cast, get_args
 
 from bot import __version__
+from bot.cli_audit import add_commands, check_filter_now, run_command
 from bot.errors import ConfigError, GuardrailError, InputRejected, VeilbotError
 from bot.settings import Settings, load_settings
 from bot.types import Platform
@@ -48,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
     )
+    add_commands(sub)
     return parser
 
 
@@ -119,8 +128,10 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _log_level(settings: Settings, command: str) -> str:
-    # The console and redact are for people and pipes: keep INFO lines out unless asked for.
-    if command in ("console", "redact") and "VEILBOT_LOG_LEVEL" not in os.environ:
+    # The console and the tools are for people and pipes: keep INFO lines out of their output
+    # unless asked for (``run`` and ``admin serve`` are services: the configured level).
+    quiet = ("console", "redact", "audit", "forget")
+    if command in quiet and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level
 
@@ -129,14 +140,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``veilbot`` console script."""
     args = _parser().parse_args(argv)
     try:
+        check_filter_now(args)
         settings = load_settings()
         from bot.app import configure_logging
 
         configure_logging(_log_level(settings, args.command))
         if args.command == "redact":
             return _redact(settings, sys.stdin, sys.stdout)
-        command = _run if args.command == "run" else _console
-        return asyncio.run(command(settings, args))
+        if args.command in ("console", "run"):
+            return asyncio.run((_run if args.command == "run" else _console)(settings, args))
+        return asyncio.run(run_command(settings, args))
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2

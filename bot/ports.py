@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from bot.types import (
+    AdminReply,
     AuditRecord,
     ChatMessage,
     InboundMessage,
@@ -173,6 +174,22 @@ class MessageHandler(Protocol):
 
         Adapters use it to answer follow-ups without a new mention in a thread the bot was
         mentioned in, without holding state of their own (replicas share only the stores).
+        """
+        ...
+
+
+class AdminCommands(Protocol):
+    """What adapters call for admin chat commands (``/veilbot audit export …``)."""
+
+    async def audit_export(
+        self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()
+    ) -> AdminReply:
+        """Run an export for ``requester`` if they are an admin, else refuse politely.
+
+        Args:
+            requester: ``slack:TEAM:USER``, ``discord:USER`` or ``console:USER``.
+            args: the words after ``audit export``: ``[since] [thread:ID|channel:ID|user:ID]``.
+            roles: the requester's Discord role ids (admins may be listed by role).
         """
         ...
 

@@ -88,6 +88,22 @@ class Settings(BaseSettings):
     # Operations
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    # Audit and admin
+    audit_retention_days: int = Field(default=90, ge=0)
+    """Audit runs older than this are purged daily by the running service; 0 keeps them all."""
+    admin_users: str = ""
+    """Chat admins, comma-separated: ``slack:TEAM:USER``, ``discord:USER``, ``console:USER``."""
+    admin_discord_roles: str = ""
+    """Discord role ids, comma-separated, whose members are admins too."""
+    admin_tokens: str = ""
+    """HTTP admin API tokens, stored hashed: comma-separated ``SHA256HEX[:scope+scope]``
+    (scope ``admin`` when omitted). ``veilbot admin hash-token`` prints a token's hash."""
+    forget_keeps_audit_rows: bool = False
+    """``forget`` keeps a user's audit runs with the user id replaced by a keyed hash."""
+    admin_http_host: str = "127.0.0.1"
+    admin_http_port: int = Field(default=8081, ge=0, le=65535)
+    admin_chat_export_max_rows: int = Field(default=100_000, ge=1)
+
     @field_validator("vault_key", "anthropic_api_key")
     @classmethod
     def _refuse_placeholder_secret(cls, value: SecretStr | None) -> SecretStr | None:

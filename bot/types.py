@@ -213,6 +213,23 @@ class Reply:
         return self.status is TurnStatus.OK
 
 
+@dataclass(frozen=True, slots=True)
+class AdminReply:
+    """The answer to an admin chat command; the adapter delivers it privately.
+
+    Attributes:
+        text: what to tell the requester (ids and counts only, or a polite refusal).
+        allowed: ``False`` when the requester is not an admin or the arguments were bad.
+        file: the export file (gzip-compressed JSON lines), when there is one.
+        filename: the name to upload ``file`` under.
+    """
+
+    text: str
+    allowed: bool
+    file: bytes | None = None
+    filename: str | None = None
+
+
 def new_run_id() -> str:
     """A fresh, sortable-enough run id."""
     return uuid.uuid4().hex

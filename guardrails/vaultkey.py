@@ -57,6 +57,17 @@ def derive_keys(master: bytes) -> VaultKeys:
     return VaultKeys(encryption=_hkdf(master, b"encryption"), index=_hkdf(master, b"index"))
 
 
+def derive_pseudonym_key(master: bytes) -> bytes:
+    """The HMAC key that replaces a forgotten user's id in the audit runs ``forget`` keeps.
+
+    Raises:
+        ConfigError: the master key is not 32 bytes long.
+    """
+    if len(master) != KEY_BYTES:
+        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
+    return _hkdf(master, b"audit-pseudonym")
+
+
 def _hkdf(master: bytes, info: bytes) -> bytes:
     hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=_HKDF_SALT, info=info)
     return hkdf.derive(master)

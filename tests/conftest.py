@@ -21,6 +21,7 @@ pytest_plugins = [
     "tests.fixtures.services",
     "tests.fixtures.guardrail",
     "tests.fixtures.fakes",
+    "tests.fixtures.audit_db",
 ]
 
 

@@ -98,7 +98,7 @@ async def test_start_twice_migrates_once(db_url: str) -> None:
     async with SqlAuditStore(db_url) as audit:
         async with audit.engine.connect() as conn:
             versions = (await conn.execute(sa.select(schema_version.c.version))).scalars().all()
-    assert versions == [1]
+    assert versions == [1, 2]
     assert record.run_id in await stored(db_url, record.run_id)
 
 

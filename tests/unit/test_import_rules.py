@@ -35,6 +35,8 @@ BACKENDS = {
     "bot.locks",
     "bot.dedupe",
     "bot.audit",
+    "bot.audit_errors",
+    "bot.audit_query",
     "bot.model",
     "bot.embedded_redis",
     "bot.redis_client",

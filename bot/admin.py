@@ -1,0 +1,153 @@
+"""Admin chat commands, platform-independent: who is an admin, and the export they get.
+
+Adapters turn ``/veilbot audit export 7d channel:C123`` (Slack) or ``/audit export …``
+(Discord) into ``AdminService.audit_export(requester, args)`` and deliver the ``AdminReply``
+privately (Slack: ``files_upload_v2`` in a DM; Discord: an ephemeral reply with the file).
+Every attempt is logged with ids only; a refusal says nothing about who the admins are.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from bot.audit_export import export_chunks
+from bot.audit_types import (
+    AuditQueryStore,
+    FilterRejected,
+    RunFilter,
+    UserRef,
+    parse_instant,
+    parse_user_ref,
+)
+from bot.errors import ConfigError
+from bot.types import AdminReply
+
+log = logging.getLogger(__name__)
+
+REFUSAL = "Sorry, audit exports are for veilbot admins only. Ask an admin if you need one."
+USAGE = (
+    "Usage: audit export [since] [thread:ID | channel:ID | user:ID], "
+    "e.g. `audit export 7d channel:C123`. `since` is a duration (7d, 12h) or a date (2026-03-01)."
+)
+_SCOPES = {"thread": "thread_id", "channel": "channel", "user": "user_id"}
+
+
+def parse_admins(text: str) -> frozenset[str]:
+    """Admin ids from ``VEILBOT_ADMIN_USERS`` (comma-separated ``slack:T:U``, ``discord:U``).
+
+    Raises:
+        ConfigError: an entry is not a user reference.
+    """
+    admins: set[str] = set()
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        try:
+            admins.add(str(parse_user_ref(entry)))
+        except FilterRejected:
+            raise ConfigError(
+                "VEILBOT_ADMIN_USERS: entries look like slack:TEAM:USER or discord:USER"
+            ) from None
+    return frozenset(admins)
+
+
+def parse_roles(text: str) -> frozenset[str]:
+    """Discord role ids from ``VEILBOT_ADMIN_DISCORD_ROLES`` (comma-separated)."""
+    return frozenset(e.strip() for e in text.split(",") if e.strip())
+
+
+def chat_filter(args: Sequence[str], *, now: datetime | None = None) -> RunFilter:
+    """The filter of ``audit export [since] [thread:ID|channel:ID|user:ID]``.
+
+    Raises:
+        FilterRejected: an argument of another shape.
+    """
+    values: dict[str, object] = {}
+    for arg in args:
+        scope, sep, value = arg.partition(":")
+        if sep and scope in _SCOPES:
+            if scope == "user" and value.count(":"):
+                ref = parse_user_ref(value)
+                values.update(platform=ref.platform, workspace=ref.workspace, user_id=ref.user_id)
+            else:
+                values[_SCOPES[scope]] = value
+        elif "since" not in values:
+            values["since"] = parse_instant(arg, now=now)
+        else:
+            raise FilterRejected("unexpected argument; " + USAGE)
+    return RunFilter(**values)  # type: ignore[arg-type]
+
+
+class AdminService:
+    """``AdminCommands``: admin checks and chat exports.
+
+    Args:
+        audit: the audit log.
+        admins: admin user references (``str(UserRef)``), see ``parse_admins``.
+        admin_roles: Discord role ids whose members are admins.
+        max_rows: the most runs one chat export holds (the file is built in memory).
+    """
+
+    def __init__(
+        self,
+        audit: AuditQueryStore,
+        *,
+        admins: Iterable[str],
+        admin_roles: Iterable[str] = (),
+        max_rows: int = 100_000,
+    ) -> None:
+        self._audit = audit
+        self._admins = frozenset(admins)
+        self._roles = frozenset(admin_roles)
+        self._max_rows = max_rows
+
+    def is_admin(self, requester: str, roles: Sequence[str] = ()) -> bool:
+        """Whether ``requester`` may run admin commands."""
+        try:
+            ref = parse_user_ref(requester)
+        except FilterRejected:
+            return False
+        if str(ref) in self._admins:
+            return True
+        return ref.platform == "discord" and not self._roles.isdisjoint(roles)
+
+    async def audit_export(
+        self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()
+    ) -> AdminReply:
+        """Export the audit log for an admin, as gzip-compressed JSON lines; refuse others."""
+        if not self.is_admin(requester, roles):
+            log.warning("admin command refused command=audit_export requester=%s", requester)
+            return AdminReply(REFUSAL, allowed=False)
+        try:
+            run_filter = chat_filter(args)
+        except FilterRejected as exc:
+            log.info("admin command bad arguments requester=%s", requester)
+            return AdminReply(f"{exc}\n{USAGE}", allowed=False)
+        total = await self._audit.count_runs(run_filter)
+        data = await self._export(run_filter, total)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        shown = min(total, self._max_rows)
+        note = f" (the newest {shown} of {total}; use the CLI for more)" if total > shown else ""
+        log.info("admin export requester=%s runs=%d bytes=%d", requester, shown, len(data))
+        return AdminReply(
+            f"Audit export: {shown} run(s){note}. Placeholder text only, no personal data.",
+            allowed=True,
+            file=data,
+            filename=f"veilbot-audit-{stamp}.jsonl.gz",
+        )
+
+    async def _export(self, run_filter: RunFilter, total: int) -> bytes:
+        chunks = export_chunks(
+            self._audit,
+            run_filter,
+            "jsonl",
+            gzip=True,
+            max_rows=self._max_rows,
+            truncated=total > self._max_rows,
+        )
+        return b"".join([c async for c in chunks])
+
+
+def requester_ref(platform: str, user_id: str, workspace: str | None = None) -> str:
+    """The requester string adapters pass: ``slack:TEAM:USER`` or ``discord:USER``."""
+    return str(UserRef(platform, user_id, workspace if platform == "slack" else None))

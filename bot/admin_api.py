@@ -1,0 +1,192 @@
+"""The HTTP admin API (aiohttp): audit runs, exports and stats, plus health probes.
+
+``add_admin_routes`` adds the routes to an ``aiohttp.web.Application`` so one server can carry
+them beside the Slack HTTP endpoint. Every ``/admin/*`` route needs ``Authorization: Bearer
+<token>`` with the ``admin`` scope: 401 without a token or with an unknown one, 403 for a
+known token without the scope. ``/healthz`` and ``/readyz`` are open (probes). The OpenAPI
+document is ``/admin/openapi.json``. Responses hold placeholder text and ids only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import asdict
+from typing import Any
+
+from aiohttp import web
+
+from bot.admin_auth import ADMIN_SCOPE, AdminTokens
+from bot.admin_openapi import OPENAPI
+from bot.audit_export import FORMATS, ExportFormat, export_chunks, record_dict
+from bot.audit_types import (
+    GROUPS,
+    AuditQueryStore,
+    FilterRejected,
+    RunFilter,
+    parse_instant,
+)
+from bot.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Readiness = Callable[[], Awaitable[Mapping[str, bool]]]
+_STORE = web.AppKey("veilbot_audit", AuditQueryStore)
+_ID_PARAMS = ("thread_id", "user_id", "platform", "workspace", "channel", "status")
+_CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
+
+
+def _error(status: int, message: str, **headers: str) -> web.Response:
+    return web.json_response({"error": message}, status=status, headers=headers)
+
+
+def _guard(tokens: AdminTokens, handler: Handler) -> Handler:
+    async def guarded(request: web.Request) -> web.StreamResponse:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        scopes = tokens.scopes(token.strip()) if scheme.lower() == "bearer" and token else None
+        if scopes is None:
+            log.warning("admin api unauthorized path=%s", request.path)
+            return _error(401, "missing or unknown bearer token", **{"WWW-Authenticate": "Bearer"})
+        if ADMIN_SCOPE not in scopes:
+            log.warning("admin api forbidden path=%s", request.path)
+            return _error(403, "this token lacks the admin scope")
+        try:
+            return await handler(request)
+        except FilterRejected as exc:
+            return _error(400, str(exc))
+        except StoreError as exc:
+            log.error("admin api store error path=%s (%s)", request.path, type(exc).__name__)
+            return _error(503, "the audit store is unavailable")
+
+    return guarded
+
+
+def filter_from_query(query: Mapping[str, str], getall: Callable[[str], list[str]]) -> RunFilter:
+    """A ``RunFilter`` from query parameters (``meta.KEY=VALUE`` for metadata, strings only).
+
+    Raises:
+        FilterRejected: an unknown parameter or a malformed value.
+    """
+    values: dict[str, Any] = {k: query[k] for k in _ID_PARAMS if k in query}
+    for name in ("since", "until"):
+        if name in query:
+            values[name] = parse_instant(query[name])
+    meta = {k[5:]: getall(k)[-1] for k in query if k.startswith("meta.")}
+    known = {*_ID_PARAMS, "since", "until", "limit", "cursor", "by", "format"}
+    unknown = [k for k in query if k not in known and not k.startswith("meta.")]
+    if unknown:
+        raise FilterRejected(f"unknown query parameter(s): {', '.join(sorted(unknown)[:5])}")
+    return RunFilter(metadata=meta, **values)
+
+
+def _filter(request: web.Request) -> RunFilter:
+    return filter_from_query(request.query, request.query.getall)
+
+
+def _int(request: web.Request, name: str, default: int) -> int:
+    raw = request.query.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit():
+        raise FilterRejected(f"{name} must be a positive integer")
+    return int(raw)
+
+
+async def _runs(request: web.Request) -> web.Response:
+    store = request.app[_STORE]
+    run_filter = _filter(request)
+    page = await store.list_runs(
+        run_filter, limit=_int(request, "limit", 100), cursor=request.query.get("cursor")
+    )
+    body = {"runs": [record_dict(r) for r in page.runs], "next_cursor": page.next_cursor}
+    return web.json_response(body)
+
+
+async def _run(request: web.Request) -> web.Response:
+    record = await request.app[_STORE].get_run(request.match_info["run_id"])
+    if record is None:
+        return _error(404, "no such run")
+    return web.json_response(record_dict(record))
+
+
+async def _stats(request: web.Request) -> web.Response:
+    store = request.app[_STORE]
+    run_filter = _filter(request)
+    by = request.query.get("by", "day")
+    if by not in GROUPS:
+        raise FilterRejected(f"by must be one of {', '.join(GROUPS)}")
+    rows = await store.rollup(run_filter, by, limit=_int(request, "limit", 1000))
+    groups = [{**asdict(r), "entity_total": r.entity_total} for r in rows]
+    total = await store.count_runs(run_filter)
+    return web.json_response({"by": by, "runs": total, "groups": groups})
+
+
+def _export(fmt: ExportFormat) -> Handler:
+    async def export(request: web.Request) -> web.StreamResponse:
+        run_filter = _filter(request)  # before the response starts: bad filters get a 400
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": f"{_CONTENT_TYPES[fmt]}; charset=utf-8",
+                "Content-Disposition": f'attachment; filename="veilbot-audit.{fmt}"',
+                "Cache-Control": "no-store",
+            }
+        )
+        await response.prepare(request)
+        try:
+            async with aclosing(export_chunks(request.app[_STORE], run_filter, fmt)) as chunks:
+                async for chunk in chunks:
+                    await response.write(chunk)
+        except StoreError as exc:  # headers are sent: cut the body so it cannot look complete
+            log.error("admin export aborted (%s)", type(exc).__name__)
+            if request.transport is not None:
+                request.transport.close()
+            return response
+        await response.write_eof()
+        return response
+
+    return export
+
+
+async def _openapi(request: web.Request) -> web.Response:
+    return web.json_response(OPENAPI)
+
+
+def _probes(readiness: Readiness) -> tuple[Handler, Handler]:
+    async def healthz(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    async def readyz(request: web.Request) -> web.Response:
+        checks = dict(await readiness())
+        ready = all(checks.values())
+        body = {"status": "ready" if ready else "not ready", "checks": checks}
+        return web.json_response(body, status=200 if ready else 503)
+
+    return healthz, readyz
+
+
+def add_admin_routes(
+    app: web.Application, *, store: AuditQueryStore, tokens: AdminTokens, readiness: Readiness
+) -> None:
+    """Add the admin API and the health probes to ``app`` (before it starts).
+
+    Args:
+        app: the server's application (shared with the Slack HTTP endpoint).
+        store: the audit log.
+        tokens: accepted bearer tokens and their scopes.
+        readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
+    """
+    app[_STORE] = store
+    healthz, readyz = _probes(readiness)
+    routes: list[tuple[str, Handler]] = [
+        ("/admin/runs", _runs),
+        ("/admin/runs/{run_id}", _run),
+        ("/admin/stats", _stats),
+        ("/admin/openapi.json", _openapi),
+        *((f"/admin/export.{fmt}", _export(fmt)) for fmt in FORMATS),
+    ]
+    for path, handler in routes:
+        app.router.add_get(path, _guard(tokens, handler), allow_head=False)
+    app.router.add_get("/healthz", healthz, allow_head=False)
+    app.router.add_get("/readyz", readyz, allow_head=False)

@@ -1,0 +1,76 @@
+"""Bearer tokens of the HTTP admin API: stored as SHA-256 hashes, compared in constant time.
+
+``VEILBOT_ADMIN_TOKENS`` holds comma-separated ``SHA256HEX[:scope+scope]`` entries (scope
+``admin`` when omitted), so neither the settings nor a config dump reveal a usable token.
+Tokens are long random strings (``veilbot admin new-token``), which is why one unsalted
+SHA-256 is enough: there is nothing to guess from a hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Mapping
+
+from bot.errors import ConfigError
+
+ADMIN_SCOPE = "admin"
+_HEX = re.compile(r"[0-9a-f]{64}")
+_SCOPE = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 hex digest to put in ``VEILBOT_ADMIN_TOKENS``."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh random bearer token (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+class AdminTokens:
+    """Which token hashes exist and which scopes each grants.
+
+    Args:
+        hashes: SHA-256 hex digest -> scopes.
+    """
+
+    def __init__(self, hashes: Mapping[str, frozenset[str]]) -> None:
+        self._entries = [(bytes.fromhex(h), frozenset(s)) for h, s in hashes.items()]
+
+    @classmethod
+    def parse(cls, text: str) -> AdminTokens:
+        """Read ``VEILBOT_ADMIN_TOKENS``.
+
+        Raises:
+            ConfigError: an entry is not ``SHA256HEX[:scope+scope]`` (the value is not echoed).
+        """
+        hashes: dict[str, frozenset[str]] = {}
+        for number, entry in enumerate(filter(None, (e.strip() for e in text.split(","))), 1):
+            digest, _, scopes = entry.partition(":")
+            names = frozenset(scopes.split("+")) if scopes else frozenset({ADMIN_SCOPE})
+            if not _HEX.fullmatch(digest.lower()) or not all(_SCOPE.fullmatch(n) for n in names):
+                raise ConfigError(
+                    f"VEILBOT_ADMIN_TOKENS entry {number}: expected SHA256HEX[:scope+scope] "
+                    "(see `veilbot admin hash-token`)"
+                )
+            hashes[digest.lower()] = names
+        return cls(hashes)
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def scopes(self, token: str) -> frozenset[str] | None:
+        """The scopes of a presented token, or ``None`` when it is unknown.
+
+        Every stored hash is compared, with ``hmac.compare_digest``, whatever matches first.
+        """
+        presented = hashlib.sha256(token.encode("utf-8")).digest()
+        found: frozenset[str] | None = None
+        for digest, scopes in self._entries:
+            if hmac.compare_digest(presented, digest):
+                found = scopes
+        return found
