@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ from bot.errors import (
     ModelUnavailable,
     StoreError,
 )
+from bot.logsafe import describe, log_failure
 from bot.ports import (
     AuditStore,
     EventDedupe,
@@ -285,15 +285,8 @@ class Conversation:
         return turn.reply(restored.text, TurnStatus.OK, streamed=streamed)
 
     def _unexpected(self, turn: _Turn, exc: Exception) -> Reply:
-        # Third-party messages may quote user text: log the type and where it came from only.
-        where = "; ".join(
-            f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} {f.name}"
-            for f in traceback.extract_tb(exc.__traceback__)[-4:]
-        )
-        log.error(
-            "turn failed run=%s error=%s at %s", turn.record.run_id, type(exc).__name__, where
-        )
-        turn.record.error = f"{type(exc).__name__} at {where}"
+        log_failure(log, "turn failed run=%s", exc, turn.record.run_id)
+        turn.record.error = describe(exc)
         return turn.reply(INTERNAL_REPLY, TurnStatus.INTERNAL_ERROR)
 
     async def _finish(self, turn: _Turn) -> None:

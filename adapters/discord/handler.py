@@ -28,6 +28,7 @@ from adapters.discord.events import (
 )
 from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
 from bot.errors import AdapterError
+from bot.logsafe import log_failure
 from bot.ports import MessageHandler
 from bot.settings import Settings, require
 from bot.types import InboundMessage
@@ -119,12 +120,7 @@ class DiscordAdapter:
         try:
             await self._on_message(client, message)
         except Exception as exc:  # a bad message must not stop the bot
-            logger.error(
-                "discord message %s failed: %s",
-                message.id,
-                type(exc).__name__,
-                exc_info=not isinstance(exc, discord.HTTPException),
-            )
+            log_failure(logger, "discord message %s failed", exc, message.id)
 
     async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
         assert client.user is not None  # noqa: S101  (messages arrive only after login)

@@ -33,6 +33,7 @@ from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
 from bot.errors import InputRejected
 from bot.http_server import HttpServer
+from bot.logsafe import log_failure
 from bot.ports import MessageHandler
 from bot.settings import Settings, require
 
@@ -185,8 +186,8 @@ class SlackAdapter:
             await work
         except SLACK_ERRORS as exc:
             logger.warning("slack call failed: %s", _err(exc))
-        except Exception:
-            logger.exception("slack event handling failed")
+        except Exception as exc:  # one bad event must not stop the app
+            log_failure(logger, "slack event handling failed", exc)
         finally:
             if task is not None:
                 self._tasks.discard(task)
@@ -238,8 +239,8 @@ class SlackAdapter:
         )
         try:
             reply = await self._handler.handle(delivery.message, sink)
-        except Exception:
-            logger.exception("turn failed in thread %s", delivery.message.thread_id)
+        except Exception as exc:
+            log_failure(logger, "turn failed in thread %s", exc, delivery.message.thread_id)
             await sink.finish(SORRY, streamed=False)
             return
         if reply is None:

@@ -42,7 +42,14 @@ BACKENDS = {
     "bot.redis_client",
     "guardrails",
 }
-PURE_CORE = CORE_TYPES | {"bot.ports", "bot.text", "bot.budget", "bot.keys", "bot.settings"}
+PURE_CORE = CORE_TYPES | {
+    "bot.ports",
+    "bot.text",
+    "bot.budget",
+    "bot.keys",
+    "bot.settings",
+    "bot.logsafe",
+}
 
 
 def modules() -> list[tuple[str, set[str]]]:

@@ -1,0 +1,89 @@
+"""No raw user text in logs, even at DEBUG, on the happy path and on every failure path."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from bot.app import configure_logging
+from bot.conversation import Conversation
+from bot.logsafe import describe, log_failure
+from bot.types import TurnStatus
+from guardrails.presidio import PresidioGuardrail
+from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
+from tests.fakes.anthropic_server import FakeAnthropic
+
+
+class _Leaky(Exception):
+    """A third-party error that quotes its input, as JSON decoders and SDKs do."""
+
+
+class _AnalyzerQuotingItsInput:
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def analyze(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        raise _Leaky(f"cannot parse {text!r}")
+
+
+@pytest.fixture
+def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    configure_logging("DEBUG")
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+async def test_turns_at_debug_level_log_no_personal_data(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    for text in TURNS:
+        await app.conversation.handle(message(text, thread))
+    fake_anthropic.fail(529, "overloaded_error", times=3)
+    await app.conversation.handle(message(TURNS[0], thread))
+
+    assert "turn run=" in debug_logs.text  # the turns were logged...
+    assert leaked(SEEDED, debug_logs.text) == []  # ...by ids and counts only
+
+
+async def test_an_exception_quoting_user_text_is_logged_without_it(
+    make_app: MakeApp, presidio_analyzer: Any, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    app = await make_app()
+    guardrail = PresidioGuardrail(_AnalyzerQuotingItsInput(presidio_analyzer), app.vault)
+    conversation = Conversation(
+        guardrail=guardrail,
+        history=app.history,
+        model=app.model,
+        audit=app.audit,
+        locks=app.locks,
+        dedupe=app.dedupe,
+        system_prompt="s",
+        budget_tokens=1000,
+        max_input_chars=1000,
+    )
+    reply = await conversation.handle(message(TURNS[1], unique_thread()))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.GUARDRAIL_ERROR
+    assert leaked(SEEDED, debug_logs.text) == []
+
+
+def test_log_failure_names_the_type_and_place_never_the_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    try:
+        raise _Leaky("Maria Gonzalez, 4111 1111 1111 1111")
+    except _Leaky as exc:
+        log_failure(logging.getLogger("t"), "event %s failed", exc, "Ev1")
+        described = describe(exc)
+    assert "event Ev1 failed: _Leaky at test_privacy_logs.py:" in caplog.text
+    assert "Maria" not in caplog.text
+    assert "4111" not in described
