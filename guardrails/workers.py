@@ -1,0 +1,128 @@
+"""Where detection runs: a worker thread in this process, or a pool of worker processes.
+
+spaCy holds the GIL for most of a pass, so threads cannot use a second core. With
+``VEILBOT_GUARDRAIL_WORKERS`` > 1 detection runs in that many processes, each with its own
+analyzer built once (about 170 MB each with the small model), and the event loop only waits.
+Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from bot.errors import GuardrailError
+from bot.types import Platform
+from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect
+from guardrails.policy import Policy, default_policy
+
+if TYPE_CHECKING:
+    from presidio_analyzer import AnalyzerEngine
+
+_WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
+
+
+class Detector(Protocol):
+    """Runs ``guardrails.detection.detect`` off the event loop."""
+
+    async def detect(self, text: str, platform: Platform) -> list[Detection]:
+        """The detections of ``text``; any failure is ``GuardrailError``."""
+        ...
+
+    async def close(self) -> None:
+        """Release workers."""
+        ...
+
+
+def _failed(exc: BaseException) -> GuardrailError:
+    return GuardrailError(f"PII detection failed ({type(exc).__name__}); fail closed")
+
+
+class ThreadDetector:
+    """One analysis at a time in a worker thread (spaCy is not documented as thread-safe)."""
+
+    def __init__(
+        self,
+        analyzer: AnalyzerEngine,
+        policy: Policy | None = None,
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    ) -> None:
+        self.analyzer = analyzer
+        self._policy = policy or default_policy()
+        self._chunk = chunk_chars
+        self._busy = asyncio.Semaphore(1)
+
+    async def detect(self, text: str, platform: Platform) -> list[Detection]:
+        """Detect in a worker thread, queued on the event loop."""
+        async with self._busy:
+            try:
+                return await asyncio.to_thread(
+                    detect, self.analyzer, text, platform, self._policy, chunk_chars=self._chunk
+                )
+            except Exception as exc:
+                raise _failed(exc) from exc
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+# State of one worker process, set by ``_init_worker``.
+_worker: tuple[AnalyzerEngine, Policy, int] | None = None
+
+
+def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
+    from guardrails.engine import build_analyzer
+    from guardrails.policy import load_policy
+
+    global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
+    policy = load_policy(Path(policy_file) if policy_file else None)
+    _worker = (build_analyzer(model), policy, chunk_chars)
+    detect(_worker[0], _WARM_UP_TEXT, "console", policy, chunk_chars=chunk_chars)
+
+
+def _detect_in_worker(text: str, platform: Platform) -> list[Detection]:
+    assert _worker is not None  # noqa: S101  (the pool's initializer ran)
+    analyzer, policy, chunk = _worker
+    return detect(analyzer, text, platform, policy, chunk_chars=chunk)
+
+
+class ProcessDetector:
+    """Detection in a pool of worker processes, one analyzer each.
+
+    Args:
+        model: the resolved spaCy model name or path.
+        policy_file: the policy YAML (``None`` for the shipped default).
+        chunk_chars: the chunk size of ``detect``.
+        workers: how many processes.
+    """
+
+    def __init__(
+        self, model: str, policy_file: Path | None, chunk_chars: int, workers: int
+    ) -> None:
+        context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+        self._pool = ProcessPoolExecutor(
+            workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(model, str(policy_file) if policy_file else None, chunk_chars),
+        )
+        self._workers = workers
+
+    async def start(self) -> None:
+        """Start every worker and wait until each has built and warmed up its analyzer."""
+        await asyncio.gather(*(self.detect(_WARM_UP_TEXT, "console") for _ in range(self._workers)))
+
+    async def detect(self, text: str, platform: Platform) -> list[Detection]:
+        """Detect in the next free worker process."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, _detect_in_worker, text, platform)
+        except Exception as exc:
+            raise _failed(exc) from exc
+
+    async def close(self) -> None:
+        """Stop the workers (running analyses are abandoned)."""
+        await asyncio.to_thread(self._pool.shutdown, wait=True, cancel_futures=True)
