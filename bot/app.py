@@ -173,12 +173,16 @@ def build_redactor(settings: Settings) -> Redactor:
 
 
 async def check_ready(
-    redis: aioredis.Redis, audit: SqlAuditStore, *, guardrail: object | None = None
+    redis: aioredis.Redis, audit: SqlAuditStore, *, guardrail: PresidioGuardrail | None = None
 ) -> dict[str, bool]:
-    """Named readiness checks; ``guardrail`` is included when a guardrail is given."""
+    """Named readiness checks; ``guardrail`` is included when a guardrail is given.
+
+    Each check is live: Redis answers PING, the database answers a query, and the guardrail's
+    last analysis worked (or a tiny one works now), each within a few seconds.
+    """
     checks = {"redis": await _redis_answers(redis), "database": await audit.ping()}
     if guardrail is not None:
-        checks["guardrail"] = True  # built and warmed up by build_app before it yields
+        checks["guardrail"] = await guardrail.check(within_seconds=5.0)
     return checks
 
 
