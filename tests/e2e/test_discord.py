@@ -12,8 +12,8 @@ import redis.asyncio as aioredis
 
 from adapters.discord.commands import FORGOTTEN, HELP_TEXT
 from adapters.discord.events import ATTACHMENTS_NOTICE, DISCORD_LIMIT
-from bot.app import build_adapters
 from bot.errors import AdapterError
+from bot.service import build_adapters
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot
 from tests.e2e.test_guarded_turn import leaked
