@@ -14,11 +14,13 @@ import logging
 import discord
 from discord import app_commands
 
+from bot.errors import VeilbotError
 from bot.ports import AdminCommands
 
 logger = logging.getLogger(__name__)
 
 NOT_AVAILABLE = "Sorry, admin commands are not available on this veilbot."
+UNAVAILABLE = "Sorry, the audit log is unavailable right now. Please try again later."
 
 
 def audit_group(admin: AdminCommands | None) -> app_commands.Group:
@@ -57,7 +59,12 @@ async def audit_export(
         return
     user = interaction.user
     roles = [str(r.id) for r in user.roles] if isinstance(user, discord.Member) else []
-    reply = await admin.audit_export(f"discord:{user.id}", args, roles=roles)
+    try:
+        reply = await admin.audit_export(f"discord:{user.id}", args, roles=roles)
+    except VeilbotError as exc:
+        logger.error("audit export failed user=%s (%s)", user.id, type(exc).__name__)
+        await interaction.followup.send(UNAVAILABLE, ephemeral=True)
+        return
     if not reply.allowed or reply.file is None:
         await interaction.followup.send(reply.text, ephemeral=True)
         return

@@ -15,6 +15,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.replies import SLACK_ERRORS, _err
+from bot.errors import VeilbotError
 from bot.ports import AdminCommands
 from bot.types import AdminReply
 
@@ -25,6 +26,7 @@ Respond = Callable[..., Awaitable[Any]]
 NOT_AVAILABLE = "Sorry, admin commands are not available on this veilbot."
 SENT = "I sent the audit export to our direct messages."
 UPLOAD_FAILED = "Sorry, I couldn't deliver the export file. Please try again later."
+UNAVAILABLE = "Sorry, the audit log is unavailable right now. Please try again later."
 
 
 def audit_usage(command: str) -> str:
@@ -52,7 +54,12 @@ class AdminExport:
         if self._admin is None or not team or not user:
             await respond(text=NOT_AVAILABLE, response_type="ephemeral")
             return
-        reply = await self._admin.audit_export(f"slack:{team}:{user}", args)
+        try:
+            reply = await self._admin.audit_export(f"slack:{team}:{user}", args)
+        except VeilbotError as exc:
+            logger.error("audit export failed team=%s user=%s (%s)", team, user, type(exc).__name__)
+            await respond(text=UNAVAILABLE, response_type="ephemeral")
+            return
         if not reply.allowed or reply.file is None:
             await respond(text=reply.text, response_type="ephemeral")
             return
