@@ -166,6 +166,19 @@ def _probes(readiness: Readiness) -> tuple[Handler, Handler]:
     return healthz, readyz
 
 
+def add_probe_routes(app: web.Application, readiness: Readiness) -> None:
+    """Add ``/readyz`` (503 unless every check passes) and ``/healthz`` (unless ``app`` has one).
+
+    Args:
+        app: the server's application (an ``HttpServer`` answers ``/healthz`` itself).
+        readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
+    """
+    healthz, readyz = _probes(readiness)
+    if not any(r.canonical == "/healthz" for r in app.router.resources()):
+        app.router.add_get("/healthz", healthz, allow_head=False)
+    app.router.add_get("/readyz", readyz, allow_head=False)
+
+
 def add_admin_routes(
     app: web.Application, *, store: AuditQueryStore, tokens: AdminTokens, readiness: Readiness
 ) -> None:
@@ -178,7 +191,6 @@ def add_admin_routes(
         readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
     """
     app[_STORE] = store
-    healthz, readyz = _probes(readiness)
     routes: list[tuple[str, Handler]] = [
         ("/admin/runs", _runs),
         ("/admin/runs/{run_id}", _run),
@@ -188,5 +200,4 @@ def add_admin_routes(
     ]
     for path, handler in routes:
         app.router.add_get(path, _guard(tokens, handler), allow_head=False)
-    app.router.add_get("/healthz", healthz, allow_head=False)
-    app.router.add_get("/readyz", readyz, allow_head=False)
+    add_probe_routes(app, readiness)

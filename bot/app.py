@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -22,12 +22,11 @@ from bot.conversation import Conversation
 from bot.dedupe import RedisEventDedupe
 from bot.embedded_redis import EmbeddedRedis
 from bot.erasure import Eraser
-from bot.errors import ConfigError, VeilbotError
 from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
-from bot.ports import MessageHandler, ModelClient, PlatformAdapter
+from bot.ports import ModelClient
 from bot.redis_client import open_redis
 from bot.settings import Settings
 from guardrails.engine import build_analyzer, resolve_model
@@ -173,12 +172,16 @@ def build_redactor(settings: Settings) -> Redactor:
 
 
 async def check_ready(
-    redis: aioredis.Redis, audit: SqlAuditStore, *, guardrail: object | None = None
+    redis: aioredis.Redis, audit: SqlAuditStore, *, guardrail: PresidioGuardrail | None = None
 ) -> dict[str, bool]:
-    """Named readiness checks; ``guardrail`` is included when a guardrail is given."""
+    """Named readiness checks; ``guardrail`` is included when a guardrail is given.
+
+    Each check is live: Redis answers PING, the database answers a query, and the guardrail's
+    last analysis worked (or a tiny one works now), each within a few seconds.
+    """
     checks = {"redis": await _redis_answers(redis), "database": await audit.ping()}
     if guardrail is not None:
-        checks["guardrail"] = True  # built and warmed up by build_app before it yields
+        checks["guardrail"] = await guardrail.check(within_seconds=5.0)
     return checks
 
 
@@ -308,70 +311,3 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             eraser=_eraser(settings, audit, history, locks),
             notices=notices,
         )
-
-
-# Platforms: name -> (are its credentials set?, factory). ``veilbot run`` with no name runs
-# every configured platform in one process; adapters are imported only when used.
-PlatformFactory = Callable[[Settings, MessageHandler], PlatformAdapter]
-
-
-def _discord_adapter(settings: Settings, handler: MessageHandler) -> PlatformAdapter:
-    from adapters.discord.handler import DiscordAdapter
-
-    return DiscordAdapter(settings, handler)
-
-
-def _slack_adapter(settings: Settings, handler: MessageHandler) -> PlatformAdapter:
-    from adapters.slack.handler import SlackAdapter
-
-    return SlackAdapter(settings, handler)
-
-
-PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
-    # the callable names the missing credential variable, or None when all are set
-    "discord": (
-        lambda s: None if s.discord_token else "VEILBOT_DISCORD_TOKEN",
-        _discord_adapter,
-    ),
-    "slack": (lambda s: s.slack_missing_credential, _slack_adapter),
-}
-
-
-def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]:
-    """The platforms to run: those named, or every one whose credentials are set.
-
-    Checked before anything starts, so a typo or a missing token fails fast.
-
-    Raises:
-        ConfigError: an unknown name, or no name given and no platform configured.
-    """
-    unknown = sorted(set(names) - set(PLATFORM_ADAPTERS))
-    if unknown:
-        known = ", ".join(PLATFORM_ADAPTERS)
-        raise ConfigError(f"unknown platform(s) {', '.join(unknown)}; known: {known}")
-    missing = {n: need(settings) for n, (need, _) in PLATFORM_ADAPTERS.items()}
-    if names:
-        for name in names:
-            if missing[name]:
-                raise ConfigError(f"{missing[name]} is not set (needed by {name})")
-        return list(dict.fromkeys(names))
-    configured = [n for n, variable in missing.items() if variable is None]
-    if not configured:
-        wanted = " or ".join(v for v in missing.values() if v)
-        raise ConfigError(f"no platform is configured: set {wanted}")
-    return configured
-
-
-def build_adapters(app: App, names: Sequence[str]) -> list[PlatformAdapter]:
-    """One adapter per platform name, all calling the app's guarded turn."""
-    return [PLATFORM_ADAPTERS[n][1](app.settings, app.conversation) for n in names]
-
-
-async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
-    """Serve every adapter in this process; the first failure stops them all and is raised."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            for adapter in adapters:
-                group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
-    except* VeilbotError as group_error:
-        raise group_error.exceptions[0] from None

@@ -2,7 +2,8 @@
 
 ```
 veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a terminal or via JSONL
-veilbot run [discord|slack ...]                       serve platforms (default: all configured)
+veilbot run [discord|slack ...]                       serve platforms (default: all configured),
+                                                      /healthz, /readyz, the admin API, retention
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
 veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]
 veilbot audit list [filters] [--limit N] [--cursor C] [--json]
@@ -61,13 +62,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_adapters, build_app, run_adapters, select_platforms
+    from bot.app import build_app
+    from bot.service import select_platforms, serve
 
     names = select_platforms(settings, args.platforms)
     async with build_app(settings) as app:
         for notice in app.notices:
             print(f"veilbot: {notice}", file=sys.stderr)
-        await run_adapters(build_adapters(app, names))
+        await serve(app, names)
     return 0
 
 

@@ -2,7 +2,8 @@
 
 ``admin serve`` runs the HTTP admin API on its own aiohttp server, with the stores only (no
 guardrail, so ``/readyz`` checks Redis and the database), and applies the audit retention
-daily. When the Slack HTTP server exists, ``add_admin_routes`` mounts the same routes on it.
+daily: for deployments that keep the admin API apart from the bot. ``veilbot run`` serves the
+same routes on its own HTTP server (``bot.service``) when ``VEILBOT_ADMIN_TOKENS`` is set.
 """
 
 from __future__ import annotations

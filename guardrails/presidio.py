@@ -103,6 +103,26 @@ class PresidioGuardrail:
         # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
         # on the event loop rather than in blocked worker threads.
         self._analyzing = asyncio.Semaphore(1)
+        self._working = False
+
+    @property
+    def working(self) -> bool:
+        """Whether the last analysis succeeded (``False`` before ``warm_up``)."""
+        return self._working
+
+    async def check(self, *, within_seconds: float = 5.0) -> bool:
+        """Readiness: the last analysis worked, or a tiny one works now within ``within_seconds``.
+
+        A failed analysis marks the guardrail not working until one succeeds again, so a
+        readiness probe reports a broken analyzer and recovers on its own when it works again.
+        """
+        if self._working:
+            return True
+        try:
+            await asyncio.wait_for(self.warm_up(), within_seconds)
+        except (GuardrailError, TimeoutError):
+            return False
+        return self._working
 
     async def warm_up(self) -> None:
         """Run one analysis, so the first user does not pay Presidio's lazy start-up.
@@ -172,11 +192,16 @@ class PresidioGuardrail:
         """The detections of ``detect``; any failure becomes ``GuardrailError``."""
         async with self._analyzing:
             try:
-                return await asyncio.to_thread(detect, self._analyzer, text, platform, self._policy)
+                found = await asyncio.to_thread(
+                    detect, self._analyzer, text, platform, self._policy
+                )
             except Exception as exc:
+                self._working = False
                 raise GuardrailError(
                     f"PII detection failed ({type(exc).__name__}); fail closed"
                 ) from exc
+            self._working = True
+            return found
 
     async def _link_known_names(
         self, tid: ThreadId, text: str, spans: list[Detection]

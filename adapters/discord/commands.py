@@ -1,4 +1,4 @@
-"""Slash commands: ``/forget`` and ``/help``, answered privately (ephemeral)."""
+"""Slash commands: ``/forget``, ``/help`` and ``/audit export``, answered privately."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import logging
 import discord
 from discord import app_commands
 
+from adapters.discord.admin import audit_group
 from bot.errors import VeilbotError
-from bot.ports import MessageHandler
+from bot.ports import AdminCommands, MessageHandler
 from bot.types import thread_id
 
 logger = logging.getLogger(__name__)
@@ -21,16 +22,20 @@ HELP_TEXT = (
     "- Personal data (names, e-mails, phone numbers...) is replaced by placeholders before "
     "anything reaches the AI model, and put back only in the answer you see.\n"
     "- I can't read attachments, only the text of messages.\n"
-    "- `/forget` erases this conversation's history and the personal data I kept for it."
+    "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
+    "- `/audit export` (admins only) sends you the redacted audit log, privately."
 )
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
 NOTHING_TO_FORGET = "There was nothing to forget here: I keep no history for this conversation."
 FORGET_FAILED = "I couldn't erase this conversation right now. Please try again in a minute."
 
 
-def build_tree(client: discord.Client, handler: MessageHandler) -> app_commands.CommandTree:
-    """The command tree with ``/forget`` and ``/help`` registered as global commands."""
+def build_tree(
+    client: discord.Client, handler: MessageHandler, admin: AdminCommands | None = None
+) -> app_commands.CommandTree:
+    """The command tree: ``/forget``, ``/help`` and ``/audit export`` as global commands."""
     tree: app_commands.CommandTree = app_commands.CommandTree(client)
+    tree.add_command(audit_group(admin))
 
     @tree.command(name="forget", description="Erase this conversation's history and its data")
     async def forget(interaction: discord.Interaction) -> None:

@@ -29,7 +29,7 @@ from adapters.discord.events import (
 from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
 from bot.errors import AdapterError
 from bot.logsafe import log_failure
-from bot.ports import MessageHandler
+from bot.ports import AdminCommands, MessageHandler
 from bot.settings import Settings, require
 from bot.types import InboundMessage
 
@@ -59,16 +59,23 @@ class DiscordAdapter:
     Args:
         settings: the ``VEILBOT_DISCORD_*`` settings are read from here.
         handler: the guarded turn.
+        admin: the core's admin commands, for ``/audit export`` (none: refused).
         guild_ready_timeout: seconds discord.py waits for more guilds before ``on_ready``.
     """
 
     name = "discord"
 
     def __init__(
-        self, settings: Settings, handler: MessageHandler, *, guild_ready_timeout: float = 2.0
+        self,
+        settings: Settings,
+        handler: MessageHandler,
+        *,
+        admin: AdminCommands | None = None,
+        guild_ready_timeout: float = 2.0,
     ) -> None:
         self._settings = settings
         self._handler = handler
+        self._admin = admin
         self._guild_ready_timeout = guild_ready_timeout
         self._told_about_files = OncePerThread()
         self.ready = asyncio.Event()
@@ -110,7 +117,7 @@ class DiscordAdapter:
 
     async def setup(self, client: discord.Client) -> None:
         """After login: register the slash commands (on the replica that runs shard 0)."""
-        tree = build_tree(client, self._handler)
+        tree = build_tree(client, self._handler, self._admin)
         ids = self._settings.discord_shard_ids
         if ids is None or 0 in ids:
             await sync_commands(tree, self._settings.discord_guild_id)

@@ -29,6 +29,8 @@ def help_text(command: str) -> str:
         "• Send me a direct message to talk privately.\n"
         "• `forget` (mention me with it in a thread) erases that thread's history.\n"
         f"• `{command} forget <link to a thread message>` does the same from anywhere.\n"
+        f"• `{command} audit export [since] [thread:ID|channel:ID|user:ID]` (admins only) "
+        "sends you the redacted audit log in a direct message.\n"
         f"• `{command} help` shows this message."
     )
 

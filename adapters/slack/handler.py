@@ -34,7 +34,7 @@ from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, 
 from bot.errors import InputRejected
 from bot.http_server import HttpServer
 from bot.logsafe import log_failure
-from bot.ports import MessageHandler
+from bot.ports import AdminCommands, MessageHandler
 from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ class SlackAdapter:
         http: a shared HTTP server (not started yet) to add ``/slack/events`` to, so other
             routes can live beside it; without one, ``http`` mode serves its own on
             ``VEILBOT_SLACK_HTTP_HOST``/``_PORT`` while ``run`` runs.
+        admin: the core's admin commands, for ``/veilbot audit export`` (none: refused).
 
     Raises:
         ConfigError: a credential the chosen transport needs is missing (the error names it).
@@ -84,7 +85,12 @@ class SlackAdapter:
     name = "slack"
 
     def __init__(
-        self, settings: Settings, handler: MessageHandler, http: HttpServer | None = None
+        self,
+        settings: Settings,
+        handler: MessageHandler,
+        http: HttpServer | None = None,
+        *,
+        admin: AdminCommands | None = None,
     ) -> None:
         _quiet_sdk_loggers()
         token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
@@ -114,7 +120,12 @@ class SlackAdapter:
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
         self.interactions = Interactions(
-            self.app, handler, settings.slack_command, self.client, settings.slack_message_chars
+            self.app,
+            handler,
+            settings.slack_command,
+            self.client,
+            settings.slack_message_chars,
+            admin=admin,
         )
         self._register()
         if http is not None and secret is not None:

@@ -9,10 +9,11 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import commands
+from adapters.slack.admin import AdminExport, audit_usage
 from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
 from adapters.slack.replies import Target, post_text
 from bot.errors import InputRejected
-from bot.ports import MessageHandler
+from bot.ports import AdminCommands, MessageHandler
 from bot.types import parse_thread_id
 
 logger = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ class Interactions:
         command: the slash command's name, e.g. ``/veilbot``.
         client: the Web API client, for answers in threads.
         limit: characters per posted message.
+        admin: the core's admin commands (``/veilbot audit export``), if offered.
     """
 
     def __init__(
@@ -36,9 +38,11 @@ class Interactions:
         command: str,
         client: AsyncWebClient,
         limit: int,
+        admin: AdminCommands | None = None,
     ) -> None:
         self._handler, self._command = handler, command
         self._client, self._limit = client, limit
+        self._admin_export = AdminExport(admin, client)
         app.command(command)(self._on_command)
         app.action(commands.FORGET_CONFIRM)(self._on_confirm)
         app.action(commands.FORGET_CANCEL)(self._on_cancel)
@@ -56,8 +60,11 @@ class Interactions:
             blocks=commands.forget_confirmation(delivery.message.thread_id),
         )
 
-    async def _on_command(self, ack: Any, command: dict[str, Any]) -> None:
+    async def _on_command(self, ack: Any, command: dict[str, Any], respond: Any) -> None:
         verb, arg = commands.parse_command(command.get("text", ""))
+        if verb == "audit":
+            await self._on_audit(ack, command, respond, arg.split())
+            return
         if verb != "forget":
             await ack(text=commands.help_text(self._command), response_type="ephemeral")
             return
@@ -70,6 +77,15 @@ class Interactions:
             blocks=commands.forget_confirmation(tid),
             response_type="ephemeral",
         )
+
+    async def _on_audit(
+        self, ack: Any, command: dict[str, Any], respond: Any, words: list[str]
+    ) -> None:
+        if not words or words[0].lower() != "export":
+            await ack(text=audit_usage(self._command), response_type="ephemeral")
+            return
+        await ack()  # within Slack's 3 seconds; the export may take longer
+        await self._admin_export.run(command, words[1:], respond)
 
     async def _on_confirm(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
         await ack()

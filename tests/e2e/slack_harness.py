@@ -88,7 +88,7 @@ async def slack_harness(make_app: MakeApp, **overrides: Any) -> AsyncIterator[Ha
         values.update(overrides)
         app = await make_app(**values)
         http = HttpServer("127.0.0.1", 0)
-        adapter = SlackAdapter(app.settings, app.conversation, http)
+        adapter = SlackAdapter(app.settings, app.conversation, http, admin=app.admin)
         async with http, aiohttp.ClientSession() as session:
             runner = asyncio.create_task(adapter.run())
             try:

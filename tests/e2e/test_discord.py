@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
 from adapters.discord.commands import FORGOTTEN, HELP_TEXT
 from adapters.discord.events import ATTACHMENTS_NOTICE, DISCORD_LIMIT
-from adapters.discord.handler import DiscordAdapter
-from bot.app import App, build_adapters
 from bot.errors import AdapterError
+from bot.service import build_adapters
 from tests.e2e.conftest import MakeApp
+from tests.e2e.discord_harness import StartBot
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, last_user_text
 from tests.fakes.discord_server import (
@@ -38,80 +35,6 @@ PII_TEXT = (
     f"{MENTION} Hi, I'm Maria Gonzalez: write to maria.gonzalez@example.com "
     "or call me on +1 415 555 0123."
 )
-
-
-@dataclass
-class RunningBot:
-    """A Discord adapter serving in a task; ``until`` surfaces the task's failure."""
-
-    app: App
-    adapter: DiscordAdapter
-    task: asyncio.Task[None]
-    fake: FakeDiscord
-
-    async def until(self, predicate: Callable[[], bool]) -> None:
-        waiter = asyncio.ensure_future(self.fake.wait_for(predicate))
-        try:
-            async with asyncio.timeout(30):
-                done, _ = await asyncio.wait({waiter, self.task}, return_when="FIRST_COMPLETED")
-        finally:
-            waiter.cancel()
-        if self.task in done:
-            self.task.result()
-            raise AssertionError("the Discord adapter stopped")
-
-    async def ready(self) -> None:
-        ready = asyncio.ensure_future(self.adapter.ready.wait())
-        async with asyncio.timeout(30):
-            done, _ = await asyncio.wait({ready, self.task}, return_when="FIRST_COMPLETED")
-        if self.task in done:
-            ready.cancel()
-            self.task.result()
-
-    async def say(self, data: dict[str, Any], *, answers: int = 1, channel: int) -> list[Request]:
-        """Deliver a MESSAGE_CREATE and wait for ``answers`` more posts in ``channel``."""
-        before = len(self.fake.posts(channel))
-        await self.fake.dispatch("MESSAGE_CREATE", data)
-        await self.until(lambda: len(self.fake.posts(channel)) >= before + answers)
-        return self.fake.posts(channel)[before:]
-
-
-StartBot = Callable[..., Awaitable[RunningBot]]
-
-
-@pytest.fixture
-async def fake_discord() -> AsyncIterator[FakeDiscord]:
-    fake = FakeDiscord()
-    await fake.start()
-    yield fake
-    await fake.stop()
-
-
-@pytest.fixture
-async def start_bot(make_app: MakeApp, fake_discord: FakeDiscord) -> AsyncIterator[StartBot]:
-    tasks: list[asyncio.Task[None]] = []
-
-    async def start(**overrides: Any) -> RunningBot:
-        overrides = {
-            "discord_token": "test-token",
-            "discord_api_url": fake_discord.api_url,
-            "discord_gateway_url": fake_discord.gateway_url,
-            **overrides,
-        }
-        app = await make_app(**overrides)
-        adapter = DiscordAdapter(app.settings, app.conversation, guild_ready_timeout=0.05)
-        task = asyncio.create_task(adapter.run())
-        tasks.append(task)
-        bot = RunningBot(app, adapter, task, fake_discord)
-        await bot.ready()
-        return bot
-
-    yield start
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with pytest.raises(asyncio.CancelledError):
-            await task
 
 
 def contents(posts: list[Request]) -> str:
@@ -288,7 +211,11 @@ async def test_slash_commands_are_synced_to_the_configured_guild_and_help_answer
 ) -> None:
     bot = await start_bot(discord_guild_id=GUILD_ID)
     synced = fake_discord.of("PUT", f"/guilds/{GUILD_ID}/commands")
-    assert {c["name"] for c in synced[0].body} == {"forget", "help"}
+    assert {c["name"] for c in synced[0].body} == {"forget", "help", "audit"}
+    (audit,) = [c for c in synced[0].body if c["name"] == "audit"]
+    (export,) = audit["options"]
+    assert export["name"] == "export"
+    assert {o["name"] for o in export["options"]} == {"since", "thread", "channel", "user"}
 
     await fake_discord.dispatch(
         "INTERACTION_CREATE", fake_discord.slash("help", channel=CHANNEL_ID)

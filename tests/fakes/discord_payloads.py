@@ -15,6 +15,7 @@ CHANNEL_ID = 600000000000000020
 ALICE_ID = 100000000000000002
 BOB_ID = 100000000000000003
 OTHER_BOT_ID = 100000000000000009
+AUDITOR_ROLE_ID = 700000000000000007
 TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 Payload = dict[str, Any]
 
@@ -80,13 +81,15 @@ def thread(tid: int, parent: int, name: str, *, owner: int = BOT_ID) -> Payload:
 
 
 def interaction(ids: tuple[int, int, int], name: str, *, channel: Payload,
-                guild: int | None, author: int) -> Payload:  # fmt: skip
-    """An INTERACTION_CREATE for a chat-input (slash) command."""
+                guild: int | None, author: int,
+                options: list[Payload] | None = None) -> Payload:  # fmt: skip
+    """An INTERACTION_CREATE for a chat-input (slash) command (``options``: subcommands)."""
     iid, token, cmd = ids
     data: Payload = {
         "id": str(iid), "application_id": str(APP_ID), "type": 2, "token": f"itoken-{token}",
         "version": 1, "attachment_size_limit": 8388608,
-        "data": {"id": str(cmd), "name": name, "type": 1}, "channel_id": channel["id"],
+        "data": {"id": str(cmd), "name": name, "type": 1, "options": options or []},
+        "channel_id": channel["id"],
         "channel": channel, "locale": "en-US", "app_permissions": "0", "entitlements": [],
     }  # fmt: skip
     if guild is None:
@@ -127,6 +130,12 @@ def ready(gateway_url: str, identify: Payload) -> Payload:
     return data
 
 
+def role(rid: int, name: str) -> Payload:
+    """A guild role with no permissions."""
+    return {"id": str(rid), "name": name, "permissions": "0", "position": 1, "color": 0,
+            "hoist": False, "managed": False, "mentionable": False, "flags": 0}  # fmt: skip
+
+
 def guild(threads: list[Payload]) -> Payload:
     """GUILD_CREATE: the test guild with #general, the bot as member, and active threads."""
     everyone = {"id": str(GUILD_ID), "name": "@everyone", "permissions": "1071698660929",
@@ -134,7 +143,8 @@ def guild(threads: list[Payload]) -> Payload:
                 "mentionable": False, "flags": 0}  # fmt: skip
     return {
         "id": str(GUILD_ID), "name": "test guild", "unavailable": False, "member_count": 3,
-        "roles": [everyone], "members": [_member(BOT_ID)], "channels": [text_channel(CHANNEL_ID)],
+        "roles": [everyone, role(AUDITOR_ROLE_ID, "auditors")],
+        "members": [_member(BOT_ID)], "channels": [text_channel(CHANNEL_ID)],
         "threads": threads, "emojis": [], "stickers": [], "features": [],
         "owner_id": str(ALICE_ID), "large": False,
     }  # fmt: skip

@@ -7,6 +7,10 @@ test can read what the bot posted, including each payload's ``allowed_mentions``
 Gateway: HELLO, heartbeat ACK, IDENTIFY -> READY + GUILD_CREATE (or a close code such as
 4014), RESUME -> replay + RESUMED, op 7 RECONNECT on request, and dispatches of
 MESSAGE_CREATE, THREAD_CREATE and INTERACTION_CREATE.
+
+Multipart requests (a message or interaction follow-up with files) are recorded as their
+``payload_json`` body plus the files' names and bytes. Interaction follow-ups
+(``POST /webhooks/<app>/<token>``) answer with a message.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from tests.fakes import discord_payloads as wire
 from tests.fakes.discord_payloads import (  # noqa: F401  (re-exported for the tests)
     ALICE_ID,
     APP_ID,
+    AUDITOR_ROLE_ID,
     BOB_ID,
     BOT_ID,
     BOT_USER,
@@ -40,6 +45,7 @@ class Request:
     method: str
     path: str
     body: Any
+    files: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 @dataclass
@@ -110,12 +116,28 @@ class FakeDiscord:
                             mentions=mentions, attachments=files, msg_type=msg_type)  # fmt: skip
 
     def slash(
-        self, name: str, *, channel: int, guild: int | None = GUILD_ID, author: int = ALICE_ID
+        self,
+        name: str,
+        *,
+        channel: int,
+        guild: int | None = GUILD_ID,
+        author: int = ALICE_ID,
+        options: list[dict[str, Any]] | None = None,
+        roles: tuple[int, ...] = (),
     ) -> dict[str, Any]:
-        """An INTERACTION_CREATE payload for a chat-input command used in ``channel``."""
+        """An INTERACTION_CREATE payload for a chat-input command used in ``channel``.
+
+        ``options`` are Discord's (a subcommand is ``{"type": 1, "name": …, "options": […]}``);
+        ``roles`` are the member's role ids (the guild has ``AUDITOR_ROLE_ID``).
+        """
         where = self._threads.get(channel) or wire.text_channel(channel, dm=guild is None)
         ids = (self.next_id(), self.next_id(), self.next_id())
-        return wire.interaction(ids, name, channel=where, guild=guild, author=author)
+        data = wire.interaction(
+            ids, name, channel=where, guild=guild, author=author, options=options
+        )
+        if "member" in data:
+            data["member"]["roles"] = [str(r) for r in roles]
+        return data
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send one dispatch (op 0) on the live gateway connection."""
@@ -163,8 +185,12 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
-        body = await request.json() if request.can_read_body else None
-        self.requests.append(Request(request.method, path, body))
+        files: list[tuple[str, bytes]] = []
+        if request.content_type.startswith("multipart/"):
+            body = await _read_multipart(request, files)
+        else:
+            body = await request.json() if request.can_read_body else None
+        self.requests.append(Request(request.method, path, body, files))
         try:
             status, payload = self._route(request.method, path, body)
         finally:
@@ -188,6 +214,9 @@ class FakeDiscord:
             return self._channel_route(method, parts, body)
         if parts[0] == "applications" and method == "PUT":
             return 200, [wire.command(c) for c in body]
+        if parts[0] == "webhooks" and method == "POST":
+            reply = wire.message(self.next_id(), CHANNEL_ID, (body or {}).get("content", ""))
+            return 200, reply | {"flags": (body or {}).get("flags", 0)}
         if parts[0] == "interactions":
             answer = {"id": parts[1], "type": 2, "response_message_ephemeral": True}
             return 200, {"interaction": answer}
@@ -213,6 +242,10 @@ class FakeDiscord:
         announce = self.dispatch("THREAD_CREATE", thread | {"newly_created": True})
         self._tasks.add(asyncio.get_running_loop().create_task(announce))
         return 201, thread
+
+    def followups(self) -> list[Request]:
+        """Interaction follow-up messages (after a deferred response)."""
+        return [r for r in self.requests if r.method == "POST" and r.path.startswith("/webhooks/")]
 
     def add_thread(self, thread_id: int, *, owner: int) -> dict[str, Any]:
         """A thread a member started (send it with THREAD_CREATE)."""
@@ -256,3 +289,18 @@ class FakeDiscord:
     async def _ready(self, identify: dict[str, Any]) -> None:
         await self.dispatch("READY", wire.ready(self.gateway_url, identify))
         await self.dispatch("GUILD_CREATE", wire.guild(list(self._threads.values())))
+
+
+async def _read_multipart(request: web.Request, files: list[tuple[str, bytes]]) -> Any:
+    """The ``payload_json`` part as the body; file parts appended to ``files``."""
+    body: Any = None
+    reader = await request.multipart()
+    async for part in reader:
+        if not isinstance(part, BodyPartReader):
+            continue
+        data = await part.read()
+        if part.name == "payload_json":
+            body = json.loads(data)
+        else:
+            files.append((part.filename or "", bytes(data)))
+    return body

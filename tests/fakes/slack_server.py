@@ -7,7 +7,9 @@ One aiohttp server in the test's event loop serves:
 - scripted failures per method (``fail("chat.postMessage", 429, retry_after=1)``);
 - a Socket Mode websocket at ``/link/`` behind ``apps.connections.open``: ``hello``, then
   envelopes the test sends, recording the client's acks;
-- ``/respond/<n>``: response URLs for slash commands and buttons.
+- ``/respond/<n>``: response URLs for slash commands and buttons;
+- the ``files_upload_v2`` flow: ``files.getUploadURLExternal`` hands out ``/upload/<file_id>``,
+  which records the raw bytes, and ``files.completeUploadExternal`` shares them in a channel.
 
 It also keeps what a person would see: messages in threads, edits applied, streams joined.
 """
@@ -36,6 +38,18 @@ class Call:
     method: str
     params: dict[str, Any]
     token: str
+
+
+@dataclass
+class Upload:
+    """A file uploaded through the ``files_upload_v2`` flow."""
+
+    file_id: str
+    filename: str
+    length: int
+    data: bytes = b""
+    channel: str | None = None
+    initial_comment: str | None = None
 
 
 @dataclass
@@ -87,6 +101,7 @@ class FakeSlack:
         self.streaming_supported = True
         self.acks: list[str] = []
         self.responses: list[dict[str, Any]] = []
+        self.uploads: dict[str, Upload] = {}
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._clock = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
@@ -100,6 +115,7 @@ class FakeSlack:
         app.router.add_post("/api/{method}", self._api)
         app.router.add_get("/link/", self._socket)
         app.router.add_post("/respond/{n}", self._respond)
+        app.router.add_post("/upload/{file_id}", self._upload)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -257,6 +273,44 @@ class FakeSlack:
         msg.text += chunks_text(p)
         msg.streaming = False
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "message": {"text": msg.text}}
+
+    def _m_conversations_open(self, p: dict[str, Any]) -> dict[str, Any]:
+        users = str(p.get("users") or "")
+        if not users or "," in users:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "channel": {"id": f"D{users}"}}
+
+    def _m_files_getUploadURLExternal(self, p: dict[str, Any]) -> dict[str, Any]:
+        if not p.get("filename") or not str(p.get("length", "")).isdigit():
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{len(self.uploads) + 1:08d}"
+        self.uploads[file_id] = Upload(file_id, str(p["filename"]), int(p["length"]))
+        url = f"http://127.0.0.1:{self.port}/upload/{file_id}"
+        return {"ok": True, "upload_url": url, "file_id": file_id}
+
+    def _m_files_completeUploadExternal(self, p: dict[str, Any]) -> dict[str, Any]:
+        files = p.get("files")
+        files = json.loads(files) if isinstance(files, str) else files or []
+        done = []
+        for item in files:
+            upload = self.uploads.get(str(item.get("id")))
+            if upload is None or len(upload.data) != upload.length:
+                return {"ok": False, "error": "file_not_found"}
+            upload.channel = p.get("channel_id")
+            upload.initial_comment = p.get("initial_comment")
+            done.append({"id": upload.file_id, "name": upload.filename, "title": item.get("title")})
+        return {"ok": True, "files": done}
+
+    def shared_files(self) -> list[Upload]:
+        """Uploads completed into a channel, oldest first."""
+        return [u for u in self.uploads.values() if u.channel is not None]
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        upload = self.uploads.get(request.match_info["file_id"])
+        if upload is None:
+            return web.Response(status=404, text="no such upload")
+        upload.data = await request.read()
+        return web.Response(text=f"OK - {len(upload.data)}")
 
     def _m_apps_connections_open(self, _p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t1"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app import select_platforms
 from bot.errors import ConfigError
+from bot.service import select_platforms
 from bot.settings import Settings
 from bot.settings import load_settings as _load
 

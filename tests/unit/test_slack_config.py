@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from adapters.slack.handler import SlackAdapter
-from bot.app import select_platforms
 from bot.cli import main
 from bot.errors import ConfigError
 from bot.http_server import HttpServer
+from bot.service import select_platforms
 from bot.settings import Settings
 
 

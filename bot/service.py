@@ -1,0 +1,169 @@
+"""``veilbot run`` as one service: platform adapters, one HTTP server, the daily retention.
+
+With ``bot.app`` this is the composition root: ``bot.app`` builds the core from ``Settings``;
+this module puts the chosen platform adapters, the HTTP endpoints and the background tasks
+around a built ``App``. It picks no backend itself.
+
+One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
+
+- Slack's events endpoint, when Slack runs in ``http`` mode; the server then binds
+  ``VEILBOT_SLACK_HTTP_HOST``/``_PORT`` (the port Slack already reaches);
+- otherwise (Discord, Slack in Socket Mode) it binds ``VEILBOT_ADMIN_HTTP_HOST``/``_PORT``;
+- ``/healthz`` (liveness) and ``/readyz`` (Redis, database, guardrail; 503 unless all pass),
+  always, so every deployment has probes;
+- the admin API (``/admin/*``), when ``VEILBOT_ADMIN_TOKENS`` is set.
+
+The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
+life of the service: once at start, then daily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from bot.admin_api import add_admin_routes, add_probe_routes
+from bot.app import App, build_admin_tokens
+from bot.erasure import DAY_SECONDS, retention_running
+from bot.errors import ConfigError, VeilbotError
+from bot.http_server import HttpServer
+from bot.ports import PlatformAdapter
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# Platforms: name -> (are its credentials set?, factory). ``veilbot run`` with no name runs
+# every configured platform in one process; adapters are imported only when used.
+PlatformFactory = Callable[[App, HttpServer | None], PlatformAdapter]
+
+
+def _discord_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
+    from adapters.discord.handler import DiscordAdapter
+
+    return DiscordAdapter(app.settings, app.conversation, admin=app.admin)
+
+
+def _slack_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
+    from adapters.slack.handler import SlackAdapter
+
+    return SlackAdapter(app.settings, app.conversation, http, admin=app.admin)
+
+
+PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
+    # the callable names the missing credential variable, or None when all are set
+    "discord": (
+        lambda s: None if s.discord_token else "VEILBOT_DISCORD_TOKEN",
+        _discord_adapter,
+    ),
+    "slack": (lambda s: s.slack_missing_credential, _slack_adapter),
+}
+
+
+def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]:
+    """The platforms to run: those named, or every one whose credentials are set.
+
+    Checked before anything starts, so a typo or a missing token fails fast.
+
+    Raises:
+        ConfigError: an unknown name, or no name given and no platform configured.
+    """
+    unknown = sorted(set(names) - set(PLATFORM_ADAPTERS))
+    if unknown:
+        known = ", ".join(PLATFORM_ADAPTERS)
+        raise ConfigError(f"unknown platform(s) {', '.join(unknown)}; known: {known}")
+    missing = {n: need(settings) for n, (need, _) in PLATFORM_ADAPTERS.items()}
+    if names:
+        for name in names:
+            if missing[name]:
+                raise ConfigError(f"{missing[name]} is not set (needed by {name})")
+        return list(dict.fromkeys(names))
+    configured = [n for n, variable in missing.items() if variable is None]
+    if not configured:
+        wanted = " or ".join(v for v in missing.values() if v)
+        raise ConfigError(f"no platform is configured: set {wanted}")
+    return configured
+
+
+def build_adapters(
+    app: App, names: Sequence[str], http: HttpServer | None = None
+) -> list[PlatformAdapter]:
+    """One adapter per platform name, all calling the app's guarded turn and admin commands.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        http: the shared server (not started yet) for Slack's events endpoint; without one,
+            Slack in ``http`` mode serves its own.
+    """
+    return [PLATFORM_ADAPTERS[n][1](app, http) for n in names]
+
+
+async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
+    """Serve every adapter in this process; the first failure stops them all and is raised."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for adapter in adapters:
+                group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
+    except* VeilbotError as group_error:
+        raise group_error.exceptions[0] from None
+
+
+def build_http(app: App, names: Sequence[str]) -> HttpServer:
+    """The service's HTTP server (not started): probes always, the admin API with tokens."""
+    settings = app.settings
+    if "slack" in names and settings.slack_mode == "http":
+        http = HttpServer(settings.slack_http_host, settings.slack_http_port)
+    else:
+        http = HttpServer(settings.admin_http_host, settings.admin_http_port)
+    tokens = build_admin_tokens(settings)
+    if tokens:
+        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=app.readiness)
+    else:
+        add_probe_routes(http.app, app.readiness)
+    return http
+
+
+@dataclass
+class Service:
+    """A running ``veilbot run``: its HTTP server and the task serving the adapters."""
+
+    http: HttpServer
+    adapters: list[PlatformAdapter]
+    task: asyncio.Task[None]
+    retention: asyncio.Task[None] | None
+
+    async def wait(self) -> None:
+        """Serve until cancelled; an adapter's failure is raised."""
+        await self.task
+
+
+@asynccontextmanager
+async def running(
+    app: App, names: Sequence[str], *, retention_interval: float = DAY_SECONDS
+) -> AsyncIterator[Service]:
+    """Start the HTTP server, the retention task and the adapters; stop them on exit."""
+    http = build_http(app, names)
+    adapters = build_adapters(app, names, http)  # Slack adds its route before the start
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(http)
+        retention = await stack.enter_async_context(
+            retention_running(
+                app.audit, app.settings.audit_retention_days, interval_seconds=retention_interval
+            )
+        )
+        task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
+        try:
+            log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
+            yield Service(http, adapters, task, retention)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+async def serve(app: App, names: Sequence[str]) -> None:
+    """``veilbot run``: serve the platforms, HTTP endpoints and retention until cancelled."""
+    async with running(app, names) as service:
+        await service.wait()

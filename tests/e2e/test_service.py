@@ -1,0 +1,228 @@
+"""``veilbot run`` as one service (``bot.service``): Slack's events endpoint, the admin API and
+the probes on one port, the daily retention, and an honest ``/readyz``.
+
+Real Redis, SQLite (or an unreachable PostgreSQL), Presidio via ``build_app``, the real
+slack-bolt against the fake Slack, and the fake Anthropic server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.admin_auth import hash_token
+from bot.app import App
+from bot.audit_types import RunFilter
+from bot.http_server import HttpServer
+from bot.service import build_http, running
+from bot.types import AuditRecord
+from tests.e2e.conftest import MakeApp
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
+from tests.fakes.slack_server import FakeSlack
+from tests.fixtures.audit_db import run
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+from tests.fixtures.services import RedisServer, free_port
+
+TOKEN = "service-admin-token-abcdefghijkl"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def slack_settings(slack: FakeSlack, **overrides: Any) -> dict[str, Any]:
+    return {
+        "slack_bot_token": "xoxb-test",
+        "slack_signing_secret": SIGNING_SECRET,
+        "slack_api_url": slack.api_url,
+        "slack_http_port": 0,
+        "slack_streaming": "update",
+        "slack_update_interval_seconds": 0.0,
+        "admin_tokens": hash_token(TOKEN),
+        **overrides,
+    }
+
+
+async def until(check: Callable[[], Any], what: str) -> None:
+    for _ in range(1000):
+        if await check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def aged_run(tid: str, days: int) -> AuditRecord:
+    started = datetime.now(UTC) - timedelta(days=days)
+    return run(thread_id=tid, started_at=started, finished_at=started + timedelta(seconds=2))
+
+
+async def get(url: str, **kw: Any) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as session, session.get(url, **kw) as response:
+        return response.status, await response.json()
+
+
+async def test_one_port_serves_slack_events_the_admin_api_and_probes_and_retention_runs(
+    make_app: MakeApp,
+) -> None:
+    async with FakeSlack() as slack:
+        app = await make_app(**slack_settings(slack), audit_retention_days=30)
+        old, recent = aged_run("slack:T1:C9:1.1", 45), aged_run("slack:T1:C9:1.2", 2)
+        await app.audit.record(old)
+        await app.audit.record(recent)
+        async with running(app, ["slack"]) as service:
+            base = service.http.url
+
+            async def purged() -> bool:
+                return await app.audit.get_run(old.run_id) is None
+
+            await until(purged, "the retention purge at start")
+            assert await app.audit.get_run(recent.run_id) is not None
+
+            event = mention("what is a haiku?")
+            body = json.dumps(event)
+            async with aiohttp.ClientSession() as session:
+                url = f"{base}{app.settings.slack_http_path}"
+                async with session.post(url, data=body, headers=signed_headers(body)) as r:
+                    assert r.status == 200
+            ts = event["event"]["ts"]
+            tid = f"slack:T1:C1:{ts}"
+
+            async def answered() -> bool:
+                return bool(slack.thread("C1", ts)) and (await runs_of(app, tid)) == 1
+
+            await until(answered, "the answer and its audit run")
+            assert (await get(f"{base}/admin/runs?thread_id={tid}"))[0] == 401
+            status, page = await get(f"{base}/admin/runs?thread_id={tid}", headers=AUTH)
+            assert status == 200
+            assert [r["thread_id"] for r in page["runs"]] == [tid]
+            status, ready = await get(f"{base}/readyz")
+            assert status == 200
+            assert ready["checks"] == {"redis": True, "database": True, "guardrail": True}
+            assert (await get(f"{base}/healthz"))[0] == 200
+
+
+async def runs_of(app: App, tid: str) -> int:
+    return await app.audit.count_runs(RunFilter(thread_id=tid))
+
+
+@pytest.fixture
+async def probe_server(make_app: MakeApp) -> AsyncIterator[Callable[..., Any]]:
+    """Start the service's HTTP server (no platform) for an app built with overrides."""
+    servers: list[HttpServer] = []
+
+    async def start(**overrides: Any) -> tuple[App, str]:
+        app = await make_app(admin_http_port=0, **overrides)
+        http = build_http(app, [])
+        await http.__aenter__()
+        servers.append(http)
+        return app, http.url
+
+    yield start
+    for http in servers:
+        await http.__aexit__(None, None, None)
+
+
+async def test_readyz_is_503_while_redis_is_down_and_recovers(
+    probe_server: Callable[..., Any], redis_server: RedisServer
+) -> None:
+    _, base = await probe_server(redis_url=redis_server.url)
+    assert (await get(f"{base}/readyz"))[0] == 200
+    redis_server.stop()
+    status, body = await get(f"{base}/readyz")
+    assert status == 503
+    assert body["checks"]["redis"] is False
+    assert body["checks"]["database"] is True
+    assert (await get(f"{base}/healthz"))[0] == 200  # alive, just not ready
+    redis_server.start()
+    assert (await get(f"{base}/readyz"))[0] == 200
+
+
+async def test_readyz_is_503_while_the_database_is_down(probe_server: Callable[..., Any]) -> None:
+    nowhere = f"postgresql+asyncpg://veilbot:x@127.0.0.1:{free_port()}/veilbot"
+    _, base = await probe_server(database_url=nowhere)  # starts: records are spooled
+    status, body = await get(f"{base}/readyz")
+    assert status == 503
+    assert body["checks"] == {"redis": True, "database": False, "guardrail": True}
+
+
+async def test_readyz_is_503_while_the_guardrail_cannot_analyze_and_recovers(
+    probe_server: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, base = await probe_server()
+    assert (await get(f"{base}/readyz"))[0] == 200
+
+    def broken(*_args: Any, **_kw: Any) -> None:
+        raise OSError("model files gone")
+
+    monkeypatch.setattr("guardrails.presidio.detect", broken)
+    with pytest.raises(Exception, match="fail closed"):
+        await app.guardrail.anonymize("console:t", "hello Jane", platform="console")
+    status, body = await get(f"{base}/readyz")
+    assert status == 503
+    assert body["checks"]["guardrail"] is False
+    monkeypatch.undo()
+    assert (await get(f"{base}/readyz"))[0] == 200
+
+
+async def test_veilbot_run_serves_slack_and_the_admin_api_on_one_port(
+    tmp_path: Path, redis_url: str, redis_prefix: str, fake_anthropic: FakeAnthropic
+) -> None:
+    async with FakeSlack() as slack:
+        port = free_port()
+        env = {
+            **os.environ,
+            "VEILBOT_DATA_DIR": str(tmp_path / "data"),
+            "VEILBOT_REDIS_URL": redis_url,
+            "VEILBOT_REDIS_PREFIX": redis_prefix,
+            "VEILBOT_VAULT_KEY": TEST_VAULT_KEY_B64,
+            "VEILBOT_ANTHROPIC_API_KEY": "test-key",
+            "VEILBOT_ANTHROPIC_BASE_URL": fake_anthropic.url,
+            "VEILBOT_SLACK_BOT_TOKEN": "xoxb-test",
+            "VEILBOT_SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "VEILBOT_SLACK_API_URL": slack.api_url,
+            "VEILBOT_SLACK_HTTP_PORT": str(port),
+            "VEILBOT_ADMIN_TOKENS": hash_token(TOKEN),
+        }
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", "slack", env=env, stderr=asyncio.subprocess.PIPE
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            await serving(proc, f"{base}/healthz")
+            status, ready = await get(f"{base}/readyz")
+            assert (status, ready["checks"]["guardrail"]) == (200, True)
+            assert (await get(f"{base}/admin/runs"))[0] == 401
+            assert (await get(f"{base}/admin/runs", headers=AUTH))[0] == 200
+            body = json.dumps({"type": "url_verification", "challenge": "c-123"})
+            async with aiohttp.ClientSession() as session:
+                url = f"{base}/slack/events"
+                async with session.post(url, data=body, headers=signed_headers(body)) as r:
+                    assert (r.status, await r.json()) == (200, {"challenge": "c-123"})
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode in (0, 130), err.decode()
+
+
+async def serving(proc: asyncio.subprocess.Process, url: str) -> None:
+    """Wait until ``url`` answers (the guardrail loads first), failing if the process exits."""
+    async with aiohttp.ClientSession() as session:
+        for _ in range(1200):
+            if proc.returncode is not None:
+                raise AssertionError("veilbot run exited early")
+            try:
+                async with session.get(url) as r:
+                    if r.status == 200:
+                        return
+            except aiohttp.ClientConnectionError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError("veilbot run did not start serving")
