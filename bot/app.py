@@ -36,6 +36,7 @@ from guardrails.redact import Redactor
 from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import derive_pseudonym_key, load_vault_key
+from guardrails.workers import ProcessDetector
 
 log = logging.getLogger(__name__)
 
@@ -138,15 +139,29 @@ _analyzer = functools.cache(build_analyzer)
 """One analyzer per process and model: it is large, read-only once built, and slow to build."""
 
 
-async def _guardrail(settings: Settings, vault: RedisVault) -> PresidioGuardrail:
+async def _guardrail(
+    settings: Settings, vault: RedisVault, stack: AsyncExitStack
+) -> PresidioGuardrail:
     model = await asyncio.to_thread(resolve_model, settings.spacy_model)
-    analyzer = await asyncio.to_thread(_analyzer, model)
+    analyzer, detector = None, None
+    if settings.guardrail_workers > 1:
+        detector = ProcessDetector(
+            model,
+            settings.guardrail_policy_file,
+            settings.guardrail_chunk_chars,
+            settings.guardrail_workers,
+        )
+        stack.push_async_callback(detector.close)
+        await detector.start()
+    else:
+        analyzer = await asyncio.to_thread(_analyzer, model)
     guardrail = PresidioGuardrail(
         analyzer,
         vault,
         policy=_policy(settings),
         reveal=RevealPolicy(settings.reveal_policy),
         chunk_chars=settings.guardrail_chunk_chars,
+        detector=detector,
     )
     await guardrail.warm_up()
     return guardrail
@@ -277,7 +292,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             key=load_vault_key(settings.vault_key, settings.data_dir),
             ttl_seconds=settings.history_ttl_seconds,
         )
-        guardrail = await _guardrail(settings, vault)
+        guardrail = await _guardrail(settings, vault, stack)
         model = build_model(settings)
         if hasattr(model, "aclose"):
             stack.push_async_callback(model.aclose)

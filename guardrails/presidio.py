@@ -23,6 +23,7 @@ from guardrails.placeholders import PlaceholderRestorer, find_placeholders, plac
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
 from guardrails.vault import RedisVault, VaultEntry
+from guardrails.workers import WARM_UP_TEXT, Detector, ThreadDetector
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -57,7 +58,6 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
 # Zero-width characters and C0/C1 controls other than \t and \n: they can split a value so
 # that detection misses it, and nothing legitimate needs them.
 _INVISIBLE_RE = re.compile(r"[\u200b-\u200d\u2060\ufeff\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,30 +79,34 @@ class PresidioGuardrail:
     """The ``Guardrail`` port on Presidio and a ``RedisVault``.
 
     Args:
-        analyzer: an analyzer from ``guardrails.engine.build_analyzer``.
+        analyzer: an analyzer from ``guardrails.engine.build_analyzer``, used in a worker
+            thread; ``None`` when ``detector`` runs detection elsewhere.
         vault: the placeholder vault.
         policy: what to redact (``guardrails.policy``); the shipped default when ``None``.
         reveal: what readers see for each entity type in shared and private places.
         chunk_chars: longest text given to the NER model at once; longer ones are chunked.
+        detector: where detection runs (``guardrails.workers``); by default one worker
+            thread on ``analyzer``.
     """
 
     def __init__(
         self,
-        analyzer: AnalyzerEngine,
+        analyzer: AnalyzerEngine | None,
         vault: RedisVault,
         *,
         policy: Policy | None = None,
         reveal: RevealPolicy | None = None,
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
+        detector: Detector | None = None,
     ) -> None:
-        self._analyzer = analyzer
         self._reveal = reveal or RevealPolicy()
         self._vault = vault
         self._policy = policy or default_policy()
-        self._chunk_chars = chunk_chars
-        # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
-        # on the event loop rather than in blocked worker threads.
-        self._analyzing = asyncio.Semaphore(1)
+        if detector is None:
+            if analyzer is None:
+                raise ValueError("PresidioGuardrail needs an analyzer or a detector")
+            detector = ThreadDetector(analyzer, self._policy, chunk_chars)
+        self._detector = detector
         self._working = False
 
     @property
@@ -130,7 +134,7 @@ class PresidioGuardrail:
         Raises:
             GuardrailError: the analyzer does not work.
         """
-        await self._detect(_WARM_UP_TEXT, "console")
+        await self._detect(WARM_UP_TEXT, "console")
 
     async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
@@ -189,19 +193,14 @@ class PresidioGuardrail:
         return redaction
 
     async def _detect(self, text: str, platform: Platform) -> list[Detection]:
-        """The detections of ``detect``; any failure becomes ``GuardrailError``."""
-        async with self._analyzing:
-            try:
-                found = await asyncio.to_thread(
-                    detect, self._analyzer, text, platform, self._policy
-                )
-            except Exception as exc:
-                self._working = False
-                raise GuardrailError(
-                    f"PII detection failed ({type(exc).__name__}); fail closed"
-                ) from exc
-            self._working = True
-            return found
+        """The detections of ``detect``; any failure is ``GuardrailError`` and marks us down."""
+        try:
+            found = await self._detector.detect(text, platform)
+        except GuardrailError:
+            self._working = False
+            raise
+        self._working = True
+        return found
 
     async def _link_known_names(
         self, tid: ThreadId, text: str, spans: list[Detection]

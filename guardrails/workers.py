@@ -22,7 +22,7 @@ from guardrails.policy import Policy, default_policy
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
 
-_WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
+WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
 
 
 class Detector(Protocol):
@@ -80,7 +80,7 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = (build_analyzer(model), policy, chunk_chars)
-    detect(_worker[0], _WARM_UP_TEXT, "console", policy, chunk_chars=chunk_chars)
+    detect(_worker[0], WARM_UP_TEXT, "console", policy, chunk_chars=chunk_chars)
 
 
 def _detect_in_worker(text: str, platform: Platform) -> list[Detection]:
@@ -113,7 +113,7 @@ class ProcessDetector:
 
     async def start(self) -> None:
         """Start every worker and wait until each has built and warmed up its analyzer."""
-        await asyncio.gather(*(self.detect(_WARM_UP_TEXT, "console") for _ in range(self._workers)))
+        await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(self._workers)))
 
     async def detect(self, text: str, platform: Platform) -> list[Detection]:
         """Detect in the next free worker process."""

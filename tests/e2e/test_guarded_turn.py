@@ -156,3 +156,16 @@ async def test_a_long_thread_is_trimmed_for_the_model_but_kept_in_full(
     assert "Question 7" in str(sent[-1]["content"])
     kept = await app.history.load(message("x", thread).thread_id)
     assert len(kept) == 16  # the canonical history is never rewritten by trimming
+
+
+async def test_detection_in_worker_processes_guards_the_turn_the_same_way(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app(guardrail_workers=2)
+    reply = await app.conversation.handle(message(TURNS[0], unique_thread(), private=True))
+
+    assert reply is not None
+    assert reply.ok
+    assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
+    assert "Maria Gonzalez" in reply.text
+    assert "john.smith@acme-corp.com" in reply.text

@@ -33,6 +33,7 @@ from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 from bot.app import build_app, configure_logging  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.types import InboundMessage, thread_id  # noqa: E402
+from guardrails.engine import build_analyzer, resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
@@ -91,8 +92,8 @@ def bare_presidio(analyzer: object, texts: list[str]) -> list[float]:
     return timings
 
 
-async def run_turns(settings: Settings, texts: list[str]) -> tuple[list[float], object]:
-    """Wall time of each turn minus its model stage, in ms; and the analyzer used."""
+async def run_turns(settings: Settings, texts: list[str]) -> list[float]:
+    """Wall time of each turn minus its model stage, in ms."""
     walls: dict[str, float] = {}
     async with build_app(settings) as app:
         for i, text in enumerate(texts):
@@ -111,9 +112,8 @@ async def run_turns(settings: Settings, texts: list[str]) -> tuple[list[float], 
             if reply is None or not reply.ok:
                 raise SystemExit(f"turn {i} failed: {reply}")
             walls[reply.run_id] = (time.perf_counter() - start) * 1000
-        analyzer = app.guardrail._analyzer  # noqa: SLF001  (the very engine the turns used)
     model_ms = await model_stage_ms(settings)
-    return [walls[run] - model_ms[run] for run in walls], analyzer
+    return [walls[run] - model_ms[run] for run in walls]
 
 
 async def model_stage_ms(settings: Settings) -> dict[str, float]:
@@ -163,8 +163,8 @@ async def main() -> None:
                 anthropic_base_url=fake.url,
                 model_max_retries=0,
             )
-            turn, analyzer = await run_turns(settings, texts)
-            bare = bare_presidio(analyzer, texts)
+            turn = await run_turns(settings, texts)
+            bare = bare_presidio(build_analyzer(resolve_model(settings.spacy_model)), texts)
         print(f"{len(texts)} turns, {len({t for t in texts})} distinct messages, 30 threads")
         report(turn, bare)
     finally:
