@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app import App, build_app
+from bot.conversation import Conversation
 from bot.settings import Settings
 from bot.types import InboundMessage, thread_id
 from tests.e2e.discord_harness import fake_discord, start_bot  # noqa: F401  (fixtures)
@@ -98,3 +99,18 @@ async def audit_rows(app: App, thread: str) -> list[dict[str, Any]]:
             return [dict(row._mapping) for row in result]
     finally:
         await engine.dispose()
+
+
+def conversation_with(app: App, guardrail: Any) -> Conversation:
+    """The app's turn, but guarded by ``guardrail`` (to inject a guardrail failure)."""
+    return Conversation(
+        guardrail=guardrail,
+        history=app.history,
+        model=app.model,
+        audit=app.audit,
+        locks=app.locks,
+        dedupe=app.dedupe,
+        system_prompt="s",
+        budget_tokens=1000,
+        max_input_chars=1000,
+    )

@@ -6,11 +6,10 @@ from typing import Any
 
 import pytest
 
-from bot.conversation import Conversation
 from bot.errors import InputRejected
 from bot.types import TurnStatus, thread_id
 from guardrails.presidio import PresidioGuardrail
-from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
+from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import RedisServer, free_port, redis_dump
 
@@ -146,17 +145,7 @@ async def test_guardrail_failure_fails_closed(
 ) -> None:
     app = await make_app()
     broken = PresidioGuardrail(_CrashingAnalyzer(presidio_analyzer), app.vault)
-    conversation = Conversation(
-        guardrail=broken,
-        history=app.history,
-        model=app.model,
-        audit=app.audit,
-        locks=app.locks,
-        dedupe=app.dedupe,
-        system_prompt="s",
-        budget_tokens=1000,
-        max_input_chars=1000,
-    )
+    conversation = conversation_with(app, broken)
     thread = unique_thread()
     reply = await conversation.handle(
         message("I'm Maria Gonzalez, card 4111 1111 1111 1111", thread)

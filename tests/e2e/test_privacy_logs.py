@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 
 from bot.app import configure_logging
-from bot.conversation import Conversation
 from bot.logsafe import describe, log_failure
 from bot.types import TurnStatus
 from guardrails.presidio import PresidioGuardrail
-from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.e2e.conftest import MakeApp, conversation_with, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 
@@ -58,17 +57,7 @@ async def test_an_exception_quoting_user_text_is_logged_without_it(
 ) -> None:
     app = await make_app()
     guardrail = PresidioGuardrail(_AnalyzerQuotingItsInput(presidio_analyzer), app.vault)
-    conversation = Conversation(
-        guardrail=guardrail,
-        history=app.history,
-        model=app.model,
-        audit=app.audit,
-        locks=app.locks,
-        dedupe=app.dedupe,
-        system_prompt="s",
-        budget_tokens=1000,
-        max_input_chars=1000,
-    )
+    conversation = conversation_with(app, guardrail)
     reply = await conversation.handle(message(TURNS[1], unique_thread()))
 
     assert reply is not None
