@@ -73,6 +73,7 @@ def detect(
     policy: Policy | None = None,
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    prose: bool = True,
 ) -> list[Detection]:
     """Find the personal data in a message.
 
@@ -82,27 +83,30 @@ def detect(
         platform: where it was written; decides which markup is understood.
         policy: what to redact; the shipped default when ``None``.
         chunk_chars: longest text given to the NER model at once (at least 200).
+        prose: also the name and street-address rules (the output scan leaves them out).
 
     Returns:
         Non-overlapping detections in reading order, with offsets into ``text``.
     """
-    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars))
+    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
     return detector.detect(text, platform)
 
 
 @functools.lru_cache(maxsize=16)
-def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> _Detector:
-    return _Detector(analyzer, policy, chunk_chars)
+def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool) -> _Detector:
+    return _Detector(analyzer, policy, chunk_chars, prose)
 
 
 class _Detector:
     """A policy compiled against an analyzer: recognizers and entity list built once."""
 
-    def __init__(self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> None:
+    def __init__(
+        self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool
+    ) -> None:
         self._analyzer = analyzer
         self._policy = policy
         self._chunk = chunk_chars
-        self._recognizers = build_recognizers(policy)
+        self._recognizers = build_recognizers(policy, prose=prose)
         own = {e for r in self._recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
         self._entities = sorted(policy.enabled & supported)

@@ -73,6 +73,32 @@ def test_harmless_tokens_stay(presidio_analyzer, text):
     assert found(presidio_analyzer, text) == []
 
 
+@pytest.mark.parametrize(
+    ("platform", "text", "expected"),
+    [
+        ("discord", "> Elena Okafor asked about it", ("PERSON", "Elena Okafor")),
+        ("slack", "&gt; Elena Okafor asked about it", ("PERSON", "Elena Okafor")),
+        ("discord", "```**Raj Brennan** asked to move it```", ("PERSON", "Raj Brennan")),
+        ("slack", "ping John Nguyen about HTTP 503, he said", ("PERSON", "John Nguyen")),
+        (
+            "discord",
+            "my email is [ethan.k@corp.example](mailto:ethan.k@corp.example).",
+            ("EMAIL_ADDRESS", "[ethan.k@corp.example](mailto:ethan.k@corp.example)"),
+        ),
+        (
+            "slack",
+            "link: https://profiles.example.org/in/chloe-gonzalez can you",
+            ("PERSON", "https://profiles.example.org/in/chloe-gonzalez"),
+        ),
+        ("slack", "I'm in 221 Baker Street until Friday", ("LOCATION", "221 Baker Street")),
+    ],
+)
+def test_quotes_code_blocks_links_and_runaway_ner_spans(
+    presidio_analyzer, platform, text, expected
+):
+    assert expected in found(presidio_analyzer, text, platform)
+
+
 def test_slack_links_and_mentions_are_one_entity_each(presidio_analyzer):
     text = (
         "<@U024BE7LH> mail <mailto:jane@acme.com|jane@acme.com>, call "
