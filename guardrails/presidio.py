@@ -1,7 +1,16 @@
 """``PresidioGuardrail``: detection (``guardrails.detection``) plus the per-thread vault.
 
 Detection runs in a worker thread (spaCy is CPU bound) and any failure there fails closed with
-``GuardrailError``. Each detected span of the user's original text is swapped for its vault
+``GuardrailError``.
+
+The output scan (``scan_output``) is pattern-only: a second analyzer with Presidio's ``no_op``
+NLP engine and the same pattern recognizers, built once from the main one, plus veilbot's own
+rules without the name and address heuristics. It finds the structured identifiers that matter
+when a model produces them (e-mail, phone, card, IBAN, SSN, IP, crypto, personal parts of
+URLs) in about a millisecond, instead of a second spaCy pass per answer. Names and places the
+model writes itself are kept: the model never saw the user's (they were placeholders), so they
+are its own words, often public figures or places, and redacting them would garble the stored
+history for no privacy gain. Each detected span of the user's original text is swapped for its vault
 placeholder; everything between the spans, platform markup included, is kept byte for byte,
 so restoring an answer that echoes the text gives the user's formatting back.
 """
@@ -18,6 +27,7 @@ from typing import TYPE_CHECKING
 from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect, resolve_overlaps
+from guardrails.engine import build_pattern_analyzer
 from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
 from guardrails.policy import Policy, default_policy
@@ -100,6 +110,7 @@ class PresidioGuardrail:
         self._vault = vault
         self._policy = policy or default_policy()
         self._chunk_chars = chunk_chars
+        self._patterns: AnalyzerEngine | None = None  # the output scan's, built on first use
         # spaCy pipelines are not documented as thread-safe: one analysis at a time, queued
         # on the event loop rather than in blocked worker threads.
         self._analyzing = asyncio.Semaphore(1)
@@ -111,6 +122,7 @@ class PresidioGuardrail:
             GuardrailError: the analyzer does not work.
         """
         await self._detect(_WARM_UP_TEXT, "console")
+        await self._detect(_WARM_UP_TEXT, "console", prose=False)
 
     async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
@@ -148,9 +160,11 @@ class PresidioGuardrail:
         return PlaceholderRestorer(shown, known_types=self._policy.enabled)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
-        """Redact personal data the model produced itself, for the stored copy of an answer.
+        """Redact identifiers the model produced itself, for the stored copy of an answer.
 
-        Placeholders already in the answer are left alone and not counted.
+        Pattern-only (see the module docstring): e-mail, phone, card, IBAN, SSN, IP, crypto,
+        personal parts of URLs; names and places the model writes are kept. Placeholders
+        already in the answer are left alone and not counted.
 
         Raises:
             GuardrailError: detection could not run.
@@ -158,7 +172,8 @@ class PresidioGuardrail:
         """
         protected = [(m.start(), m.end()) for m in find_placeholders(text)]
         masked = _mask(text, protected)
-        spans = [s for s in await self._detect(masked, platform) if not _overlaps(s, protected)]
+        found = await self._detect(masked, platform, prose=False)
+        spans = [s for s in found if not _overlaps(s, protected)]
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "scanned output thread=%s platform=%s entities=%s",
@@ -168,15 +183,30 @@ class PresidioGuardrail:
         )
         return redaction
 
-    async def _detect(self, text: str, platform: Platform) -> list[Detection]:
-        """The detections of ``detect``; any failure becomes ``GuardrailError``."""
+    async def _detect(
+        self, text: str, platform: Platform, *, prose: bool = True
+    ) -> list[Detection]:
+        """The detections of ``detect``; any failure becomes ``GuardrailError``.
+
+        ``prose=False``: the pattern-only scan of model output, on the pattern analyzer.
+        """
         async with self._analyzing:
             try:
-                return await asyncio.to_thread(detect, self._analyzer, text, platform, self._policy)
+                return await asyncio.to_thread(self._run, text, platform, prose)
             except Exception as exc:
                 raise GuardrailError(
                     f"PII detection failed ({type(exc).__name__}); fail closed"
                 ) from exc
+
+    def _run(self, text: str, platform: Platform, prose: bool) -> list[Detection]:
+        """One detection, in a worker thread (one at a time: see ``_analyzing``)."""
+        analyzer = self._analyzer
+        if not prose:
+            if self._patterns is None:
+                self._patterns = build_pattern_analyzer(self._analyzer)
+            analyzer = self._patterns
+        chunk = self._chunk_chars
+        return detect(analyzer, text, platform, self._policy, chunk_chars=chunk, prose=prose)
 
     async def _link_known_names(
         self, tid: ThreadId, text: str, spans: list[Detection]
