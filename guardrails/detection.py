@@ -5,7 +5,8 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
 
 1. ``normalize``: platform markup out, an offset map kept (``guardrails.normalize``);
 2. Presidio with veilbot's recognizers (``guardrails.recognizers``), in overlapping chunks
-   when the text is long, so nothing is truncated;
+   when the text is long, so nothing is truncated; the NER model reads a truecased copy
+   (``guardrails.casing``: lower-case full names capitalized, offsets unchanged);
 3. per-type thresholds, trimming and precision checks (``guardrails.precision``);
 4. back to original offsets; a link with personal data in it becomes one entity, user mentions
    become ``USER`` entities, protected markup (channels, roles, emoji, timestamps) is never
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.types import Platform
-from guardrails import precision
+from guardrails import casing, precision
 from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize
 from guardrails.policy import Policy, default_policy
@@ -107,6 +108,7 @@ class _Detector:
         self._policy = policy
         self._chunk = chunk_chars
         self._recognizers = build_recognizers(policy, prose=prose)
+        self._lexicon = casing.lexicon(analyzer) if prose else None
         own = {e for r in self._recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
         self._entities = sorted(policy.enabled & supported)
@@ -137,6 +139,7 @@ class _Detector:
                 entities=self._entities,
                 score_threshold=self._policy.min_threshold,
                 ad_hoc_recognizers=self._recognizers,
+                nlp_artifacts=self._ner_input(chunk),
             )
             for r in results:
                 start, end = int(r.start), int(r.end)
@@ -145,6 +148,13 @@ class _Detector:
                 found = Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
                 seen.add((found, _recognizer(r) == "SpacyRecognizer"))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
+
+    def _ner_input(self, chunk: str) -> Any:
+        """NLP artifacts of the truecased chunk, or ``None`` (Presidio reads it as it is)."""
+        cased = casing.truecase(chunk, self._lexicon) if self._lexicon else chunk
+        if cased == chunk:
+            return None
+        return self._analyzer.nlp_engine.process_text(cased, LANGUAGE)
 
     def _refine(self, d: Detection, norm: Normalized, ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets."""

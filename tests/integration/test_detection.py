@@ -3,6 +3,7 @@
 import pytest
 
 from bot.types import ThreadId
+from guardrails.casing import lexicon, truecase
 from guardrails.detection import detect
 from guardrails.policy import parse_policy
 
@@ -207,3 +208,42 @@ def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch
     monkeypatch.setattr(spacy.util, "is_package", lambda name: False)
     with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
         resolve_model("auto")
+
+
+@pytest.fixture(scope="module")
+def known(presidio_analyzer):
+    found = lexicon(presidio_analyzer)
+    assert found is not None
+    return found
+
+
+def test_a_pair_of_unknown_lower_case_words_is_capitalized(known):
+    text = "please update tariq kimura's payroll"
+    cased = truecase(text, known)
+    assert cased == "please update Tariq Kimura's payroll"
+    assert len(cased) == len(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the config is wrong in checkout",
+        "nginx ingress is timing out",
+        "we deployed the migrations yesterday",
+        "mail jane.doe@acme.example or see https://x.io/tariq kimura",
+    ],
+)
+def test_jargon_dictionary_words_and_addresses_stay(known, text):
+    assert truecase(text, known) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Please update tariq kimura's payroll IBAN", "tariq kimura"),
+        ("lol jamal dubois just sent me the support line", "jamal dubois"),
+    ],
+)
+def test_lower_case_full_names_are_redacted(presidio_analyzer, text, name):
+    # The small model may call the name a place; what matters is that it is redacted.
+    assert [v for _, v in found(presidio_analyzer, text)] == [name]
