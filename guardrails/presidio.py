@@ -67,6 +67,7 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
 # Zero-width characters and C0/C1 controls other than \t and \n: they can split a value so
 # that detection misses it, and nothing legitimate needs them.
 _INVISIBLE_RE = re.compile(r"[\u200b-\u200d\u2060\ufeff\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 _WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
 
 
@@ -172,7 +173,7 @@ class PresidioGuardrail:
         """
         protected = [(m.start(), m.end()) for m in find_placeholders(text)]
         masked = _mask(text, protected)
-        found = await self._detect(masked, platform, prose=False)
+        found = await self._detect(masked, platform, prose=False) if self._may_hold(masked) else []
         spans = [s for s in found if not _overlaps(s, protected)]
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
@@ -182,6 +183,14 @@ class PresidioGuardrail:
             redaction.counts(),
         )
         return redaction
+
+    def _may_hold(self, text: str) -> bool:
+        """Whether the output scan could find anything in ``text`` (else it is skipped).
+
+        Every identifier it looks for has a digit, an ``@``, ``/`` or ``%`` or a spelled
+        "at"/"dot"; deny-list terms and extra recognizers of the policy can be anything.
+        """
+        return bool(self._policy.deny or self._policy.recognizers or _MAY_HOLD.search(text))
 
     async def _detect(
         self, text: str, platform: Platform, *, prose: bool = True

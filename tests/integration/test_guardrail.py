@@ -241,3 +241,12 @@ def test_missing_model_names_the_setting_and_stays_offline(monkeypatch):
     with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
         build_analyzer("en_core_web_lg")
     assert os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] == ""
+
+
+async def test_scan_output_skips_answers_that_cannot_hold_an_identifier(guardrail_vault):
+    guard = PresidioGuardrail(BrokenAnalyzer(), guardrail_vault)  # any scan that runs fails
+    answer = "Sure, <PERSON_1>: roll back first, then summarise what changed for the team."
+    assert (await guard.scan_output(T1, answer, platform="slack")).text == answer
+    for candidate in ("call 212-555-0143", "mail bob@example.org", "jane dot doe at acme dot com"):
+        with pytest.raises(GuardrailError):
+            await guard.scan_output(T1, candidate, platform="slack")
