@@ -5,7 +5,8 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
 
 1. ``normalize``: platform markup out, an offset map kept (``guardrails.normalize``);
 2. Presidio with veilbot's recognizers (``guardrails.recognizers``), in overlapping chunks
-   when the text is long, so nothing is truncated;
+   when the text is long, so nothing is truncated; the NER model reads a truecased copy
+   (``guardrails.casing``: lower-case full names capitalized, offsets unchanged);
 3. per-type thresholds, trimming and precision checks (``guardrails.precision``);
 4. back to original offsets; a link with personal data in it becomes one entity, user mentions
    become ``USER`` entities, protected markup (channels, roles, emoji, timestamps) is never
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.types import Platform
-from guardrails import precision
+from guardrails import casing, precision
 from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize
 from guardrails.policy import Policy, default_policy
@@ -73,6 +74,7 @@ def detect(
     policy: Policy | None = None,
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    prose: bool = True,
 ) -> list[Detection]:
     """Find the personal data in a message.
 
@@ -82,27 +84,32 @@ def detect(
         platform: where it was written; decides which markup is understood.
         policy: what to redact; the shipped default when ``None``.
         chunk_chars: longest text given to the NER model at once (at least 200).
+        prose: also the name and street-address rules (the output scan leaves them out).
 
     Returns:
         Non-overlapping detections in reading order, with offsets into ``text``.
     """
-    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars))
+    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
     return detector.detect(text, platform)
 
 
 @functools.lru_cache(maxsize=16)
-def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> _Detector:
-    return _Detector(analyzer, policy, chunk_chars)
+def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool) -> _Detector:
+    return _Detector(analyzer, policy, chunk_chars, prose)
 
 
 class _Detector:
     """A policy compiled against an analyzer: recognizers and entity list built once."""
 
-    def __init__(self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> None:
+    def __init__(
+        self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool
+    ) -> None:
         self._analyzer = analyzer
         self._policy = policy
         self._chunk = chunk_chars
-        self._recognizers = build_recognizers(policy)
+        self._recognizers = build_recognizers(policy, prose=prose)
+        self._lexicon = casing.lexicon(analyzer) if prose else None
+        self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self._recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
         self._entities = sorted(policy.enabled & supported)
@@ -133,6 +140,7 @@ class _Detector:
                 entities=self._entities,
                 score_threshold=self._policy.min_threshold,
                 ad_hoc_recognizers=self._recognizers,
+                nlp_artifacts=self._ner_input(chunk),
             )
             for r in results:
                 start, end = int(r.start), int(r.end)
@@ -141,6 +149,25 @@ class _Detector:
                 found = Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
                 seen.add((found, _recognizer(r) == "SpacyRecognizer"))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
+
+    def _ner_input(self, chunk: str) -> Any:
+        """NLP artifacts of the truecased chunk from the NER component alone.
+
+        Detection needs entities and context words, not parses: the shared ``tok2vec``,
+        tagger, attribute ruler and lemmatizer of a spaCy pipeline feed only the tagger and
+        parser (the NER component embeds its own), so they are skipped, about 40 % of the
+        model's time. Context words are matched on each token's normalized form, which
+        Presidio's enhancer accepts as a substring match ("cards" for "card").
+        ``None`` (Presidio runs its own pipeline) for an analyzer without a spaCy model.
+        """
+        if self._lexicon is None:
+            return None
+        engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
+        nlp = engine.nlp[LANGUAGE]
+        doc = nlp(casing.truecase(chunk, self._lexicon), disable=self._skipped)
+        for token in doc:
+            token.lemma_ = token.norm_
+        return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
 
     def _refine(self, d: Detection, norm: Normalized, ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets."""
@@ -174,6 +201,19 @@ class _Detector:
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept
+
+
+def _parse_only_pipes(analyzer: Any) -> list[str]:
+    """Pipes NER does not read: the shared tok2vec, its listeners and the POS/lemma pipes."""
+    nlp = analyzer.nlp_engine.nlp[LANGUAGE]
+    if "ner" not in nlp.pipe_names or "tok2vec" not in nlp.pipe_names:
+        return []
+    if "ner" in nlp.get_pipe("tok2vec").listening_components:
+        return []  # this model's NER reads the shared tok2vec: nothing can be skipped
+    return [p for p in nlp.pipe_names if p in _PARSE_PIPES]
+
+
+_PARSE_PIPES = frozenset({"tok2vec", "tagger", "morphologizer", "attribute_ruler", "lemmatizer"})
 
 
 def _recognizer(result: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +105,39 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
         presidio_logger.setLevel(previous)
     logger.info("presidio analyzer ready (model %s)", model_name)
     return analyzer
+
+
+def build_pattern_analyzer(analyzer: AnalyzerEngine) -> AnalyzerEngine:
+    """An analyzer with the pattern recognizers of ``analyzer`` and no NLP model.
+
+    Presidio's ``no_op`` NLP engine: no tokens, no NER, about a millisecond per text. It finds
+    structured identifiers (e-mail, card, IBAN, SSN, IP, crypto, URL) the way ``analyzer``
+    does, with lower scores where those relied on context words, and never names or places.
+
+    Raises:
+        GuardrailError: the engine cannot be built.
+    """
+    offline()
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    config = {
+        "nlp_engine_name": "no_op",
+        "models": [{"lang_code": LANGUAGE, "model_name": "no_op"}],
+    }
+    try:
+        recognizers: Iterable[Any] = analyzer.registry.recognizers
+        patterns = [r for r in recognizers if str(r.name) not in _NLP_RECOGNIZERS]
+        registry = RecognizerRegistry(recognizers=patterns, supported_languages=[LANGUAGE])
+        nlp_engine = NlpEngineProvider(nlp_configuration=config).create_engine()
+        return AnalyzerEngine(
+            nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE]
+        )
+    except Exception as exc:
+        raise GuardrailError("could not build the pattern-only Presidio analyzer") from exc
+
+
+_NLP_RECOGNIZERS = frozenset({"SpacyRecognizer", "StanzaRecognizer", "TransformersRecognizer"})
 
 
 def _lean(nlp_engine: Any) -> None:

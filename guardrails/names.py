@@ -2,7 +2,9 @@
 
 "my name is maria", "ask tom", "cc jane doe", "@Jane", "I'm Dave" find a name by the phrase in
 front of it, in any case; capitalized sequences with diacritics (José Álvarez), Cyrillic or
-Greek, and short Han or Hangul runs are names in English chat. A word that is common in chat
+Greek, two or three words of Arabic or Hebrew script, and short Han or Hangul runs are names
+in English chat. Field labels ("Owner: ...") and role words ("Patient ...", "contact is ...")
+name whoever follows. A word that is common in chat
 ("ask about", "ping me", "I'm sure") is never taken for a name: that is the precision guard.
 """
 
@@ -39,6 +41,13 @@ _WEAK = (
     r"|hello|dear|cheers|meet|met|invite|loop\s+in|talk\s+to|reach\s+out\s+to))"
 )
 _SELF = r"(?i:\bi'm|\bi\s+am|\bthis\s+is|\bit's|\bsigned,?)"
+# A field label ("Owner: ...") names whoever follows in any case; a role word only a
+# capitalized name ("Patient Elena Okafor", "contact is Daniel").
+_LABEL = r"(?i:\b(?:owner|assignee|reporter|attendee|recipient|sender|contact|holder)\s*:)"
+_ROLE = (
+    r"(?i:\b(?:patient|customer|client|contact\s+is|account\s+holder|owner\s+is|assigned\s+to"
+    r"|on\s+behalf\s+of|name|named))"
+)
 _UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
 _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
@@ -51,8 +60,25 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6),
     (re.compile(rf"(?<![\w.@])@{_TWO}"), 0.6),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
+    (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6),
+    (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6),
     (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
     (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
+    # Arabic and Hebrew script have no capitals: two or three words of it in English chat.
+    (
+        re.compile(
+            r"(?<![\w\u0590-\u06ff])[\u0600-\u06ff]{2,}(?:[ \t]+[\u0600-\u06ff]{2,}){1,2}"
+            r"(?![\w\u0590-\u06ff])"
+        ),
+        0.6,
+    ),
+    (
+        re.compile(
+            r"(?<![\w\u0590-\u05ff])[\u05d0-\u05ea]{2,}(?:[ \t]+[\u05d0-\u05ea]{2,}){1,2}"
+            r"(?![\w\u0590-\u05ff])"
+        ),
+        0.6,
+    ),
     (re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?![\u4e00-\u9fff])"), 0.55),
     (re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]{2,4}(?![\uac00-\ud7a3])"), 0.55),
 )

@@ -16,7 +16,8 @@ What each construct becomes for the analyzer, and what detection does with it:
   ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
   (channel and role ids are not personal; keeping the markup keeps them working);
 - HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
-  backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept and remembered.
+  backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept, and inline
+  code (an identifier, not prose) is remembered so that NER names are not taken from it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ INVISIBLE_RE = re.compile(
 )
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
+_MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
 _SLACK = re.compile(
     _CODE + r"|<(?P<user>@[UW][A-Z0-9]{2,})(?:\|[^>]*)?>"
     r"|<(?P<channel>#C[A-Z0-9]{2,})(?:\|(?P<cname>[^>]*))?>"
@@ -46,17 +48,18 @@ _DISCORD = re.compile(
     r"|<(?P<role>@&\d{15,21})>|<(?P<channel>#\d{15,21})>"
     r"|<(?P<time>t:-?\d{1,13}(?::[tTdDfFR])?)>|<(?P<emoji>a?:\w{1,32}:\d{15,21})>"
     r"|<(?P<command>/[\w -]{1,64}:\d{15,21})>"
-    r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _URL + r")>?\)"
+    r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _MD_TARGET + r")>?\)"
     r"|(?P<bare>" + _URL + ")",
     re.DOTALL,
 )
 _CONSOLE = re.compile(
-    _CODE + r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _URL + r")>?\)"
+    _CODE + r"|\[(?P<mdlabel>[^\]\n]{1,200})\]\(<?(?P<mdlink>" + _MD_TARGET + r")>?\)"
     r"|(?P<bare>" + _URL + ")",
     re.DOTALL,
 )
 _GRAMMARS = {"slack": _SLACK, "discord": _DISCORD, "console": _CONSOLE}
 _EMPHASIS = re.compile(r"(?<![\w\\*~|])(\*\*|\*|__|_|~~|~|\|\|)(?=\S)([^\n]+?)(?<=\S)\1(?![\w*~|])")
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _ESCAPES = {"&amp;": "&", "&lt;": "<", "&gt;": ">"}
 _STAND_INS = {"role": "@role", "time": "then", "emoji": " ", "command": "/command"}
 
@@ -72,7 +75,7 @@ class Normalized:
         users: original spans of user mentions.
         links: original spans of links, with their kind (``mailto``, ``tel``, ``url``).
         protected: original spans that are never redacted (channels, roles, emoji, ...).
-        code: analysis spans of code (inline or blocks).
+        code: analysis spans of inline code (names found by NER there are identifiers).
     """
 
     text: str = ""
@@ -115,6 +118,16 @@ class _Builder:
                 self.out.ends.append(i + 1)
 
     def prose(self, start: int, end: int) -> None:
+        """Copy running text, dropping quote markers and emphasis markers around words."""
+        position = start
+        for match in _QUOTE.finditer(self.source, start, end):
+            self.emphasis(position, match.start())
+            # "> Elena Okafor asked": the small NER model misses a name after a bare ">".
+            self.stand_in(" ", *match.span())
+            position = match.end()
+        self.emphasis(position, end)
+
+    def emphasis(self, start: int, end: int) -> None:
         """Copy running text, dropping emphasis markers around words."""
         position = start
         for match in _EMPHASIS.finditer(self.source, start, end):
@@ -122,7 +135,7 @@ class _Builder:
             self.copy(position, match.start())
             # A space for each marker keeps "Tom *Jane*" two names, not one.
             self.stand_in(" ", match.start(), match.start() + marker)
-            self.prose(match.start() + marker, match.end() - marker)
+            self.emphasis(match.start() + marker, match.end() - marker)
             self.stand_in(" ", match.end() - marker, match.end())
             position = match.end()
         self.copy(position, end)
@@ -141,16 +154,21 @@ class _Builder:
 def normalize(text: str, platform: Platform) -> Normalized:
     """The analysis form of a message written on ``platform``."""
     builder = _Builder(text)
-    position = 0
-    for match in _GRAMMARS[platform].finditer(text):
-        builder.prose(position, match.start())
-        _construct(builder, match)
-        position = match.end()
-    builder.prose(position, len(text))
+    _scan(builder, _GRAMMARS[platform], 0, len(text))
     return builder.build()
 
 
-def _construct(b: _Builder, m: re.Match[str]) -> None:
+def _scan(b: _Builder, grammar: re.Pattern[str], start: int, end: int) -> None:
+    """Write ``source[start:end]``: markup constructs by their analysis form, prose between."""
+    position = start
+    for match in grammar.finditer(b.source, start, end):
+        b.prose(position, match.start())
+        _construct(b, match, grammar)
+        position = match.end()
+    b.prose(position, end)
+
+
+def _construct(b: _Builder, m: re.Match[str], grammar: re.Pattern[str]) -> None:
     """Write the analysis form of one markup construct and record what it is."""
     kind = m.lastgroup if m.lastgroup not in ("cname", "label", "mdlabel") else None
     kind = kind or next(k for k in ("channel", "link", "mdlink") if m.group(k))
@@ -158,18 +176,27 @@ def _construct(b: _Builder, m: re.Match[str]) -> None:
     if kind in ("block", "inline"):
         fence = 3 if kind == "block" else 1
         code_start = b.length
-        b.copy(start + fence, end - fence)
-        b.out.code.append((code_start, b.length))
+        if kind == "block":  # often a pasted message or log: its mentions, links, names count
+            _scan(b, grammar, start + fence, end - fence)
+        else:
+            b.copy(start + fence, end - fence)
+            b.out.code.append((code_start, b.length))
     elif kind == "user":
         b.stand_in("someone", start, end)
         b.out.users.append((start, end))
     elif kind == "escape":
-        b.stand_in(_ESCAPES[m.group(kind)], start, end)
+        quote = m.group(kind) == "&gt;" and _at_line_start(b.source, start)
+        b.stand_in(" " if quote else _ESCAPES[m.group(kind)], start, end)
     elif kind in ("link", "mdlink", "bare"):
         _link(b, m, kind)
     else:
         b.stand_in(_protected_stand_in(m, kind), start, end)
         b.out.protected.append((start, end))
+
+
+def _at_line_start(text: str, position: int) -> bool:
+    """Whether only blanks lie between the start of the line and ``position``."""
+    return not text[text.rfind("\n", 0, position) + 1 : position].strip()
 
 
 def _protected_stand_in(m: re.Match[str], kind: str) -> str:

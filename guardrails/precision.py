@@ -46,7 +46,30 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
         start += len(first) + 1
         while start < end and text[start] in _EDGE:
             start += 1
-    return start, end
+    return start, _cut_tail(text, start, end)
+
+
+def _cut_tail(text: str, start: int, end: int) -> int:
+    """Where a name span ends once the words the model ran on with are dropped.
+
+    "John Nguyen about HTTP 503": the span stops before the first common word, code-like
+    word or acronym after the first word, so the name survives the checks that would
+    otherwise throw the whole span away.
+    """
+    position = start
+    for word in re.finditer(r"\S+", text[start:end]):
+        if word.start() and _not_name_word(word.group().strip(_EDGE)):
+            return position
+        position = start + word.end()
+    return end
+
+
+def _not_name_word(word: str) -> bool:
+    return (
+        word.lower() in COMMON_WORDS
+        or bool(_CODE_LIKE.search(word))
+        or _ACRONYM.fullmatch(word) is not None
+    )
 
 
 def is_not_a_name(span: str) -> bool:

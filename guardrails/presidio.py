@@ -1,7 +1,16 @@
 """``PresidioGuardrail``: detection (``guardrails.detection``) plus the per-thread vault.
 
 Detection runs in a worker thread (spaCy is CPU bound) and any failure there fails closed with
-``GuardrailError``. Each detected span of the user's original text is swapped for its vault
+``GuardrailError``.
+
+The output scan (``scan_output``) is pattern-only: a second analyzer with Presidio's ``no_op``
+NLP engine and the same pattern recognizers, built once from the main one, plus veilbot's own
+rules without the name and address heuristics. It finds the structured identifiers that matter
+when a model produces them (e-mail, phone, card, IBAN, SSN, IP, crypto, personal parts of
+URLs) in about a millisecond, instead of a second spaCy pass per answer. Names and places the
+model writes itself are kept: the model never saw the user's (they were placeholders), so they
+are its own words, often public figures or places, and redacting them would garble the stored
+history for no privacy gain. Each detected span of the user's original text is swapped for its vault
 placeholder; everything between the spans, platform markup included, is kept byte for byte,
 so restoring an answer that echoes the text gives the user's formatting back.
 """
@@ -58,6 +67,7 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
 # Zero-width characters and C0/C1 controls other than \t and \n: they can split a value so
 # that detection misses it, and nothing legitimate needs them.
 _INVISIBLE_RE = re.compile(r"[\u200b-\u200d\u2060\ufeff\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +145,7 @@ class PresidioGuardrail:
             GuardrailError: the analyzer does not work.
         """
         await self._detect(WARM_UP_TEXT, "console")
+        await self._detect(WARM_UP_TEXT, "console", prose=False)
 
     async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
@@ -172,9 +183,11 @@ class PresidioGuardrail:
         return PlaceholderRestorer(shown, known_types=self._policy.enabled)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
-        """Redact personal data the model produced itself, for the stored copy of an answer.
+        """Redact identifiers the model produced itself, for the stored copy of an answer.
 
-        Placeholders already in the answer are left alone and not counted.
+        Pattern-only (see the module docstring): e-mail, phone, card, IBAN, SSN, IP, crypto,
+        personal parts of URLs; names and places the model writes are kept. Placeholders
+        already in the answer are left alone and not counted.
 
         Raises:
             GuardrailError: detection could not run.
@@ -182,7 +195,8 @@ class PresidioGuardrail:
         """
         protected = [(m.start(), m.end()) for m in find_placeholders(text)]
         masked = _mask(text, protected)
-        spans = [s for s in await self._detect(masked, platform) if not _overlaps(s, protected)]
+        found = await self._detect(masked, platform, prose=False) if self._may_hold(masked) else []
+        spans = [s for s in found if not _overlaps(s, protected)]
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "scanned output thread=%s platform=%s entities=%s",
@@ -192,10 +206,23 @@ class PresidioGuardrail:
         )
         return redaction
 
-    async def _detect(self, text: str, platform: Platform) -> list[Detection]:
-        """The detections of ``detect``; any failure is ``GuardrailError`` and marks us down."""
+    def _may_hold(self, text: str) -> bool:
+        """Whether the output scan could find anything in ``text`` (else it is skipped).
+
+        Every identifier it looks for has a digit, an ``@``, ``/`` or ``%`` or a spelled
+        "at"/"dot"; deny-list terms and extra recognizers of the policy can be anything.
+        """
+        return bool(self._policy.deny or self._policy.recognizers or _MAY_HOLD.search(text))
+
+    async def _detect(
+        self, text: str, platform: Platform, *, prose: bool = True
+    ) -> list[Detection]:
+        """The detections of ``detect``; any failure is ``GuardrailError`` and marks us down.
+
+        ``prose=False``: the pattern-only scan of model output (no NLP model).
+        """
         try:
-            found = await self._detector.detect(text, platform)
+            found = await self._detector.detect(text, platform, prose=prose)
         except GuardrailError:
             self._working = False
             raise

@@ -26,6 +26,7 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
+from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
 
@@ -43,6 +44,8 @@ class Rule:
     validate: Validator | None = None
     shrink: bool = False
     """Whether a value that fails validation is retried without its last separated group."""
+    max_digits: int = 0
+    """When set, a match with more digits is no candidate (a card or IBAN, not a phone)."""
 
 
 def luhn(value: str) -> bool:
@@ -66,7 +69,7 @@ def iban(value: str) -> bool:
 def phone(value: str) -> bool:
     """Whether ``value`` is a plausible phone number (international, or national somewhere)."""
     digits = re.sub(r"\D", "", value)
-    if not 8 <= len(digits) <= 15 or value.count("\n") > 1 or _NOT_PHONE.fullmatch(value):
+    if not 8 <= len(digits) <= 15 or value.count("\n") > 1 or _NOT_PHONE.search(value):
         return False
     if value.lstrip().startswith("+"):
         try:
@@ -74,6 +77,16 @@ def phone(value: str) -> bool:
         except phonenumbers.NumberParseException:
             return False
     return any(_national(digits, region) for region in _PHONE_REGIONS)
+
+
+def nanp(value: str) -> bool:
+    """Whether undivided digits are a valid North American number (``4155550123``).
+
+    Ten digits with no separator are also order ids and timestamps, so only the strict
+    plan's area and exchange codes count here, not a national number anywhere.
+    """
+    digits = re.sub(r"\D", "", value)
+    return len(digits) in (10, 11) and _national(digits[-10:], "US")
 
 
 def _national(digits: str, region: str) -> bool:
@@ -84,9 +97,12 @@ def _national(digits: str, region: str) -> bool:
 
 
 _I = re.IGNORECASE
+# A date, an IP address or an SSN anywhere in a candidate ("HTTP 503 2024-06-30") is no phone.
 _NOT_PHONE = re.compile(
-    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3}"
+    r"(?<!\d)(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}"
+    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4})(?!\d)"
 )
+_ISO_DATE = r"\d{4}[-./]\d{1,2}[-./]\d{1,2}(?!\d)"
 _PHONE_SEP = r"(?:[ \t.\-/]+(?:\n[ \t]*)?|\n[ \t]*|(?<=\)))"
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
 _MONTH = (
@@ -103,11 +119,18 @@ _DOB_CONTEXT = (
     r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*"
 )
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
-_TLD = r"(?:com|org|net|io|co|de|uk|fr|nl|es|it|edu|gov|dev|ai|app|me|info|biz|ca|au|ch|se)"
+# A spelled local part may also spell its underscores and hyphens ("jane underscore doe").
+_SEP_LOCAL = r"\s*(?:\.|\b(?:dot|underscore|dash|hyphen)\b|\(dot\)|\[dot\])\s*"
+# Any alphabetic top-level label: internal and reserved domains (corp.example, acme.internal)
+# are as personal as public ones; "at" plus at least one spelled "dot" is the evidence.
+_TLD = r"[a-z]{2,24}"
 _SPELLED_EMAIL = (
-    rf"\b[\w+\-]+(?:{_SEP_DOT}[\w+\-]+)*\s*(?:\bat\b|\(at\)|\[at\])\s*"
+    rf"\b[\w+\-]+(?:{_SEP_LOCAL}[\w+\-]+)*\s*(?:\bat\b|\(at\)|\[at\])\s*"
     rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
+    r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))"  # the last label, not a local part
 )
+# Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain.
+_EMAIL = r"(?<![\w.+\-%])[\w.+\-]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
 
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule(
@@ -128,11 +151,18 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         "PHONE_NUMBER",
         re.compile(
             rf"(?<![\w+])(?:\+\d{{1,3}}|\(\d{{2,5}}\)|\d{{2,5}})"
-            rf"(?:{_PHONE_SEP}(?:\(\d{{1,5}}\)|\d{{1,6}})){{1,6}}(?!\w)"
+            rf"(?:{_PHONE_SEP}(?!{_ISO_DATE})(?:\(\d{{1,5}}\)|\d{{1,6}})){{1,6}}(?!\w)"
         ),
         0.5,
         phone,
         shrink=True,
+        max_digits=15,
+    ),
+    Rule(
+        "PHONE_NUMBER",
+        re.compile(r"(?<![\w+.\-/])(?:\+?1)?\d{10}(?![\w.\-/])"),
+        0.5,
+        nanp,
     ),
     Rule(
         "PERSON",
@@ -140,17 +170,18 @@ BUILTIN_RULES: tuple[Rule, ...] = (
             rf"/(?:users?|u|people|person|profiles?|members?|employees?|staff|in|~)"
             rf"/(?P<v>{_URL_PART})|/[~@](?P<w>{_URL_PART})"
         ),
-        0.7,
+        0.9,  # above NER: its span over the whole URL would hide this one, then be dropped
     ),
     Rule("EMAIL_ADDRESS", re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"), 0.9),
     Rule("PHONE_NUMBER", re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"), 0.8),
     Rule(
         "PERSON",
         re.compile(rf"[?&](?i:(?:first|last|full|user)?_?name|user|login)=(?P<v>{_URL_PART})"),
-        0.7,
+        0.9,
     ),
+    Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
-    Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.8),
+    Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(
         "DRIVER_LICENSE",
@@ -197,6 +228,8 @@ def _spans(rule: Rule, text: str) -> Iterable[tuple[int, int]]:
         named = (g for g in ("v", "w") if g in rule.regex.groupindex and match.group(g))
         group = next(named, 0)
         start, end = match.span(group)
+        if rule.max_digits and sum(c.isdigit() for c in text[start:end]) > rule.max_digits:
+            continue
         if rule.validate is None:
             yield start, end
             continue
@@ -214,10 +247,18 @@ def _cuts(text: str, start: int, end: int, shrink: bool) -> list[int]:
     return [end, *(i for i in separators if text[i - 1] not in " .-/\n\t")]
 
 
-def build_recognizers(policy: Policy) -> list[EntityRecognizer]:
-    """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras."""
+def build_recognizers(policy: Policy, *, prose: bool = True) -> list[EntityRecognizer]:
+    """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
+
+    Args:
+        policy: what to redact.
+        prose: also the name and street-address rules; without them only structured
+            identifiers (and personal parts of URLs) are found, as in the output scan.
+    """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
-    rules = [r for r in (*BUILTIN_RULES, *names) if r.type in policy.enabled]
+    places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
+    heuristics = (*names, *places) if prose else ()
+    rules = [r for r in (*BUILTIN_RULES, *heuristics) if r.type in policy.enabled]
     by_type: dict[str, list[Rule]] = {}
     for rule in rules:
         by_type.setdefault(rule.type, []).append(rule)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.errors import GuardrailError
 from bot.types import Platform
 from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect
+from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy
 
 if TYPE_CHECKING:
@@ -28,8 +29,12 @@ WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187.
 class Detector(Protocol):
     """Runs ``guardrails.detection.detect`` off the event loop."""
 
-    async def detect(self, text: str, platform: Platform) -> list[Detection]:
-        """The detections of ``text``; any failure is ``GuardrailError``."""
+    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
+        """The detections of ``text``; any failure is ``GuardrailError``.
+
+        ``prose=False`` is the output scan: pattern rules only, on an analyzer without an NLP
+        model (about a millisecond), built on first use next to the main one.
+        """
         ...
 
     async def close(self) -> None:
@@ -50,18 +55,14 @@ class ThreadDetector:
         policy: Policy | None = None,
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
-        self.analyzer = analyzer
-        self._policy = policy or default_policy()
-        self._chunk = chunk_chars
+        self._engines = _Engines(analyzer, policy or default_policy(), chunk_chars)
         self._busy = asyncio.Semaphore(1)
 
-    async def detect(self, text: str, platform: Platform) -> list[Detection]:
+    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """Detect in a worker thread, queued on the event loop."""
         async with self._busy:
             try:
-                return await asyncio.to_thread(
-                    detect, self.analyzer, text, platform, self._policy, chunk_chars=self._chunk
-                )
+                return await asyncio.to_thread(self._engines.detect, text, platform, prose)
             except Exception as exc:
                 raise _failed(exc) from exc
 
@@ -69,8 +70,24 @@ class ThreadDetector:
         """Nothing to release."""
 
 
+class _Engines:
+    """The analyzers of one detector: the full one, and the pattern-only one on first use."""
+
+    def __init__(self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int) -> None:
+        self.analyzer, self.policy, self.chunk = analyzer, policy, chunk_chars
+        self._patterns: AnalyzerEngine | None = None
+
+    def detect(self, text: str, platform: Platform, prose: bool) -> list[Detection]:
+        analyzer = self.analyzer
+        if not prose:
+            if self._patterns is None:
+                self._patterns = build_pattern_analyzer(self.analyzer)
+            analyzer = self._patterns
+        return detect(analyzer, text, platform, self.policy, chunk_chars=self.chunk, prose=prose)
+
+
 # State of one worker process, set by ``_init_worker``.
-_worker: tuple[AnalyzerEngine, Policy, int] | None = None
+_worker: _Engines | None = None
 
 
 def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
@@ -79,14 +96,14 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
 
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
-    _worker = (build_analyzer(model), policy, chunk_chars)
-    detect(_worker[0], WARM_UP_TEXT, "console", policy, chunk_chars=chunk_chars)
+    _worker = _Engines(build_analyzer(model), policy, chunk_chars)
+    for prose in (True, False):
+        _worker.detect(WARM_UP_TEXT, "console", prose)
 
 
-def _detect_in_worker(text: str, platform: Platform) -> list[Detection]:
+def _detect_in_worker(text: str, platform: Platform, prose: bool) -> list[Detection]:
     assert _worker is not None  # noqa: S101  (the pool's initializer ran)
-    analyzer, policy, chunk = _worker
-    return detect(analyzer, text, platform, policy, chunk_chars=chunk)
+    return _worker.detect(text, platform, prose)
 
 
 class ProcessDetector:
@@ -115,11 +132,11 @@ class ProcessDetector:
         """Start every worker and wait until each has built and warmed up its analyzer."""
         await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(self._workers)))
 
-    async def detect(self, text: str, platform: Platform) -> list[Detection]:
+    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """Detect in the next free worker process."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool, _detect_in_worker, text, platform)
+            return await loop.run_in_executor(self._pool, _detect_in_worker, text, platform, prose)
         except Exception as exc:
             raise _failed(exc) from exc
 

@@ -191,7 +191,7 @@ def crypto(rng: random.Random, platform: str) -> list[Part]:
 
 def licence(rng: random.Random, platform: str) -> list[Part]:
     """A driver's licence number."""
-    return [Pii("US_DRIVER_LICENSE", rng.choice(p.LICENSES), ("drivers_license",))]
+    return [Pii("DRIVER_LICENSE", rng.choice(p.LICENSES), ("drivers_license",))]
 
 
 def birthdate(rng: random.Random, platform: str) -> list[Part]:

@@ -1,7 +1,10 @@
 """Generate the labelled guardrail corpus: ``corpus.jsonl`` and ``threads.jsonl`` (seeded).
 
 Run ``python -m tests.data.make_corpus`` from the repository root; the output is committed and
-the same seed always gives the same files. ``corpus.jsonl`` lines:
+the same seed always gives the same files. ``--holdout`` writes ``corpus_holdout.jsonl`` and
+``threads_holdout.jsonl`` instead: another seed and fresh value pools (``pools.HOLDOUT``), never
+used while tuning detection, so the evaluation can show whether the tuning generalizes.
+``corpus.jsonl`` lines:
 ``{"id", "platform", "text", "pii": [{"type", "value", "start", "end"}],
 "keep": [{"kind", "value", "start", "end"}], "hard": [tags]}``; ``threads.jsonl`` lines are
 multi-turn threads whose model replies mangle placeholders (see ``tests.data.threads``).
@@ -9,16 +12,21 @@ multi-turn threads whose model replies mangle placeholders (see ``tests.data.thr
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.data import pools
 from tests.data.fillers import FILLERS, Keep, Part, Pii
 from tests.data.threads import make_threads
 
 SEED = 20240611
+HOLDOUT_SEED = 20251105
 MESSAGES = 440
 HERE = Path(__file__).parent
 SLOT_RE = re.compile(r"\{([A-Z]+)\}")
@@ -125,14 +133,40 @@ def check(record: dict[str, Any]) -> None:
         assert record["text"][item["start"] : item["end"]] == item["value"], record["id"]
 
 
-def main() -> None:
-    """Write both files next to this script."""
-    rng = random.Random(SEED)
+@contextmanager
+def holdout_pools() -> Iterator[None]:
+    """Swap the held-out value pools in for the duration."""
+    saved = {name: getattr(pools, name) for name in pools.HOLDOUT}
+    for name, values in pools.HOLDOUT.items():
+        setattr(pools, name, values)
+    try:
+        yield
+    finally:
+        for name, values in saved.items():
+            setattr(pools, name, values)
+
+
+def generate(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The corpus messages and threads of one seed, with the pools in force."""
+    rng = random.Random(seed)
     messages = [_message(i, rng) for i in range(MESSAGES)]
     for record in messages:
         check(record)
-    threads = make_threads(random.Random(SEED + 1))
-    for name, rows in (("corpus.jsonl", messages), ("threads.jsonl", threads)):
+    return messages, make_threads(random.Random(seed + 1))
+
+
+def main() -> None:
+    """Write the dev files (or with ``--holdout`` the held-out files) next to this script."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--holdout", action="store_true", help="fresh pools, held-out seed")
+    args = parser.parse_args()
+    suffix = "_holdout" if args.holdout else ""
+    if args.holdout:
+        with holdout_pools():
+            messages, threads = generate(HOLDOUT_SEED)
+    else:
+        messages, threads = generate(SEED)
+    for name, rows in ((f"corpus{suffix}.jsonl", messages), (f"threads{suffix}.jsonl", threads)):
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
         (HERE / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     hard = sum(1 for m in messages if m["hard"])

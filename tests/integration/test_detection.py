@@ -3,6 +3,7 @@
 import pytest
 
 from bot.types import ThreadId
+from guardrails.casing import lexicon, truecase
 from guardrails.detection import detect
 from guardrails.policy import parse_policy
 
@@ -71,6 +72,32 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
     assert found(presidio_analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("platform", "text", "expected"),
+    [
+        ("discord", "> Elena Okafor asked about it", ("PERSON", "Elena Okafor")),
+        ("slack", "&gt; Elena Okafor asked about it", ("PERSON", "Elena Okafor")),
+        ("discord", "```**Raj Brennan** asked to move it```", ("PERSON", "Raj Brennan")),
+        ("slack", "ping John Nguyen about HTTP 503, he said", ("PERSON", "John Nguyen")),
+        (
+            "discord",
+            "my email is [ethan.k@corp.example](mailto:ethan.k@corp.example).",
+            ("EMAIL_ADDRESS", "[ethan.k@corp.example](mailto:ethan.k@corp.example)"),
+        ),
+        (
+            "slack",
+            "link: https://profiles.example.org/in/chloe-gonzalez can you",
+            ("PERSON", "https://profiles.example.org/in/chloe-gonzalez"),
+        ),
+        ("slack", "I'm in 221 Baker Street until Friday", ("LOCATION", "221 Baker Street")),
+    ],
+)
+def test_quotes_code_blocks_links_and_runaway_ner_spans(
+    presidio_analyzer, platform, text, expected
+):
+    assert expected in found(presidio_analyzer, text, platform)
 
 
 def test_slack_links_and_mentions_are_one_entity_each(presidio_analyzer):
@@ -181,3 +208,42 @@ def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch
     monkeypatch.setattr(spacy.util, "is_package", lambda name: False)
     with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
         resolve_model("auto")
+
+
+@pytest.fixture(scope="module")
+def known(presidio_analyzer):
+    found = lexicon(presidio_analyzer)
+    assert found is not None
+    return found
+
+
+def test_a_pair_of_unknown_lower_case_words_is_capitalized(known):
+    text = "please update tariq kimura's payroll"
+    cased = truecase(text, known)
+    assert cased == "please update Tariq Kimura's payroll"
+    assert len(cased) == len(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the config is wrong in checkout",
+        "nginx ingress is timing out",
+        "we deployed the migrations yesterday",
+        "mail jane.doe@acme.example or see https://x.io/tariq kimura",
+    ],
+)
+def test_jargon_dictionary_words_and_addresses_stay(known, text):
+    assert truecase(text, known) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Please update tariq kimura's payroll IBAN", "tariq kimura"),
+        ("lol jamal dubois just sent me the support line", "jamal dubois"),
+    ],
+)
+def test_lower_case_full_names_are_redacted(presidio_analyzer, text, name):
+    # The small model may call the name a place; what matters is that it is redacted.
+    assert [v for _, v in found(presidio_analyzer, text)] == [name]

@@ -114,10 +114,30 @@ async def test_scan_output_redacts_new_values_and_keeps_placeholders(guardrail):
     await guardrail.anonymize(T1, "Ask Maria Gonzalez, please.", platform="slack")
     answer = "I asked <PERSON_1>; she says Robert Johnson is at robert.johnson@example.org."
     redaction = await guardrail.scan_output(T1, answer, platform="slack")
-    assert redaction.text == "I asked <PERSON_1>; she says <PERSON_2> is at <EMAIL_ADDRESS_1>."
-    assert redaction.counts() == {"PERSON": 1, "EMAIL_ADDRESS": 1}
+    # The output scan is pattern-only: a name the model writes itself is its own, not the user's.
+    assert redaction.text == "I asked <PERSON_1>; she says Robert Johnson is at <EMAIL_ADDRESS_1>."
+    assert redaction.counts() == {"EMAIL_ADDRESS": 1}
     restorer = await guardrail.restorer(T1, platform="slack", private=False)
     assert restorer.restore(redaction.text).text == answer.replace("<PERSON_1>", "Maria Gonzalez")
+
+
+async def test_scan_output_finds_identifiers_without_ner(guardrail):
+    answer = (
+        "Barack Obama worked at 1600 Pennsylvania Ave NW. Call 212-555-0143, card "
+        "4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00, SSN 536-22-8714, host "
+        "10.0.0.12, https://acme.com/users/jane.doe, 0x52908400098527886E0F7030069857D2E4169EE7"
+    )
+    redaction = await guardrail.scan_output(T2, answer, platform="slack")
+    assert redaction.counts() == {
+        "PHONE_NUMBER": 1,
+        "CREDIT_CARD": 1,
+        "IBAN_CODE": 1,
+        "US_SSN": 1,
+        "IP_ADDRESS": 1,
+        "PERSON": 1,
+        "CRYPTO": 1,
+    }
+    assert redaction.text.startswith("Barack Obama worked at 1600 Pennsylvania Ave NW. Call <")
 
 
 async def test_scan_output_of_placeholder_only_text_changes_nothing(guardrail):
@@ -221,3 +241,12 @@ def test_missing_model_names_the_setting_and_stays_offline(monkeypatch):
     with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
         build_analyzer("en_core_web_lg")
     assert os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] == ""
+
+
+async def test_scan_output_skips_answers_that_cannot_hold_an_identifier(guardrail_vault):
+    guard = PresidioGuardrail(BrokenAnalyzer(), guardrail_vault)  # any scan that runs fails
+    answer = "Sure, <PERSON_1>: roll back first, then summarise what changed for the team."
+    assert (await guard.scan_output(T1, answer, platform="slack")).text == answer
+    for candidate in ("call 212-555-0143", "mail bob@example.org", "jane dot doe at acme dot com"):
+        with pytest.raises(GuardrailError):
+            await guard.scan_output(T1, candidate, platform="slack")

@@ -4,9 +4,11 @@
 .venv/bin/python -m tests.perf.eval_guardrail [--markdown]
 ```
 
-Corpus (``tests/data/corpus.jsonl``) through ``veilbot redact``'s code path: leak rate, partial
+Two corpora, each with its threads: the held-out one (``corpus_holdout.jsonl``, fresh value
+pools and seed, never used for tuning; the headline) and the dev one (``corpus.jsonl``). Corpus
+through ``veilbot redact``'s code path: leak rate, partial
 leaks and over-redaction (definitions in ``tests.perf.eval_metrics``), overall, per type, per
-platform and per hard-case tag. Threads (``tests/data/threads.jsonl``) through the real
+platform and per hard-case tag. Threads (``threads*.jsonl``) through the real
 guardrail on a real Redis (``VEILBOT_TEST_REDIS_URL``, else a private ``redis-server``): restore
 fidelity of mangled replies and same value -> same placeholder across turns. Prints figures
 only, never corpus values.
@@ -151,18 +153,24 @@ def markdown(corpus: CorpusScore, threads: ThreadScore) -> list[str]:
     return rows
 
 
+CORPORA = (("held-out", "_holdout"), ("dev", ""))
+"""Held-out first: its pools and seed were never used while tuning, so it is the headline."""
+
+
 def main() -> None:
-    """Run both evaluations and print the figures."""
+    """Run both evaluations on the held-out and the dev corpus and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="also print the README tables")
     args = parser.parse_args()
-    messages = _rows("corpus.jsonl")
-    corpus, ms = score_corpus(messages)
-    with redis_url() as url:
-        threads = asyncio.run(score_threads(_rows("threads.jsonl"), url))
-    print("\n".join(report(corpus, threads, ms, len(messages))))  # noqa: T201
-    if args.markdown:
-        print("\n" + "\n".join(markdown(corpus, threads)))  # noqa: T201
+    for title, suffix in CORPORA:
+        messages = _rows(f"corpus{suffix}.jsonl")
+        corpus, ms = score_corpus(messages)
+        with redis_url() as url:
+            threads = asyncio.run(score_threads(_rows(f"threads{suffix}.jsonl"), url))
+        print(f"== {title} corpus ==")  # noqa: T201
+        print("\n".join(report(corpus, threads, ms, len(messages))))  # noqa: T201
+        if args.markdown:
+            print("\n" + "\n".join(markdown(corpus, threads)) + "\n")  # noqa: T201
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from tests.data import make_corpus
 from tests.data.threads import make_threads
 
@@ -22,8 +24,21 @@ def test_the_committed_files_are_what_the_seeded_generator_makes():
     assert rows("threads.jsonl") == json.loads(json.dumps(threads))
 
 
-def test_corpus_size_hard_share_platforms_and_offsets():
-    messages = rows("corpus.jsonl")
+def test_the_held_out_files_are_what_the_generator_makes_from_fresh_pools():
+    with make_corpus.holdout_pools():
+        messages, threads = make_corpus.generate(make_corpus.HOLDOUT_SEED)
+    assert rows("corpus_holdout.jsonl") == json.loads(json.dumps(messages))
+    assert rows("threads_holdout.jsonl") == json.loads(json.dumps(threads))
+    dev = {
+        item["value"] for m in rows("corpus.jsonl") for item in m["pii"] if item["type"] != "USER"
+    }
+    fresh = {item["value"] for m in messages for item in m["pii"] if item["type"] != "USER"}
+    assert len(fresh & dev) <= 0.02 * len(fresh)  # a few shared values at most
+
+
+@pytest.mark.parametrize("name", ["corpus.jsonl", "corpus_holdout.jsonl"])
+def test_corpus_size_hard_share_platforms_and_offsets(name):
+    messages = rows(name)
     assert len(messages) >= 400
     assert sum(1 for m in messages if m["hard"]) >= 0.3 * len(messages)
     assert {m["platform"] for m in messages} == {"slack", "discord"}

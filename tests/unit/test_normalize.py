@@ -89,3 +89,20 @@ def test_name_parts():
     assert name_parts("PERSON", "Мария Иванова") == ("мария", "иванова")
     assert name_parts("LOCATION", "New York") == ()
     assert name_parts("PERSON", "<https://x.io/u/jane|Jane>") == ()
+
+
+@pytest.mark.parametrize("platform", ["slack", "discord"])
+def test_a_code_block_is_read_as_text_with_its_markup(platform):
+    mention = "<@U024BE7LH>" if platform == "slack" else "<@!296045870987390977>"
+    text = f"```{mention} ask **Raj Brennan** today```"
+    norm = normalize(text, platform)
+    assert spans_of(text, norm.users) == [mention]
+    assert "Raj Brennan" in norm.text
+    assert norm.code == []
+
+
+@pytest.mark.parametrize(("platform", "quote"), [("discord", "> "), ("slack", "&gt; ")])
+def test_quote_markers_are_blank_for_the_analyzer(platform, quote):
+    norm = normalize(f"{quote}Elena Okafor asked\nx > y", platform)
+    assert norm.text.split("\n")[0].strip() == "Elena Okafor asked"
+    assert norm.text.endswith("x > y")

@@ -141,3 +141,71 @@ def test_malformed_yaml_names_the_line():
 def test_missing_policy_file_names_the_setting(tmp_path):
     with pytest.raises(ConfigError, match="VEILBOT_GUARDRAIL_POLICY_FILE"):
         load_policy(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "221B Baker Street",
+        "1600 Pennsylvania Ave NW",
+        "742 Evergreen Terrace",
+        "Hauptstraße 5, 10115 Berlin",
+        "12 rue de Rivoli",
+    ],
+)
+def test_street_addresses_are_locations(address):
+    assert ("LOCATION", address) in found(f"the new address is {address}. See you there")
+
+
+def test_words_with_a_number_and_a_street_word_are_no_address():
+    assert [v for t, v in found("took 3 minutes on the way to the drive") if t == "LOCATION"] == []
+
+
+def test_emails_on_internal_or_reserved_domains():
+    assert ("EMAIL_ADDRESS", "naomi.brennan@corp.example") in found(
+        "my email is naomi.brennan@corp.example."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("write ofischer at corp dot example or call", "ofischer at corp dot example"),
+        (
+            "contact is Chloe at sofia dot whitfield at corp dot example.",
+            "sofia dot whitfield at corp dot example",
+        ),
+        (
+            "email me at daniel underscore kowalski77 at corp dot example",
+            "daniel underscore kowalski77 at corp dot example",
+        ),
+        (
+            "at acastellano at mail dot example dot com or",
+            "acastellano at mail dot example dot com",
+        ),
+    ],
+)
+def test_spelled_emails_with_any_domain_stop_at_the_last_label(text, value):
+    assert ("EMAIL_ADDRESS", value) in found(text)
+
+
+def test_undivided_north_american_numbers_are_phones_but_not_ids():
+    assert ("PHONE_NUMBER", "4155550123") in found("phone 4155550123 please")
+    assert [t for t, _ in found("ts 1700000000 and order 9876543210") if t == "PHONE_NUMBER"] == []
+
+
+def test_a_date_after_a_number_is_no_phone():
+    assert [t for t, _ in found("pair on HTTP 503 2024-06-30") if t == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Owner: محمد العلي.", "محمد العلي"),
+        ("Owner: sofia haddad", "sofia haddad"),
+        ("Patient Elena Okafor, DOB unknown", "Elena Okafor"),
+        ("contact is Daniel at the desk", "Daniel"),
+    ],
+)
+def test_names_after_a_field_label_or_role_and_in_arabic_script(text, name):
+    assert ("PERSON", name) in found(text)

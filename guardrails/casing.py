@@ -1,0 +1,71 @@
+"""Truecasing for the NER model: lower-case full names read as names.
+
+Small spaCy models find people mostly by their capitals, and chat is often typed in lower case
+("update tariq kimura's payroll"). Two adjacent lower-case words that are both unknown to
+English (neither a chat word nor in the model's own lemmatizer index, inflections included)
+are almost always a first and last name, so the text the NER model reads gets them
+capitalized. Offsets do not move (one character for one), the pattern recognizers still read
+the user's text, and a single unknown word ("config", "kubectl") or a pair with a dictionary
+word in it ("nginx ingress") is left alone: those are jargon far more often than people.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from guardrails.names import COMMON_WORDS
+
+_PAIR = re.compile(r"(?<![\w@./\-'’#])([a-z]{2,})[ \t]+([a-z]{2,})(?![\w@/\-]|['’](?!s\b)|\.\w)")
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """English words a spaCy lemmatizer knows, with its suffix rules for inflected forms."""
+
+    words: frozenset[str]
+    suffixes: tuple[tuple[str, str], ...]
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` (lower case) or a lemma the suffix rules make of it is known."""
+        if word in self.words or word in COMMON_WORDS:
+            return True
+        return any(
+            word.endswith(old) and word[: len(word) - len(old)] + new in self.words
+            for old, new in self.suffixes
+        )
+
+
+def lexicon(analyzer: Any) -> Lexicon | None:
+    """The lexicon of the analyzer's English spaCy lemmatizer; ``None`` without one."""
+    nlp = getattr(getattr(analyzer, "nlp_engine", None), "nlp", {}).get("en")
+    if nlp is None or "lemmatizer" not in nlp.pipe_names:
+        return None
+    lookups = nlp.get_pipe("lemmatizer").lookups
+    if not lookups.has_table("lemma_index"):
+        return None
+    words: set[str] = set()
+    for entries in lookups.get_table("lemma_index").values():
+        words.update(entries)
+    for exceptions in lookups.get_table("lemma_exc").values():
+        words.update(exceptions)
+    rules = lookups.get_table("lemma_rules").values() if lookups.has_table("lemma_rules") else []
+    suffixes = sorted({(old, new) for table in rules for old, new in table if old})
+    return Lexicon(frozenset(words), tuple(suffixes))
+
+
+def truecase(text: str, known: Lexicon) -> str:
+    """``text`` with each pair of adjacent unknown lower-case words capitalized."""
+    chars: list[str] | None = None
+    position = 0
+    while match := _PAIR.search(text, position):
+        first, second = match.group(1), match.group(2)
+        if known.knows(first) or known.knows(second):
+            position = match.start(2)
+            continue
+        chars = chars if chars is not None else list(text)
+        chars[match.start(1)] = first[0].upper()
+        chars[match.start(2)] = second[0].upper()
+        position = match.end()
+    return text if chars is None else "".join(chars)
