@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from spacy.strings import get_string_id
+
 from guardrails.names import COMMON_WORDS
 
 _PAIR = re.compile(r"(?<![\w@./\-'’#])([a-z]{2,})[ \t]+([a-z]{2,})(?![\w@/\-]|['’](?!s\b)|\.\w)")
@@ -37,19 +39,25 @@ class Lexicon:
         )
 
 
-def lexicon(analyzer: Any) -> Lexicon | None:
-    """The lexicon of the analyzer's English spaCy lemmatizer; ``None`` without one."""
+def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
+    """The lexicon of the analyzer's English spaCy lemmatizer; ``None`` without one.
+
+    ``nouns=False`` leaves out its nouns, which include many proper names ("melbourne").
+    """
     nlp = getattr(getattr(analyzer, "nlp_engine", None), "nlp", {}).get("en")
     if nlp is None or "lemmatizer" not in nlp.pipe_names:
         return None
     lookups = nlp.get_pipe("lemmatizer").lookups
     if not lookups.has_table("lemma_index"):
         return None
+    skip = {} if nouns else {get_string_id("noun"), "noun"}
     words: set[str] = set()
-    for entries in lookups.get_table("lemma_index").values():
-        words.update(entries)
-    for exceptions in lookups.get_table("lemma_exc").values():
-        words.update(exceptions)
+    for pos, entries in lookups.get_table("lemma_index").items():
+        if pos not in skip:
+            words.update(entries)
+    for pos, exceptions in lookups.get_table("lemma_exc").items():
+        if pos not in skip:
+            words.update(exceptions)
     rules = lookups.get_table("lemma_rules").values() if lookups.has_table("lemma_rules") else []
     suffixes = sorted({(old, new) for table in rules for old, new in table if old})
     return Lexicon(frozenset(words), tuple(suffixes))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.types import Platform
-from guardrails import casing, precision
+from guardrails import casing, places, precision
 from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize
 from guardrails.policy import Policy, default_policy
@@ -107,8 +107,10 @@ class _Detector:
         self._analyzer = analyzer
         self._policy = policy
         self._chunk = chunk_chars
-        self._recognizers = build_recognizers(policy, prose=prose)
         self._lexicon = casing.lexicon(analyzer) if prose else None
+        words = casing.lexicon(analyzer, nouns=False) if self._lexicon else None
+        towns = places.PlaceCheck(self._lexicon, words) if self._lexicon and words else None
+        self._recognizers = build_recognizers(policy, prose=prose, towns=towns)
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self._recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own

@@ -50,6 +50,19 @@ _ROLE = (
 )
 _UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
 _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
+# Where a capitalized name is a person by the words around it: "refund it for June Park,",
+# "meeting with Priya from ...", "(Raj Fischer)'s", "Marcus asked", "Isabel Ferreira just sent".
+_FOR_END = r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:after|before|who|since|until|today|tomorrow)\b)"
+_COMPANY = (
+    r"(?!(?:Corp|Corporation|Inc|Incorporated|Ltd|Limited|Labs?|Group|Systems|Technologies|Tech"
+    r"|Solutions|Software|Bank|Industries|Holdings|Partners|Co|Company|Media|Health|Cloud"
+    r"|Studios?|Games|Networks|Capital|Ventures|Analytics|Logistics|Airlines|Insurance"
+    r"|Consulting|Services|Foundation|University|College|Team|Project)\b)"
+)
+_SAYS = (
+    r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"
+    r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
+)
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
 _LATIN = r"[A-Za-zÀ-ÖØ-öø-ÿ]"
 _ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-öø-ÿ])"
@@ -62,6 +75,10 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6),
     (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6),
+    (re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"), 0.6),
+    (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6),
+    (re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"), 0.6),
+    (re.compile(rf"(?<![\w.])(?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"), 0.6),
     (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
     (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
     # Arabic and Hebrew script have no capitals: two or three words of it in English chat.

@@ -28,6 +28,7 @@ from presidio_analyzer import (  # noqa: E402
 
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
+from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
 
 Validator = Callable[[str], bool]
@@ -247,16 +248,22 @@ def _cuts(text: str, start: int, end: int, shrink: bool) -> list[int]:
     return [end, *(i for i in separators if text[i - 1] not in " .-/\n\t")]
 
 
-def build_recognizers(policy: Policy, *, prose: bool = True) -> list[EntityRecognizer]:
+def build_recognizers(
+    policy: Policy, *, prose: bool = True, towns: Validator | None = None
+) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
     Args:
         policy: what to redact.
-        prose: also the name and street-address rules; without them only structured
+        prose: also the name, street-address and town rules; without them only structured
             identifiers (and personal parts of URLs) are found, as in the output scan.
+        towns: whether a name after a place word is a town (``guardrails.places``); with
+            it, "moved to porto" is a ``LOCATION`` in any case.
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
     places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
+    if towns is not None:
+        places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
     heuristics = (*names, *places) if prose else ()
     rules = [r for r in (*BUILTIN_RULES, *heuristics) if r.type in policy.enabled]
     by_type: dict[str, list[Rule]] = {}

@@ -247,3 +247,31 @@ def test_jargon_dictionary_words_and_addresses_stay(known, text):
 def test_lower_case_full_names_are_redacted(presidio_analyzer, text, name):
     # The small model may call the name a place; what matters is that it is redacted.
     assert [v for _, v in found(presidio_analyzer, text)] == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "town"),
+    [
+        ("she just moved to porto with the kids", "porto"),
+        ("he lives in marseille now", "marseille"),
+        ("flying to san francisco on monday", "san francisco"),
+        ("our contractor is based out of nairobi.", "nairobi"),
+        ("she moved to new york last year", "new york"),
+    ],
+)
+def test_lower_case_towns_after_a_place_word_are_redacted(presidio_analyzer, text, town):
+    assert ("LOCATION", town) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the weather in nice is nice",  # "nice" is an English word first
+        "we split the load in reading and writing",
+        "I moved to mobile first design",
+        "we met in university last year",  # a small town named by an English word
+        "migrate from redis to postgres",
+    ],
+)
+def test_towns_that_are_english_words_stay(presidio_analyzer, text):
+    assert [t for t, _ in found(presidio_analyzer, text) if t == "LOCATION"] == []

@@ -25,7 +25,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +91,12 @@ async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
     vault = RedisVault(
         client, KeySpace(f"vbeval-{uuid.uuid4().hex[:8]}"), key=os.urandom(32), ttl_seconds=600
     )
-    guardrail = await _guardrail(settings, vault)
     score, rng = ThreadScore(), random.Random(7)
-    for thread in threads:
-        tid = _thread_id(thread)
-        await score_thread(guardrail, vault, tid, thread, rng, score)
+    async with AsyncExitStack() as stack:
+        guardrail = await _guardrail(settings, vault, stack)
+        for thread in threads:
+            tid = _thread_id(thread)
+            await score_thread(guardrail, vault, tid, thread, rng, score)
     await client.aclose()
     return score
 

