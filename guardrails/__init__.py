@@ -5,12 +5,11 @@ Importing this package does not import Presidio or spaCy; ``build_analyzer`` doe
 
 from guardrails.engine import build_analyzer
 from guardrails.placeholders import PlaceholderRestorer
-from guardrails.presidio import DEFAULT_ENTITIES, PresidioGuardrail
+from guardrails.presidio import PresidioGuardrail
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
 
 __all__ = [
-    "DEFAULT_ENTITIES",
     "PlaceholderRestorer",
     "PresidioGuardrail",
     "RedisVault",

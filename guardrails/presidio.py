@@ -21,7 +21,6 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.errors import GuardrailError
@@ -37,52 +36,11 @@ from guardrails.workers import WARM_UP_TEXT, Detector, ThreadDetector
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
 
-__all__ = [
-    "DEFAULT_ENTITIES",
-    "Detection",
-    "PresidioGuardrail",
-    "Span",
-    "clean_text",
-    "detect",
-    "resolve_overlaps",
-]
+__all__ = ["Detection", "PresidioGuardrail", "detect", "resolve_overlaps"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_ENTITIES: tuple[str, ...] = (
-    "PERSON",
-    "EMAIL_ADDRESS",
-    "PHONE_NUMBER",
-    "LOCATION",
-    "CREDIT_CARD",
-    "US_SSN",
-    "IBAN_CODE",
-    "IP_ADDRESS",
-    "CRYPTO",
-    "US_PASSPORT",
-    "US_BANK_NUMBER",
-)
-"""The Presidio types the default policy must redact, whatever else it adds."""
-
-# Zero-width characters and C0/C1 controls other than \t and \n: they can split a value so
-# that detection misses it, and nothing legitimate needs them.
-_INVISIBLE_RE = re.compile(r"[\u200b-\u200d\u2060\ufeff\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """One detected value by position, type and score (kept for callers of the old API)."""
-
-    start: int
-    end: int
-    type: str
-    score: float
-
-
-def clean_text(text: str) -> str:
-    """Remove zero-width characters and control characters other than tab and newline."""
-    return _INVISIBLE_RE.sub("", text)
 
 
 class PresidioGuardrail:

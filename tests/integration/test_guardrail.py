@@ -13,7 +13,8 @@ from bot.keys import KeySpace
 from bot.types import ThreadId
 from guardrails.engine import build_analyzer
 from guardrails.placeholders import NEUTRAL
-from guardrails.presidio import DEFAULT_ENTITIES, PresidioGuardrail
+from guardrails.policy import default_policy
+from guardrails.presidio import PresidioGuardrail
 from guardrails.vault import RedisVault
 from tests.fixtures.guardrail import TEST_VAULT_KEY
 from tests.fixtures.services import free_port, redis_dump
@@ -222,7 +223,7 @@ async def test_warm_up_runs(guardrail):
     await guardrail.warm_up()
 
 
-def test_default_entities_cover_the_required_types():
+def test_the_default_policy_redacts_the_required_types():
     required = {
         "PERSON",
         "EMAIL_ADDRESS",
@@ -233,7 +234,7 @@ def test_default_entities_cover_the_required_types():
         "IBAN_CODE",
         "IP_ADDRESS",
     }
-    assert required <= set(DEFAULT_ENTITIES)
+    assert required <= default_policy().enabled
 
 
 def test_missing_model_names_the_setting_and_stays_offline(monkeypatch):

@@ -5,6 +5,8 @@ import random
 
 import pytest
 
+from bot.text import clean_user_text
+from guardrails.detection import Detection, resolve_overlaps
 from guardrails.placeholders import (
     NEUTRAL,
     PlaceholderRestorer,
@@ -13,7 +15,6 @@ from guardrails.placeholders import (
     format_placeholder,
     placeholder_type,
 )
-from guardrails.presidio import Span, clean_text, resolve_overlaps
 
 VALUES = {
     "<PERSON_1>": "Maria Gonzalez",
@@ -142,11 +143,11 @@ def test_grammar_helpers_agree():
 
 def test_overlaps_keep_the_higher_score_then_the_longer_span_in_reading_order():
     spans = [
-        Span(30, 43, "PHONE_NUMBER", 0.4),
-        Span(30, 43, "IP_ADDRESS", 0.6),
-        Span(0, 4, "PERSON", 0.85),
-        Span(0, 10, "PERSON", 0.85),
-        Span(12, 20, "LOCATION", 0.85),
+        Detection("PHONE_NUMBER", 30, 43, 0.4),
+        Detection("IP_ADDRESS", 30, 43, 0.6),
+        Detection("PERSON", 0, 4, 0.85),
+        Detection("PERSON", 0, 10, 0.85),
+        Detection("LOCATION", 12, 20, 0.85),
     ]
     kept = resolve_overlaps(spans)
     assert [(s.start, s.end, s.type) for s in kept] == [
@@ -157,7 +158,7 @@ def test_overlaps_keep_the_higher_score_then_the_longer_span_in_reading_order():
 
 
 def test_invisible_characters_are_removed_but_lines_and_tabs_stay():
-    assert clean_text("Jo\u200bhn\u2060 Sm\ufeffith\x00\x1b\x85\n\tok") == "John Smith\n\tok"
+    assert clean_user_text("Jo\u200bhn\u2060 Sm\ufeffith\x00\x1b\x85\n\tok") == "John Smith\n\tok"
 
 
 # --- the tolerant grammar: every form a model was seen to write -------------------------------
