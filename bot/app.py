@@ -265,27 +265,31 @@ def _history_and_locks(
     return history, locks
 
 
+async def _open_stores(settings: Settings, stack: AsyncExitStack, *, spool: bool) -> Stores:
+    """Redis (embedded when no URL is set), the key space, the audit store, history, locks."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    client = await _redis(settings, stack)
+    keys = KeySpace(settings.redis_prefix)
+    audit = await stack.enter_async_context(_audit_store(settings, spool=spool))
+    history, locks = _history_and_locks(settings, client, keys)
+    eraser = _eraser(settings, audit, history, locks)
+    return Stores(settings, client, keys, audit, history, locks, eraser)
+
+
 @asynccontextmanager
 async def build_stores(settings: Settings) -> AsyncIterator[Stores]:
     """Redis and the audit store, without the guardrail or the model (no spaCy load)."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     async with AsyncExitStack() as stack:
-        client = await _redis(settings, stack)
-        keys = KeySpace(settings.redis_prefix)
-        audit = await stack.enter_async_context(_audit_store(settings, spool=False))
-        history, locks = _history_and_locks(settings, client, keys)
-        eraser = _eraser(settings, audit, history, locks)
-        yield Stores(settings, client, keys, audit, history, locks, eraser)
+        yield await _open_stores(settings, stack, spool=False)
 
 
 @asynccontextmanager
 async def build_app(settings: Settings) -> AsyncIterator[App]:
     """Start every component; stop them in reverse order on exit."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     async with AsyncExitStack() as stack:
-        client = await _redis(settings, stack)
-        keys = KeySpace(settings.redis_prefix)
-        audit = await stack.enter_async_context(_audit_store(settings, spool=True))
+        stores = await _open_stores(settings, stack, spool=True)
+        client, keys, audit = stores.redis, stores.keys, stores.audit
+        history, locks = stores.history, stores.locks
         vault = RedisVault(
             client,
             keys,
@@ -296,7 +300,6 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         model = build_model(settings)
         if hasattr(model, "aclose"):
             stack.push_async_callback(model.aclose)
-        history, locks = _history_and_locks(settings, client, keys)
         dedupe = RedisEventDedupe(client, keys, ttl_seconds=settings.dedupe_ttl_seconds)
         conversation = Conversation(
             guardrail=guardrail,
@@ -323,6 +326,6 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             dedupe,
             model,
             admin=build_admin(settings, audit),
-            eraser=_eraser(settings, audit, history, locks),
+            eraser=stores.eraser,
             notices=notices,
         )
