@@ -16,9 +16,9 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from bot.types import Platform
 from guardrails import casing, places, precision
@@ -26,6 +26,7 @@ from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize
 from guardrails.policy import Policy, default_policy
 from guardrails.recognizers import build_recognizers
+from guardrails.spans import Detection, resolve_overlaps
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -33,38 +34,6 @@ if TYPE_CHECKING:
 DEFAULT_CHUNK_CHARS = 4000
 """Longest text analysed in one NER pass; longer texts are split with an overlap."""
 _LINK_TYPES = {"mailto": "EMAIL_ADDRESS", "tel": "PHONE_NUMBER"}
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """One value to redact: its type and its span in the original text (end exclusive)."""
-
-    type: str
-    start: int
-    end: int
-    score: float = 1.0
-
-
-class _Scored(Protocol):
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def score(self) -> float: ...
-
-
-_S = TypeVar("_S", bound=_Scored)
-
-
-def resolve_overlaps(spans: Sequence[_S]) -> list[_S]:
-    """Keep the best of overlapping spans (higher score, then longer), in reading order."""
-    ranked = sorted(spans, key=lambda s: (-s.score, -(s.end - s.start), s.start))
-    kept: list[_S] = []
-    for span in ranked:
-        if all(span.end <= k.start or span.start >= k.end for k in kept):
-            kept.append(span)
-    return sorted(kept, key=lambda s: s.start)
 
 
 def detect(

@@ -10,12 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from guardrails.names import COMMON_WORDS
-
-if TYPE_CHECKING:
-    from guardrails.detection import Detection
+from guardrails.spans import Detection
 
 _D = TypeVar("_D", bound="Detection")
 

@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING
 
 from bot.errors import GuardrailError
 from bot.types import EntityRef, Platform, Redaction, ThreadId
-from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect, resolve_overlaps
+from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
+from guardrails.spans import Detection, resolve_overlaps
 from guardrails.vault import RedisVault, VaultEntry
 from guardrails.workers import WARM_UP_TEXT, Detector, ThreadDetector
 

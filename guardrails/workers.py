@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.errors import GuardrailError
 from bot.types import Platform
-from guardrails.detection import DEFAULT_CHUNK_CHARS, Detection, detect
+from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy
+from guardrails.spans import Detection
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine

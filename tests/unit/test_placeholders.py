@@ -6,7 +6,6 @@ import random
 import pytest
 
 from bot.text import clean_user_text
-from guardrails.detection import Detection, resolve_overlaps
 from guardrails.placeholders import (
     NEUTRAL,
     PlaceholderRestorer,
@@ -15,6 +14,7 @@ from guardrails.placeholders import (
     format_placeholder,
     placeholder_type,
 )
+from guardrails.spans import Detection, resolve_overlaps
 
 VALUES = {
     "<PERSON_1>": "Maria Gonzalez",
