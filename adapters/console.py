@@ -14,9 +14,9 @@ import itertools
 import json
 from typing import Any, TextIO
 
-from bot.errors import InputRejected
-from bot.ports import MessageHandler
-from bot.types import InboundMessage, Reply, ThreadId, thread_id
+from bot.core.errors import InputRejected
+from bot.core.ports import MessageHandler
+from bot.core.types import InboundMessage, Reply, ThreadId, thread_id
 
 HELP = "Commands: /forget erases this thread, /thread NAME switches thread, /quit exits."
 

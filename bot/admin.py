@@ -21,8 +21,8 @@ from bot.audit_types import (
     parse_instant,
     parse_user_ref,
 )
-from bot.errors import ConfigError
-from bot.types import AdminReply
+from bot.core.errors import ConfigError
+from bot.core.types import AdminReply
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from bot.audit_types import (
     RunFilter,
     parse_instant,
 )
-from bot.errors import StoreError
+from bot.core.errors import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import re
 import secrets
 from collections.abc import Mapping
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 
 ADMIN_SCOPE = "admin"
 _HEX = re.compile(r"[0-9a-f]{64}")

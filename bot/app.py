@@ -18,7 +18,8 @@ import redis.asyncio as aioredis
 from bot.admin import AdminService, parse_admins, parse_roles
 from bot.admin_auth import AdminTokens
 from bot.audit import SqlAuditStore, sqlite_url
-from bot.conversation import Conversation
+from bot.core.conversation import Conversation
+from bot.core.ports import ModelClient
 from bot.dedupe import RedisEventDedupe
 from bot.embedded_redis import EmbeddedRedis
 from bot.erasure import Eraser
@@ -26,7 +27,6 @@ from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
-from bot.ports import ModelClient
 from bot.redis_client import open_redis
 from bot.settings import Settings
 from guardrails.engine import build_analyzer, resolve_model

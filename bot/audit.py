@@ -32,8 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from bot.audit_errors import DbErrors
 from bot.audit_query import AuditQueries
 from bot.audit_schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
-from bot.errors import ConfigError, StoreError, StoreUnavailable
-from bot.types import AuditRecord
+from bot.core.errors import ConfigError, StoreError, StoreUnavailable
+from bot.core.types import AuditRecord
 
 logger = logging.getLogger(__name__)
 

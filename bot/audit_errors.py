@@ -13,7 +13,7 @@ from types import TracebackType
 
 from sqlalchemy import exc as sa_exc
 
-from bot.errors import StoreError, StoreUnavailable
+from bot.core.errors import StoreError, StoreUnavailable
 
 _UNREACHABLE = (
     OSError,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from bot import __version__
 from bot.audit_types import AuditQueryStore, RunFilter
-from bot.types import AuditRecord
+from bot.core.types import AuditRecord
 
 ExportFormat = Literal["jsonl", "csv"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "csv")

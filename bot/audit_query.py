@@ -30,8 +30,8 @@ from bot.audit_types import (
     decode_cursor,
     encode_cursor,
 )
-from bot.errors import StoreError
-from bot.types import AuditRecord
+from bot.core.errors import StoreError
+from bot.core.types import AuditRecord
 
 _STREAM_BATCH = 1000
 _ORDER = (audit_runs.c.started_at.desc(), audit_runs.c.run_id.desc())

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Dialect
 
-from bot.types import AuditRecord, TurnStatus
+from bot.core.types import AuditRecord, TurnStatus
 
 
 class UTCDateTime(sa.TypeDecorator[datetime]):

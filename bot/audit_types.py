@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, Protocol
 
-from bot.errors import InputRejected
-from bot.types import AuditRecord, TurnStatus
+from bot.core.errors import InputRejected
+from bot.core.types import AuditRecord, TurnStatus
 
 MetaValue = str | int | float | bool
 GroupBy = Literal["thread", "user", "channel", "day"]

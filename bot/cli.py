@@ -28,9 +28,9 @@ from typing import IO, Any, cast, get_args
 
 from bot import __version__
 from bot.cli_audit import add_commands, check_filter_now, run_command
-from bot.errors import ConfigError, GuardrailError, InputRejected, VeilbotError
+from bot.core.errors import ConfigError, GuardrailError, InputRejected, VeilbotError
+from bot.core.types import Platform
 from bot.settings import Settings, load_settings
-from bot.types import Platform
 
 
 def _parser() -> argparse.ArgumentParser:

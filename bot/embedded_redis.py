@@ -29,7 +29,7 @@ from types import TracebackType
 
 from redis.exceptions import RedisError
 
-from bot.errors import ConfigError, StoreUnavailable
+from bot.core.errors import ConfigError, StoreUnavailable
 from bot.redis_client import open_redis
 
 logger = logging.getLogger(__name__)

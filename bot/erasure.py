@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.audit_types import AuditQueryStore, ErasureCounts, RunFilter, UserRef
-from bot.errors import StoreError
-from bot.ports import HistoryStore, ThreadLocks
-from bot.types import parse_thread_id
+from bot.core.errors import StoreError
+from bot.core.ports import HistoryStore, ThreadLocks
+from bot.core.types import parse_thread_id
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 
+from bot.core.types import ChatMessage, ThreadId
 from bot.keys import KeySpace
 from bot.redis_client import store_errors
-from bot.types import ChatMessage, ThreadId
 
 logger = logging.getLogger(__name__)
 

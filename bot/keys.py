@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.types import ThreadId
+from bot.core.types import ThreadId
 
 THREAD_KINDS = ("history", "vault")
 """The per-thread keys that live and die together (same TTL, erased together)."""

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
-from bot.errors import StoreError
+from bot.core.errors import StoreError
+from bot.core.types import ThreadId
 from bot.keys import KeySpace
 from bot.redis_client import store_errors
-from bot.types import ThreadId
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Model clients: Anthropic Claude through the official SDK, and an offline echo model.
 
-Both implement ``bot.ports.ModelClient``. The Anthropic client converts every SDK error at
+Both implement ``bot.core.ports.ModelClient``. The Anthropic client converts every SDK error at
 this boundary into ``ModelUnavailable`` (worth retrying later) or ``ModelRejected`` (the
 request itself was refused); messages carry status codes and error types, never prompt text.
 """
@@ -16,10 +16,10 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
-from bot.budget import estimate_tokens, message_tokens
-from bot.errors import ModelError, ModelRejected, ModelUnavailable
+from bot.core.budget import estimate_tokens, message_tokens
+from bot.core.errors import ModelError, ModelRejected, ModelUnavailable
+from bot.core.types import ModelRequest, ModelResult, Usage
 from bot.pricing import cost_usd
-from bot.types import ModelRequest, ModelResult, Usage
 
 logger = logging.getLogger(__name__)
 
@@ -252,7 +252,7 @@ class EchoModelClient:
     """An offline model for use without credentials: it echoes the last user message.
 
     Placeholders are kept verbatim, so the guardrail's restore is visible end to end.
-    Usage is estimated with ``bot.budget``; the cost is 0.
+    Usage is estimated with ``bot.core.budget``; the cost is 0.
     """
 
     @property

@@ -11,7 +11,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from bot.types import Usage
+from bot.core.types import Usage
 
 logger = logging.getLogger(__name__)
 

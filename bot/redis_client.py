@@ -25,7 +25,7 @@ from redis.exceptions import BusyLoadingError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bot.errors import StoreError, StoreUnavailable
+from bot.core.errors import StoreError, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 
 from bot.admin_api import add_admin_routes, add_probe_routes
 from bot.app import App, build_admin_tokens
+from bot.core.errors import ConfigError, VeilbotError
+from bot.core.ports import PlatformAdapter
 from bot.erasure import DAY_SECONDS, retention_running
-from bot.errors import ConfigError, VeilbotError
 from bot.http_server import HttpServer
-from bot.ports import PlatformAdapter
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)

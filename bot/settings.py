@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 
 _PLACEHOLDER_SECRETS = {
     "changeme",

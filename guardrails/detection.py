@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from bot.types import Platform
+from bot.core.types import Platform
 from guardrails import casing, places, precision
 from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize

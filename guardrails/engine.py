@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.errors import GuardrailError
+from bot.core.errors import GuardrailError
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine

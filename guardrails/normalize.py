@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.types import Platform
+from bot.core.types import Platform
 
 # Zero-width and other invisible format characters, C0/C1 controls except tab and newline.
 INVISIBLE_RE = re.compile(

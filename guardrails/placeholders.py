@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Final
 
-from bot.types import Restoration
+from bot.core.types import Restoration
 
 TYPE_RE: Final = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 """A well-formed entity type, as the vault stores it."""
@@ -159,7 +159,7 @@ def _may_grow(match: re.Match[str], buffer: str) -> bool:
 class PlaceholderRestorer:
     """Restores placeholders in a streamed answer from one thread's values.
 
-    Implements ``bot.ports.StreamRestorer``. ``feed`` holds back only a tail that could still
+    Implements ``bot.core.ports.StreamRestorer``. ``feed`` holds back only a tail that could still
     become (or extend) a placeholder in any accepted form, so a placeholder is never shown
     half-written, and the concatenation of everything ``feed`` returned equals
     ``finish().text``, whatever the delta boundaries. Placeholders the thread never issued are

@@ -28,7 +28,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 from guardrails.vault import normalize_value
 
 POLICY_SETTING = "VEILBOT_GUARDRAIL_POLICY_FILE"

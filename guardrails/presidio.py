@@ -23,8 +23,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bot.errors import GuardrailError
-from bot.types import EntityRef, Platform, Redaction, ThreadId
+from bot.core.errors import GuardrailError
+from bot.core.types import EntityRef, Platform, Redaction, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.errors import GuardrailError, VeilbotError
-from bot.types import Platform
+from bot.core.errors import GuardrailError, VeilbotError
+from bot.core.types import Platform
 from guardrails.placeholders import format_placeholder
 from guardrails.vault import normalize_value
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 
 Action = Literal["restore", "mask", "placeholder"]
 Place = Literal["shared", "private"]

@@ -38,9 +38,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from redis import exceptions as redis_errors
 
-from bot.errors import StoreError, StoreUnavailable
+from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.types import ThreadId
 from bot.keys import KeySpace
-from bot.types import ThreadId
 from guardrails.placeholders import TYPE_RE, placeholder_type
 from guardrails.vaultkey import KEY_SETTING, derive_keys
 

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from pydantic import SecretStr
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from bot.errors import GuardrailError
-from bot.types import Platform
+from bot.core.errors import GuardrailError
+from bot.core.types import Platform
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy

@@ -14,8 +14,8 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.errors import VeilbotError
-from bot.ports import AdminCommands
+from bot.core.errors import VeilbotError
+from bot.core.ports import AdminCommands
 
 logger = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ import discord
 from discord import app_commands
 
 from adapters.discord.admin import audit_group
-from bot.errors import VeilbotError
-from bot.ports import AdminCommands, MessageHandler
-from bot.types import thread_id
+from bot.core.errors import VeilbotError
+from bot.core.ports import AdminCommands, MessageHandler
+from bot.core.types import thread_id
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from bot.types import InboundMessage, thread_id
+from bot.core.types import InboundMessage, thread_id
 
 DISCORD_LIMIT = 2000
 """Discord's limit on a message's ``content``, in characters."""

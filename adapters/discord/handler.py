@@ -27,11 +27,11 @@ from adapters.discord.events import (
     to_inbound,
 )
 from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
-from bot.errors import AdapterError
-from bot.logsafe import log_failure
-from bot.ports import AdminCommands, MessageHandler
+from bot.core.errors import AdapterError
+from bot.core.logsafe import log_failure
+from bot.core.ports import AdminCommands, MessageHandler
+from bot.core.types import InboundMessage
 from bot.settings import Settings, require
-from bot.types import InboundMessage
 
 logger = logging.getLogger(__name__)
 

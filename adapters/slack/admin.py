@@ -15,9 +15,9 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.replies import SLACK_ERRORS, _err
-from bot.errors import VeilbotError
-from bot.ports import AdminCommands
-from bot.types import AdminReply
+from bot.core.errors import VeilbotError
+from bot.core.ports import AdminCommands
+from bot.core.types import AdminReply
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.types import ThreadId
+from bot.core.types import ThreadId
 
 FORGET_CONFIRM = "veilbot_forget_confirm"
 FORGET_CANCEL = "veilbot_forget_cancel"

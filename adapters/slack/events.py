@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from bot.errors import InputRejected
-from bot.types import InboundMessage, ThreadId, thread_id
+from bot.core.errors import InputRejected
+from bot.core.types import InboundMessage, ThreadId, thread_id
 
 ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 """Message subtypes that carry a person's new words; every other subtype is ignored."""

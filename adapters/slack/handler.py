@@ -31,10 +31,10 @@ from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason,
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
-from bot.errors import InputRejected
+from bot.core.errors import InputRejected
+from bot.core.logsafe import log_failure
+from bot.core.ports import AdminCommands, MessageHandler
 from bot.http_server import HttpServer
-from bot.logsafe import log_failure
-from bot.ports import AdminCommands, MessageHandler
 from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from adapters.slack import commands
 from adapters.slack.admin import AdminExport, audit_usage
 from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
 from adapters.slack.replies import Target, post_text
-from bot.errors import InputRejected
-from bot.ports import AdminCommands, MessageHandler
-from bot.types import parse_thread_id
+from bot.core.errors import InputRejected
+from bot.core.ports import AdminCommands, MessageHandler
+from bot.core.types import parse_thread_id
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from bot.admin_auth import AdminTokens, hash_token
 from bot.app import App
 from bot.audit_export import export_chunks, record_dict
 from bot.audit_types import RunFilter, parse_user_ref
-from bot.types import TurnStatus
+from bot.core.types import TurnStatus
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
 

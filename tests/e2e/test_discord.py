@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from adapters.discord.commands import FORGOTTEN, HELP_TEXT
 from adapters.discord.events import ATTACHMENTS_NOTICE, DISCORD_LIMIT
-from bot.errors import AdapterError
+from bot.core.errors import AdapterError
 from bot.service import build_adapters
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.errors import InputRejected
-from bot.types import TurnStatus, thread_id
+from bot.core.errors import InputRejected
+from bot.core.types import TurnStatus, thread_id
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic

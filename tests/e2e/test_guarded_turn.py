@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from bot.types import TurnStatus
+from bot.core.types import TurnStatus
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import redis_dump

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bot.app import configure_logging
-from bot.logsafe import describe, log_failure
-from bot.types import TurnStatus
+from bot.core.logsafe import describe, log_failure
+from bot.core.types import TurnStatus
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, conversation_with, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked

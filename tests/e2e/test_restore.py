@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from bot.types import TurnStatus
+from bot.core.types import TurnStatus
 from guardrails.placeholders import NEUTRAL
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -86,7 +86,7 @@ async def test_a_placeholder_the_thread_never_issued_is_neutral_counted_and_logg
     app = await make_app()
     thread = unique_thread()
     fake_anthropic.answer("<PERSON_1> and PERSON_2 and <EMAIL_ADDRESS_3> were here.")
-    with caplog.at_level(logging.WARNING, logger="bot.conversation"):
+    with caplog.at_level(logging.WARNING, logger="bot.core.conversation"):
         reply = await app.conversation.handle(message(USER_TURN, thread))
 
     assert reply is not None

@@ -23,9 +23,9 @@ import pytest
 from bot.admin_auth import hash_token
 from bot.app import App
 from bot.audit_types import RunFilter
+from bot.core.types import AuditRecord
 from bot.http_server import HttpServer
 from bot.service import build_http, running
-from bot.types import AuditRecord
 from tests.e2e.conftest import MakeApp
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from adapters.slack.commands import FILES_NOT_READ, FORGET_CONFIRM, FORGET_DONE
-from bot.types import thread_id
+from bot.core.types import thread_id
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import slack_harness
 from tests.fakes.anthropic_server import FakeAnthropic

@@ -143,7 +143,7 @@ async def test_stats_health_readiness_and_openapi(
 
 
 def test_token_settings_are_validated_without_echoing_them() -> None:
-    from bot.errors import ConfigError
+    from bot.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as info:
         AdminTokens.parse("plain-secret-token")

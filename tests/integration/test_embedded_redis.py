@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from bot import embedded_redis
+from bot.core.errors import ConfigError, StoreUnavailable
+from bot.core.types import ChatMessage, thread_id
 from bot.embedded_redis import EmbeddedRedis
-from bot.errors import ConfigError, StoreUnavailable
 from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
 from bot.redis_client import open_redis
-from bot.types import ChatMessage, thread_id
 
 TID = thread_id("console", "alice")
 

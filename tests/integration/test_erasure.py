@@ -10,11 +10,11 @@ import redis.asyncio as aioredis
 
 from bot.audit import SqlAuditStore
 from bot.audit_types import RunFilter, parse_user_ref
+from bot.core.types import ChatMessage, ThreadId
 from bot.erasure import Eraser, pseudonym, purge_older_than, retention_running
 from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
-from bot.types import ChatMessage, ThreadId
 from tests.fixtures.audit_db import run
 
 ALICE = "slack:T1:UA"

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from bot.errors import StoreUnavailable
+from bot.core.errors import StoreUnavailable
+from bot.core.types import ChatMessage, thread_id
 from bot.history import RedisHistoryStore
 from bot.keys import KeySpace
 from bot.redis_client import open_redis
-from bot.types import ChatMessage, thread_id
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 

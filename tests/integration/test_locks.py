@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from bot.errors import StoreError, StoreUnavailable
+from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.types import thread_id
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.redis_client import open_redis
-from bot.types import thread_id
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 REPO = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ import asyncio, sys, time
 from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.redis_client import open_redis
-from bot.types import parse_thread_id
+from bot.core.types import parse_thread_id
 
 async def main(url, prefix, tid):
     client = open_redis(url, timeout=2)

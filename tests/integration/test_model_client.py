@@ -7,7 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.errors import ModelRejected, ModelUnavailable
+from bot.core.errors import ModelRejected, ModelUnavailable
+from bot.core.types import ChatMessage, ModelRequest
 from bot.model import (
     ECHO_PREFIX,
     AnthropicModelClient,
@@ -15,7 +16,6 @@ from bot.model import (
     build_system_prompt,
     quiet_sdk_loggers,
 )
-from bot.types import ChatMessage, ModelRequest
 from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic
 
 MODEL = "claude-sonnet-4-6"

@@ -9,9 +9,9 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import SecretStr
 
-from bot.errors import ConfigError, StoreError, StoreUnavailable
+from bot.core.errors import ConfigError, StoreError, StoreUnavailable
+from bot.core.types import ThreadId
 from bot.keys import KeySpace
-from bot.types import ThreadId
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.errors import GuardrailError
+from bot.core.errors import GuardrailError
 from guardrails.engine import resolve_model
 from guardrails.workers import ProcessDetector, ThreadDetector
 

@@ -32,8 +32,8 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import build_app, configure_logging  # noqa: E402
+from bot.core.types import InboundMessage, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from bot.types import InboundMessage, thread_id  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.types import ThreadId
+from bot.core.types import ThreadId
 from guardrails.placeholders import NEUTRAL
 from guardrails.presidio import PresidioGuardrail
 from guardrails.vault import normalize_value

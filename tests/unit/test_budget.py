@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.budget import (
+from bot.core.budget import (
     MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
     fit_to_budget,
     message_tokens,
     repair_history,
 )
-from bot.types import ChatMessage
+from bot.core.types import ChatMessage
 
 
 def u(text: str) -> ChatMessage:

@@ -29,7 +29,7 @@ SDKS = {
     "httpx",
     "httpx2",
 }
-CORE_TYPES = {"bot.types", "bot.errors"}
+CORE_TYPES = {"bot.core.types", "bot.core.errors"}
 BACKENDS = {
     "bot.history",
     "bot.locks",
@@ -43,12 +43,12 @@ BACKENDS = {
     "guardrails",
 }
 PURE_CORE = CORE_TYPES | {
-    "bot.ports",
-    "bot.text",
-    "bot.budget",
+    "bot.core.ports",
+    "bot.core.text",
+    "bot.core.budget",
     "bot.keys",
     "bot.settings",
-    "bot.logsafe",
+    "bot.core.logsafe",
 }
 
 
@@ -95,10 +95,10 @@ def test_module_follows_the_import_rules(name: str, imported: set[str]) -> None:
     if name in CORE_TYPES:
         assert third_party(imported) <= {"pydantic"}
         assert {i for i in imported if top(i) in ("bot", "adapters", "guardrails")} <= CORE_TYPES
-    if name == "bot.ports":
+    if name == "bot.core.ports":
         assert {i for i in imported if top(i) in ("bot", "adapters", "guardrails")} <= CORE_TYPES
         assert not third_party(imported)
-    if name == "bot.conversation":
+    if name == "bot.core.conversation":
         assert not third_party(imported), "the turn is written against ports only"
         assert all(
             within(i, PURE_CORE) or top(i) not in ("bot", "adapters", "guardrails")
@@ -111,11 +111,11 @@ def test_module_follows_the_import_rules(name: str, imported: set[str]) -> None:
             third_party(imported)
             & (SDKS - {"slack_bolt", "slack_sdk", "discord", "aiohttp", "starlette", "uvicorn"})
         )
-        assert not any(within(i, BACKENDS | {"bot.app", "bot.conversation"}) for i in imported)
+        assert not any(within(i, BACKENDS | {"bot.app", "bot.core.conversation"}) for i in imported)
     if name not in ("bot.app", "bot.cli") and not within(name, BACKENDS):
         assert not any(within(i, BACKENDS) for i in imported), "only bot.app picks backends"
 
 
 def test_every_package_was_walked() -> None:
     names = {n for n, _ in ALL}
-    assert {"bot.conversation", "bot.ports", "bot.app", "adapters.console"} <= names
+    assert {"bot.core.conversation", "bot.core.ports", "bot.app", "adapters.console"} <= names

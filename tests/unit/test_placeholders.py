@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from bot.text import clean_user_text
+from bot.core.text import clean_user_text
 from guardrails.placeholders import (
     NEUTRAL,
     PlaceholderRestorer,

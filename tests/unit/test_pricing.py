@@ -7,8 +7,8 @@ import logging
 import pytest
 
 from bot import pricing
+from bot.core.types import Usage
 from bot.pricing import Price, cost_usd, price_for
-from bot.types import Usage
 
 MILLION = Usage(input_tokens=1_000_000)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 from guardrails.policy import default_policy, load_policy, parse_policy
 from guardrails.recognizers import build_recognizers, iban, luhn, phone
 

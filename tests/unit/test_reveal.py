@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 from bot.settings import load_settings
 from guardrails.placeholders import PlaceholderRestorer
 from guardrails.reveal import RevealPolicy

@@ -6,7 +6,7 @@ import pytest
 
 from adapters.slack.handler import SlackAdapter
 from bot.cli import main
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.service import select_platforms
 from bot.settings import Settings

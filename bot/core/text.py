@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.errors import InputRejected
-from bot.types import TurnStatus
+from bot.core.errors import InputRejected
+from bot.core.types import TurnStatus
 
 # Zero-width and other invisible format characters that split a value without showing:
 # ZWSP, ZWNJ, ZWJ, LRM/RLM, bidi embeddings and isolates, word joiner, invisible operators, BOM.

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal, NewType
 
-from bot.errors import InputRejected
+from bot.core.errors import InputRejected
 
 ThreadId = NewType("ThreadId", str)
 """A conversation: ``slack:{team}:{channel}:{thread_ts}``, ``discord:{guild|dm}:{channel}``,

@@ -1,7 +1,7 @@
 """The ports of the core: small Protocols that backends and adapters implement.
 
-``bot/conversation.py`` is written against these only. Imports here are limited to
-``bot.types`` and ``bot.errors``.
+``bot/core/conversation.py`` is written against these only. Imports here are limited to
+``bot.core.types`` and ``bot.core.errors``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.types import (
+from bot.core.types import (
     AdminReply,
     AuditRecord,
     ChatMessage,

@@ -17,16 +17,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.budget import fit_to_budget
-from bot.errors import (
+from bot.core.budget import fit_to_budget
+from bot.core.errors import (
     GuardrailError,
     InputRejected,
     ModelError,
     ModelUnavailable,
     StoreError,
 )
-from bot.logsafe import describe, log_failure
-from bot.ports import (
+from bot.core.logsafe import describe, log_failure
+from bot.core.ports import (
     AuditStore,
     EventDedupe,
     Guardrail,
@@ -36,7 +36,7 @@ from bot.ports import (
     StreamRestorer,
     ThreadLocks,
 )
-from bot.text import (
+from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
     MODEL_BUSY_REPLY,
@@ -47,7 +47,7 @@ from bot.text import (
     clean_user_text,
     rejection_reply,
 )
-from bot.types import (
+from bot.core.types import (
     AuditRecord,
     ChatMessage,
     InboundMessage,
