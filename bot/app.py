@@ -19,12 +19,12 @@ from bot.admin import AdminService, parse_admins, parse_roles
 from bot.admin_auth import AdminTokens
 from bot.audit import SqlAuditStore, sqlite_url
 from bot.core.conversation import Conversation
+from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
 from bot.dedupe import RedisEventDedupe
 from bot.embedded_redis import EmbeddedRedis
 from bot.erasure import Eraser
 from bot.history import RedisHistoryStore
-from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
 from bot.redis_client import open_redis

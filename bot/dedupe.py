@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from bot.keys import KeySpace
+from bot.core.keys import KeySpace
 from bot.redis_client import store_errors
 
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 
+from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
-from bot.keys import KeySpace
 from bot.redis_client import store_errors
 
 logger = logging.getLogger(__name__)

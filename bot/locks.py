@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreError
+from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from bot.keys import KeySpace
 from bot.redis_client import store_errors
 
 logger = logging.getLogger(__name__)

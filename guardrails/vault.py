@@ -39,8 +39,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from redis import exceptions as redis_errors
 
 from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from bot.keys import KeySpace
 from guardrails.placeholders import TYPE_RE, placeholder_type
 from guardrails.vaultkey import KEY_SETTING, derive_keys
 

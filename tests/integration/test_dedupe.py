@@ -8,8 +8,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.dedupe import RedisEventDedupe
-from bot.keys import KeySpace
 from bot.redis_client import open_redis
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from bot import embedded_redis
 from bot.core.errors import ConfigError, StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
 from bot.embedded_redis import EmbeddedRedis
 from bot.history import RedisHistoryStore
-from bot.keys import KeySpace
 from bot.redis_client import open_redis
 
 TID = thread_id("console", "alice")

@@ -9,8 +9,8 @@ import redis.asyncio as aioredis
 from presidio_analyzer import AnalyzerEngine
 
 from bot.core.errors import GuardrailError, StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from bot.keys import KeySpace
 from guardrails.engine import build_analyzer
 from guardrails.placeholders import NEUTRAL
 from guardrails.policy import default_policy

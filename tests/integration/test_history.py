@@ -9,9 +9,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
 from bot.history import RedisHistoryStore
-from bot.keys import KeySpace
 from bot.redis_client import open_redis
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")

@@ -12,8 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import thread_id
-from bot.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.redis_client import open_redis
 
@@ -61,7 +61,7 @@ async def test_holders_of_one_thread_never_overlap(clients, keys: KeySpace) -> N
 
 CHILD = """
 import asyncio, sys, time
-from bot.keys import KeySpace
+from bot.core.keys import KeySpace
 from bot.locks import RedisThreadLocks
 from bot.redis_client import open_redis
 from bot.core.types import parse_thread_id

@@ -10,8 +10,8 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
+from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from bot.keys import KeySpace
 from guardrails.vault import RedisVault
 from guardrails.vaultkey import load_vault_key
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64

@@ -32,8 +32,8 @@ from typing import Any
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.app import build_redactor  # noqa: E402
+from bot.core.keys import KeySpace  # noqa: E402
 from bot.core.types import ThreadId  # noqa: E402
-from bot.keys import KeySpace  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from tests.perf.eval_metrics import CorpusScore, Tally  # noqa: E402
 from tests.perf.eval_threads import ThreadScore, score_thread  # noqa: E402

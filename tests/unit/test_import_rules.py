@@ -46,7 +46,7 @@ PURE_CORE = CORE_TYPES | {
     "bot.core.ports",
     "bot.core.text",
     "bot.core.budget",
-    "bot.keys",
+    "bot.core.keys",
     "bot.settings",
     "bot.core.logsafe",
 }

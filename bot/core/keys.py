@@ -3,6 +3,10 @@
 Every key of one thread carries the ``{thread_id}`` hash tag, so in Redis Cluster they live in
 one slot and a Lua script or ``MULTI`` may touch them together (history append refreshes the
 vault's TTL; erasing a thread deletes both).
+
+Key naming lives in the core, not in ``bot.state``, because two backends must agree on it: the
+history, locks and dedupe (``bot.state``) and the vault (``guardrails.vault``). Names only:
+no Redis client is imported here.
 """
 
 from __future__ import annotations
