@@ -21,14 +21,14 @@ from bot.audit import SqlAuditStore, sqlite_url
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
-from bot.dedupe import RedisEventDedupe
-from bot.embedded_redis import EmbeddedRedis
 from bot.erasure import Eraser
-from bot.history import RedisHistoryStore
-from bot.locks import RedisThreadLocks
 from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
-from bot.redis_client import open_redis
 from bot.settings import Settings
+from bot.state.client import open_redis
+from bot.state.dedupe import RedisEventDedupe
+from bot.state.embedded import EmbeddedRedis
+from bot.state.history import RedisHistoryStore
+from bot.state.locks import RedisThreadLocks
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
 from guardrails.presidio import PresidioGuardrail, detect

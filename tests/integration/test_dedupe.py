@@ -9,8 +9,8 @@ import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
-from bot.dedupe import RedisEventDedupe
-from bot.redis_client import open_redis
+from bot.state.client import open_redis
+from bot.state.dedupe import RedisEventDedupe
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import embedded_redis
 from bot.core.errors import ConfigError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
-from bot.embedded_redis import EmbeddedRedis
-from bot.history import RedisHistoryStore
-from bot.redis_client import open_redis
+from bot.state import embedded
+from bot.state.client import open_redis
+from bot.state.embedded import EmbeddedRedis
+from bot.state.history import RedisHistoryStore
 
 TID = thread_id("console", "alice")
 
@@ -88,7 +88,7 @@ async def test_long_data_dir_uses_a_short_private_socket_path(tmp_path: Path) ->
 
 
 async def test_no_binary_tells_the_user_what_to_set(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(embedded_redis.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(embedded.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ConfigError, match="VEILBOT_REDIS_URL"):
         async with EmbeddedRedis(tmp_path):
@@ -96,7 +96,7 @@ async def test_no_binary_tells_the_user_what_to_set(monkeypatch, tmp_path: Path)
 
 
 async def test_a_server_that_dies_at_start_fails_clearly(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(embedded_redis, "find_redis_server", lambda: "/bin/false")
+    monkeypatch.setattr(embedded, "find_redis_server", lambda: "/bin/false")
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match="redis.log"):
         async with EmbeddedRedis(tmp_path):

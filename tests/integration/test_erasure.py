@@ -13,8 +13,8 @@ from bot.audit_types import RunFilter, parse_user_ref
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
 from bot.erasure import Eraser, pseudonym, purge_older_than, retention_running
-from bot.history import RedisHistoryStore
-from bot.locks import RedisThreadLocks
+from bot.state.history import RedisHistoryStore
+from bot.state.locks import RedisThreadLocks
 from tests.fixtures.audit_db import run
 
 ALICE = "slack:T1:UA"

@@ -11,8 +11,8 @@ import redis.asyncio as aioredis
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
-from bot.history import RedisHistoryStore
-from bot.redis_client import open_redis
+from bot.state.client import open_redis
+from bot.state.history import RedisHistoryStore
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 

@@ -14,8 +14,8 @@ import redis.asyncio as aioredis
 from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import thread_id
-from bot.locks import RedisThreadLocks
-from bot.redis_client import open_redis
+from bot.state.client import open_redis
+from bot.state.locks import RedisThreadLocks
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 REPO = Path(__file__).resolve().parents[2]
@@ -62,8 +62,8 @@ async def test_holders_of_one_thread_never_overlap(clients, keys: KeySpace) -> N
 CHILD = """
 import asyncio, sys, time
 from bot.core.keys import KeySpace
-from bot.locks import RedisThreadLocks
-from bot.redis_client import open_redis
+from bot.state.locks import RedisThreadLocks
+from bot.state.client import open_redis
 from bot.core.types import parse_thread_id
 
 async def main(url, prefix, tid):

@@ -17,8 +17,8 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.core.keys import KeySpace  # noqa: E402
 from bot.core.types import ThreadId  # noqa: E402
-from bot.embedded_redis import EmbeddedRedis  # noqa: E402
-from bot.redis_client import open_redis  # noqa: E402
+from bot.state.client import open_redis  # noqa: E402
+from bot.state.embedded import EmbeddedRedis  # noqa: E402
 from guardrails.engine import build_analyzer  # noqa: E402
 from guardrails.presidio import PresidioGuardrail  # noqa: E402
 from guardrails.vault import RedisVault  # noqa: E402

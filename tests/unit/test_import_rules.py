@@ -31,15 +31,15 @@ SDKS = {
 }
 CORE_TYPES = {"bot.core.types", "bot.core.errors"}
 BACKENDS = {
-    "bot.history",
-    "bot.locks",
-    "bot.dedupe",
+    "bot.state.history",
+    "bot.state.locks",
+    "bot.state.dedupe",
     "bot.audit",
     "bot.audit_errors",
     "bot.audit_query",
     "bot.model",
-    "bot.embedded_redis",
-    "bot.redis_client",
+    "bot.state.embedded",
+    "bot.state.client",
     "guardrails",
 }
 PURE_CORE = CORE_TYPES | {

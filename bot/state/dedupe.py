@@ -5,14 +5,14 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from bot.core.keys import KeySpace
-from bot.redis_client import store_errors
+from bot.state.client import store_errors
 
 
 class RedisEventDedupe:
     """``EventDedupe`` as ``SET <event key> 1 NX EX <ttl>``.
 
     Args:
-        redis: the client (see ``bot.redis_client.open_redis``).
+        redis: the client (see ``bot.state.client.open_redis``).
         keys: key names.
         ttl_seconds: how long a delivery is remembered.
     """

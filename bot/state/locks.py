@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from bot.core.errors import StoreError
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from bot.redis_client import store_errors
+from bot.state.client import store_errors
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class RedisThreadLocks:
     """``ThreadLocks`` on Redis keys ``<prefix>:{<thread_id>}:lock``.
 
     Args:
-        redis: the client (see ``bot.redis_client.open_redis``).
+        redis: the client (see ``bot.state.client.open_redis``).
         keys: key names.
         ttl_seconds: how long a lock outlives a holder that stopped renewing it (a crash).
         wait_seconds: how long ``hold`` waits for a busy thread before giving up.

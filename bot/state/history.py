@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
-from bot.redis_client import store_errors
+from bot.state.client import store_errors
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class RedisHistoryStore:
     """``HistoryStore`` on a Redis list per thread.
 
     Args:
-        redis: the client (see ``bot.redis_client.open_redis``).
+        redis: the client (see ``bot.state.client.open_redis``).
         keys: key names; all of a thread's keys share its hash tag.
         ttl_seconds: idle lifetime of a thread's history and vault, refreshed on each append.
         max_messages: the most messages kept per thread (older ones are trimmed).

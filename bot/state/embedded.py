@@ -30,7 +30,7 @@ from types import TracebackType
 from redis.exceptions import RedisError
 
 from bot.core.errors import ConfigError, StoreUnavailable
-from bot.redis_client import open_redis
+from bot.state.client import open_redis
 
 logger = logging.getLogger(__name__)
 
