@@ -22,7 +22,9 @@ from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
 from bot.erasure import Eraser
-from bot.model import AnthropicModelClient, EchoModelClient, build_system_prompt
+from bot.model.claude import AnthropicModelClient
+from bot.model.echo import EchoModelClient
+from bot.model.prompt import build_system_prompt
 from bot.settings import Settings
 from bot.state.client import open_redis
 from bot.state.dedupe import RedisEventDedupe

@@ -9,13 +9,9 @@ import pytest
 
 from bot.core.errors import ModelRejected, ModelUnavailable
 from bot.core.types import ChatMessage, ModelRequest
-from bot.model import (
-    ECHO_PREFIX,
-    AnthropicModelClient,
-    EchoModelClient,
-    build_system_prompt,
-    quiet_sdk_loggers,
-)
+from bot.model.claude import AnthropicModelClient, quiet_sdk_loggers
+from bot.model.echo import ECHO_PREFIX, EchoModelClient
+from bot.model.prompt import build_system_prompt
 from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic
 
 MODEL = "claude-sonnet-4-6"

@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
-from bot import pricing
 from bot.core.types import Usage
-from bot.pricing import Price, cost_usd, price_for
+from bot.model import pricing
+from bot.model.pricing import Price, cost_usd, price_for
 
 MILLION = Usage(input_tokens=1_000_000)
 
@@ -61,7 +61,7 @@ def test_zero_usage_costs_nothing():
 
 def test_unknown_model_warns_once(caplog, monkeypatch):
     monkeypatch.setattr(pricing, "_warned", set())
-    with caplog.at_level(logging.WARNING, logger="bot.pricing"):
+    with caplog.at_level(logging.WARNING, logger="bot.model.pricing"):
         assert cost_usd("mystery-model", MILLION) is None
         assert cost_usd("mystery-model", MILLION) is None
         assert cost_usd("other-model", MILLION) is None

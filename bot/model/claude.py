@@ -1,14 +1,13 @@
-"""Model clients: Anthropic Claude through the official SDK, and an offline echo model.
+"""Claude through the official Anthropic SDK.
 
-Both implement ``bot.core.ports.ModelClient``. The Anthropic client converts every SDK error at
-this boundary into ``ModelUnavailable`` (worth retrying later) or ``ModelRejected`` (the
+``AnthropicModelClient`` implements ``bot.core.ports.ModelClient``. It converts every SDK error
+at this boundary into ``ModelUnavailable`` (worth retrying later) or ``ModelRejected`` (the
 request itself was refused); messages carry status codes and error types, never prompt text.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,45 +15,16 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
-from bot.core.budget import estimate_tokens, message_tokens
 from bot.core.errors import ModelError, ModelRejected, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
-from bot.pricing import cost_usd
+from bot.model.pricing import cost_usd
 
 logger = logging.getLogger(__name__)
-
-SYSTEM_PROMPT = """\
-You are veilbot, a helpful assistant in a team chat (Slack or Discord).
-
-Personal data in this conversation has been replaced by placeholders such as <PERSON_1>, \
-<EMAIL_ADDRESS_2> or <USER_1>. Each placeholder stands for a real value that the people in \
-the chat know; it is put back before they read your answer. When you refer to one of these \
-values:
-- copy its placeholder verbatim: the exact spelling, number and angle brackets;
-- do not put quotes, backticks, bold or other markdown around a placeholder;
-- never invent a placeholder that does not appear in the conversation;
-- do not ask for the real value behind a placeholder or guess it;
-- treat two different placeholders as two different entities.
-
-Answer concisely, in the plain conversational style of a chat message."""
 
 _Json = dict[str, Any]
 _UNAVAILABLE_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 _RETRYABLE_4XX = {408, 409, 429}
 _SDK_LOGGERS = ("anthropic", "httpx", "httpx2", "httpcore", "httpcore2")
-
-
-def build_system_prompt(extra: str = "") -> str:
-    """The system prompt, with an operator's extra instructions appended.
-
-    Args:
-        extra: text added after the standard prompt (``VEILBOT_SYSTEM_PROMPT_EXTRA``).
-
-    Returns:
-        A stable prompt (it is prompt-cached, so it must not vary per turn).
-    """
-    extra = extra.strip()
-    return f"{SYSTEM_PROMPT}\n\n{extra}" if extra else SYSTEM_PROMPT
 
 
 def quiet_sdk_loggers() -> None:
@@ -241,63 +211,4 @@ class AnthropicStream:
         """
         if self._result is None:
             raise RuntimeError("the stream has not finished")
-        return self._result
-
-
-ECHO_PREFIX = "(offline echo model: set ANTHROPIC_API_KEY to talk to Claude) You said: "
-_WORDS = re.compile(r"\s*\S+\s*|\s+")
-
-
-class EchoModelClient:
-    """An offline model for use without credentials: it echoes the last user message.
-
-    Placeholders are kept verbatim, so the guardrail's restore is visible end to end.
-    Usage is estimated with ``bot.core.budget``; the cost is 0.
-    """
-
-    @property
-    def model(self) -> str:
-        """Always ``echo``."""
-        return "echo"
-
-    def _answer(self, request: ModelRequest) -> ModelResult:
-        last_user = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
-        text = ECHO_PREFIX + last_user
-        usage = Usage(
-            input_tokens=estimate_tokens(request.system)
-            + sum(message_tokens(m) for m in request.messages),
-            output_tokens=estimate_tokens(text),
-        )
-        return ModelResult(
-            text=text, model="echo", usage=usage, cost_usd=0.0, stop_reason="end_turn"
-        )
-
-    async def complete(self, request: ModelRequest) -> ModelResult:
-        """The echo answer at once."""
-        return self._answer(request)
-
-    def stream(self, request: ModelRequest) -> EchoStream:
-        """The echo answer in word-sized deltas."""
-        return EchoStream(self._answer(request))
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
-
-
-class EchoStream:
-    """A finished answer replayed as word-sized deltas."""
-
-    def __init__(self, result: ModelResult) -> None:
-        self._result = result
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._deltas()
-
-    async def _deltas(self) -> AsyncIterator[str]:
-        for match in _WORDS.finditer(self._result.text):
-            yield match.group(0)
-
-    @property
-    def result(self) -> ModelResult:
-        """The whole answer (available at once)."""
         return self._result
