@@ -12,8 +12,8 @@ import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from bot.audit_export import export_chunks
-from bot.audit_types import (
+from bot.audit.export import export_chunks
+from bot.audit.types import (
     AuditQueryStore,
     FilterRejected,
     RunFilter,

@@ -19,8 +19,8 @@ from aiohttp import web
 
 from bot.admin_auth import ADMIN_SCOPE, AdminTokens
 from bot.admin_openapi import OPENAPI
-from bot.audit_export import FORMATS, ExportFormat, export_chunks, record_dict
-from bot.audit_types import (
+from bot.audit.export import FORMATS, ExportFormat, export_chunks, record_dict
+from bot.audit.types import (
     GROUPS,
     AuditQueryStore,
     FilterRejected,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.audit_export import EXPORT_FIELDS, PII_NOTICE
+from bot.audit.export import EXPORT_FIELDS, PII_NOTICE
 
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@+=-]{1,255}$"}
 _STATUS = [

@@ -17,11 +17,11 @@ import redis.asyncio as aioredis
 
 from bot.admin import AdminService, parse_admins, parse_roles
 from bot.admin_auth import AdminTokens
-from bot.audit import SqlAuditStore, sqlite_url
+from bot.audit.erasure import Eraser
+from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
-from bot.erasure import Eraser
 from bot.model.claude import AnthropicModelClient
 from bot.model.echo import EchoModelClient
 from bot.model.prompt import build_system_prompt

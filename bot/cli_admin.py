@@ -17,8 +17,8 @@ from aiohttp import web
 
 from bot.admin_api import add_admin_routes
 from bot.admin_auth import hash_token, new_token
+from bot.audit.retention import retention_running
 from bot.core.errors import ConfigError
-from bot.erasure import retention_running
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)

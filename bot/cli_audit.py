@@ -21,8 +21,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from bot.audit_export import FORMATS, export_chunks, record_dict
-from bot.audit_types import (
+from bot.audit.export import FORMATS, export_chunks, record_dict
+from bot.audit.types import (
     GROUPS,
     RunFilter,
     parse_duration,
@@ -233,7 +233,7 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _purge(settings: Settings, args: argparse.Namespace) -> int:
     from bot.app import build_audit
-    from bot.erasure import purge_older_than
+    from bot.audit.retention import purge_older_than
 
     age = parse_duration(args.older_than)
     async with build_audit(settings) as audit:

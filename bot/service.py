@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 from bot.admin_api import add_admin_routes, add_probe_routes
 from bot.app import App, build_admin_tokens
+from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import ConfigError, VeilbotError
 from bot.core.ports import PlatformAdapter
-from bot.erasure import DAY_SECONDS, retention_running
 from bot.http_server import HttpServer
 from bot.settings import Settings
 

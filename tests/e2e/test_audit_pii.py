@@ -21,8 +21,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.admin_api import add_admin_routes
 from bot.admin_auth import AdminTokens, hash_token
 from bot.app import App
-from bot.audit_export import export_chunks, record_dict
-from bot.audit_types import RunFilter, parse_user_ref
+from bot.audit.export import export_chunks, record_dict
+from bot.audit.types import RunFilter, parse_user_ref
 from bot.core.types import TurnStatus
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked

@@ -22,7 +22,7 @@ import pytest
 
 from bot.admin_auth import hash_token
 from bot.app import App
-from bot.audit_types import RunFilter
+from bot.audit.types import RunFilter
 from bot.core.types import AuditRecord
 from bot.http_server import HttpServer
 from bot.service import build_http, running

@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.admin_api import add_admin_routes
 from bot.admin_auth import AdminTokens, hash_token
-from bot.audit import SqlAuditStore
+from bot.audit.store import SqlAuditStore
 from tests.fixtures.audit_db import bulk_insert, many_rows, run
 
 ADMIN, READER = "admin-token-0123456789", "reader-token-0123456789"

@@ -14,8 +14,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.audit import SqlAuditStore, async_url, sqlite_url
-from bot.audit_schema import audit_runs, row_to_record, schema_version
+from bot.audit.schema import audit_runs, row_to_record, schema_version
+from bot.audit.store import SqlAuditStore, async_url, sqlite_url
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord, TurnStatus, new_run_id
 from tests.fixtures.services import free_port

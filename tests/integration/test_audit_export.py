@@ -12,9 +12,9 @@ import threading
 
 import pytest
 
-from bot.audit import SqlAuditStore
-from bot.audit_export import CSV_META_PREFIX, EXPORT_FIELDS, export_chunks
-from bot.audit_types import RunFilter
+from bot.audit.export import CSV_META_PREFIX, EXPORT_FIELDS, export_chunks
+from bot.audit.store import SqlAuditStore
+from bot.audit.types import RunFilter
 from tests.fixtures.audit_db import bulk_insert, many_rows, run
 
 

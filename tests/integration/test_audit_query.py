@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from bot.audit import SqlAuditStore
-from bot.audit_types import FilterRejected, RunFilter, encode_cursor
+from bot.audit.store import SqlAuditStore
+from bot.audit.types import FilterRejected, RunFilter, encode_cursor
 from bot.core.types import TurnStatus
 from tests.fixtures.audit_db import BASE_TIME, bulk_insert, run
 

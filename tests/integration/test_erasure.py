@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis.asyncio as aioredis
 
-from bot.audit import SqlAuditStore
-from bot.audit_types import RunFilter, parse_user_ref
+from bot.audit.erasure import Eraser, pseudonym
+from bot.audit.retention import purge_older_than, retention_running
+from bot.audit.store import SqlAuditStore
+from bot.audit.types import RunFilter, parse_user_ref
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
-from bot.erasure import Eraser, pseudonym, purge_older_than, retention_running
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from tests.fixtures.audit_db import run

@@ -26,9 +26,9 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from bot.audit import SqlAuditStore, sqlite_url
-from bot.audit_export import export_chunks
-from bot.audit_types import RunFilter
+from bot.audit.export import export_chunks
+from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.audit.types import RunFilter
 from tests.fixtures.audit_db import bulk_insert, many_rows, run
 
 THREADS = 20_000

@@ -29,9 +29,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from bot.audit_errors import DbErrors
-from bot.audit_query import AuditQueries
-from bot.audit_schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
+from bot.audit.errors import DbErrors
+from bot.audit.query import AuditQueries
+from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord
 
@@ -146,7 +146,7 @@ class SqlAuditStore(AuditQueries):
 
     @property
     def engine(self) -> AsyncEngine:
-        """The engine (after ``start``), for queries on ``bot.audit_schema.audit_runs``."""
+        """The engine (after ``start``), for queries on ``bot.audit.schema.audit_runs``."""
         if self._engine is None:
             raise StoreError("audit store used before start()")
         return self._engine

@@ -18,9 +18,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.audit_errors import DbErrors
-from bot.audit_schema import audit_runs, row_to_record
-from bot.audit_types import (
+from bot.audit.errors import DbErrors
+from bot.audit.schema import audit_runs, row_to_record
+from bot.audit.types import (
     FilterRejected,
     GroupBy,
     RollupRow,

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from bot import __version__
-from bot.audit_types import AuditQueryStore, RunFilter
+from bot.audit.types import AuditQueryStore, RunFilter
 from bot.core.types import AuditRecord
 
 ExportFormat = Literal["jsonl", "csv"]
