@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
-from bot.admin import AdminService, parse_admins, parse_roles
-from bot.admin_auth import AdminTokens
+from bot.admin.auth import AdminTokens
+from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.conversation import Conversation

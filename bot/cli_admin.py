@@ -15,8 +15,8 @@ import sys
 
 from aiohttp import web
 
-from bot.admin_api import add_admin_routes
-from bot.admin_auth import hash_token, new_token
+from bot.admin.api import add_admin_routes
+from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
 from bot.core.errors import ConfigError
 from bot.settings import Settings

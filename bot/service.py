@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
-from bot.admin_api import add_admin_routes, add_probe_routes
+from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App, build_admin_tokens
 from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import ConfigError, VeilbotError

@@ -18,8 +18,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.admin_api import add_admin_routes
-from bot.admin_auth import AdminTokens, hash_token
+from bot.admin.api import add_admin_routes
+from bot.admin.auth import AdminTokens, hash_token
 from bot.app import App
 from bot.audit.export import export_chunks, record_dict
 from bot.audit.types import RunFilter, parse_user_ref

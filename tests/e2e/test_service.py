@@ -20,7 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.admin_auth import hash_token
+from bot.admin.auth import hash_token
 from bot.app import App
 from bot.audit.types import RunFilter
 from bot.core.types import AuditRecord

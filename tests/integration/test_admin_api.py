@@ -9,8 +9,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.admin_api import add_admin_routes
-from bot.admin_auth import AdminTokens, hash_token
+from bot.admin.api import add_admin_routes
+from bot.admin.auth import AdminTokens, hash_token
 from bot.audit.store import SqlAuditStore
 from tests.fixtures.audit_db import bulk_insert, many_rows, run
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.admin import AdminService, chat_filter, parse_admins
+from bot.admin.commands import AdminService, chat_filter, parse_admins
 from bot.audit.types import FilterRejected, parse_meta_pairs, parse_user_ref
 from bot.core.errors import ConfigError
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.admin_auth import ADMIN_SCOPE, AdminTokens
-from bot.admin_openapi import OPENAPI
+from bot.admin.auth import ADMIN_SCOPE, AdminTokens
+from bot.admin.openapi import OPENAPI
 from bot.audit.export import FORMATS, ExportFormat, export_chunks, record_dict
 from bot.audit.types import (
     GROUPS,
