@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.slack.handler import SlackAdapter
-from bot.cli import main
+from bot.cli.main import main
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.service import select_platforms

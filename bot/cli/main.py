@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import IO, Any, cast, get_args
 
 from bot import __version__
-from bot.cli_audit import add_commands, check_filter_now, run_command
+from bot.cli.audit import add_commands, check_filter_now, run_command
 from bot.core.errors import ConfigError, GuardrailError, InputRejected, VeilbotError
 from bot.core.types import Platform
 from bot.settings import Settings, load_settings

@@ -125,7 +125,7 @@ async def run_command(settings: Settings, args: argparse.Namespace) -> int:
         return int(await handlers[args.audit_command](settings, args))
     if args.command == "forget":
         return await _forget(settings, args)
-    from bot.cli_admin import run_admin
+    from bot.cli.admin import run_admin
 
     return await run_admin(settings, args)
 
