@@ -1,18 +1,11 @@
 """The PII guardrail: Presidio detection, the per-thread vault, placeholders.
 
-Importing this package does not import Presidio or spaCy; ``build_analyzer`` does.
+Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, the precision and
+name rules, ``workers``), the per-thread vault (``vault``, ``vaultkey``), the placeholder
+grammar and restore (``placeholders``, ``reveal``) and ``PresidioGuardrail`` (``presidio``),
+which implements ``bot.core.ports.Guardrail``.
+
+Imports ``bot.core`` and its own SDKs (Presidio, spaCy, redis, cryptography); never the rest
+of ``bot`` or ``adapters``. Importing this package imports none of its modules, so the vault
+key (``guardrails.vaultkey``) loads without Presidio or spaCy; ``build_analyzer`` loads them.
 """
-
-from guardrails.engine import build_analyzer
-from guardrails.placeholders import PlaceholderRestorer
-from guardrails.presidio import PresidioGuardrail
-from guardrails.vault import RedisVault
-from guardrails.vaultkey import load_vault_key
-
-__all__ = [
-    "PlaceholderRestorer",
-    "PresidioGuardrail",
-    "RedisVault",
-    "build_analyzer",
-    "load_vault_key",
-]
