@@ -26,12 +26,13 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from bot.admin.api import add_admin_routes, add_probe_routes
-from bot.app import App, build_admin_tokens
+from bot.app import App
 from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import ConfigError, VeilbotError
 from bot.core.ports import PlatformAdapter
 from bot.http_server import HttpServer
 from bot.settings import Settings
+from bot.stores import build_admin_tokens
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ async def run_admin(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _serve(settings: Settings, host: str, port: int) -> int:
-    from bot.app import build_admin_tokens, build_stores
+    from bot.stores import build_admin_tokens, build_stores
 
     tokens = build_admin_tokens(settings)
     if not tokens:

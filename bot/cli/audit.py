@@ -1,7 +1,7 @@
 """``veilbot audit …``, ``veilbot forget`` and ``veilbot admin …``: the admin command line.
 
-Components come from ``bot.app`` only (``build_audit`` for audit commands, ``build_stores``
-for ``forget`` and ``admin serve``), so none of these loads spaCy or calls the model.
+Components come from ``bot.stores`` only (``build_audit`` for audit commands, ``build_stores``
+for ``forget``), so none of these loads spaCy or the model client.
 Filters are parsed before anything connects: a bad filter exits 2 with the field named.
 """
 
@@ -152,7 +152,7 @@ def _progress(total: int, to_terminal: bool) -> AbstractContextManager[Progress 
 
 
 async def _export(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_audit
+    from bot.stores import build_audit
 
     run_filter = filter_from_args(args)
     to_terminal = args.output == "-" and sys.stdout.isatty()
@@ -178,7 +178,7 @@ def _short_time(value: datetime) -> str:
 
 
 async def _list(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_audit
+    from bot.stores import build_audit
 
     run_filter = filter_from_args(args)
     async with build_audit(settings) as audit:
@@ -207,7 +207,7 @@ async def _list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _stats(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_audit
+    from bot.stores import build_audit
 
     run_filter = filter_from_args(args)
     async with build_audit(settings) as audit:
@@ -232,8 +232,8 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _purge(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_audit
     from bot.audit.retention import purge_older_than
+    from bot.stores import build_audit
 
     age = parse_duration(args.older_than)
     async with build_audit(settings) as audit:
@@ -248,7 +248,7 @@ async def _purge(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _forget(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.app import build_stores
+    from bot.stores import build_stores
 
     user = parse_user_ref(args.user) if args.user else None
     async with build_stores(settings) as stores:

@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_filter_now(args)
         settings = load_settings()
-        from bot.app import configure_logging
+        from bot.core.logsafe import configure_logging
 
         configure_logging(_log_level(settings, args.command))
         if args.command == "redact":

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import configure_logging
-from bot.core.logsafe import describe, log_failure
+from bot.core.logsafe import configure_logging, describe, log_failure
 from bot.core.types import TurnStatus
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, conversation_with, message, unique_thread

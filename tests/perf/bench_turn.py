@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
-from bot.app import build_app, configure_logging  # noqa: E402
+from bot.app import build_app  # noqa: E402
+from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402

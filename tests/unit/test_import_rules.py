@@ -112,7 +112,7 @@ def test_module_follows_the_import_rules(name: str, imported: set[str]) -> None:
             & (SDKS - {"slack_bolt", "slack_sdk", "discord", "aiohttp", "starlette", "uvicorn"})
         )
         assert not any(within(i, BACKENDS | {"bot.app", "bot.core.conversation"}) for i in imported)
-    if not within(name, {"bot.app", "bot.cli"} | BACKENDS):
+    if not within(name, {"bot.app", "bot.stores", "bot.cli"} | BACKENDS):
         assert not any(within(i, BACKENDS) for i in imported), "only bot.app picks backends"
 
 

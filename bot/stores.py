@@ -1,0 +1,140 @@
+"""The stores alone: Redis, the audit log, history, locks and erasure, from ``Settings``.
+
+Part of the composition root, beside ``bot.app``: ``build_app`` opens these and adds the
+guardrail and the model around them; ``veilbot audit``, ``veilbot forget`` and ``veilbot admin``
+use them on their own. This module imports neither the guardrail's detection nor the model
+client, so those commands start without loading spaCy, Presidio or the anthropic SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from bot.admin.auth import AdminTokens
+from bot.audit.erasure import Eraser
+from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.core.keys import KeySpace
+from bot.settings import Settings
+from bot.state.client import open_redis
+from bot.state.embedded import EmbeddedRedis
+from bot.state.history import RedisHistoryStore
+from bot.state.locks import RedisThreadLocks
+from guardrails.vaultkey import derive_pseudonym_key, load_vault_key
+
+
+@dataclass
+class Stores:
+    """The stores alone, without the guardrail or the model: ``veilbot forget``, admin tools."""
+
+    settings: Settings
+    redis: aioredis.Redis
+    keys: KeySpace
+    audit: SqlAuditStore
+    history: RedisHistoryStore
+    locks: RedisThreadLocks
+    eraser: Eraser
+
+    async def readiness(self) -> dict[str, bool]:
+        """Redis and the database answer (no guardrail is loaded in this process)."""
+        return await check_ready(self.redis, self.audit)
+
+
+async def check_ready(redis: aioredis.Redis, audit: SqlAuditStore) -> dict[str, bool]:
+    """The stores' named readiness checks: Redis answers PING, the database a query."""
+    return {"redis": await _redis_answers(redis), "database": await audit.ping()}
+
+
+async def _redis_answers(redis: aioredis.Redis) -> bool:
+    try:
+        return bool(await asyncio.wait_for(redis.ping(), timeout=2))
+    except (aioredis.RedisError, OSError, TimeoutError):
+        return False
+
+
+async def _redis(settings: Settings, stack: AsyncExitStack) -> aioredis.Redis:
+    url = settings.redis_url
+    if url is None:
+        url = (await stack.enter_async_context(EmbeddedRedis(settings.data_dir))).url
+    client = open_redis(url, timeout=settings.store_timeout_seconds)
+    stack.push_async_callback(client.aclose)
+    return client
+
+
+def _audit_store(settings: Settings, *, spool: bool) -> SqlAuditStore:
+    return SqlAuditStore(
+        settings.database_url or sqlite_url(settings.data_dir),
+        spool_path=settings.data_dir / "audit-spool.jsonl" if spool else None,
+        timeout=settings.store_timeout_seconds,
+    )
+
+
+@asynccontextmanager
+async def build_audit(settings: Settings) -> AsyncIterator[SqlAuditStore]:
+    """The audit store alone (``veilbot audit …``): no Redis, no spaCy.
+
+    It never touches the service's spool (a spool belongs to one process), so an unreachable
+    database is a ``StoreUnavailable`` here.
+    """
+    async with _audit_store(settings, spool=False) as audit:
+        yield audit
+
+
+def build_admin_tokens(settings: Settings) -> AdminTokens:
+    """The HTTP admin API's accepted tokens (hashes and scopes)."""
+    return AdminTokens.parse(settings.admin_tokens)
+
+
+def _eraser(
+    settings: Settings, audit: SqlAuditStore, history: RedisHistoryStore, locks: RedisThreadLocks
+) -> Eraser:
+    key = None
+    if settings.forget_keeps_audit_rows:
+        key = derive_pseudonym_key(load_vault_key(settings.vault_key, settings.data_dir))
+    return Eraser(audit, history, locks, pseudonym_key=key)
+
+
+def _history_and_locks(
+    settings: Settings, client: aioredis.Redis, keys: KeySpace
+) -> tuple[RedisHistoryStore, RedisThreadLocks]:
+    history = RedisHistoryStore(
+        client,
+        keys,
+        ttl_seconds=settings.history_ttl_seconds,
+        max_messages=settings.history_max_messages,
+    )
+    locks = RedisThreadLocks(
+        client, keys, ttl_seconds=settings.lock_ttl_seconds, wait_seconds=settings.lock_wait_seconds
+    )
+    return history, locks
+
+
+async def open_stores(settings: Settings, stack: AsyncExitStack, *, spool: bool) -> Stores:
+    """Redis (embedded when no URL is set), the key space, the audit store, history, locks.
+
+    Everything opened is closed by ``stack``.
+
+    Args:
+        settings: the configuration.
+        stack: owns what is opened here.
+        spool: let the audit store spool records to a file while the database is down (the
+            service's own store only: a spool belongs to one process).
+    """
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    client = await _redis(settings, stack)
+    keys = KeySpace(settings.redis_prefix)
+    audit = await stack.enter_async_context(_audit_store(settings, spool=spool))
+    history, locks = _history_and_locks(settings, client, keys)
+    eraser = _eraser(settings, audit, history, locks)
+    return Stores(settings, client, keys, audit, history, locks, eraser)
+
+
+@asynccontextmanager
+async def build_stores(settings: Settings) -> AsyncIterator[Stores]:
+    """Redis and the audit store, without the guardrail or the model (no spaCy load)."""
+    async with AsyncExitStack() as stack:
+        yield await open_stores(settings, stack, spool=False)
