@@ -20,11 +20,12 @@ from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
 from bot.core.errors import ConfigError
 from bot.settings import Settings
+from bot.stores import build_admin_tokens, build_stores
 
 log = logging.getLogger(__name__)
 
 
-async def run_admin(settings: Settings, args: argparse.Namespace) -> int:
+def run_admin(settings: Settings, args: argparse.Namespace) -> int:
     """Run one ``admin`` subcommand; returns the exit code."""
     if args.admin_command == "new-token":
         token = new_token()
@@ -37,16 +38,12 @@ async def run_admin(settings: Settings, args: argparse.Namespace) -> int:
             raise ConfigError("hash-token reads the token on stdin; got nothing")
         print(hash_token(token))
         return 0
-    return await _serve(
-        settings,
-        args.host or settings.admin_http_host,
-        args.port if args.port is not None else settings.admin_http_port,
-    )
+    host = args.host or settings.admin_http_host
+    port = args.port if args.port is not None else settings.admin_http_port
+    return asyncio.run(_serve(settings, host, port))
 
 
 async def _serve(settings: Settings, host: str, port: int) -> int:
-    from bot.stores import build_admin_tokens, build_stores
-
     tokens = build_admin_tokens(settings)
     if not tokens:
         raise ConfigError("VEILBOT_ADMIN_TOKENS is empty: no one could use the admin API")

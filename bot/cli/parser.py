@@ -1,0 +1,143 @@
+"""The command line's grammar: every ``veilbot`` command, option and filter, and nothing else.
+
+Imports only the standard library and plain-data modules (the audit filter vocabulary), so
+``veilbot --help`` and a usage error answer at once; the command that runs is imported by
+``bot.cli.main`` after parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot import __version__
+from bot.audit.export import FORMATS
+from bot.audit.types import (
+    GROUPS,
+    RunFilter,
+    parse_instant,
+    parse_meta_pairs,
+    parse_user_ref,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``veilbot`` parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="veilbot", description="A Claude chat bot with a PII guardrail."
+    )
+    parser.add_argument("--version", action="version", version=f"veilbot {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_bot_commands(sub)
+    _add_audit_commands(sub)
+    _add_admin_commands(sub)
+    return parser
+
+
+def _add_bot_commands(sub: Any) -> None:
+    console = sub.add_parser("console", help="talk to the bot in this terminal (or via JSONL)")
+    console.add_argument("--thread", default="default", help="conversation name (kept across runs)")
+    console.add_argument(
+        "--show-redactions", action="store_true", help="also show what the model was sent"
+    )
+    run = sub.add_parser("run", help="serve chat platforms (default: every configured one)")
+    run.add_argument(
+        "platforms", nargs="*", metavar="PLATFORM", help="discord, slack (default: all configured)"
+    )
+    redact = sub.add_parser(
+        "redact", help="redact messages with the guardrail's detection (no Redis, nothing kept)"
+    )
+    redact.add_argument(
+        "--jsonl",
+        action="store_true",
+        required=True,
+        help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
+    )
+
+
+def add_filter_args(parser: argparse.ArgumentParser) -> None:
+    """The filter options shared by ``export``, ``list`` and ``stats``."""
+    group = parser.add_argument_group("filters (all must match)")
+    group.add_argument("--thread", help="thread id, e.g. slack:T1:C1:1700000000.0001")
+    group.add_argument("--user", help="platform user id (U123) or slack:TEAM:USER / discord:USER")
+    group.add_argument("--platform", choices=["slack", "discord", "console"])
+    group.add_argument("--workspace", help="Slack team id or Discord guild id")
+    group.add_argument("--channel", help="channel id")
+    group.add_argument("--status", help="ok, guardrail_error, model_error, …")
+    group.add_argument("--since", help="ISO 8601 (UTC if no offset) or a duration ago: 7d, 12h")
+    group.add_argument("--until", help="same forms as --since; exclusive")
+    group.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="exact top-level metadata value (KEY:=JSON for numbers/booleans); repeatable, AND",
+    )
+
+
+def _add_audit_commands(sub: Any) -> None:
+    audit = sub.add_parser("audit", help="query, export and purge the redacted audit log")
+    verbs = audit.add_subparsers(dest="audit_command", required=True)
+    export = verbs.add_parser("export", help="stream matching runs as JSON lines or CSV")
+    add_filter_args(export)
+    export.add_argument("--format", choices=FORMATS, default="jsonl")
+    export.add_argument("--output", "-o", default="-", help="file, or - for stdout (default)")
+    export.add_argument("--gzip", action="store_true", help="gzip-compress the output")
+    listing = verbs.add_parser("list", help="matching runs, newest first")
+    add_filter_args(listing)
+    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--cursor", help="next_cursor printed by the previous page")
+    listing.add_argument("--json", action="store_true")
+    stats = verbs.add_parser("stats", help="turns, tokens, cost and entities per group")
+    add_filter_args(stats)
+    stats.add_argument("--by", choices=GROUPS, default="day")
+    stats.add_argument("--limit", type=int, default=100)
+    stats.add_argument("--json", action="store_true")
+    purge = verbs.add_parser("purge", help="delete runs older than a duration")
+    purge.add_argument("--older-than", required=True, help="e.g. 90d, 12w")
+    purge.add_argument("--dry-run", action="store_true", help="only count what would go")
+    forget = sub.add_parser("forget", help="erase what the service holds for a user or thread")
+    target = forget.add_mutually_exclusive_group(required=True)
+    target.add_argument("--user", help="slack:TEAM:USER, discord:USER or console:USER")
+    target.add_argument("--thread", help="a thread id")
+    forget.add_argument("--json", action="store_true")
+
+
+def _add_admin_commands(sub: Any) -> None:
+    admin = sub.add_parser("admin", help="the HTTP admin API and its tokens")
+    admin_verbs = admin.add_subparsers(dest="admin_command", required=True)
+    serve = admin_verbs.add_parser("serve", help="serve the admin API (and daily retention)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    admin_verbs.add_parser("new-token", help="print a new token and the hash to configure")
+    admin_verbs.add_parser("hash-token", help="read a token on stdin, print its hash")
+
+
+def filter_from_args(args: argparse.Namespace) -> RunFilter:
+    """The ``RunFilter`` of the filter options.
+
+    Raises:
+        FilterRejected: a malformed option value.
+    """
+    values: dict[str, Any] = {
+        "thread_id": args.thread,
+        "platform": args.platform,
+        "workspace": args.workspace,
+        "channel": args.channel,
+        "status": args.status,
+        "since": parse_instant(args.since) if args.since else None,
+        "until": parse_instant(args.until) if args.until else None,
+        "metadata": parse_meta_pairs(args.meta),
+    }
+    if args.user and ":" in args.user:
+        ref = parse_user_ref(args.user)
+        values.update(platform=ref.platform, workspace=ref.workspace, user_id=ref.user_id)
+    elif args.user:
+        values["user_id"] = args.user
+    return RunFilter(**values)
+
+
+def check_filter_now(args: argparse.Namespace) -> None:
+    """Parse the filter options early so a bad one fails before anything starts."""
+    if getattr(args, "command", None) == "audit" and hasattr(args, "meta"):
+        filter_from_args(args)

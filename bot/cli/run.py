@@ -1,0 +1,96 @@
+"""``veilbot console``, ``veilbot run`` and ``veilbot redact``: the commands with a guardrail.
+
+Each builds its components with ``bot.app``, so each loads spaCy and the detection engine;
+the admin commands live in ``bot.cli.audit`` and ``bot.cli.admin`` and load neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import IO, Any, cast, get_args
+
+from adapters.console import ConsoleAdapter
+from bot.app import build_app, build_redactor
+from bot.core.errors import GuardrailError, InputRejected
+from bot.core.types import Platform
+from bot.service import select_platforms
+from bot.service import serve as serve_platforms
+from bot.settings import Settings
+
+
+def serve(settings: Settings, args: argparse.Namespace) -> int:
+    """``veilbot run``: serve the chosen (or every configured) platform until stopped."""
+    return asyncio.run(_serve(settings, args))
+
+
+async def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    names = select_platforms(settings, args.platforms)
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        await serve_platforms(app, names)
+    return 0
+
+
+def console(settings: Settings, args: argparse.Namespace) -> int:
+    """``veilbot console``: talk to the bot in this terminal, or in JSON Lines over a pipe."""
+    return asyncio.run(_console(settings, args))
+
+
+async def _console(settings: Settings, args: argparse.Namespace) -> int:
+    async with build_app(settings) as app:
+        for notice in app.notices:
+            print(f"veilbot: {notice}", file=sys.stderr)
+        adapter = ConsoleAdapter(
+            app.conversation,
+            thread=args.thread,
+            show_redactions=args.show_redactions,
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            interactive=sys.stdin.isatty(),
+        )
+        await adapter.run()
+    return 0
+
+
+def redact(settings: Settings, args: argparse.Namespace) -> int:
+    """``veilbot redact --jsonl``: redact stdin's JSON lines to stdout."""
+    return redact_lines(settings, sys.stdin, sys.stdout)
+
+
+def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
+    """One output object for one input line; ``ValueError`` for a malformed line."""
+    item = json.loads(line)
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        raise ValueError('expected an object with a string "text"')
+    platform = item.get("platform", "console")
+    if platform not in get_args(Platform):
+        raise ValueError(f"platform must be one of {', '.join(get_args(Platform))}")
+    redacted = redactor.redact(item["text"], cast(Platform, platform))
+    entities = [
+        {"type": e.type, "start": e.start, "end": e.end, "placeholder": e.placeholder}
+        for e in redacted.entities
+    ]
+    return {"id": item.get("id"), "text": redacted.text, "entities": entities}
+
+
+def redact_lines(settings: Settings, stdin: IO[str], stdout: IO[str]) -> int:
+    """Redact JSONL from ``stdin``; a bad line becomes an error object and the run goes on."""
+    redactor = build_redactor(settings)
+    failed = 0
+    for number, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            out = _redact_line(redactor, line)
+        except (ValueError, InputRejected, GuardrailError) as exc:  # JSONDecodeError: ValueError
+            failed += 1
+            # The message names the problem, never the text (json's message quotes no input).
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            out = {"line": number, "error": f"{type(exc).__name__}: {reason}"}
+        stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 1 if failed else 0
