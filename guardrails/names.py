@@ -53,12 +53,14 @@ _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
 # Where a capitalized name is a person by the words around it: "refund it for June Park,",
 # "meeting with Priya from ...", "(Raj Fischer)'s", "Marcus asked", "Isabel Ferreira just sent".
 _FOR_END = r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:after|before|who|since|until|today|tomorrow)\b)"
-_COMPANY = (
-    r"(?!(?:Corp|Corporation|Inc|Incorporated|Ltd|Limited|Labs?|Group|Systems|Technologies|Tech"
-    r"|Solutions|Software|Bank|Industries|Holdings|Partners|Co|Company|Media|Health|Cloud"
-    r"|Studios?|Games|Networks|Capital|Ventures|Analytics|Logistics|Airlines|Insurance"
-    r"|Consulting|Services|Foundation|University|College|Team|Project)\b)"
+COMPANY_WORDS = frozenset(
+    """corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa lab labs group
+    systems technologies tech solutions software bank industries holdings partners co company
+    media health cloud studio studios games networks capital ventures analytics logistics
+    airlines insurance consulting services foundation university college team project""".split()
 )
+"""Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
+_COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
 _SAYS = (
     r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
