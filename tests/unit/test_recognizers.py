@@ -3,8 +3,8 @@
 import pytest
 
 from bot.errors import ConfigError
-from guardrails.policy import default_policy, load_policy, parse_policy
 from guardrails.phones import score_number
+from guardrails.policy import default_policy, load_policy, parse_policy
 from guardrails.recognizers import build_recognizers, iban, luhn
 
 
