@@ -59,6 +59,32 @@ def name_tokens(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), token
 
 
+MAX_GRAM_WORDS = 4
+MAX_GRAMS = 2000
+"""At most this many word sequences of a message are looked up as known values."""
+
+
+def value_grams(text: str) -> list[tuple[int, int]]:
+    """Runs of one to four words joined by blanks, that could be a value the vault knows.
+
+    Runs made only of common words ("in the") are left out, and a long message stops at
+    ``MAX_GRAMS``.
+    """
+    words = [(m.start(), m.end()) for m in _NAME_TOKEN.finditer(text)]
+    grams: list[tuple[int, int]] = []
+    for i, (start, _) in enumerate(words):
+        common = True
+        for j in range(i, min(i + MAX_GRAM_WORDS, len(words))):
+            if j > i and text[words[j - 1][1] : words[j][0]].strip(" \t"):
+                break
+            common = common and text[words[j][0] : words[j][1]].casefold() in COMMON_WORDS
+            if not common:
+                grams.append((start, words[j][1]))
+        if len(grams) >= MAX_GRAMS:
+            break
+    return grams[:MAX_GRAMS]
+
+
 def known_name_spans(
     text: str, tokens: list[tuple[int, int, str]], owners: list[str | None]
 ) -> list[tuple[int, int, str]]:
