@@ -28,7 +28,7 @@ from guardrails.normalize import Normalized, normalize
 from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
 from guardrails.recognizers import build_recognizers
-from guardrails.spans import Detection, resolve_overlaps
+from guardrails.spans import Detection, merge_overlaps
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -112,7 +112,7 @@ class _Detector:
                             end=norm.ends[refined.end - 1],
                         )
                     )
-        return resolve_overlaps(self._markup(precision.merge_names(found), norm))
+        return merge_overlaps(self._markup(precision.merge_names(found), norm), text)
 
     def _analyze(self, text: str) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results."""

@@ -27,7 +27,7 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import phones, urls  # noqa: E402
+from guardrails import blocks, phones, urls  # noqa: E402
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
@@ -244,6 +244,7 @@ def build_recognizers(
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
     places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
+    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=blocks.find))
     if towns is not None:
         places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
     if people is not None:
