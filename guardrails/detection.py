@@ -86,6 +86,7 @@ class _Detector:
             if self._lexicon and words
             else None
         )
+        self._people = people
         self._recognizers = build_recognizers(
             policy,
             prose=prose,
@@ -164,11 +165,29 @@ class _Detector:
                 return None
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
+            if not self._plausible(d.type, norm.text, start, end):
+                return None
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
             return None
         return replace(d, start=start, end=end)
+
+    def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
+        """Whether an NER span can be what its type says (needs the name lexicon).
+
+        A person is not a run of English words, nor a name a company word follows; a place
+        is not a run of English words unless the gazetteer knows it ("New York").
+        """
+        people = self._people
+        if people is None:
+            return True
+        span = text[start:end]
+        if entity_type == "PERSON":
+            return people.plausible(span) and not people.company(text, end)
+        if entity_type == "LOCATION":
+            return people.plausible(span) or places.known_place(span)
+        return True
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:
         """Protected markup untouched, one entity per link with data in it, users as USER."""

@@ -57,7 +57,9 @@ COMPANY_WORDS = frozenset(
     """corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa lab labs group
     systems technologies tech solutions software bank industries holdings partners co company
     media health cloud studio studios games networks capital ventures analytics logistics
-    airlines insurance consulting services foundation university college team project""".split()
+    airlines insurance consulting services foundation university college team project
+    investments associates enterprises international agency orchestra band brothers bros
+    pharmaceuticals motors electric energy financial partnership""".split()
 )
 """Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
 _COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"

@@ -51,6 +51,7 @@ _RUN = re.compile(
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@#/.\-'’])({_LOW_WORD})(?=[ \t]+({_LOW_WORD})(?![\w@/]|['’]\w))")
 _TOKEN = re.compile(rf"{_CAP_WORD}|[{_UPPER}]\.|\S+")
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
@@ -113,6 +114,24 @@ class PeopleFinder:
         for pair in _LOWER_PAIR.finditer(text):
             if self._lower_name(pair.group(1), pair.group(2)):
                 yield pair.start(), pair.end(2), 0.6
+
+    def plausible(self, span: str) -> bool:
+        """Whether an NER ``PERSON`` span could be a name: not only English words.
+
+        "Guilty Pleasures", "Tales", "Salesperson" are not; a word of the name lexicon
+        ("Mark Brown", "Will Smith") or a word English does not know ("Ubul") is enough.
+        """
+        words = _WORDS.findall(span)
+        return not words or any(self._name_word(w) or not self.english(w) for w in words)
+
+    def company(self, text: str, end: int) -> bool:
+        """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
+        return _company_after(text, end)
+
+    def _name_word(self, word: str) -> bool:
+        key = _key(word)
+        first = self._names.first.get(key, 10**9) <= FIRST_RANK
+        return first or self._names.last.get(key, 10**9) <= ENGLISH_SURNAME_RANK
 
     def is_name(self, words: list[str]) -> bool:
         """Whether lower-case words ("jane", "doe") form a first and last name."""
