@@ -3,8 +3,13 @@
 import textwrap
 from collections import Counter
 
+import pytest
+
+from tests.perf import eval_failures
+from tests.perf.eval_detectors import Found
+from tests.perf.eval_score import Score, score_case
 from tests.perf.sources.align import LLM_GUARD, PRESIDIO, SCRUBADUB, align
-from tests.perf.sources.cases import Label, merge_labels, split_of, veilbot_type
+from tests.perf.sources.cases import Case, Label, Origin, keep, merge_labels, split_of, veilbot_type
 from tests.perf.sources.evaluator import unescape
 from tests.perf.sources.presidio_tests import expected_spans
 from tests.perf.sources.pyast import UNREADABLE, fixture_list, parametrize, returned_format
@@ -167,3 +172,53 @@ def test_literal_line_breaks_become_real_and_spans_follow():
     text, spans = unescape("Ann Lee\\n\\nParis\\nFrance", [("PERSON", 0, 7), ("GPE", 11, 16)])
     assert text == "Ann Lee\n\nParis\nFrance"
     assert [text[a:b] for _, a, b in spans] == ["Ann Lee", "Paris"]
+
+
+def make_case(case_id, text, labels, keeps=(), complete=None):
+    return Case("unit", case_id, Origin("r", "c", "f", "t"), text, labels, keeps, complete=complete)
+
+
+def dev_id():
+    return next(f"unit:{i}" for i in range(100) if split_of(f"unit:{i}") == "dev")
+
+
+def test_scoring_counts_caught_leaked_over_redacted_and_false_detections():
+    text = "Ann Leeson at Acme, card 4111 1111 1111 1111, born Friday"
+
+    def at(value):
+        return text.index(value), text.index(value) + len(value)
+
+    labels = (
+        Label("PERSON", *at("Ann Leeson"), "Ann Leeson"),
+        Label("CREDIT_CARD", *at("4111 1111 1111 1111"), "4111 1111 1111 1111"),
+        Label("DATE_TIME", *at("Friday"), "Friday"),
+    )
+    case = make_case(dev_id(), text, labels, (keep("organization", text, *at("Acme")),))
+    found = (Found("PERSON", 0, 3), Found("LOCATION", *at("Acme")), Found("URL", *at("Friday")))
+    score = Score()
+    score_case(case, "<P> Leeson at <L>, card 4111 1111 1111 1111, born <U>", found, score)
+    assert (score.recall.hits["all"], score.recall.total["all"]) == (1, 2)  # DATE_TIME not scored
+    assert score.partial.hits["type:PERSON"] == 1  # "Leeson" survived
+    assert score.over.hits["all"] == 1
+    assert (score.precision.hits["all"], score.precision.total["all"]) == (1, 2)  # URL not counted
+    assert Counter(f.kind for f in score.failures) == {
+        "partial": 1,
+        "leak": 1,
+        "over": 1,
+        "false": 1,
+    }
+
+
+def test_failures_are_shown_for_dev_cases_and_never_for_test_cases():
+    test_id = next(f"unit:{i}" for i in range(100) if split_of(f"unit:{i}") == "test")
+    case = make_case(test_id, "Ann", (Label("PERSON", 0, 3, "Ann"),))
+    score = Score()
+    score_case(case, "Ann", (), score)
+    assert score.recall.total["all"] == 1
+    assert score.failures == []  # figures only
+    dev = make_case(dev_id(), "hi Ann", (Label("PERSON", 3, 6, "Ann"),))
+    score_case(dev, "hi Ann", (), score)
+    assert "hi ⟦Ann⟧" in "\n".join(eval_failures.render("veilbot", score.failures, 5))
+    leaked = score.failures[0]
+    with pytest.raises(ValueError, match="never shown"):
+        eval_failures.render("veilbot", [leaked.__class__(case, "leak", "PERSON", 0, 3, "")], 5)
