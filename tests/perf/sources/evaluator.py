@@ -2,7 +2,9 @@
 
 ``PresidioSentenceFaker`` (PyPI ``presidio-evaluator``, the ``eval`` extra) fills the
 package's own ``templates.txt`` with fake values and labels every slot, so labels are
-complete. Seeded: the same package version and seed give the same sentences. Its hospital
+complete. Seeded (Python's ``random`` too, which the package draws from before it seeds
+anything, and Faker's clock, from which it draws date-times): the same package version and
+seed give the same sentences. Its hospital
 provider is left out because it queries WikiData when built (no template uses it). Templates
 write line breaks as ``\\n``: they become real line breaks, spans moved to match. ORGANIZATION
 spans are keep spans.
@@ -11,7 +13,9 @@ spans are keep spans.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
+import random
 import re
 from collections.abc import Iterator
 from importlib import metadata
@@ -41,6 +45,24 @@ def unescape(
     return text.replace("\\n", "\n"), [(k, moved(a), moved(b)) for k, a, b in spans]
 
 
+@contextlib.contextmanager
+def _frozen_clock() -> Iterator[None]:
+    """Faker draws date-times relative to now: make now a fixed moment while generating."""
+    from faker.providers import date_time
+
+    class Frozen(datetime.datetime):
+        @classmethod
+        def now(cls, tz: datetime.tzinfo | None = None) -> Frozen:
+            return cls(2025, 6, 1, 12, 0, 0, tzinfo=tz)
+
+    real = date_time.datetime
+    date_time.datetime = Frozen  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        date_time.datetime = real  # type: ignore[misc]
+
+
 def _generate(count: int, seed: int) -> list[Any]:
     from presidio_evaluator.data_generator import presidio_sentence_faker as faker_module
     from presidio_evaluator.data_generator.faker_extensions import HospitalProvider
@@ -48,7 +70,9 @@ def _generate(count: int, seed: int) -> list[Any]:
     providers = [
         p for p in faker_module.presidio_additional_entity_providers if p is not HospitalProvider
     ]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    random.seed(seed)  # the package draws its name formats before it seeds anything itself
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1], _frozen_clock():
         faker = faker_module.PresidioSentenceFaker(
             "en_US", lower_case_ratio=LOWER_CASE_RATIO, entity_providers=providers, random_seed=seed
         )
