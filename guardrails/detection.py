@@ -28,6 +28,7 @@ from guardrails.normalize import Normalized, normalize
 from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
 from guardrails.recognizers import build_recognizers
+from guardrails.repeats import repeats
 from guardrails.spans import Detection, merge_overlaps
 
 if TYPE_CHECKING:
@@ -113,7 +114,9 @@ class _Detector:
                             end=norm.ends[refined.end - 1],
                         )
                     )
-        return merge_overlaps(self._markup(precision.merge_names(found), norm), text)
+        merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
+        again = repeats(merged, text, norm.protected)
+        return merge_overlaps([*merged, *again], text) if again else merged
 
     def _analyze(self, text: str) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results."""
@@ -171,6 +174,10 @@ class _Detector:
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
             return None
+        if d.type == "PERSON" and self._people is not None:
+            if self._people.company(norm.text, end):
+                return None
+            start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:

@@ -51,6 +51,17 @@ _RUN = re.compile(
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@#/.\-'’])({_LOW_WORD})(?=[ \t]+({_LOW_WORD})(?![\w@/]|['’]\w))")
 _TOKEN = re.compile(rf"{_CAP_WORD}|[{_UPPER}]\.|\S+")
+_MORE_NAME = re.compile(
+    rf"(?P<join>[ \t]+(?:(?![AI][ \t])[{_UPPER}]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?))?"
+    rf"[ \t]+(?P<last>{_CAP_WORD})"
+    rf"(?![\w@])"
+)
+"""What may follow a detected name: an initial or particles, then a capitalized word."""
+_WITH_INITIAL = re.compile(
+    rf"(?<![\w@#/.\-])(?P<first>{_CAP_WORD})[ \t]+(?![AI][ \t])[{_UPPER}]\.?[ \t]+"
+    rf"(?P<last>{_CAP_WORD})"
+    rf"(?![\w@])"
+)
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
@@ -111,6 +122,12 @@ class PeopleFinder:
         """``(start, end, score)`` of each name the lexicon finds in ``text``."""
         for run in _RUN.finditer(text):
             yield from self._in_run(text, run.start(), run.end())
+        for initial in _WITH_INITIAL.finditer(text):  # "Faina D. Yefremova": a name's shape
+            first, last = initial.group("first"), initial.group("last")
+            verb = self._words.knows(_key(last))  # "Tom A Question"; nouns may be names
+            if not (self.english(first) or verb or _company_after(text, initial.end())):
+                if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
+                    yield initial.start(), initial.end(), 0.9
         for pair in _LOWER_PAIR.finditer(text):
             if self._lower_name(pair.group(1), pair.group(2)):
                 yield pair.start(), pair.end(2), 0.6
@@ -122,7 +139,25 @@ class PeopleFinder:
         ("Mark Brown", "Will Smith") or a word English does not know ("Ubul") is enough.
         """
         words = _WORDS.findall(span)
+        if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
+            return False  # "Bob Smith Inc"
         return not words or any(self._name_word(w) or not self.english(w) for w in words)
+
+    def complete(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """A person's span grown over the initials, particles and last names after it.
+
+        "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
+        often stops at the first name.
+        """
+        while match := _MORE_NAME.match(text, end):
+            joined = match.group("join") is not None  # an initial or a particle before it
+            last = _key(match.group("last"))
+            if (
+                self.english(last) and not (joined and not self._words.knows(last))
+            ) or _company_after(text, match.end()):
+                break
+            end = match.end()
+        return start, end
 
     def company(self, text: str, end: int) -> bool:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""

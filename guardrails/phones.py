@@ -37,9 +37,9 @@ REGIONS = (
 
 _SEP = r"(?:[ \t]*[.\-/][ \t]*|[ \t]+|[ \t]*\n[ \t]*|(?<=\))|(?=\())"
 _GROUP = r"(?:\(\d{1,5}\)|\d{1,15})"
-_EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6})?"
+_EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
 CANDIDATE = re.compile(
-    rf"(?<![\w+@/.\-$€£¥,])(?:\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
+    rf"(?<![\w+@/\-$€£¥])(?<![\d\w][.,])(?:\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
     rf"(?P<ext>{_EXTENSION})(?![\w@]|[.,]\d)",
     re.IGNORECASE,
 )
@@ -53,12 +53,13 @@ _NOT_PHONE = re.compile(
     r"|\d{3}-\d{2}-\d{4}"  # SSN
 )
 _NANP_GROUPING = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
-MIN_DIGITS, MAX_DIGITS = 7, 15
+MIN_DIGITS, MAX_DIGITS = 6, 15
 
 
 CONTEXT = re.compile(
     r"\b(?:phone|call|tel|telephone|mobile|cell|cellphone|number|no|whatsapp|text|sms|fax"
-    r"|ring|reach|contact|landline|extension|ext|hotline|dial)\b",
+    r"|ring|reach|contact|landline|extension|ext|hotline|dial|answering|registered|messages?"
+    r"|texting|calling)\b",
     re.IGNORECASE,
 )
 """Words shortly before a weak candidate (a short national number) that make it count."""
@@ -119,8 +120,12 @@ def score_number(value: str) -> float:
     if not grouped:
         if len(digits) in (10, 11) and _valid(digits[-10:], "US"):
             return 0.6
-        national = digits.startswith("0") and any(_valid(digits, r) for r in REGIONS)
-        return 0.5 if national else 0.0
+        national = any(_valid(digits, r) for r in REGIONS)
+        # With its trunk 0 ("07700900123") a national number; otherwise ("13812345678",
+        # a Chinese mobile) it is also an id: it counts with a phone word nearby.
+        return (0.5 if digits.startswith("0") else WEAK) if national else 0.0
+    if len(digits) < 7:
+        return WEAK  # "87 47 98": a short local number, with a phone word only
     if any(_valid(digits, region) for region in REGIONS):
         # Seven or eight digits without a trunk 0 ("4111 1111") are also parts of other
         # figures: they count only with a phone word nearby (the recognizer's context).

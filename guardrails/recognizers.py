@@ -60,10 +60,16 @@ class Rule:
         return ((start, end, self.score) for start, end in _spans(self, text))
 
 
-def luhn(value: str) -> bool:
-    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, IIN 1-6)."""
+def maestro(value: str) -> bool:
+    """Whether 12 digits are a Maestro card number (IIN 5 or 6, Luhn)."""
+    digits = re.sub(r"\D", "", value)
+    return len(digits) == 12 and digits[0] in "56" and luhn(digits, minimum=12)
+
+
+def luhn(value: str, *, minimum: int = 13) -> bool:
+    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN)."""
     digits = [int(c) for c in value if c.isdigit()]
-    if not 13 <= len(digits) <= 19 or digits[0] not in (1, 2, 3, 4, 5, 6):
+    if not minimum <= len(digits) <= 19 or digits[0] not in (2, 3, 4, 5, 6):
         return False
     total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
     return total % 10 == 0
@@ -88,11 +94,13 @@ _MONTH = (
 )
 _DATE = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
+    rf"|\d{{1,2}}[/.\-]{_MONTH}[/.\-](?:\d{{4}}|\d{{2}})"
     rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?"
     rf"{_MONTH},?\s+\d{{4}}|(?<=born in )\d{{4}})"
 )
 _DOB_CONTEXT = (
-    r"(?:\bborn(?:\s+(?:on|in))?|\bd\.?o\.?b\.?|\bdate\s+of\s+birth|\bbirth\s?date"
+    r"(?:\bborn(?:\s+(?:on|in))?|\bborn\b[^.!?\n\d]{1,40}?\b(?:on|in)|\bd\.?o\.?b\.?"
+    r"|\bdate\s+of\s+birth|\bbirth\s?date"
     r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*(?:(?:on\s+)?the\s+)?"
 )
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
@@ -106,6 +114,17 @@ _SPELLED_EMAIL = (
     rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
     r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))"  # the last label, not a local part
 )
+# "jane.doe@acme[DOT]com", "jane [at] acme [dot] com": an address with bracketed words.
+_BRACKETED_EMAIL = (
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(]at[\])])\s*[\w\-]+"
+    r"(?:\s*(?:\.|[\[(]dot[\])])\s*[\w\-]+)*\s*[\[(]dot[\])]\s*[a-z]{2,24}\b"
+)
+# An age: "a 74 year old", "aged 45", "31 y/o", "I'll turn 23", "age: 52".
+_AGE = (
+    r"(?P<v>\b\d{1,3})(?=[ \-]?(?:years?|yrs?)[ \-]?old\b|[ \-]?y/?o\b)"
+    r"|\b(?:aged?|turn(?:ed|s|ing)?|age\s+is|age\s*:)\s+(?P<w>\d{1,3})\b(?![.,:]\d|\s*(?:%|percent"
+    r"|minutes?|hours?|days?|weeks?|months?|times|degrees|am|pm|o'clock|th|st|nd|rd)\b)"
+)
 # Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain.
 _EMAIL = r"(?<![\w.+\-%])[\w.+\-]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
 
@@ -117,6 +136,15 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.95,
         luhn,
         shrink=True,
+    ),
+    Rule(  # twelve digits are a card only after a card word: else they are ids
+        "CREDIT_CARD",
+        re.compile(
+            r"(?i:\b(?:card|cc|visa|mastercard|maestro|debit|credit)\b[^\n\d]{0,30}?)"
+            r"(?P<v>(?<![\w.\-+/])\d{4}[ \-]?\d{4}[ \-]?\d{4})(?![\w\-])"
+        ),
+        0.9,
+        maestro,
     ),
     Rule(
         "IBAN_CODE",
@@ -145,6 +173,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
     Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
+    Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(
         "DRIVER_LICENSE",

@@ -9,9 +9,10 @@ from guardrails.recognizers import build_recognizers, iban, luhn
 
 
 def found(text, policy=None):
-    recognizers = build_recognizers(policy or default_policy())
-    results = [r for rec in recognizers for r in rec.analyze(text, [], None)]
-    return sorted((r.entity_type, text[r.start : r.end]) for r in results)
+    policy = policy or default_policy()
+    results = [r for rec in build_recognizers(policy) for r in rec.analyze(text, [], None)]
+    kept = [r for r in results if r.score >= policy.threshold(r.entity_type)]
+    return sorted((r.entity_type, text[r.start : r.end]) for r in kept)
 
 
 @pytest.mark.parametrize(
