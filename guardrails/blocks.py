@@ -93,9 +93,13 @@ def _numbered_start(words: list[str]) -> bool:
     return words[1][0].isdigit() or words[1][0].isupper()
 
 
+_NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$")
+"""E-mail addresses, URLs, IP addresses, long figures: a block never runs over them."""
+
+
 def _address_token(token: str, *, first: bool) -> bool:
     word = token.strip(".'’-").lower()
-    if not word:
+    if not word or _NOT_ADDRESS.search(token):
         return False
     if any(c.isdigit() for c in token):
         return True

@@ -193,7 +193,9 @@ class _Detector:
         if entity_type == "PERSON":
             return people.plausible(span) and not people.company(text, end)
         if entity_type == "LOCATION":
-            return people.plausible(span) or places.known_place(span)
+            if people.company(text, end):
+                return False
+            return people.unknown_word(span) or places.known_place(span)
         return True
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:

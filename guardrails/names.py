@@ -26,6 +26,7 @@ support sure team thanks thank thursday today tomorrow tonight trying tuesday th
 welcome well wondering working yes yesterday you yall all here there everyone channel
 ask cc ping tell call dm message meet met invite talk reach loop ty
 manager admin admins engineering marketing product design data ticket tickets issue issues
+oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""
@@ -82,7 +83,12 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"), 0.6),
     (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6),
     (re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"), 0.6),
-    (re.compile(rf"(?<![\w.])(?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"), 0.6),
+    (
+        re.compile(
+            rf"(?<![\w.])(?P<v>{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"
+        ),
+        0.6,
+    ),
     (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
     (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
     # Arabic and Hebrew script have no capitals: two or three words of it in English chat.

@@ -63,6 +63,12 @@ _WITH_INITIAL = re.compile(
     rf"(?![\w@])"
 )
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TITLES = frozenset(
+    """princess prince king queen lord lady sir dame duke duchess saint pope president
+    doctor captain general colonel major sergeant judge father mother sister brother
+    uncle aunt baby""".split()
+)
+"""Words before a name, never its first word ("Princess Royal", "Captain Hook")."""
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
@@ -141,7 +147,15 @@ class PeopleFinder:
         words = _WORDS.findall(span)
         if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
             return False  # "Bob Smith Inc"
-        return not words or any(self._name_word(w) or not self.english(w) for w in words)
+        names = [w for w in words if w.casefold() not in COMMON_WORDS]  # "As", "You", "Oh"
+        return any(self._name_word(w) or not self.english(w) for w in names)
+
+    def unknown_word(self, span: str) -> bool:
+        """Whether a span has a word English does not know ("Tunisia", not "the White ...")."""
+        words = _WORDS.findall(span)
+        if words and words[-1].casefold() in COMPANY_WORDS:
+            return False
+        return any(not self.english(w) for w in words)
 
     def complete(self, text: str, start: int, end: int) -> tuple[int, int]:
         """A person's span grown over the initials, particles and last names after it.
@@ -205,7 +219,8 @@ class PeopleFinder:
         while i < len(tokens):
             a, b = tokens[i]
             word = text[a:b]
-            if word.endswith(".") or _key(word) in COMMON_WORDS or not self._first(word):
+            key = _key(word)
+            if word.endswith(".") or key in COMMON_WORDS or key in _TITLES or not self._first(word):
                 i += 1
                 continue
             j = i + 1
