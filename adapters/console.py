@@ -3,7 +3,10 @@
 In a terminal it is interactive (``/forget``, ``/thread NAME``, ``/quit``) and streams answers.
 When stdin is not a terminal it reads ``{"thread": ..., "text": ...}`` lines and writes
 ``{"thread": ..., "reply": ..., "status": ..., "run_id": ...}`` lines, one per input line.
-Thread names map to ``console:{name}`` thread ids, so a thread continues across runs.
+A line may add ``"platform": "slack"`` or ``"discord"``: its text is then read as that
+platform's adapter reads it (mentions, ``<mailto:...|...>`` links, escapes), so a transcript
+can be replayed through the whole pipeline. Thread names map to ``console:{name}`` thread
+ids, so a thread continues across runs.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any, TextIO
 
 from bot.core.errors import InputRejected
 from bot.core.ports import MessageHandler
-from bot.core.types import InboundMessage, Reply, ThreadId, thread_id
+from bot.core.types import InboundMessage, Platform, Reply, ThreadId, thread_id
 
 HELP = "Commands: /forget erases this thread, /thread NAME switches thread, /quit exits."
 
@@ -68,10 +71,10 @@ class ConsoleAdapter:
         else:
             await self._jsonl_loop()
 
-    def _message(self, name: str, text: str) -> InboundMessage:
+    def _message(self, name: str, text: str, platform: Platform = "console") -> InboundMessage:
         return InboundMessage(
             thread_id=thread_id_of(name),
-            platform="console",
+            platform=platform,
             workspace="local",
             channel=name,
             user_id=self._user,
@@ -143,9 +146,12 @@ class ConsoleAdapter:
             return {"line": number, "error": "not a JSON object"}
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
             return {"line": number, "error": 'expected {"thread": "name", "text": "message"}'}
+        platform = data.get("platform", "console")
+        if platform not in _MARKUPS:
+            return {"line": number, "error": 'platform must be "slack", "discord" or "console"'}
         name = data.get("thread", self._thread)
         try:
-            message = self._message(str(name), data["text"])
+            message = self._message(str(name), data["text"], platform)
         except InputRejected:
             return {"line": number, "error": "invalid thread name: use [A-Za-z0-9_.:-]"}
         reply = await self._handler.handle(message)
@@ -157,6 +163,10 @@ class ConsoleAdapter:
     def _write(self, text: str) -> None:
         self._out.write(text)
         self._out.flush()
+
+
+_MARKUPS: dict[str, Platform] = {"slack": "slack", "discord": "discord", "console": "console"}
+"""The markups a JSON line may ask for."""
 
 
 def _reply_json(name: str, reply: Reply | None, show: bool) -> dict[str, Any]:

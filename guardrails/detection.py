@@ -8,8 +8,9 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
    when the text is long, so nothing is truncated; the NER model reads a truecased copy
    (``guardrails.casing``: lower-case full names capitalized, offsets unchanged);
 3. per-type thresholds, trimming and precision checks (``guardrails.precision``);
-4. back to original offsets; a link with personal data in it becomes one entity, user mentions
-   become ``USER`` entities, protected markup (channels, roles, emoji, timestamps) is never
+4. back to original offsets; a mail or phone link with personal data in it becomes one
+   entity (in a web link only the personal parts are replaced), user mentions become ``USER``
+   entities, protected markup (channels, roles, emoji, timestamps) is never
    touched; overlaps resolved (higher score, then longer).
 """
 
@@ -24,9 +25,11 @@ from bot.core.types import Platform
 from guardrails import casing, places, precision
 from guardrails.engine import LANGUAGE
 from guardrails.normalize import Normalized, normalize
+from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
 from guardrails.recognizers import build_recognizers
-from guardrails.spans import Detection, resolve_overlaps
+from guardrails.repeats import repeats
+from guardrails.spans import Detection, merge_overlaps
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -79,7 +82,19 @@ class _Detector:
         self._lexicon = casing.lexicon(analyzer) if prose else None
         words = casing.lexicon(analyzer, nouns=False) if self._lexicon else None
         towns = places.PlaceCheck(self._lexicon, words) if self._lexicon and words else None
-        self._recognizers = build_recognizers(policy, prose=prose, towns=towns)
+        people = (
+            PeopleFinder(words, self._lexicon, places.gazetteer())
+            if self._lexicon and words
+            else None
+        )
+        self._people = people
+        self._recognizers = build_recognizers(
+            policy,
+            prose=prose,
+            towns=towns,
+            people=people,
+            full_name=people.is_name if people else None,
+        )
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self._recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
@@ -99,7 +114,9 @@ class _Detector:
                             end=norm.ends[refined.end - 1],
                         )
                     )
-        return resolve_overlaps(self._markup(precision.merge_names(found), norm))
+        merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
+        again = repeats(merged, text, norm.protected)
+        return merge_overlaps([*merged, *again], text) if again else merged
 
     def _analyze(self, text: str) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results."""
@@ -151,17 +168,43 @@ class _Detector:
                 return None
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
+            if not self._plausible(d.type, norm.text, start, end):
+                return None
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
             return None
+        if d.type == "PERSON" and self._people is not None:
+            if self._people.company(norm.text, end):
+                return None
+            start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
+
+    def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
+        """Whether an NER span can be what its type says (needs the name lexicon).
+
+        A person is not a run of English words, nor a name a company word follows; a place
+        is not a run of English words unless the gazetteer knows it ("New York").
+        """
+        people = self._people
+        if people is None:
+            return True
+        span = text[start:end]
+        if entity_type == "PERSON":
+            return people.plausible(span) and not people.company(text, end)
+        if entity_type == "LOCATION":
+            if people.company(text, end):
+                return False
+            return people.unknown_word(span) or places.known_place(span)
+        return True
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:
         """Protected markup untouched, one entity per link with data in it, users as USER."""
         kept = [d for d in found if not precision.inside(d.start, d.end, norm.protected)]
         for start, end, kind in norm.links:
             inner = [d for d in kept if d.start < end and start < d.end]
+            if kind == "url" and all(_part_of(d, start, end) for d in inner):
+                continue  # the personal parts of a web link, not the whole link
             entity_type = _LINK_TYPES.get(kind)
             if entity_type not in self._policy.enabled:
                 if not inner:
@@ -172,6 +215,11 @@ class _Detector:
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept
+
+
+def _part_of(d: Detection, start: int, end: int) -> bool:
+    """Whether a detection lies within ``[start, end)`` without covering all of it."""
+    return start <= d.start and d.end <= end and (d.start, d.end) != (start, end)
 
 
 def _parse_only_pipes(analyzer: Any) -> list[str]:

@@ -17,7 +17,10 @@ _MAILTO = re.compile(r"<mailto:([^|>]+)(?:\|[^>]*)?>|\[[^\]]*\]\(mailto:([^)]+)\
 _TEL = re.compile(r"<tel:([^|>]+)(?:\|[^>]*)?>")
 _MENTION = re.compile(r"<@!?([A-Z0-9]+)(?:\|[^>]*)?>")
 _NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
-_NOT_PARTS = re.compile(r"[<>|\[\]()/@:]")
+_NOT_PARTS = re.compile(r"[<>|\[\]()/@:._\d]")
+"""A value with these (a handle, a URL part, markup) is no name whose words stand alone."""
+_ABBREVIATIONS = re.compile(r"(?i:\b(?:mr|mrs|ms|dr|prof|st|jr|sr)\.|\b[^\W\d_]\.)")
+"""Titles and initials, whose dots are part of a name ("Dr. Jane Doe", "John F. Kennedy")."""
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})
 _COMPACT_TYPES = frozenset({"CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER"})
 MAX_PARTS = 4
@@ -41,7 +44,7 @@ def identity(entity_type: str, value: str) -> str:
 
 def name_parts(entity_type: str, value: str) -> tuple[str, ...]:
     """The tokens of a person's name that a later mention may use alone ("Jane", "Doe")."""
-    if entity_type != "PERSON" or _NOT_PARTS.search(value):
+    if entity_type != "PERSON" or _NOT_PARTS.search(_ABBREVIATIONS.sub(" ", value)):
         return ()
     tokens = [t.casefold() for t in _NAME_TOKEN.findall(value)]
     kept = [t for t in tokens if len(t) >= 2 and t not in _TITLES]
@@ -54,6 +57,32 @@ def name_tokens(text: str) -> Iterator[tuple[int, int, str]]:
         token = match.group().casefold()
         if len(token) >= 2 and token not in COMMON_WORDS and token not in _TITLES:
             yield match.start(), match.end(), token
+
+
+MAX_GRAM_WORDS = 4
+MAX_GRAMS = 2000
+"""At most this many word sequences of a message are looked up as known values."""
+
+
+def value_grams(text: str) -> list[tuple[int, int]]:
+    """Runs of one to four words joined by blanks, that could be a value the vault knows.
+
+    Runs made only of common words ("in the") are left out, and a long message stops at
+    ``MAX_GRAMS``.
+    """
+    words = [(m.start(), m.end()) for m in _NAME_TOKEN.finditer(text)]
+    grams: list[tuple[int, int]] = []
+    for i, (start, _) in enumerate(words):
+        common = True
+        for j in range(i, min(i + MAX_GRAM_WORDS, len(words))):
+            if j > i and text[words[j - 1][1] : words[j][0]].strip(" \t"):
+                break
+            common = common and text[words[j][0] : words[j][1]].casefold() in COMMON_WORDS
+            if not common:
+                grams.append((start, words[j][1]))
+        if len(grams) >= MAX_GRAMS:
+            break
+    return grams[:MAX_GRAMS]
 
 
 def known_name_spans(

@@ -26,6 +26,7 @@ support sure team thanks thank thursday today tomorrow tonight trying tuesday th
 welcome well wondering working yes yesterday you yall all here there everyone channel
 ask cc ping tell call dm message meet met invite talk reach loop ty
 manager admin admins engineering marketing product design data ticket tickets issue issues
+oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""
@@ -53,12 +54,16 @@ _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
 # Where a capitalized name is a person by the words around it: "refund it for June Park,",
 # "meeting with Priya from ...", "(Raj Fischer)'s", "Marcus asked", "Isabel Ferreira just sent".
 _FOR_END = r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:after|before|who|since|until|today|tomorrow)\b)"
-_COMPANY = (
-    r"(?!(?:Corp|Corporation|Inc|Incorporated|Ltd|Limited|Labs?|Group|Systems|Technologies|Tech"
-    r"|Solutions|Software|Bank|Industries|Holdings|Partners|Co|Company|Media|Health|Cloud"
-    r"|Studios?|Games|Networks|Capital|Ventures|Analytics|Logistics|Airlines|Insurance"
-    r"|Consulting|Services|Foundation|University|College|Team|Project)\b)"
+COMPANY_WORDS = frozenset(
+    """corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa lab labs group
+    systems technologies tech solutions software bank industries holdings partners co company
+    media health cloud studio studios games networks capital ventures analytics logistics
+    airlines insurance consulting services foundation university college team project
+    investments associates enterprises international agency orchestra band brothers bros
+    pharmaceuticals motors electric energy financial partnership""".split()
 )
+"""Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
+_COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
 _SAYS = (
     r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
@@ -78,7 +83,12 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"), 0.6),
     (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6),
     (re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"), 0.6),
-    (re.compile(rf"(?<![\w.])(?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"), 0.6),
+    (
+        re.compile(
+            rf"(?<![\w.])(?P<v>{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"
+        ),
+        0.6,
+    ),
     (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
     (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
     # Arabic and Hebrew script have no capitals: two or three words of it in English chat.

@@ -15,6 +15,8 @@ What each construct becomes for the analyzer, and what detection does with it:
 - channel, role, group and special mentions, timestamps, custom emoji: a neutral stand-in
   ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
   (channel and role ids are not personal; keeping the markup keeps them working);
+- a line break inside an e-mail address ("jane.doe@exam" / "ple.com", as mail clients and
+  narrow windows wrap it): dropped, so the address is read whole;
 - HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
   backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept, and inline
   code (an identifier, not prose) is remembered so that NER names are not taken from it.
@@ -91,6 +93,35 @@ class Normalized:
         return self.starts[start], self.ends[end - 1]
 
 
+_WRAP = re.compile(r"[ \t]*\n[ \t]*")
+_EMAIL_CHARS = re.compile(r"[\w.+\-%@]+")
+_FULL_EMAIL = re.compile(r"[\w.+\-%]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}")
+
+
+def soft_wraps(text: str) -> set[int]:
+    """Positions of the line breaks (and blanks around them) that split an e-mail address.
+
+    A break is dropped when the words on both sides form one address and the first is not
+    an address on its own; a first part of letters only ("write to") is a word, not part of
+    an address, unless it holds the ``@``.
+    """
+    skip: set[int] = set()
+    for wrap in _WRAP.finditer(text):
+        before = _EMAIL_CHARS.search(text, max(0, wrap.start() - 80), wrap.start())
+        after = _EMAIL_CHARS.match(text, wrap.end())
+        while before is not None and before.end() < wrap.start():
+            before = _EMAIL_CHARS.search(text, before.end(), wrap.start())
+        if before is None or after is None:
+            continue
+        head, tail = before.group(), after.group()
+        if not _FULL_EMAIL.fullmatch(head + tail):
+            continue
+        if _FULL_EMAIL.fullmatch(head) or ("@" not in head and head.isalpha()):
+            continue
+        skip.update(range(wrap.start(), wrap.end()))
+    return skip
+
+
 class _Builder:
     """Appends analysis text piece by piece, recording where each piece came from."""
 
@@ -98,6 +129,7 @@ class _Builder:
         self.source = source
         self.out = Normalized()
         self.pieces: list[str] = []
+        self.skip = soft_wraps(source) if "\n" in source and "@" in source else set()
 
     @property
     def length(self) -> int:
@@ -106,13 +138,13 @@ class _Builder:
     def copy(self, start: int, end: int) -> None:
         """Copy ``source[start:end]`` as is, minus invisible characters."""
         segment = self.source[start:end]
-        if not INVISIBLE_RE.search(segment):
+        if not INVISIBLE_RE.search(segment) and not any(i in self.skip for i in range(start, end)):
             self.pieces.append(segment)
             self.out.starts.extend(range(start, end))
             self.out.ends.extend(range(start + 1, end + 1))
             return
         for i in range(start, end):
-            if not INVISIBLE_RE.match(self.source, i):
+            if i not in self.skip and not INVISIBLE_RE.match(self.source, i):
                 self.pieces.append(self.source[i])
                 self.out.starts.append(i)
                 self.out.ends.append(i + 1)

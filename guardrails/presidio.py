@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING
 from bot.core.errors import GuardrailError
 from bot.core.types import EntityRef, Platform, Redaction, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
-from guardrails.linking import identity, known_name_spans, name_parts, name_tokens
+from guardrails.linking import (
+    identity,
+    known_name_spans,
+    name_parts,
+    name_tokens,
+    value_grams,
+)
 from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
@@ -41,6 +47,10 @@ __all__ = ["Detection", "PresidioGuardrail", "detect", "resolve_overlaps"]
 
 logger = logging.getLogger(__name__)
 
+NAME_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "ORGANIZATION"})
+"""Types the name rules and the NER model give; a known value may take such a span over."""
+KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
+"""Scores of what the vault recognizes: above the NER model's, below validated findings."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
@@ -114,7 +124,7 @@ class PresidioGuardrail:
             StoreError: the vault could not be read or written.
         """
         spans = await self._detect(text, platform)
-        spans = await self._link_known_names(thread_id, text, spans)
+        spans = await self._link_known(thread_id, text, spans)
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", thread_id, platform, redaction.counts()
@@ -188,26 +198,35 @@ class PresidioGuardrail:
         self._working = True
         return found
 
-    async def _link_known_names(
+    async def _link_known(
         self, tid: ThreadId, text: str, spans: list[Detection]
     ) -> list[Detection]:
-        """Add the words that name a person this thread already knows ("Jane" after "Jane Doe").
+        """Add what this thread knows: its values in any case or accent, and its people's words.
 
-        Only tokens outside markup and outside other detections are looked up (one ``HMGET``),
-        and only if the policy redacts people.
+        "Jane" after "Jane Doe", "jose muller" after "José Müller"; one ``HMGET``. A known
+        value or person also takes over a name-model span it covers whole, whatever type the
+        model gave it ("Jane" read as a place keeps Jane Doe's placeholder). Only
+        words outside markup and outside validated findings are looked up.
         """
-        if "PERSON" not in self._policy.enabled:
-            return spans
-        taken = [(s.start, s.end) for s in spans]
-        tokens = [
-            t
-            for t in name_tokens(text)
-            if not _overlaps(Detection("", t[0], t[1]), taken) and not _in_markup(text, t[0])
-        ]
-        owners = await self._vault.name_owners(tid, [t[2] for t in tokens])
+        fixed = [(s.start, s.end) for s in spans if s.type not in NAME_TYPES]
+        grams = [g for g in value_grams(text) if not _blocked(text, g, fixed)]
+        tokens = []
+        if "PERSON" in self._policy.enabled:
+            tokens = [t for t in name_tokens(text) if not _blocked(text, t[:2], fixed)]
+        values, owners = await self._vault.known(
+            tid, [text[a:b] for a, b in grams], [t[2] for t in tokens]
+        )
         known = [
-            Detection("PERSON", s, e, 0.9) for s, e, _ in known_name_spans(text, tokens, owners)
+            Detection(placeholder_type(ph), a, b, KNOWN_VALUE)
+            for (a, b), ph in zip(grams, values, strict=True)
+            if ph is not None and placeholder_type(ph) in self._policy.enabled
         ]
+        known += [
+            Detection("PERSON", a, b, KNOWN_NAME)
+            for a, b, _ in known_name_spans(text, tokens, owners)
+        ]
+        named = [s for s in spans if s.type in NAME_TYPES]
+        known = [k for k in known if not any(_cuts_into(k, n) for n in named)]
         return resolve_overlaps([*spans, *known]) if known else spans
 
     async def _redact(self, tid: ThreadId, text: str, spans: list[Detection]) -> Redaction:
@@ -243,3 +262,15 @@ def _in_markup(text: str, position: int) -> bool:
 
 def _overlaps(span: Detection, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(span.start < end and start < span.end for start, end in ranges)
+
+
+def _blocked(text: str, span: tuple[int, int], fixed: Sequence[tuple[int, int]]) -> bool:
+    """Whether a word span is in markup or overlaps a validated finding."""
+    start, end = span
+    return _in_markup(text, start) or any(start < b and a < end for a, b in fixed)
+
+
+def _cuts_into(known: Detection, named: Detection) -> bool:
+    """Whether ``known`` overlaps a name span without covering it (it would expose the rest)."""
+    overlap = known.start < named.end and named.start < known.end
+    return overlap and not (known.start <= named.start and named.end <= known.end)

@@ -9,6 +9,7 @@ ad-hoc recognizers, built once per policy.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -18,21 +19,23 @@ from guardrails.engine import offline
 
 offline()  # before presidio (and its tldextract) is imported
 
-import phonenumbers  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
+    AnalysisExplanation,
     EntityRecognizer,
     Pattern,
     PatternRecognizer,
     RecognizerResult,
 )
 
+from guardrails import blocks, phones, urls  # noqa: E402
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
 
 Validator = Callable[[str], bool]
-_PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "CA", "AU", "ES", "IT", "NL", "BR")
+Finder = Callable[[str], Iterable[tuple[int, int, float]]]
+"""Finds values in a text: ``text -> (start, end, score)`` for each."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,28 @@ class Rule:
     """Whether a value that fails validation is retried without its last separated group."""
     max_digits: int = 0
     """When set, a match with more digits is no candidate (a card or IBAN, not a phone)."""
+    finder: Finder | None = None
+    """Finds the values itself (``regex``, ``validate`` and ``shrink`` are then unused)."""
+
+    def find(self, text: str) -> Iterable[tuple[int, int, float]]:
+        """``(start, end, score)`` of each value of this rule in ``text``."""
+        if self.finder is not None:
+            return self.finder(text)
+        return ((start, end, self.score) for start, end in _spans(self, text))
 
 
-def luhn(value: str) -> bool:
+def maestro(value: str) -> bool:
+    """Whether 12 digits are a Maestro card number (IIN 5 or 6, Luhn)."""
+    digits = re.sub(r"\D", "", value)
+    return len(digits) == 12 and digits[0] in "56" and luhn(digits, minimum=12)
+
+
+def luhn(value: str, *, minimum: int = 13) -> bool:
     """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN)."""
     digits = [int(c) for c in value if c.isdigit()]
-    if not 13 <= len(digits) <= 19 or digits[0] not in (2, 3, 4, 5, 6):
+    if not minimum <= len(digits) <= 19:
+        return False
+    if digits[0] not in (2, 3, 4, 5, 6) and digits[:4] != [1, 8, 0, 0]:  # JCB's 1800
         return False
     total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
     return total % 10 == 0
@@ -67,44 +86,9 @@ def iban(value: str) -> bool:
     return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
 
 
-def phone(value: str) -> bool:
-    """Whether ``value`` is a plausible phone number (international, or national somewhere)."""
-    digits = re.sub(r"\D", "", value)
-    if not 8 <= len(digits) <= 15 or value.count("\n") > 1 or _NOT_PHONE.search(value):
-        return False
-    if value.lstrip().startswith("+"):
-        try:
-            return phonenumbers.is_possible_number(phonenumbers.parse("+" + digits, None))
-        except phonenumbers.NumberParseException:
-            return False
-    return any(_national(digits, region) for region in _PHONE_REGIONS)
-
-
-def nanp(value: str) -> bool:
-    """Whether undivided digits are a valid North American number (``4155550123``).
-
-    Ten digits with no separator are also order ids and timestamps, so only the strict
-    plan's area and exchange codes count here, not a national number anywhere.
-    """
-    digits = re.sub(r"\D", "", value)
-    return len(digits) in (10, 11) and _national(digits[-10:], "US")
-
-
-def _national(digits: str, region: str) -> bool:
-    try:
-        return phonenumbers.is_valid_number(phonenumbers.parse(digits, region))
-    except phonenumbers.NumberParseException:
-        return False
-
-
 _I = re.IGNORECASE
-# A date, an IP address or an SSN anywhere in a candidate ("HTTP 503 2024-06-30") is no phone.
-_NOT_PHONE = re.compile(
-    r"(?<!\d)(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}"
-    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4})(?!\d)"
-)
-_ISO_DATE = r"\d{4}[-./]\d{1,2}[-./]\d{1,2}(?!\d)"
-_PHONE_SEP = r"(?:[ \t.\-/]+(?:\n[ \t]*)?|\n[ \t]*|(?<=\)))"
+_WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
+"""Between digit groups of a card or IBAN: a space, dot or hyphen, or a line break."""
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -112,12 +96,14 @@ _MONTH = (
 )
 _DATE = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
-    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"|\d{{1,2}}[/.\-]{_MONTH}[/.\-](?:\d{{4}}|\d{{2}})"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?"
     rf"{_MONTH},?\s+\d{{4}}|(?<=born in )\d{{4}})"
 )
 _DOB_CONTEXT = (
-    r"(?:\bborn(?:\s+(?:on|in))?|\bd\.?o\.?b\.?|\bdate\s+of\s+birth|\bbirth\s?date"
-    r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*"
+    r"(?:\bborn(?:\s+(?:on|in))?|\bborn\b[^.!?\n\d]{1,40}?\b(?:on|in)|\bd\.?o\.?b\.?"
+    r"|\bdate\s+of\s+birth|\bbirth\s?date"
+    r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*(?:(?:on\s+)?the\s+)?"
 )
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
 # A spelled local part may also spell its underscores and hyphens ("jane underscore doe").
@@ -130,41 +116,46 @@ _SPELLED_EMAIL = (
     rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
     r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))"  # the last label, not a local part
 )
+# "jane.doe@acme[DOT]com", "jane [at] acme [dot] com": an address with bracketed words.
+_BRACKETED_EMAIL = (
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(]at[\])])\s*[\w\-]+"
+    r"(?:\s*(?:\.|[\[(]dot[\])])\s*[\w\-]+)*\s*[\[(]dot[\])]\s*[a-z]{2,24}\b"
+)
+# An age: "a 74 year old", "aged 45", "31 y/o", "I'll turn 23", "age: 52".
+_AGE = (
+    r"(?P<v>\b\d{1,3})(?=[ \-]?(?:years?|yrs?)[ \-]?old\b|[ \-]?y/?o\b)"
+    r"|\b(?:aged?|turn(?:ed|s|ing)?|age\s+is|age\s*:)\s+(?P<w>\d{1,3})\b(?![.,:]\d|\s*(?:%|percent"
+    r"|minutes?|hours?|days?|weeks?|months?|times|degrees|am|pm|o'clock|th|st|nd|rd)\b)"
+)
 # Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain.
 _EMAIL = r"(?<![\w.+\-%])[\w.+\-]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
 
+_NEVER = re.compile(r"(?!)")
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule(
         "CREDIT_CARD",
-        re.compile(r"(?<![\w.\-])\d(?:[ .\-]?\d){12,18}(?!\w)"),
+        re.compile(rf"(?<![\w.\-+/])\d(?:{_WRAP_SEP}?\d){{12,18}}(?!\w)"),
         0.95,
         luhn,
         shrink=True,
     ),
+    Rule(  # twelve digits are a card only after a card word: else they are ids
+        "CREDIT_CARD",
+        re.compile(
+            r"(?i:\b(?:card|cc|visa|mastercard|maestro|debit|credit)\b[^\n\d]{0,30}?)"
+            r"(?P<v>(?<![\w.\-+/])\d{4}[ \-]?\d{4}[ \-]?\d{4})(?![\w\-])"
+        ),
+        0.9,
+        maestro,
+    ),
     Rule(
         "IBAN_CODE",
-        re.compile(r"\b[A-Z]{2}\d{2}(?:[ .\-]?[A-Z0-9]{1,4}){3,8}\b", _I),
+        re.compile(rf"\b[A-Z]{{2}}\d{{2}}(?:{_WRAP_SEP}?[A-Z0-9]{{1,4}}){{3,8}}\b", _I),
         0.95,
         iban,
         shrink=True,
     ),
-    Rule(
-        "PHONE_NUMBER",
-        re.compile(
-            rf"(?<![\w+])(?:\+\d{{1,3}}|\(\d{{2,5}}\)|\d{{2,5}})"
-            rf"(?:{_PHONE_SEP}(?!{_ISO_DATE})(?:\(\d{{1,5}}\)|\d{{1,6}})){{1,6}}(?!\w)"
-        ),
-        0.5,
-        phone,
-        shrink=True,
-        max_digits=15,
-    ),
-    Rule(
-        "PHONE_NUMBER",
-        re.compile(r"(?<![\w+.\-/])(?:\+?1)?\d{10}(?![\w.\-/])"),
-        0.5,
-        nanp,
-    ),
+    Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find),
     Rule(
         "PERSON",
         re.compile(
@@ -174,6 +165,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.9,  # above NER: its span over the whole URL would hide this one, then be dropped
     ),
     Rule("EMAIL_ADDRESS", re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"), 0.9),
+    Rule("PHONE_NUMBER", re.compile(r"\bwa\.me/(?P<v>\+?\d{7,15})\b"), 0.9),
     Rule("PHONE_NUMBER", re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"), 0.8),
     Rule(
         "PERSON",
@@ -183,11 +175,14 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
     Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
+    Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(
         "DRIVER_LICENSE",
         re.compile(
-            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\bDL)(?:\s+(?:no\.?|number|#))?(?:\s+is)?"
+            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\blicen[cs]e|\bDL)"
+            r"(?:\s+(?:no\.?|number|#|id))?(?:\s+is)?"
             r"\s*[:#]?\s*"
             r"(?P<v>(?=[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9\-]{3,18})[A-Z0-9])\b",
             _I,
@@ -217,9 +212,16 @@ class RegexRecognizer(EntityRecognizer):
             RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
         }
         return [
-            RecognizerResult(rule.type, start, end, rule.score, recognition_metadata=dict(metadata))
+            RecognizerResult(
+                rule.type,
+                start,
+                end,
+                score,
+                analysis_explanation=AnalysisExplanation(self._name, score),
+                recognition_metadata=dict(metadata),
+            )
             for rule in self._rules
-            for start, end in _spans(rule, text)
+            for start, end, score in rule.find(text)
         ]
 
 
@@ -248,8 +250,18 @@ def _cuts(text: str, start: int, end: int, shrink: bool) -> list[int]:
     return [end, *(i for i in separators if text[i - 1] not in " .-/\n\t")]
 
 
+def _url_people(full_name: urls.NameCheck | None, text: str) -> Iterable[tuple[int, int, float]]:
+    # Above NER: a span of its over the whole URL would hide this one.
+    return ((start, end, 0.9) for start, end in urls.personal_parts(text, full_name))
+
+
 def build_recognizers(
-    policy: Policy, *, prose: bool = True, towns: Validator | None = None
+    policy: Policy,
+    *,
+    prose: bool = True,
+    towns: Validator | None = None,
+    people: Finder | None = None,
+    full_name: urls.NameCheck | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
@@ -259,13 +271,19 @@ def build_recognizers(
             identifiers (and personal parts of URLs) are found, as in the output scan.
         towns: whether a name after a place word is a town (``guardrails.places``); with
             it, "moved to porto" is a ``LOCATION`` in any case.
+        people: names by the name lexicon (``guardrails.people``).
+        full_name: whether the words of a URL segment are a full name (the same lexicon).
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
     places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
+    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=blocks.find))
     if towns is not None:
         places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
+    if people is not None:
+        names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people))
+    in_urls = Rule("PERSON", _NEVER, 0.0, finder=functools.partial(_url_people, full_name))
     heuristics = (*names, *places) if prose else ()
-    rules = [r for r in (*BUILTIN_RULES, *heuristics) if r.type in policy.enabled]
+    rules = [r for r in (*BUILTIN_RULES, in_urls, *heuristics) if r.type in policy.enabled]
     by_type: dict[str, list[Rule]] = {}
     for rule in rules:
         by_type.setdefault(rule.type, []).append(rule)

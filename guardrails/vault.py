@@ -110,9 +110,14 @@ class VaultEntry(NamedTuple):
 
 
 def normalize_value(value: str) -> str:
-    """The form of a value that lookups compare: NFKC, casefolded, whitespace collapsed."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
-    return " ".join(folded.split())
+    """The form of a value that lookups compare: casefolded, accents off, whitespace collapsed.
+
+    "José Müller", "JOSE MULLER" and "jose  muller" are one value: people type names with
+    and without their accents.
+    """
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", value).casefold())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(unicodedata.normalize("NFKC", plain).split())
 
 
 @asynccontextmanager
@@ -189,13 +194,30 @@ class RedisVault:
             StoreUnavailable: Redis cannot be reached.
             StoreError: Redis failed.
         """
-        if not tokens:
-            return []
-        fields = [f"t:{self._index(tid, t, domain=_PART_DOMAIN)}" for t in tokens]
+        return (await self.known(tid, [], tokens))[1]
+
+    async def known(
+        self, tid: ThreadId, values: Sequence[str], tokens: Sequence[str]
+    ) -> tuple[list[str | None], list[str | None]]:
+        """Placeholders of values already in the vault, and of name tokens (one ``HMGET``).
+
+        Returns:
+            For each value its placeholder or ``None``; for each name token the placeholder it
+            belongs to or ``None`` (unknown, or shared by two people).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis failed.
+        """
+        if not values and not tokens:
+            return [], []
+        fields = [f"h:{self._index(tid, v)}" for v in values]
+        fields += [f"t:{self._index(tid, t, domain=_PART_DOMAIN)}" for t in tokens]
         async with redis_errors_as_store_errors("lookup", tid):
             raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
-        owners = [v.decode() if isinstance(v, bytes) else v for v in raw]
-        return [o if o and o != "*" else None for o in owners]
+        found = [v.decode() if isinstance(v, bytes) else v for v in raw]
+        owners = [o if o and o != "*" else None for o in found[len(values) :]]
+        return found[: len(values)], owners
 
     async def mapping(self, tid: ThreadId) -> dict[str, tuple[str, str]]:
         """Every placeholder of the thread with its entity type and value (one ``HGETALL``).

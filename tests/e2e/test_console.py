@@ -127,3 +127,28 @@ def test_a_bad_setting_stops_start_up_naming_the_variable(
     assert done.returncode == 2
     assert variable in done.stderr
     assert value not in done.stderr.replace(variable, "")
+
+
+def test_a_transcript_line_is_read_with_its_platforms_markup(
+    console_env: dict[str, str], fake_anthropic: FakeAnthropic
+) -> None:
+    slack = "ping <@U024BE7LH>: mail <mailto:jane.doe@acme.com|jane.doe@acme.com> &amp; thanks"
+    discord = "<@!296012345678901234> call ||+44 20 7946 0958|| <t:1700000000:R>"
+    lines = [
+        json.dumps({"thread": "replay", "text": slack, "platform": "slack"}),
+        json.dumps({"thread": "replay", "text": discord, "platform": "discord"}),
+        json.dumps({"thread": "replay", "text": "hi", "platform": "irc"}),
+    ]
+
+    done = run_console(lines, console_env, "--show-redactions")
+
+    assert done.returncode == 0, done.stderr
+    out = jsonl(done.stdout)
+    assert out[0]["redacted"] == "ping <USER_1>: mail <EMAIL_ADDRESS_1> &amp; thanks"
+    assert out[1]["redacted"] == "<USER_2> call ||<PHONE_NUMBER_1>|| <t:1700000000:R>"
+    assert out[0]["reply"] == f"Noted: {slack}"  # the fake model repeats what it saw
+    assert out[1]["reply"] == f"Noted: {discord}"
+    assert out[2] == {"line": 3, "error": 'platform must be "slack", "discord" or "console"'}
+    sent = fake_anthropic.all_text_sent()
+    for value in ("jane.doe@acme.com", "U024BE7LH", "296012345678901234", "7946 0958"):
+        assert value not in sent

@@ -39,8 +39,8 @@ def found(analyzer, text, platform="console", policy=None):
             "write to jane dot doe at acme dot com",
             ("EMAIL_ADDRESS", "jane dot doe at acme dot com"),
         ),
-        ("see https://x.io/?email=bob@x.io", ("EMAIL_ADDRESS", "https://x.io/?email=bob@x.io")),
-        ("profile https://acme.com/users/jane.doe", ("PERSON", "https://acme.com/users/jane.doe")),
+        ("see https://x.io/?email=bob@x.io", ("EMAIL_ADDRESS", "bob@x.io")),
+        ("profile https://acme.com/users/jane.doe", ("PERSON", "jane.doe")),
         (
             "eth 0x52908400098527886E0F7030069857D2E4169EE7",
             ("CRYPTO", "0x52908400098527886E0F7030069857D2E4169EE7"),
@@ -89,7 +89,7 @@ def test_harmless_tokens_stay(presidio_analyzer, text):
         (
             "slack",
             "link: https://profiles.example.org/in/chloe-gonzalez can you",
-            ("PERSON", "https://profiles.example.org/in/chloe-gonzalez"),
+            ("PERSON", "chloe-gonzalez"),
         ),
         ("slack", "I'm in 221 Baker Street until Friday", ("LOCATION", "221 Baker Street")),
     ],

@@ -1,17 +1,22 @@
-"""Measure the guardrail on the labelled corpus; run on demand, prints (not collected by pytest).
+"""Measure the guardrail on outside labelled sources and on the own corpus; run on demand.
 
 ```
-.venv/bin/python -m tests.perf.eval_guardrail [--markdown]
+.venv/bin/python -m tests.perf.eval_guardrail --peers ~/peers [--sources a,b] [--split dev]
+    [--show-failures] [--markdown] [--json figures.json]
 ```
 
-Two corpora, each with its threads: the held-out one (``corpus_holdout.jsonl``, fresh value
-pools and seed, never used for tuning; the headline) and the dev one (``corpus.jsonl``). Corpus
-through ``veilbot redact``'s code path: leak rate, partial
-leaks and over-redaction (definitions in ``tests.perf.eval_metrics``), overall, per type, per
-platform and per hard-case tag. Threads (``threads*.jsonl``) through the real
-guardrail on a real Redis (``VEILBOT_TEST_REDIS_URL``, else a private ``redis-server``): restore
-fidelity of mangled replies and same value -> same placeholder across turns. Prints figures
-only, never corpus values.
+Outside sources (``tests.perf.sources``), each on its own line, every table with veilbot and
+stock Presidio on the same spaCy model (``tests.perf.eval_detectors``): text from
+``presidio-evaluator``'s generator (the ``eval`` extra), and labelled examples from peers'
+public test suites read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``; the
+README has the clone commands). Each outside source is split in a fixed dev and test half by a
+hash of the case id; ``--show-failures`` prints failing dev cases and is refused for the test
+split, which is only ever reported as figures. Measures in ``tests.perf.eval_score``.
+
+The regression set (``regression``, ``tests.perf.eval_regression``): the team's own held-out
+and dev corpora through both detectors, plus the corpus metrics and the thread evaluation of
+the README (leak rate, partial leaks, over-redaction, restore fidelity, same value -> same
+placeholder; definitions in ``tests.perf.eval_metrics``). Prints figures only.
 """
 
 from __future__ import annotations
@@ -20,91 +25,33 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import sys
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from bot.app import build_redactor  # noqa: E402
-from bot.core.keys import KeySpace  # noqa: E402
-from bot.core.types import ThreadId  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
+from tests.perf import eval_failures, eval_report  # noqa: E402
+from tests.perf.eval_detectors import Detector, StockPresidio, Veilbot, resolve  # noqa: E402
 from tests.perf.eval_metrics import CorpusScore, Tally  # noqa: E402
-from tests.perf.eval_threads import ThreadScore, score_thread  # noqa: E402
+from tests.perf.eval_regression import (  # noqa: E402
+    CORPORA,
+    CorpusObserver,
+    as_cases,
+    redis_url,
+    rows,
+    score_threads,
+)
+from tests.perf.eval_score import Score, combine, run  # noqa: E402
+from tests.perf.eval_threads import ThreadScore  # noqa: E402
+from tests.perf.sources import NAMES, SOURCES, load  # noqa: E402
+from tests.perf.sources.peers import PeerMissing, peers_dir  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 TARGETS = {"leak": 0.02, "over": 0.10, "fidelity": 0.99, "stability": 0.98}
 ZERO_LEAK_TYPES = ("EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "CRYPTO")
-
-
-def _rows(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
-
-
-def score_corpus(messages: list[dict[str, Any]]) -> tuple[CorpusScore, float]:
-    """Redact every message as ``veilbot redact`` does and score it; also ms per message."""
-    redactor = build_redactor(load_settings())
-    redactor.redact("warm up with Jane Doe, jane@example.com", "slack")
-    score = CorpusScore()
-    started = time.perf_counter()
-    for message in messages:
-        redacted = redactor.redact(message["text"], message["platform"])
-        covered = [(e.start, e.end) for e in redacted.entities]
-        score.add_message(message, redacted.text, covered)
-    return score, (time.perf_counter() - started) * 1000 / max(1, len(messages))
-
-
-@contextmanager
-def redis_url() -> Iterator[str]:
-    """``VEILBOT_TEST_REDIS_URL``, or a private redis-server for the duration."""
-    if url := os.environ.get("VEILBOT_TEST_REDIS_URL"):
-        yield url
-        return
-    from tests.fixtures.services import RedisServer, find_redis_server
-
-    binary = find_redis_server()
-    if binary is None:
-        sys.exit("no redis-server found: set VEILBOT_TEST_REDIS_URL")
-    server = RedisServer(binary)
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.cleanup()
-
-
-async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
-    """Every thread through the real guardrail and vault (private restorer: all restored)."""
-    import redis.asyncio as aioredis
-
-    from bot.app import _guardrail
-    from guardrails.vault import RedisVault
-
-    settings = load_settings()
-    client = aioredis.Redis.from_url(url)
-    vault = RedisVault(
-        client, KeySpace(f"vbeval-{uuid.uuid4().hex[:8]}"), key=os.urandom(32), ttl_seconds=600
-    )
-    score, rng = ThreadScore(), random.Random(7)
-    async with AsyncExitStack() as stack:
-        guardrail = await _guardrail(settings, vault, stack)
-        for thread in threads:
-            tid = _thread_id(thread)
-            await score_thread(guardrail, vault, tid, thread, rng, score)
-    await client.aclose()
-    return score
-
-
-def _thread_id(thread: dict[str, Any]) -> ThreadId:
-    if thread["platform"] == "slack":
-        return ThreadId(f"slack:TEVAL:C{thread['id']}:1700000000.000100")
-    return ThreadId(f"discord:GEVAL:{thread['id']}")
+REGRESSION = "regression"
+GENERATED = "presidio-evaluator"
 
 
 def _line(name: str, tally: Tally, group: str) -> str:
@@ -154,24 +101,115 @@ def markdown(corpus: CorpusScore, threads: ThreadScore) -> list[str]:
     return rows
 
 
-CORPORA = (("held-out", "_holdout"), ("dev", ""))
-"""Held-out first: its pools and seed were never used while tuning, so it is the headline."""
+def outside(
+    args: argparse.Namespace, detectors: list[Detector]
+) -> tuple[eval_report.Results, dict[str, list[Any]]]:
+    """Score every selected outside source; also the dev failures per detector."""
+    results: eval_report.Results = {}
+    failures: dict[str, list[Any]] = {d.name: [] for d in detectors}
+    origins: dict[str, list[str]] = args.origins
+    peers = peers_dir(args.peers)
+    for source in SOURCES:
+        if source.name not in args.sources:
+            continue
+        try:
+            cases = [c for c in load(source, peers) if c.split in args.splits]
+        except (PeerMissing, ImportError) as exc:
+            print(f"skipped {source.name}: {exc}", file=sys.stderr)  # noqa: T201
+            continue
+        origins[source.name] = sorted({f"{c.origin.repo}@{c.origin.commit}" for c in cases})
+        by_split: dict[str, dict[str, Score]] = {}
+        for detector in detectors:
+            for split, score in sorted(run(detector, cases).items()):
+                by_split.setdefault(split, {})[detector.name] = score
+                failures[detector.name] += score.failures
+        results[source.name] = by_split
+    peer_rows = [s for name, s in results.items() if name != GENERATED]
+    if len(peer_rows) > 1:
+        results[eval_report.PEERS_ROW] = {
+            split: {
+                d.name: combine([r[split][d.name] for r in peer_rows if split in r])
+                for d in detectors
+            }
+            for split in args.splits
+            if any(split in r for r in peer_rows)
+        }
+    return results, failures
 
 
-def main() -> None:
-    """Run both evaluations on the held-out and the dev corpus and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", action="store_true", help="also print the README tables")
-    args = parser.parse_args()
+def regression(
+    detectors: list[Detector], results: eval_report.Results, markdown_tables: bool
+) -> None:
+    """Both detectors on the own corpora (one row each), then the README's corpus figures."""
     for title, suffix in CORPORA:
-        messages = _rows(f"corpus{suffix}.jsonl")
-        corpus, ms = score_corpus(messages)
+        messages = rows(f"corpus{suffix}.jsonl")
+        cases = as_cases(title, messages)
+        observer = CorpusObserver(messages)
+        row: dict[str, Score] = {}
+        for detector in detectors:
+            watch = observer if detector.name == "veilbot" else None
+            row[detector.name] = run(detector, cases, lambda c: "all", watch)["all"]
+        results[f"{REGRESSION}:{title}"] = {"all": row}
         with redis_url() as url:
-            threads = asyncio.run(score_threads(_rows(f"threads{suffix}.jsonl"), url))
-        print(f"== {title} corpus ==")  # noqa: T201
+            threads = asyncio.run(score_threads(rows(f"threads{suffix}.jsonl"), url))
+        corpus, ms = observer.score, row["veilbot"].ms_per_case
+        print(f"== regression set: {title} corpus ==")  # noqa: T201
         print("\n".join(report(corpus, threads, ms, len(messages))))  # noqa: T201
-        if args.markdown:
+        if markdown_tables:
             print("\n" + "\n".join(markdown(corpus, threads)) + "\n")  # noqa: T201
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (``--help`` lists the sources)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.perf.eval_guardrail",
+        description=__doc__.splitlines()[0],
+        epilog=f"sources: {', '.join([*NAMES, REGRESSION])}",
+    )
+    parser.add_argument("--peers", metavar="DIR", help="folder of peer checkouts")
+    parser.add_argument("--sources", default=",".join([*NAMES, REGRESSION]),
+                        help="comma-separated sources (default: all)")  # fmt: skip
+    parser.add_argument("--split", choices=["dev", "test", "both"], default="both")
+    parser.add_argument("--show-failures", action="store_true",
+                        help="print failing dev cases (refused with --split test)")  # fmt: skip
+    parser.add_argument("--failures-per-class", type=int, default=5, metavar="N")
+    parser.add_argument("--markdown", action="store_true", help="also print Markdown tables")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write all figures as JSON")
+    args = parser.parse_args(argv)
+    args.sources = {s.strip() for s in args.sources.split(",") if s.strip()}
+    unknown = args.sources - {*NAMES, REGRESSION}
+    if unknown:
+        parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
+    if args.show_failures and args.split == "test":
+        parser.error("--show-failures is for the dev split only: test cases are never shown")
+    args.splits = ("dev", "test") if args.split == "both" else (args.split,)
+    args.origins = {}
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the selected evaluations and print the figures."""
+    args = parse(argv)
+    started = time.perf_counter()
+    veilbot = Veilbot()
+    detectors: list[Detector] = [veilbot, StockPresidio(resolve(veilbot.model))]
+    for detector in detectors:
+        detector.run("warm up with Jane Doe, jane@example.com", "slack")
+    results, failures = outside(args, detectors)
+    if REGRESSION in args.sources:
+        regression(detectors, results, args.markdown)
+    print("\n".join(eval_report.render(results)))  # noqa: T201
+    if args.markdown:
+        print("\n" + "\n".join(eval_report.render(results, markdown=True)))  # noqa: T201
+    if args.show_failures:
+        lines = eval_failures.render("veilbot", failures["veilbot"], args.failures_per_class)
+        print("\n" + "\n".join(lines))  # noqa: T201
+    elapsed = time.perf_counter() - started
+    print(f"\nmodel {detectors[1].model}; {elapsed:.0f} s in all")  # type: ignore[attr-defined]  # noqa: T201
+    if args.json:
+        model = detectors[1].model  # type: ignore[attr-defined]
+        meta = {"model": model, "seconds": round(elapsed, 1), "read_from": args.origins}
+        args.json.write_text(json.dumps(eval_report.as_json(results, meta), indent=1))
 
 
 if __name__ == "__main__":

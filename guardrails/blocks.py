@@ -1,0 +1,132 @@
+"""Address blocks: everything an address is made of, after a phrase that announces one.
+
+Street patterns (``guardrails.addresses``) know the usual shapes, but addresses come in every
+country's order and are often typed on several lines::
+
+    Billing address: 28245 Puruntie 82 Apt. 595
+        LAPPEENRANTA
+        53650
+
+After a phrase that announces an address ("address:", "lives at", "ship it to", "billing",
+"moved to"...), or at a line that starts with a house number, the block takes every token
+an address is made of: numbers ("221B", "3610-114"), capitalized and upper-case words in
+any script, lower-case words that are not common English ("terrasse", "ul."), unit words,
+commas and short abbreviations ("Apt.", "St."). It ends at a sentence end, at a common word
+("for a business trip", "please") or at a line that is not address-like. A block counts
+when it has a number and a word of three letters or more: it is one ``LOCATION``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from guardrails.names import COMMON_WORDS
+
+TRIGGER = re.compile(
+    r"(?i:\b(?:(?:home|postal|mailing|billing|shipping|delivery|street|office)\s+)?"
+    r"address(?:es)?\b(?:\s+(?:is|was|will\s+be))?|\baddr\.?"
+    r"|\b(?:lives?|living|resides?|residing|located|staying|based)\s+(?:at|on|in)"
+    r"|\b(?:ship|send|sent|deliver|mail|post|forward)(?:ed|ing|s)?\b[^.?!\n]{0,30}?\bto"
+    r"|\bmoved\s+to|\bcorner\s+of|\bvisit\s+(?:us|me)\s+at"
+    r"|\b(?:is|are|was|were|it's|i'm|we're)\s+(?:at|in|on))"
+    r"\s*[:\-]?\s*"
+)
+"""A phrase after which an address may follow."""
+_TOKEN = re.compile(r"[^\s,;:!?()\"“”]+")
+_ABBREVIATION = re.compile(r"[^\W\d_]{1,4}\.|(?:[^\W\d_]\.){1,3}")
+_ADDRESS_WORDS = frozenset(
+    """de del della delle dei des la le les du da do dos das di d' van von der den ter ten
+    rue ul ul. al. str. apt apt. suite ste ste. unit flat floor fl. no. nr. box po bis ter
+    street st st. road rd rd. avenue ave ave. lane ln drive dr way place court
+    via viale piazza calle avenida rua praça strasse straße gasse weg platz""".split()
+)
+_LINE_LIMIT = 48
+MAX_TOKENS = 24
+
+
+def find(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each address block in ``text``."""
+    taken = 0
+    for trigger in TRIGGER.finditer(text):
+        if trigger.end() < taken:
+            continue
+        block = _block(text, trigger.end(), numbered=False)
+        if block is not None:
+            taken = block[1]
+            yield block[0], block[1], 0.8
+    for line in re.finditer(r"(?m)^[ \t>]*(?=\d)", text):
+        if line.end() < taken:
+            continue
+        block = _block(text, line.end(), numbered=True)
+        if block is not None:
+            taken = block[1]
+            yield block[0], block[1], 0.75
+
+
+def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
+    """The address block starting at ``start``, if the tokens there make one."""
+    tokens: list[tuple[int, int]] = []
+    position = start
+    while len(tokens) < MAX_TOKENS:
+        gap = re.match(r"[ \t,]*(?:\n[ \t>]*)?[ \t,]*", text[position:])
+        gap_text = gap.group() if gap else ""
+        if "\n" in gap_text and tokens and not _address_line(text, position + len(gap_text)):
+            break
+        match = _TOKEN.match(text, position + len(gap_text))
+        if match is None or not _address_token(match.group(), first=not tokens):
+            break
+        end = match.end()
+        if match.group().endswith(".") and not _ABBREVIATION.fullmatch(match.group()):
+            end -= 1  # a sentence's full stop, not an abbreviation
+            tokens.append((match.start(), end))
+            break
+        tokens.append((match.start(), end))
+        position = end
+    return _accepted(text, tokens, numbered)
+
+
+def _numbered_start(words: list[str]) -> bool:
+    """A house number, then a number or a capitalized word: not "2. Tom" or "10 minutes"."""
+    if len(words) < 3 or not re.fullmatch(r"\d{1,6}[A-Za-z]?", words[0]):
+        return False
+    return words[1][0].isdigit() or words[1][0].isupper()
+
+
+_NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$")
+"""E-mail addresses, URLs, IP addresses, long figures: a block never runs over them."""
+
+
+def _address_token(token: str, *, first: bool) -> bool:
+    word = token.strip(".'’-").lower()
+    if not word or _NOT_ADDRESS.search(token):
+        return False
+    if any(c.isdigit() for c in token):
+        return True
+    if token[0].isupper() or token.lower() in _ADDRESS_WORDS or word in _ADDRESS_WORDS:
+        return not (first and word in COMMON_WORDS)
+    return not first and word not in COMMON_WORDS and word.isalpha()
+
+
+def _address_line(text: str, start: int) -> bool:
+    """Whether the line at ``start`` is short and starts like part of an address."""
+    end = text.find("\n", start)
+    line = text[start : end if end >= 0 else len(text)]
+    line = re.split(r"[?!;]|\.(?:\s|$)", line, maxsplit=1)[0].strip()
+    return 0 < len(line) <= _LINE_LIMIT and (line[0].isupper() or line[0].isdigit())
+
+
+def _accepted(text: str, tokens: list[tuple[int, int]], numbered: bool) -> tuple[int, int] | None:
+    words = [text[a:b] for a, b in tokens]
+    while words and words[-1].strip(".").lower() in _ADDRESS_WORDS | COMMON_WORDS:
+        words.pop()
+        tokens.pop()
+    if not tokens:
+        return None
+    has_number = any(any(c.isdigit() for c in w) for w in words)
+    has_word = any(len(w) >= 3 and w.strip(".'’-").isalpha() for w in words)
+    if not (has_number and has_word):
+        return None
+    if numbered and not _numbered_start(words):
+        return None
+    return tokens[0][0], tokens[-1][1]

@@ -1,0 +1,265 @@
+"""People by name: a lexicon of the world's first and last names, for what NER misses.
+
+The small spaCy model misses full names it has not seen in context ("Call Jane Doe on ...",
+"2. Tom Becker - tom@...", "Priya, can you ..."). ``names.tsv.gz`` (built from the
+``names-dataset`` package by ``data/build_names.py``) lists first names that rank in some
+country's top 1 000 and last names in some top 2 000. A name is found by its shape:
+
+- a capitalized first name followed by one to three capitalized words (or a particle such as
+  "van", "de la", or an initial "J.") that are last names or not English words:
+  "Tom Becker", "Mark O'Brien", "Ana de la Cruz", "Jean-Luc Picard";
+- a first name on its own, when it is not also an English word, a month or a town
+  ("Priya", "Tom", but not "Will", "May", "Sydney"): ranked in some top 500;
+- the same two shapes in lower case ("ask priya", "tariq kimura") when both words are names
+  and neither is English, the first in some top 300.
+
+"English" means a word the spaCy model's lemmatizer knows as a verb, adjective or adverb,
+a chat word, or a noun that is not also a first name ("office", "street", but not "john").
+A last name that is also an English word ("Brown", "Park") counts only if it ranks in some
+top 300, so "Grace Period", "Victoria Station" and "Berlin Office" are not people. A match
+that is a town of the gazetteer ("San Francisco") or is followed by a company word ("Morgan
+Stanley Bank") is left to the NER model.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+
+from guardrails.casing import Lexicon
+from guardrails.names import COMMON_WORDS, COMPANY_WORDS
+
+FIRST_RANK = 1000
+SINGLE_RANK = 500
+LOWER_RANK = 300
+ENGLISH_SURNAME_RANK = 300
+
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĪİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŹŻŽȘȚ"
+_LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůűźżžșț"
+_CAP = rf"(?:[{_UPPER}][{_LOWER}]?['’])?[{_UPPER}][{_LOWER}]+(?:[{_UPPER}][{_LOWER}]+)?"
+_CAP_WORD = rf"{_CAP}(?:-{_CAP})?"
+_LOW_WORD = rf"[{_LOWER}]{{2,}}(?:-[{_LOWER}]{{2,}})?"
+_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|la|le|bin|al|el|ter|ten)"
+_RUN = re.compile(
+    rf"(?<![\w@#/.\-])(?P<run>{_CAP_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*"
+    rf"(?:{_CAP_WORD}|[{_UPPER}]\.))*)(?![\w@])"
+)
+_LOWER_PAIR = re.compile(rf"(?<![\w@#/.\-'’])({_LOW_WORD})(?=[ \t]+({_LOW_WORD})(?![\w@/]|['’]\w))")
+_TOKEN = re.compile(rf"{_CAP_WORD}|[{_UPPER}]\.|\S+")
+_MORE_NAME = re.compile(
+    rf"(?P<join>[ \t]+(?:(?![AI][ \t])[{_UPPER}]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?))?"
+    rf"[ \t]+(?P<last>{_CAP_WORD})"
+    rf"(?![\w@])"
+)
+"""What may follow a detected name: an initial or particles, then a capitalized word."""
+_WITH_INITIAL = re.compile(
+    rf"(?<![\w@#/.\-])(?P<first>{_CAP_WORD})[ \t]+(?![AI][ \t])[{_UPPER}]\.?[ \t]+"
+    rf"(?P<last>{_CAP_WORD})"
+    rf"(?![\w@])"
+)
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TITLES = frozenset(
+    """princess prince king queen lord lady sir dame duke duchess saint pope president
+    doctor captain general colonel major sergeant judge father mother sister brother
+    uncle aunt baby""".split()
+)
+"""Words before a name, never its first word ("Princess Royal", "Captain Hook")."""
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december"
+    " jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
+@dataclass(frozen=True)
+class NameLexicon:
+    """Best rank of each first and last name (lower case, NFC) in any country."""
+
+    first: dict[str, int]
+    last: dict[str, int]
+
+
+@functools.cache
+def name_lexicon() -> NameLexicon:
+    """The shipped lexicon, loaded once per process (about 140 000 names)."""
+    data = resources.files("guardrails").joinpath("data/names.tsv.gz").read_bytes()
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for line in gzip.decompress(data).decode("utf-8").splitlines():
+        name, first_rank, last_rank = line.split("\t")
+        if first_rank != "0":
+            first[name] = int(first_rank)
+        if last_rank != "0":
+            last[name] = int(last_rank)
+    return NameLexicon(first, last)
+
+
+def _key(word: str) -> str:
+    return unicodedata.normalize("NFC", word.replace("’", "'")).casefold()
+
+
+class PeopleFinder:
+    """Finds names by the lexicon (see the module docstring); a ``recognizers.Finder``.
+
+    Args:
+        words: the English words the spaCy lemmatizer knows, nouns left out.
+        nouns: the same with its nouns (which include many names).
+        towns: lower-case town names of the gazetteer.
+        names: the name lexicon; the shipped one when ``None``.
+    """
+
+    def __init__(
+        self,
+        words: Lexicon,
+        nouns: Lexicon,
+        towns: frozenset[str] | set[str] | dict[str, int],
+        names: NameLexicon | None = None,
+    ) -> None:
+        self._words = words
+        self._nouns = nouns
+        self._towns = towns
+        self._names = names or name_lexicon()
+
+    def __call__(self, text: str) -> Iterator[tuple[int, int, float]]:
+        """``(start, end, score)`` of each name the lexicon finds in ``text``."""
+        for run in _RUN.finditer(text):
+            yield from self._in_run(text, run.start(), run.end())
+        for initial in _WITH_INITIAL.finditer(text):  # "Faina D. Yefremova": a name's shape
+            first, last = initial.group("first"), initial.group("last")
+            verb = self._words.knows(_key(last))  # "Tom A Question"; nouns may be names
+            if not (self.english(first) or verb or _company_after(text, initial.end())):
+                if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
+                    yield initial.start(), initial.end(), 0.9
+        for pair in _LOWER_PAIR.finditer(text):
+            if self._lower_name(pair.group(1), pair.group(2)):
+                yield pair.start(), pair.end(2), 0.6
+
+    def plausible(self, span: str) -> bool:
+        """Whether an NER ``PERSON`` span could be a name: not only English words.
+
+        "Guilty Pleasures", "Tales", "Salesperson" are not; a word of the name lexicon
+        ("Mark Brown", "Will Smith") or a word English does not know ("Ubul") is enough.
+        """
+        words = _WORDS.findall(span)
+        if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
+            return False  # "Bob Smith Inc"
+        names = [w for w in words if w.casefold() not in COMMON_WORDS]  # "As", "You", "Oh"
+        return any(self._name_word(w) or not self.english(w) for w in names)
+
+    def unknown_word(self, span: str) -> bool:
+        """Whether a span has a word English does not know ("Tunisia", not "the White ...")."""
+        words = _WORDS.findall(span)
+        if words and words[-1].casefold() in COMPANY_WORDS:
+            return False
+        return any(not self.english(w) for w in words)
+
+    def complete(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """A person's span grown over the initials, particles and last names after it.
+
+        "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
+        often stops at the first name.
+        """
+        while match := _MORE_NAME.match(text, end):
+            joined = match.group("join") is not None  # an initial or a particle before it
+            last = _key(match.group("last"))
+            if (
+                self.english(last) and not (joined and not self._words.knows(last))
+            ) or _company_after(text, match.end()):
+                break
+            end = match.end()
+        return start, end
+
+    def company(self, text: str, end: int) -> bool:
+        """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
+        return _company_after(text, end)
+
+    def _name_word(self, word: str) -> bool:
+        key = _key(word)
+        first = self._names.first.get(key, 10**9) <= FIRST_RANK
+        return first or self._names.last.get(key, 10**9) <= ENGLISH_SURNAME_RANK
+
+    def is_name(self, words: list[str]) -> bool:
+        """Whether lower-case words ("jane", "doe") form a first and last name."""
+        first, last = words[0], words[-1]
+        if len(words) < 2 or not self._first(first) or self.english(first):
+            return False
+        return not self.english(last) or _key(last) in self._names.last
+
+    def english(self, word: str) -> bool:
+        """Whether ``word`` is an English word rather than a name (see the module docstring)."""
+        key = _key(word)
+        if "'" in key.strip("'"):
+            return False  # O'Brien, D'Angelo
+        if key in COMMON_WORDS or key in _MONTHS or self._words.knows(key):
+            return True
+        return self._nouns.knows(key) and self._names.first.get(key, 10**9) > FIRST_RANK
+
+    def _first(self, word: str, limit: int = FIRST_RANK) -> bool:
+        key = _key(word)
+        if self._names.first.get(key, 10**9) <= limit:
+            return True
+        parts = key.split("-")  # "Jean-Luc": each part a first name
+        return len(parts) > 1 and all(self._names.first.get(p, 10**9) <= limit for p in parts)
+
+    def _surname(self, word: str) -> bool:
+        """Whether a capitalized word after a first name continues the name."""
+        if len(word) == 2 and word.endswith("."):
+            return True  # an initial
+        if not self.english(word):
+            return True
+        return self._names.last.get(_key(word), 10**9) <= ENGLISH_SURNAME_RANK
+
+    def _in_run(self, text: str, start: int, end: int) -> Iterator[tuple[int, int, float]]:
+        tokens = [(start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+        i = 0
+        while i < len(tokens):
+            a, b = tokens[i]
+            word = text[a:b]
+            key = _key(word)
+            if word.endswith(".") or key in COMMON_WORDS or key in _TITLES or not self._first(word):
+                i += 1
+                continue
+            j = i + 1
+            while j < len(tokens) and j - i <= 3:
+                nxt = text[tokens[j][0] : tokens[j][1]]
+                if nxt[0].islower():  # particles ("de la"): only inside a name
+                    k = j
+                    while k < len(tokens) and text[tokens[k][0]].islower():
+                        k += 1
+                    if k < len(tokens) and self._surname(text[tokens[k][0] : tokens[k][1]]):
+                        j = k + 1
+                        continue
+                    break
+                if not self._surname(nxt):
+                    break
+                j += 1
+            last_end = tokens[j - 1][1]
+            if self._is_person(text, a, last_end, single=j == i + 1):
+                yield a, last_end, 0.7 if j > i + 1 else 0.6
+            i = j
+
+    def _is_person(self, text: str, start: int, end: int, *, single: bool) -> bool:
+        name = text[start:end]
+        if _key(name) in self._towns or _company_after(text, end):
+            return False
+        first = name.split()[0]
+        if single:
+            return self._first(first, SINGLE_RANK) and not self.english(first)
+        surnames = name.split()[1:]
+        # "Will Smith" is a person, "Will Call" is not: an English first name needs a
+        # last name that is no English word.
+        return not self.english(first) or any(not self.english(s) for s in surnames)
+
+    def _lower_name(self, first: str, last: str) -> bool:
+        if not self._first(first, LOWER_RANK) or self.english(first) or self.english(last):
+            return False
+        return _key(last) in self._names.last or _key(last) in self._names.first
+
+
+def _company_after(text: str, end: int) -> bool:
+    following = re.match(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)", text[end : end + 20])
+    return bool(following and following.group(1).rstrip(".").lower() in COMPANY_WORDS)

@@ -1,0 +1,152 @@
+"""Phone numbers: a wide net of digit groups, then libphonenumber decides.
+
+Chat writes numbers every way a country does: ``+4915112345678`` (E.164, no separators),
+``+44 20 7946 0958``, ``(415) 555-0123``, ``030/1234567``, ``06.12.34.56.78``,
+``0049 151 1234 5678``, with an extension (``x204``), broken across a line. The candidate
+pattern takes any run of digit groups with those separators; a candidate is a phone number
+when libphonenumber accepts it:
+
+- with an international prefix (``+`` or ``00``): a possible number of the country it names;
+- otherwise: a valid national number of one of ``REGIONS`` (the EU, the UK, the US and Canada,
+  India, Brazil, China and a few more); ten digits in the North American grouping
+  (``415-555-0123``, ``(212) 555 0187``) count even when no area code matches, since examples
+  and test data use fictional ones;
+- digits without any separator are a phone number only when international, a valid North
+  American number, or a valid national number with its trunk ``0`` (``07700900123``): other
+  runs of digits are order ids and timestamps.
+
+A candidate that fails is retried without its last and then its first digit group, so a
+number glued to a neighbouring figure is still found. Whole dates, times, IP and version
+strings, SSNs and money amounts are never phone numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+import phonenumbers
+
+REGIONS = (
+    "US", "CA", "GB", "IE", "DE", "AT", "CH", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "MT",
+    "DK", "SE", "NO", "FI", "IS", "PL", "CZ", "SK", "HU", "SI", "HR", "RO", "BG", "GR", "CY",
+    "EE", "LV", "LT", "IN", "BR", "CN", "AU", "NZ", "MX", "JP", "SG", "ZA", "IL",
+)  # fmt: skip
+"""Regions whose national formats are recognized without an international prefix."""
+
+_SEP = r"(?:[ \t]*[.\-/][ \t]*|[ \t]+|[ \t]*\n[ \t]*|(?<=\))|(?=\())"
+_GROUP = r"(?:\(\d{1,5}\)|\d{1,15})"
+_EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
+CANDIDATE = re.compile(
+    rf"(?<![\w+@/\-$€£¥])(?<![\d\w][.,])(?:\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
+    rf"(?P<ext>{_EXTENSION})(?![\w@]|[.,]\d)",
+    re.IGNORECASE,
+)
+"""Digit groups that could be a phone number (validated by ``PhoneCheck``)."""
+
+_ISO_DATE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}(?!\d)")
+_GROUPS = re.compile(r"\(?\d+\)?")
+_NOT_PHONE = re.compile(
+    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})"  # dates
+    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:\.\d{1,3}){1,2}"  # IP addresses, versions
+    r"|\d{3}-\d{2}-\d{4}"  # SSN
+)
+_NANP_GROUPING = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
+MIN_DIGITS, MAX_DIGITS = 6, 15
+
+
+CONTEXT = re.compile(
+    r"\b(?:phone|call|tel|telephone|mobile|cell|cellphone|number|no|whatsapp|text|sms|fax"
+    r"|ring|reach|contact|landline|extension|ext|hotline|dial|answering|registered|messages?"
+    r"|texting|calling)\b",
+    re.IGNORECASE,
+)
+"""Words shortly before a weak candidate (a short national number) that make it count."""
+_CONTEXT_WINDOW = 40
+WEAK, CONTEXT_BOOST = 0.35, 0.35
+
+
+def find(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of every phone number in ``text``."""
+    for match in CANDIDATE.finditer(text):
+        digits_end = match.end() - len(match.group("ext"))
+        for piece_start, piece_end in _pieces(text, match.start(), digits_end):
+            span = _accepted(text, piece_start, piece_end)
+            if span is not None:
+                start, end, score = span
+                if score <= WEAK and CONTEXT.search(text, max(0, start - _CONTEXT_WINDOW), start):
+                    score += CONTEXT_BOOST
+                yield start, match.end() if end == digits_end else end, score
+
+
+def _pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The candidate without the ISO dates in it ("HTTP 503 2024-06-30" is no number)."""
+    position = start
+    for date in _ISO_DATE.finditer(text, start, end):
+        if date.start() > position:
+            yield position, date.start()
+        position = date.end()
+    if position < end:
+        yield position, end
+
+
+def _accepted(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    """The longest sub-span of whole digit groups that is a phone number, with its score."""
+    groups = [(start + m.start(), start + m.end()) for m in _GROUPS.finditer(text[start:end])]
+    if groups and text[start] == "+":
+        groups[0] = (start, groups[0][1])
+    for first in range(min(2, len(groups))):
+        for last in range(len(groups) - 1, max(first, len(groups) - 3) - 1, -1):
+            a, b = groups[first][0], groups[last][1]
+            if first and text[a - 1 : a] == "+":
+                a -= 1
+            score = score_number(text[a:b])
+            if score:
+                return a, b, score
+    return None
+
+
+def score_number(value: str) -> float:
+    """How sure we are that ``value`` (a candidate's digit groups) is a phone number, or 0."""
+    digits = re.sub(r"\D", "", value)
+    if not MIN_DIGITS <= len(digits) <= MAX_DIGITS or _NOT_PHONE.fullmatch(value.strip()):
+        return 0.0
+    international = value.lstrip().startswith(("+", "00"))
+    grouped = bool(re.search(r"\d[ \t.\-/()\n]+\d", value))
+    if international:
+        e164 = "+" + (digits[2:] if value.lstrip().startswith("00") else digits)
+        return 0.8 if _possible(e164) else 0.0
+    if not grouped:
+        if len(digits) in (10, 11) and _valid(digits[-10:], "US"):
+            return 0.6
+        national = any(_valid(digits, r) for r in REGIONS)
+        # With its trunk 0 ("07700900123") a national number; otherwise ("13812345678",
+        # a Chinese mobile) it is also an id: it counts with a phone word nearby.
+        return (0.5 if digits.startswith("0") else WEAK) if national else 0.0
+    if len(digits) < 7:
+        return WEAK  # "87 47 98": a short local number, with a phone word only
+    if any(_valid(digits, region) for region in REGIONS):
+        # Seven or eight digits without a trunk 0 ("4111 1111") are also parts of other
+        # figures: they count only with a phone word nearby (the recognizer's context).
+        return 0.7 if len(digits) >= 9 or digits.startswith("0") else WEAK
+    if _NANP_GROUPING.fullmatch(value.strip()):
+        return 0.5
+    return 0.0
+
+
+@functools.lru_cache(maxsize=4096)
+def _valid(digits: str, region: str) -> bool:
+    try:
+        return phonenumbers.is_valid_number(phonenumbers.parse(digits, region))
+    except phonenumbers.NumberParseException:
+        return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _possible(e164: str) -> bool:
+    try:
+        number = phonenumbers.parse(e164, None)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_possible_number(number)

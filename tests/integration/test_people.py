@@ -1,0 +1,54 @@
+"""Names by the name lexicon, with the real spaCy model's dictionary of English words."""
+
+import pytest
+
+from guardrails.casing import lexicon
+from guardrails.detection import detect
+from guardrails.people import PeopleFinder
+from guardrails.places import gazetteer
+
+
+@pytest.fixture(scope="module")
+def people(presidio_analyzer):
+    words = lexicon(presidio_analyzer, nouns=False)
+    nouns = lexicon(presidio_analyzer)
+    return PeopleFinder(words, nouns, gazetteer())
+
+
+def names(people, text):
+    return sorted({text[a:b] for a, b, score in people(text) if score >= 0.5}, key=text.index)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Call Jane Doe on +1 415 555 0123", ["Jane Doe"]),
+        ("2. Tom Becker — tom.becker@acme.io", ["Tom Becker"]),
+        ("Priya, can you check the deploy?", ["Priya"]),
+        ("Then Ana de la Cruz met Jean-Luc Picard", ["Ana de la Cruz", "Jean-Luc Picard"]),
+        ("Mark O'Brien and John F. Kennedy", ["Mark O'Brien", "John F. Kennedy"]),
+        ("ask priya, then tariq kimura", ["tariq kimura"]),
+    ],
+)
+def test_full_and_first_names_the_model_misses(people, text, expected):
+    assert names(people, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grace Period ends in May",  # an English first name needs a last name
+        "The Berlin Office is near Victoria Station",  # English words after a name
+        "We flew to San Francisco and Sydney",  # towns
+        "Morgan Stanley Bank and Will Call",  # a company; two English words
+        "mark down the release notes",  # lower case English
+    ],
+)
+def test_english_words_towns_and_companies_are_not_people(people, text):
+    assert names(people, text) == []
+
+
+def test_the_readme_example_hides_the_name(presidio_analyzer):
+    text = "Call Jane Doe on +1 415 555 0123"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "slack")]
+    assert found == [("PERSON", "Jane Doe"), ("PHONE_NUMBER", "+1 415 555 0123")]

@@ -1,0 +1,46 @@
+"""A thread's known values and people keep their placeholders (real spaCy model, real Redis)."""
+
+from bot.core.types import ThreadId
+from guardrails.presidio import PresidioGuardrail
+from guardrails.spans import Detection
+from guardrails.workers import ThreadDetector
+
+T1 = ThreadId("slack:T1:C1:1700000000.000300")
+
+
+async def test_a_known_value_is_replaced_in_any_case_or_accent(guardrail):
+    first = await guardrail.anonymize(T1, "Hi, I'm José Müller from Porto.", platform="slack")
+    assert first.text == "Hi, I'm <PERSON_1> from <LOCATION_1>."
+    later = await guardrail.anonymize(
+        T1, "so jose muller and JOSÉ MÜLLER both moved from porto?", platform="slack"
+    )
+    assert later.text == "so <PERSON_1> and <PERSON_1> both moved from <LOCATION_1>?"
+
+
+async def test_a_first_name_keeps_the_full_names_placeholder(guardrail):
+    await guardrail.anonymize(T1, "Please add Priya Raghunathan to the call.", platform="slack")
+    later = await guardrail.anonymize(T1, "priya said yes, and Raghunathan too", platform="slack")
+    assert later.text == "<PERSON_1> said yes, and <PERSON_1> too"
+
+
+class _PlaceReader:
+    """Detection as a model that reads a known first name as a place would give it."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    async def detect(self, text, platform, *, prose=True):
+        found = await self._inner.detect(text, platform, prose=prose)
+        if text.startswith("Jane called"):
+            return [Detection("LOCATION", 0, 4, 0.85)]
+        return found
+
+
+async def test_a_known_person_keeps_the_placeholder_whatever_type_the_model_gives(
+    presidio_analyzer, guardrail_vault
+):
+    detector = _PlaceReader(ThreadDetector(presidio_analyzer, None, 4000))
+    guardrail = PresidioGuardrail(None, guardrail_vault, detector=detector)
+    await guardrail.anonymize(T1, "Jane Doe will join us.", platform="slack")
+    later = await guardrail.anonymize(T1, "Jane called again", platform="slack")
+    assert later.text == "<PERSON_1> called again"

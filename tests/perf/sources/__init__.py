@@ -1,0 +1,58 @@
+"""Outside labelled sources for the guardrail evaluation: one loader module per source.
+
+Nothing here is data: each loader reads its source at run time, from a peer's checkout
+(``--peers DIR``, see ``peers``) or from an installed package (the ``eval`` extra), and yields
+``cases.Case`` objects with their origin recorded. ``SOURCES`` names them in report order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.perf.sources import (
+    evaluator,
+    llm_guard,
+    presidio_demo,
+    presidio_research,
+    presidio_tests,
+    scrubadub,
+)
+from tests.perf.sources.cases import Case
+from tests.perf.sources.peers import Checkout, checkout
+
+
+@dataclass(frozen=True)
+class Source:
+    """A named source: the peer checkout it reads (``None``: an installed package)."""
+
+    name: str
+    peer: str | None
+    loader: Callable[..., Iterable[Case]]
+    about: str
+
+
+SOURCES = (
+    Source(evaluator.NAME, None, evaluator.load, "presidio-evaluator generator + templates"),
+    Source(presidio_research.NAME, "presidio-research", presidio_research.load, "synth_dataset_v2"),
+    Source(presidio_tests.NAME, "presidio", presidio_tests.load, "Presidio recognizer tests"),
+    Source(presidio_demo.NAME, "presidio", presidio_demo.load, "Presidio e2e demo text"),
+    Source(llm_guard.TESTS, "llm-guard", llm_guard.load_tests, "LLM Guard anonymize tests"),
+    Source(llm_guard.PATTERNS, "llm-guard", llm_guard.load_patterns, "LLM Guard pattern examples"),
+    Source(scrubadub.NAME, "scrubadub", scrubadub.load, "scrubadub detector tests"),
+)
+NAMES = tuple(s.name for s in SOURCES)
+
+
+def load(source: Source, peers: Path | None) -> list[Case]:
+    """Every case of a source.
+
+    Raises:
+        PeerMissing: the source's checkout is not in ``peers``.
+        ImportError: the package the source needs is not installed.
+    """
+    if source.peer is None:
+        return list(source.loader())
+    peer: Checkout = checkout(peers, source.peer)
+    return list(source.loader(peer))

@@ -1,0 +1,224 @@
+"""The pure parts of the outside-source evaluation: alignment, test-file reading, the split."""
+
+import textwrap
+from collections import Counter
+
+import pytest
+
+from tests.perf import eval_failures
+from tests.perf.eval_detectors import Found
+from tests.perf.eval_score import Score, score_case
+from tests.perf.sources.align import LLM_GUARD, PRESIDIO, SCRUBADUB, align
+from tests.perf.sources.cases import Case, Label, Origin, keep, merge_labels, split_of, veilbot_type
+from tests.perf.sources.evaluator import unescape
+from tests.perf.sources.presidio_tests import expected_spans
+from tests.perf.sources.pyast import UNREADABLE, fixture_list, parametrize, returned_format
+from tests.perf.sources.scrubadub import before_after
+
+
+def spans_of(original, redacted, placeholder):
+    found = align(original, redacted, placeholder)
+    assert found is not None
+    return [(kind, original[a:b]) for kind, a, b in found]
+
+
+def test_alignment_finds_the_value_behind_each_placeholder():
+    original = "Name is Ada Lovelace. Mail ada@example.org or call 555-0100."
+    redacted = "Name is <PERSON>. Mail <EMAIL_ADDRESS> or call <PHONE_NUMBER>."
+    assert spans_of(original, redacted, PRESIDIO) == [
+        ("PERSON", "Ada Lovelace"),
+        ("EMAIL_ADDRESS", "ada@example.org"),
+        ("PHONE_NUMBER", "555-0100"),
+    ]
+
+
+def test_alignment_at_the_edges_and_with_numbered_placeholders():
+    assert spans_of("Bob Stone wrote", "[REDACTED_PERSON_1] wrote", LLM_GUARD) == [
+        ("PERSON", "Bob Stone")
+    ]
+    assert spans_of("mail bob@x.io", "mail {{EMAIL}}", SCRUBADUB) == [("EMAIL", "bob@x.io")]
+    assert spans_of("card 4111-1111", "card [REDACTED_CREDIT_CARD_RE_2]", LLM_GUARD) == [
+        ("CREDIT_CARD_RE", "4111-1111")
+    ]
+
+
+def test_adjacent_placeholders_are_one_value_typed_by_the_first():
+    original = "Full Name: Ann Marie Lee."
+    redacted = "Full Name: [REDACTED_PERSON_1][REDACTED_PERSON_2]."
+    assert spans_of(original, redacted, LLM_GUARD) == [("PERSON", "Ann Marie Lee")]
+
+
+def test_alignment_looks_past_a_value_that_contains_what_follows_it():
+    # The first ". " after the placeholder is inside the value: the walk must try the next one.
+    original = "Signed: Richard M. Nixon. Thanks."
+    assert spans_of(original, "Signed: <PERSON>. Thanks.", PRESIDIO) == [
+        ("PERSON", "Richard M. Nixon")
+    ]
+
+
+def test_texts_that_do_not_belong_together_do_not_align():
+    assert align("Hello Ann", "Goodbye <PERSON>", PRESIDIO) is None
+    assert align("Hello Ann", "Hello <PERSON>, bye", PRESIDIO) is None
+    assert align("no values here", "no values here", PRESIDIO) == []
+
+
+RECOGNIZER_TEST = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def entities():
+        return ["ZIP_THING"]
+
+    PREFIX = "code "
+
+    @pytest.mark.parametrize(
+        "text, expected_len, expected_positions, expected_score_ranges",
+        [
+            ("code 12345 and 67890", 2, ((5, 10), (15, 20)), ((0.5, "max"), (0.0, 0.1))),
+            ("nothing here", 0, (), ()),
+            (f"plain f-string 12345", 1, ((15, 20),), ((0.5, 0.6),)),
+            (build("12345"), 1, ((0, 5),), ((0.5, 0.6),)),
+            pytest.param("zip 99999", 1, ((4, 9),), ((0.5, 0.6),)),
+        ],
+    )
+    def test_zip(text, expected_len, expected_positions, expected_score_ranges):
+        pass
+
+    @pytest.mark.parametrize("settings,prompt", [({"preamble": PREFIX, "conf": CONF}, "hi")])
+    def test_other(settings, prompt):
+        pass
+    """
+)
+
+
+def test_parametrize_entries_are_read_as_named_literals():
+    params = list(parametrize(RECOGNIZER_TEST))
+    assert [(p.function, p.index) for p in params][:5] == [("test_zip", i) for i in range(5)]
+    first = params[0].values
+    assert first["text"] == "code 12345 and 67890"
+    assert first["expected_positions"] == ((5, 10), (15, 20))
+    assert params[2].values["text"] == "plain f-string 12345"
+    assert params[3].values["text"] is UNREADABLE  # built by a call at test time
+    assert params[4].values["expected_len"] == 1
+    settings = params[5].values["settings"]
+    assert settings["preamble"] == "code "  # a module-level constant is resolved
+    assert settings["conf"] is UNREADABLE
+    assert fixture_list(RECOGNIZER_TEST, "entities") == ["ZIP_THING"]
+
+
+def test_expected_spans_carry_type_and_weakness():
+    params = list(parametrize(RECOGNIZER_TEST))
+    fixture = fixture_list(RECOGNIZER_TEST, "entities")
+    text, spans = expected_spans(params[0].values, fixture, "UNUSED")
+    assert text == "code 12345 and 67890"
+    assert spans == [("ZIP_THING", 5, 10, False), ("ZIP_THING", 15, 20, True)]
+    assert expected_spans(params[1].values, fixture, "UNUSED") == ("nothing here", [])
+    assert expected_spans(params[3].values, fixture, "UNUSED") is None
+    per_entry = {"text": "call 555", "expected_len": 1, "entities": ["PHONE"], "score": 0.4}
+    assert expected_spans(per_entry, None, "X") == ("call 555", [])  # no positions, two words
+    bare = {"text": "555-0100", "expected_len": 1, "expected_score": 0.05}
+    assert expected_spans(bare, None, "PHONE") == ("555-0100", [("PHONE", 0, 8, True)])
+
+
+def test_docstring_pairs_and_format_templates():
+    source = textwrap.dedent(
+        '''
+        def create_docstring(self, number):
+            return """
+            BEFORE: call %s
+            AFTER:  call {{PHONE}}
+            """ % number
+
+        def test_mail(self):
+            """
+            BEFORE: mail me at a@b.co
+            AFTER:  mail me at {{EMAIL}}
+            """
+        '''
+    )
+    template = returned_format(source, "create_docstring")
+    assert before_after(template.replace("%s", "555 0100")) == ("call 555 0100", "call {{PHONE}}")
+
+
+def test_split_is_fixed_by_the_id_and_about_half_each():
+    assert split_of("source:case-1") == split_of("source:case-1")
+    counts = Counter(split_of(f"source:case-{i}") for i in range(2000))
+    assert set(counts) == {"dev", "test"}
+    assert 900 < counts["dev"] < 1100
+
+
+def test_source_types_map_to_veilbot_types():
+    assert veilbot_type("STREET_ADDRESS") == "LOCATION"
+    assert veilbot_type("US_DRIVER_LICENSE") == "DRIVER_LICENSE"
+    assert veilbot_type("credit_card_re") == "CREDIT_CARD"
+    assert veilbot_type("SKYPE") == "SKYPE"
+
+
+def test_labels_merge_duplicates_and_values_inside_a_longer_one():
+    labels = [
+        Label("PERSON", 0, 8, "Ann Lee"),
+        Label("PERSON", 0, 8, "Ann Lee", weak=True),
+        Label("PERSON", 0, 3, "Ann"),
+        Label("LOCATION", 0, 3, "Ann"),
+    ]
+    assert merge_labels(labels) == (
+        Label("LOCATION", 0, 3, "Ann"),
+        Label("PERSON", 0, 8, "Ann Lee"),
+    )
+
+
+def test_literal_line_breaks_become_real_and_spans_follow():
+    text, spans = unescape("Ann Lee\\n\\nParis\\nFrance", [("PERSON", 0, 7), ("GPE", 11, 16)])
+    assert text == "Ann Lee\n\nParis\nFrance"
+    assert [text[a:b] for _, a, b in spans] == ["Ann Lee", "Paris"]
+
+
+def make_case(case_id, text, labels, keeps=(), complete=None):
+    return Case("unit", case_id, Origin("r", "c", "f", "t"), text, labels, keeps, complete=complete)
+
+
+def dev_id():
+    return next(f"unit:{i}" for i in range(100) if split_of(f"unit:{i}") == "dev")
+
+
+def test_scoring_counts_caught_leaked_over_redacted_and_false_detections():
+    text = "Ann Leeson at Acme, card 4111 1111 1111 1111, born Friday"
+
+    def at(value):
+        return text.index(value), text.index(value) + len(value)
+
+    labels = (
+        Label("PERSON", *at("Ann Leeson"), "Ann Leeson"),
+        Label("CREDIT_CARD", *at("4111 1111 1111 1111"), "4111 1111 1111 1111"),
+        Label("DATE_TIME", *at("Friday"), "Friday"),
+    )
+    case = make_case(dev_id(), text, labels, (keep("organization", text, *at("Acme")),))
+    found = (Found("PERSON", 0, 3), Found("LOCATION", *at("Acme")), Found("URL", *at("Friday")))
+    score = Score()
+    score_case(case, "<P> Leeson at <L>, card 4111 1111 1111 1111, born <U>", found, score)
+    assert (score.recall.hits["all"], score.recall.total["all"]) == (1, 2)  # DATE_TIME not scored
+    assert score.partial.hits["type:PERSON"] == 1  # "Leeson" survived
+    assert score.over.hits["all"] == 1
+    assert (score.precision.hits["all"], score.precision.total["all"]) == (1, 2)  # URL not counted
+    assert Counter(f.kind for f in score.failures) == {
+        "partial": 1,
+        "leak": 1,
+        "over": 1,
+        "false": 1,
+    }
+
+
+def test_failures_are_shown_for_dev_cases_and_never_for_test_cases():
+    test_id = next(f"unit:{i}" for i in range(100) if split_of(f"unit:{i}") == "test")
+    case = make_case(test_id, "Ann", (Label("PERSON", 0, 3, "Ann"),))
+    score = Score()
+    score_case(case, "Ann", (), score)
+    assert score.recall.total["all"] == 1
+    assert score.failures == []  # figures only
+    dev = make_case(dev_id(), "hi Ann", (Label("PERSON", 3, 6, "Ann"),))
+    score_case(dev, "hi Ann", (), score)
+    assert "hi ⟦Ann⟧" in "\n".join(eval_failures.render("veilbot", score.failures, 5))
+    leaked = score.failures[0]
+    with pytest.raises(ValueError, match="never shown"):
+        eval_failures.render("veilbot", [leaked.__class__(case, "leak", "PERSON", 0, 3, "")], 5)

@@ -1,0 +1,58 @@
+"""Phone numbers: the candidate net and libphonenumber's verdict (no NLP model)."""
+
+import pytest
+
+from guardrails.phones import find, score_number
+
+
+def phones_in(text):
+    return [text[start:end] for start, end, score in find(text) if score >= 0.4]
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        "+4915112345678",  # E.164, no separators
+        "+44 20 7946 0958",
+        "0049 151 1234 5678",
+        "+33 6 12 34 56 78",
+        "06.12.34.56.78",  # French national, dotted: no date
+        "030/12345678",  # German national with a slash
+        "(415) 555-0123",
+        "415.555.0123 x204",
+        "+1-202-555-0173",
+        "+91 98765 43210",
+        "+55 11 91234-5678",
+        "+86 138 0013 8000",
+        "07700 900123",
+        "0612345678",  # national, undivided, with its trunk 0
+        "4155550123",
+    ],
+)
+def test_numbers_written_as_countries_write_them(number):
+    assert phones_in(f"reach me on {number} today") == [number]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "release 2024-03-14, order 987654321, build 123456 at 10:30",
+        "HTTP 503 2024-06-30",
+        "v1.2.3 on 10.0.0.1 and 192.168.10.24",
+        "ts 1700000000 and order 9876543210",
+        "total $1,234,567.89 or 1.234.567",
+        "SSN 536-22-8714",
+        "build 6789 1234",  # eight digits with no phone word near
+    ],
+)
+def test_dates_ids_versions_and_amounts_are_not_phones(text):
+    assert phones_in(text) == []
+
+
+def test_a_short_national_number_counts_after_a_phone_word():
+    assert phones_in("ring me on 6789 1234") == ["6789 1234"]
+
+
+def test_a_number_broken_across_lines_and_glued_figures():
+    assert phones_in("my number is +49 30\n123456 78") == ["+49 30\n123456 78"]
+    assert score_number("2024-03-14") == 0
