@@ -164,7 +164,7 @@ class _Detector:
         start, end = d.start, d.end
         if ner and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, start, end)
-            if end <= start or precision.inside(start, end, norm.code):
+            if end <= start:
                 return None
             if precision.is_not_a_name(norm.text[start:end]):
                 return None

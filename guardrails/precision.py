@@ -25,7 +25,8 @@ _LEADING_VERBS = frozenset(
     "ask cc ping tell email e-mail call thanks thx hi hey hello dear dm message meet met".split()
 )
 _CODE_LIKE = re.compile(
-    r"[_/\\=@:]|\d|\w\.\w|^v?\d|[a-z][A-Z].*[a-z][A-Z]|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
+    r"[_/\\=@]|[A-Za-z]\d|\d[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+|[a-z][A-Z].*[a-z][A-Z]"
+    r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")
 _URL_TAIL = re.compile(r".*[/?=&:]")
@@ -71,12 +72,8 @@ def _not_name_word(word: str) -> bool:
 
 
 def is_not_a_name(span: str) -> bool:
-    """Whether an NER span is code, a version, an acronym or a common word, not a name."""
-    if _CODE_LIKE.search(span):
-        return True
-    if _ACRONYM.fullmatch(span):
-        return True
-    return " " not in span and span.lower() in COMMON_WORDS
+    """Whether an NER span is code or a version ("my_module.py", "FooBarService", "v2.3")."""
+    return bool(_CODE_LIKE.search(span))
 
 
 def trim_email(text: str, start: int, end: int) -> int:
