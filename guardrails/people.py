@@ -57,6 +57,17 @@ _MORE_NAME = re.compile(
     rf"(?![\w@])"
 )
 """What may follow a detected name: an initial or particles, then a capitalized word."""
+_VOCATIVE = re.compile(
+    rf"(?:^|(?<=[.!?\n])[ \t]*|\b(?:hi|hey|hello|thanks|thank\s+you|dear|ok|okay)[ \t]+)"
+    rf"(?P<v>{_CAP_WORD}),[ \t]+(?=(?:can|could|would|will|please|pls|do|did|are|is|have"
+    rf"|you|i|we|thanks|thank)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A word someone is addressed by: "Warrane, can I ...", "thanks Ubul, you ..."."""
+_LIST = re.compile(
+    rf"{_CAP_WORD}(?:[ \t]*,[ \t]*{_CAP_WORD}){{1,}}(?:,?[ \t]+(?:and|&|or)[ \t]+{_CAP_WORD})"
+)
+_CAP_ITEM = re.compile(_CAP_WORD)
 _WITH_INITIAL = re.compile(
     rf"(?<![\w@#/.\-])(?P<first>{_CAP_WORD})[ \t]+(?![AI][ \t])[{_UPPER}]\.?[ \t]+"
     rf"(?P<last>{_CAP_WORD})"
@@ -128,6 +139,10 @@ class PeopleFinder:
         """``(start, end, score)`` of each name the lexicon finds in ``text``."""
         for run in _RUN.finditer(text):
             yield from self._in_run(text, run.start(), run.end())
+        for vocative in _VOCATIVE.finditer(text):  # "Warrane, can you ..."
+            if self._name_alone(vocative.group("v")):
+                yield vocative.start("v"), vocative.end("v"), 0.6
+        yield from self._in_lists(text)
         for initial in _WITH_INITIAL.finditer(text):  # "Faina D. Yefremova": a name's shape
             first, last = initial.group("first"), initial.group("last")
             verb = self._words.knows(_key(last))  # "Tom A Question"; nouns may be names
@@ -181,6 +196,28 @@ class PeopleFinder:
         key = _key(word)
         first = self._names.first.get(key, 10**9) <= FIRST_RANK
         return first or self._names.last.get(key, 10**9) <= ENGLISH_SURNAME_RANK
+
+    def _name_alone(self, word: str) -> bool:
+        """A capitalized word in a name's place is a name unless English knows it."""
+        key = _key(word)
+        return key not in COMMON_WORDS and key not in _TITLES and not self.english(word)
+
+    def _in_lists(self, text: str) -> Iterator[tuple[int, int, float]]:
+        """Every item of a list of two first names or more ("Efimiya, Mary, Ariana and Jodi")."""
+        for listed in _LIST.finditer(text):
+            items = [m for m in _CAP_ITEM.finditer(listed.group()) if m.group().strip()]
+            firsts = sum(
+                self._first(m.group())
+                and not self.english(m.group())
+                and _key(m.group()) not in self._towns
+                for m in items
+            )
+            if firsts < 2 or firsts * 2 < len(items):
+                continue
+            for item in items:
+                if self._name_alone(item.group()) or self._first(item.group()):
+                    # Above the NER model's 0.85: "Ariana" in a list of names is no place.
+                    yield listed.start() + item.start(), listed.start() + item.end(), 0.86
 
     def is_name(self, words: list[str]) -> bool:
         """Whether lower-case words ("jane", "doe") form a first and last name."""

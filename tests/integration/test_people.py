@@ -28,6 +28,8 @@ def names(people, text):
         ("Then Ana de la Cruz met Jean-Luc Picard", ["Ana de la Cruz", "Jean-Luc Picard"]),
         ("Mark O'Brien and John F. Kennedy", ["Mark O'Brien", "John F. Kennedy"]),
         ("ask priya, then tariq kimura", ["tariq kimura"]),
+        ("Warrane, can you call me back?", ["Warrane"]),
+        ("They had 3: Efimiya, Mary and Jodi.", ["Efimiya", "Mary", "Jodi"]),
     ],
 )
 def test_full_and_first_names_the_model_misses(people, text, expected):
@@ -42,6 +44,8 @@ def test_full_and_first_names_the_model_misses(people, text, expected):
         "We flew to San Francisco and Sydney",  # towns
         "Morgan Stanley Bank and Will Call",  # a company; two English words
         "mark down the release notes",  # lower case English
+        "We visited Paris, London and Berlin",  # a list of towns
+        "Note, please check the logs",  # an English word addressed
     ],
 )
 def test_english_words_towns_and_companies_are_not_people(people, text):
