@@ -206,14 +206,10 @@ class PeopleFinder:
         """Every item of a list of two first names or more ("Efimiya, Mary, Ariana and Jodi")."""
         for listed in _LIST.finditer(text):
             items = [m for m in _CAP_ITEM.finditer(listed.group()) if m.group().strip()]
-            firsts = sum(
-                self._first(m.group())
-                and not self.english(m.group())
-                and _key(m.group()) not in self._towns
-                for m in items
-            )
-            if firsts < 2 or firsts * 2 < len(items):
-                continue
+            firsts = sum(self._first(m.group()) and not self.english(m.group()) for m in items)
+            towns = sum(_key(m.group()) in self._towns for m in items)
+            if firsts < 2 or firsts * 2 < len(items) or towns * 2 > len(items):
+                continue  # not a list of people, or a list of towns ("Paris, London, ...")
             for item in items:
                 if self._name_alone(item.group()) or self._first(item.group()):
                     # Above the NER model's 0.85: "Ariana" in a list of names is no place.
