@@ -40,8 +40,8 @@ CREDENTIALS = {
     "anthropic": "ANTHROPIC_API_KEY (or VEILBOT_ANTHROPIC_API_KEY)",
     "bedrock": "VEILBOT_BEDROCK_API_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
     "(with AWS_SESSION_TOKEN for temporary keys), or AWS_PROFILE",
-    "vertex": "VEILBOT_VERTEX_CREDENTIALS_FILE (or GOOGLE_APPLICATION_CREDENTIALS), "
-    "or VEILBOT_VERTEX_ACCESS_TOKEN",
+    "vertex": "VEILBOT_VERTEX_CREDENTIALS_FILE, VEILBOT_VERTEX_ACCESS_TOKEN, or Application "
+    "Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, the metadata server)",
     "openai": "VEILBOT_OPENAI_API_KEY",
 }
 """The variables that carry each provider's credentials, for error messages."""
@@ -178,9 +178,7 @@ def _vertex(settings: Settings, price: Price | None) -> ModelClient:
     project = require(settings.vertex_project_id, "VEILBOT_VERTEX_PROJECT_ID")
     key_file = settings.vertex_credentials_file
     if key_file is not None and not key_file.is_file():
-        raise ConfigError(
-            "VEILBOT_VERTEX_CREDENTIALS_FILE (or GOOGLE_APPLICATION_CREDENTIALS) names no file"
-        )
+        raise ConfigError("VEILBOT_VERTEX_CREDENTIALS_FILE names no file")
     return VertexModelClient(
         project_id=project,
         region=settings.vertex_region,

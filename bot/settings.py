@@ -141,12 +141,8 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("VEILBOT_VERTEX_REGION", "CLOUD_ML_REGION"),
         pattern=r"^[a-z0-9-]{2,40}$",
     )
-    vertex_credentials_file: Path | None = Field(
-        default=None,
-        validation_alias=AliasChoices(
-            "VEILBOT_VERTEX_CREDENTIALS_FILE", "GOOGLE_APPLICATION_CREDENTIALS"
-        ),
-    )
+    vertex_credentials_file: Path | None = None
+    """A service-account key file; unset: Application Default Credentials."""
     vertex_access_token: SecretStr | None = None
     vertex_base_url: str | None = Field(
         default=None,

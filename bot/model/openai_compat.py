@@ -188,9 +188,8 @@ class OpenAIModelClient:
             ModelError: as for a turn; ``ModelMisconfigured`` means the settings are wrong.
         """
         try:
-            page = await self._client.with_options(max_retries=0).models.list(
-                extra_headers=self._headers
-            )
+            once = self._client.with_options(max_retries=0, _enforce_credentials=False)
+            page = await once.models.list(extra_headers=self._headers)
         except (openai.OpenAIError, httpx2.HTTPError) as exc:
             raise map_error(exc) from exc
         served = [m.id for m in page.data]

@@ -1,9 +1,9 @@
 """Claude on Google Vertex AI, through the SDK's ``AsyncAnthropicVertex`` (``veilbot[vertex]``).
 
 Credentials, first found wins: a static OAuth access token (short-lived: for trials and
-tests); a credentials file (a service-account key, or any file google-auth reads, such as
-workload identity federation); else Application Default Credentials (the metadata server
-on GKE and Cloud Run, ``gcloud auth application-default login`` on a laptop). Tokens are
+tests); a service-account key (or authorized-user) file; else Application Default
+Credentials (``GOOGLE_APPLICATION_CREDENTIALS`` with any kind google-auth reads, the metadata
+server on GKE and Cloud Run, ``gcloud auth application-default login`` on a laptop). Tokens are
 refreshed by google-auth in a worker thread, never on the event loop.
 
 Requests go to ``…/projects/{project}/locations/{region}/publishers/anthropic/models/
@@ -13,6 +13,8 @@ any region with capacity and costs less than a regional endpoint (``bot.model.pr
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,25 +29,31 @@ CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 
 
 def load_credentials(path: Path) -> Any:
-    """google-auth credentials from a file, scoped for Vertex AI.
+    """google-auth credentials from a service-account key or authorized-user file.
+
+    Other kinds (workload identity federation) go through Application Default Credentials:
+    ``GOOGLE_APPLICATION_CREDENTIALS`` names them, and google-auth reads every kind.
 
     Raises:
-        CredentialsRefused: the file is missing, unreadable or not a credentials file (the
-            message names the problem, never the file's content).
+        CredentialsRefused: the file is missing, unreadable or of another kind (the message
+            names the problem, never the file's content).
     """
-    import google.auth
-    from google.auth.exceptions import DefaultCredentialsError
+    from google.oauth2 import credentials as user_credentials
+    from google.oauth2 import service_account
 
+    loaders: dict[str, Callable[..., Any]] = {
+        "service_account": service_account.Credentials.from_service_account_info,
+        "authorized_user": user_credentials.Credentials.from_authorized_user_info,
+    }
     try:
-        load = google.auth.load_credentials_from_file
-        credentials, _project = load(  # type: ignore[no-untyped-call]
-            str(path), scopes=[CLOUD_PLATFORM]
-        )
-    except (DefaultCredentialsError, OSError, ValueError) as exc:
+        info = json.loads(Path(path).read_text())
+        loader = loaders[info.get("type")]
+        return loader(info, scopes=[CLOUD_PLATFORM])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CredentialsRefused(
-            f"the credentials file cannot be used ({type(exc).__name__})"
+            "the credentials file is not a readable service-account or authorized-user key "
+            f"({type(exc).__name__}); for other kinds use GOOGLE_APPLICATION_CREDENTIALS"
         ) from None
-    return credentials
 
 
 class VertexModelClient(ClaudeClient):
