@@ -81,8 +81,15 @@ def _secret(value: SecretStr | None) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is missing
+        return False
+
+
 def _needs_extra(provider: str) -> None:
-    if importlib.util.find_spec(_EXTRAS[provider].split(".")[0]) is None:
+    if not _installed(_EXTRAS[provider]):
         raise ConfigError(
             f"VEILBOT_MODEL_PROVIDER={provider} needs the {provider} extra: "
             f"pip install 'veilbot[{provider}]'"

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import anthropic
 import httpx2
 
-from bot.core.errors import ModelError
+from bot.core.errors import ModelError, ModelMisconfigured
 from bot.model.claude import ClaudeClient
 from bot.model.errors import CredentialsRefused
 from bot.model.pricing import Pricing
@@ -115,7 +115,10 @@ class BedrockModelClient(ClaudeClient):
         This checks the credentials, the region and the model.
 
         Raises:
-            ModelError: as for a turn; ``ModelMisconfigured`` means the settings are wrong.
+            CredentialsRefused: the key is unknown or the signature is wrong.
+            ModelNotFound: no such model or inference profile in the region.
+            ModelError: the check could not be made (also: no permission to count tokens,
+                which says nothing about invoking the model).
         """
         body = {
             "anthropic_version": BEDROCK_VERSION,
@@ -132,4 +135,9 @@ class BedrockModelClient(ClaudeClient):
                 options={"headers": {"Content-Type": "application/json"}},
             )
         except self._caught as exc:
-            raise self.convert_error(exc) from exc
+            error = self.convert_error(exc)
+            if type(error) is ModelMisconfigured:  # AccessDenied: maybe only CountTokens
+                raise ModelError(
+                    "the credentials may not count tokens (bedrock:CountTokens): not checked"
+                ) from exc
+            raise error from exc

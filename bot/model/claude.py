@@ -208,10 +208,15 @@ class ClaudeClient:
 
         Raises:
             ModelError: mapped as for a turn; ``ModelMisconfigured`` means the settings are
-                wrong, anything else that the check could not be made now.
+                wrong, any other ``ModelError`` that the check could not be made.
         """
         try:
             await self._client.with_options(max_retries=0).models.retrieve(self._model)  # type: ignore[union-attr]
+        except anthropic.NotFoundError as exc:
+            if exc.type == "not_found_error":
+                raise self.convert_error(exc) from exc
+            # A gateway in front of the API that does not serve the model lookup.
+            raise ModelError("the endpoint has no model lookup (status 404)") from exc
         except self._caught as exc:
             raise self.convert_error(exc) from exc
 

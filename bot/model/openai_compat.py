@@ -190,6 +190,8 @@ class OpenAIModelClient:
         try:
             once = self._client.with_options(max_retries=0, _enforce_credentials=False)
             page = await once.models.list(extra_headers=self._headers)
+        except openai.NotFoundError as exc:
+            raise ModelError("the server does not list its models (status 404)") from exc
         except (openai.OpenAIError, httpx2.HTTPError) as exc:
             raise map_error(exc) from exc
         served = [m.id for m in page.data]

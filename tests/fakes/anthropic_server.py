@@ -93,6 +93,8 @@ class FakeAnthropic(FakeServer):
             self._cached: set[str] = set()
         self.usage: dict[str, int] | None = None
         self.api_key: str | None = None
+        self.model_lookup = True
+        """``False``: a gateway that serves ``/v1/messages`` only (404 on a model lookup)."""
 
     @staticmethod
     def last_user_text(body: Body) -> str:
@@ -122,6 +124,8 @@ class FakeAnthropic(FakeServer):
 
     async def _model_info(self, request: web.Request) -> web.Response:
         await self._record(request, check=True)
+        if not self.model_lookup:
+            return web.Response(status=404, text="404 page not found")
         if (problem := self._check_auth(request)) is not None:
             return problem
         model = request.match_info["model"]

@@ -88,6 +88,9 @@ class FakeBedrock(FakeAnthropic):
         if not bedrock_model(model).startswith(KNOWN_MODELS):
             return self._error_response(self.OUTAGES[Outage.NOT_FOUND])
         if call == "count-tokens":
+            scripted = self._next_error(streaming=False)
+            if isinstance(scripted, ScriptedError):
+                return self._error_response(scripted)
             return self._count_tokens(body)
         if call not in ("invoke", "invoke-with-response-stream"):
             return self._error_response(ScriptedError(404, "UnknownOperationException", call))

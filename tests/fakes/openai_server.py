@@ -74,6 +74,8 @@ class FakeOpenAI(FakeServer):
         self.models = ["llama3.1:8b", "qwen2.5:7b-instruct"]
         self.api_key: str | None = None
         self.report_usage = True
+        self.list_models = True
+        """``False``: a server without ``/v1/models`` (404, as some minimal servers)."""
 
     @property
     def base_url(self) -> str:
@@ -98,6 +100,8 @@ class FakeOpenAI(FakeServer):
 
     async def _list_models(self, request: web.Request) -> web.Response:
         await self._record(request, check=True)
+        if not self.list_models:
+            return web.json_response({"error": "not found"}, status=404)
         if (problem := self._check_auth(request)) is not None:
             return problem
         data = [

@@ -9,7 +9,9 @@ import pytest
 
 from bot.core.errors import ModelMisconfigured
 from bot.model.errors import CredentialsRefused, ModelNotFound
+from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.aws import AwsCredentials
+from tests.fakes.base import Outage
 from tests.fakes.bedrock_server import FakeBedrock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.vertex_server import FakeVertex
@@ -264,3 +266,45 @@ async def test_openai_configured_price_is_used(fake_openai: FakeOpenAI):
     expected = (result.usage.input_tokens * 1.0 + result.usage.output_tokens * 2.0) / 1e6
     assert result.cost_usd == pytest.approx(expected)
     assert result.cost_note == "configured price"
+
+
+# The start check: what stops start-up, and what is only a notice ------------------------
+
+
+async def start_notices(p: Provider) -> list[str]:
+    from bot.models import build_model, check_model
+    from bot.settings import Settings
+
+    settings = Settings(**p.settings)
+    model = build_model(settings)
+    try:
+        return await check_model(model, settings)
+    finally:
+        await model.aclose()
+
+
+async def test_bedrock_without_permission_to_count_tokens_still_starts(fake_bedrock: FakeBedrock):
+    fake_bedrock.fail_as(Outage.FORBIDDEN)  # AccessDenied on CountTokens
+    notices = await start_notices(bedrock(fake_bedrock))
+    assert notices
+    assert "bedrock:CountTokens" in notices[0]
+
+
+async def test_a_gateway_without_model_lookup_still_starts(fake_anthropic: FakeAnthropic):
+    fake_anthropic.model_lookup = False
+    p = Provider("anthropic", fake_anthropic, provider_settings("anthropic", fake_anthropic))
+    notices = await start_notices(p)
+    assert notices
+    assert "no model lookup" in notices[0]
+
+
+async def test_a_server_without_a_model_list_still_starts(fake_openai: FakeOpenAI):
+    fake_openai.list_models = False
+    notices = await start_notices(openai_(fake_openai))
+    assert notices
+    assert "does not list its models" in notices[0]
+
+
+async def test_a_good_start_check_has_nothing_to_say(provider: Provider):
+    assert await start_notices(provider) == []
+    assert provider.fake.checks
