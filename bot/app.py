@@ -23,9 +23,8 @@ from bot.audit.store import SqlAuditStore
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
-from bot.model.claude import AnthropicModelClient
-from bot.model.echo import EchoModelClient
 from bot.model.prompt import build_system_prompt
+from bot.models import build_model, check_model
 from bot.settings import Settings
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
@@ -43,8 +42,8 @@ from guardrails.workers import ProcessDetector
 log = logging.getLogger(__name__)
 
 ECHO_NOTICE = (
-    "No Anthropic API key set (ANTHROPIC_API_KEY or VEILBOT_ANTHROPIC_API_KEY): "
-    "answering with the offline echo model."
+    "No model provider configured (ANTHROPIC_API_KEY, or VEILBOT_MODEL_PROVIDER=bedrock, "
+    "vertex or openai with its settings): answering with the offline echo model."
 )
 
 
@@ -76,22 +75,6 @@ class App:
         checks = await check_ready(self.redis, self.audit)
         checks["guardrail"] = await self.guardrail.check(within_seconds=5.0)
         return checks
-
-
-def build_model(settings: Settings) -> ModelClient:
-    """The Anthropic client, or the offline echo model when no key is set."""
-    if settings.use_echo_model:
-        return EchoModelClient()
-    assert settings.anthropic_api_key is not None  # noqa: S101  (use_echo_model checked it)
-    return AnthropicModelClient(
-        settings.anthropic_api_key.get_secret_value(),
-        model=settings.model,
-        base_url=settings.anthropic_base_url,
-        max_tokens=settings.max_tokens,
-        temperature=settings.temperature,
-        timeout=settings.model_timeout_seconds,
-        max_retries=settings.model_max_retries,
-    )
 
 
 _analyzer = functools.cache(build_analyzer)
@@ -157,8 +140,15 @@ def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
 
 @asynccontextmanager
 async def build_app(settings: Settings) -> AsyncIterator[App]:
-    """Start every component; stop them in reverse order on exit."""
+    """Start every component; stop them in reverse order on exit.
+
+    The model comes first: wrong credentials fail in a second, before spaCy loads.
+    """
     async with AsyncExitStack() as stack:
+        model = build_model(settings)
+        stack.push_async_callback(model.aclose)
+        notices = [ECHO_NOTICE] if settings.use_echo_model else []
+        notices += await check_model(model, settings)
         stores = await open_stores(settings, stack, spool=True)
         client, keys, audit = stores.redis, stores.keys, stores.audit
         history, locks = stores.history, stores.locks
@@ -169,9 +159,6 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             ttl_seconds=settings.history_ttl_seconds,
         )
         guardrail = await _guardrail(settings, vault, stack)
-        model = build_model(settings)
-        if hasattr(model, "aclose"):
-            stack.push_async_callback(model.aclose)
         dedupe = RedisEventDedupe(client, keys, ttl_seconds=settings.dedupe_ttl_seconds)
         conversation = Conversation(
             guardrail=guardrail,
@@ -184,7 +171,6 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             budget_tokens=settings.context_budget_tokens,
             max_input_chars=settings.max_input_chars,
         )
-        notices = [ECHO_NOTICE] if settings.use_echo_model else []
         yield App(
             settings,
             conversation,

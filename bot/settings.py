@@ -26,6 +26,15 @@ _PLACEHOLDER_SECRETS = {
 }
 
 
+DEFAULT_MODELS = {
+    "anthropic": "claude-sonnet-4-6",
+    "bedrock": "global.anthropic.claude-sonnet-4-6",
+    "vertex": "claude-sonnet-4-6",
+    "echo": "echo",
+}
+"""The model each provider uses when ``VEILBOT_MODEL`` is unset; ``openai`` has none."""
+
+
 def _default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "veilbot"
@@ -68,7 +77,24 @@ class Settings(BaseSettings):
     guardrail_chunk_chars: int = Field(default=4000, ge=200)
 
     # Model
-    model_backend: Literal["auto", "anthropic", "echo"] = "auto"
+    model: str | None = None
+    """The provider's model id; unset: ``DEFAULT_MODELS`` (required for ``openai``)."""
+    max_tokens: int = Field(default=1024, ge=1, le=64000)
+    temperature: float = Field(default=0.3, ge=0.0, le=1.0)
+    model_timeout_seconds: float = Field(default=60.0, gt=0)
+    model_max_retries: int = Field(default=1, ge=0, le=5)
+    context_budget_tokens: int = Field(default=12000, ge=256)
+    system_prompt_extra: str = ""
+
+    # Model providers (issue 14): who serves the model, with each one's credentials.
+    # Checked when the app starts (bot.models), with an error naming the variable to set.
+    model_provider: Literal["auto", "anthropic", "bedrock", "vertex", "openai", "echo"] = "auto"
+    """``auto``: ``anthropic`` when an Anthropic key is set, else the offline ``echo`` model."""
+    model_check_at_start: bool = True
+    """Make one free call at start (model lookup, token count) to catch wrong credentials."""
+    model_price_input: float | None = Field(default=None, ge=0)
+    model_price_output: float | None = Field(default=None, ge=0)
+    """USD per million tokens; when both are set they price every call (self-hosted too)."""
     anthropic_api_key: SecretStr | None = Field(
         default=None,
         validation_alias=AliasChoices("VEILBOT_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
@@ -77,13 +103,71 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("VEILBOT_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL"),
     )
-    model: str = "claude-sonnet-4-6"
-    max_tokens: int = Field(default=1024, ge=1, le=64000)
-    temperature: float = Field(default=0.3, ge=0.0, le=1.0)
-    model_timeout_seconds: float = Field(default=60.0, gt=0)
-    model_max_retries: int = Field(default=1, ge=0, le=5)
-    context_budget_tokens: int = Field(default=12000, ge=256)
-    system_prompt_extra: str = ""
+    bedrock_region: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_BEDROCK_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
+    )
+    bedrock_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_BEDROCK_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
+    )
+    aws_access_key_id: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID"),
+    )
+    aws_secret_access_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+    )
+    aws_session_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_AWS_SESSION_TOKEN", "AWS_SESSION_TOKEN"),
+    )
+    aws_profile: str | None = Field(
+        default=None, validation_alias=AliasChoices("VEILBOT_AWS_PROFILE", "AWS_PROFILE")
+    )
+    bedrock_base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_BEDROCK_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL"),
+    )
+    vertex_project_id: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "VEILBOT_VERTEX_PROJECT_ID", "ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT"
+        ),
+    )
+    vertex_region: str = Field(
+        default="global",
+        validation_alias=AliasChoices("VEILBOT_VERTEX_REGION", "CLOUD_ML_REGION"),
+        pattern=r"^[a-z0-9-]{2,40}$",
+    )
+    vertex_credentials_file: Path | None = None
+    """A service-account key file; unset: Application Default Credentials."""
+    vertex_access_token: SecretStr | None = None
+    vertex_base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VEILBOT_VERTEX_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL"),
+    )
+    # No OPENAI_* fallbacks: an OpenAI key in the environment must not go to a local server.
+    openai_base_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    openai_api_key: SecretStr | None = None
+
+    @property
+    def provider(self) -> str:
+        """The provider that answers: ``VEILBOT_MODEL_PROVIDER``, with ``auto`` resolved."""
+        if self.model_provider != "auto":
+            return self.model_provider
+        return "anthropic" if self.anthropic_api_key is not None else "echo"
+
+    @property
+    def use_echo_model(self) -> bool:
+        """Whether the offline echo model answers."""
+        return self.provider == "echo"
+
+    @property
+    def model_name(self) -> str | None:
+        """``VEILBOT_MODEL``, else the provider's default (none for ``openai``)."""
+        return self.model or DEFAULT_MODELS.get(self.provider)
 
     # Operations
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -104,7 +188,15 @@ class Settings(BaseSettings):
     admin_http_port: int = Field(default=8081, ge=0, le=65535)
     admin_chat_export_max_rows: int = Field(default=100_000, ge=1)
 
-    @field_validator("vault_key", "anthropic_api_key")
+    @field_validator(
+        "vault_key",
+        "anthropic_api_key",
+        "bedrock_api_key",
+        "aws_secret_access_key",
+        "aws_session_token",
+        "vertex_access_token",
+        "openai_api_key",
+    )
     @classmethod
     def _refuse_placeholder_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None:
@@ -115,13 +207,6 @@ class Settings(BaseSettings):
         if raw.lower() in _PLACEHOLDER_SECRETS or raw.startswith("<"):
             raise ValueError("is a placeholder value; set a real secret")
         return SecretStr(raw)
-
-    @property
-    def use_echo_model(self) -> bool:
-        """Whether the offline echo model answers instead of Anthropic."""
-        if self.model_backend == "echo":
-            return True
-        return self.model_backend == "auto" and self.anthropic_api_key is None
 
     # Discord
     discord_token: SecretStr | None = None

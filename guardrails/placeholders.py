@@ -165,7 +165,9 @@ class PlaceholderRestorer:
     become (or extend) a placeholder in any accepted form, so a placeholder is never shown
     half-written, and the concatenation of everything ``feed`` returned equals
     ``finish().text``, whatever the delta boundaries. Placeholders the thread never issued are
-    shown as ``[redacted]`` and counted; they are never filled from anywhere else.
+    shown as ``[redacted]`` and counted; they are never filled from anywhere else. Placeholders
+    written in any form but the canonical one (``[PERSON_1]``, ``person_1``) are counted as
+    mangled: how well a model keeps to the instructions.
 
     Args:
         values: canonical placeholder (``<PERSON_1>``) to the text shown for it (the value, or
@@ -183,6 +185,7 @@ class PlaceholderRestorer:
         self._done = 0
         self._shown: list[str] = []
         self._unknown = 0
+        self._mangled = 0
 
     def feed(self, delta: str) -> str:
         """Accept a delta; return what can be shown now (never half a placeholder)."""
@@ -199,7 +202,11 @@ class PlaceholderRestorer:
     def finish(self) -> Restoration:
         """Flush what was held back; return the whole restored answer and its counters."""
         self._emit(len(self._raw))
-        return Restoration(text="".join(self._shown), unknown_placeholders=self._unknown)
+        return Restoration(
+            text="".join(self._shown),
+            unknown_placeholders=self._unknown,
+            mangled_placeholders=self._mangled,
+        )
 
     def restore(self, text: str) -> Restoration:
         """Restore a whole answer at once (same result as ``feed`` + ``finish``)."""
@@ -221,7 +228,10 @@ class PlaceholderRestorer:
         return out
 
     def _replace(self, match: re.Match[str]) -> str:
-        value = self._values.get(canonical(match))
+        placeholder = canonical(match)
+        if match.group("ph") != placeholder:
+            self._mangled += 1
+        value = self._values.get(placeholder)
         possessive = match.group("poss") or ""
         if value is None:
             self._unknown += 1

@@ -7,20 +7,25 @@ import os
 import socket
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
-for _name in (
-    "VEILBOT_REDIS_URL",
-    "VEILBOT_DATABASE_URL",
-    "ANTHROPIC_API_KEY",
-    "VEILBOT_ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "VEILBOT_ANTHROPIC_BASE_URL",
-):
-    os.environ.pop(_name, None)
+_FOREIGN = ("VEILBOT_", "ANTHROPIC_", "AWS_", "OPENAI_", "CLOUD_ML_")
+for _name in list(os.environ):
+    # The machine's own settings and cloud credentials must not steer a test (nor reach
+    # a real provider): veilbot's (but the tests' own), and what the model SDKs read.
+    if _name.startswith("VEILBOT_TEST_"):
+        continue
+    if _name.startswith(_FOREIGN) or _name in (
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_CLOUD_PROJECT",
+    ):
+        os.environ.pop(_name)
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"  # boto3 never asks an instance for a role
+os.environ["AWS_CONFIG_FILE"] = os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
 
 pytest_plugins = [
     "tests.fixtures.services",
     "tests.fixtures.guardrail",
     "tests.fixtures.fakes",
+    "tests.fixtures.providers",
     "tests.fixtures.audit_db",
 ]
 

@@ -98,6 +98,7 @@ audit_runs = sa.Table(
     *_v1_columns(),
     *_v1_indexes(),
     sa.Index("ix_audit_runs_started_run", "started_at", "run_id"),  # step 2
+    sa.Column("mangled_placeholders", sa.Integer, nullable=False, server_default="0"),  # step 3
 )
 """One row per turn; columns are the fields of ``AuditRecord``."""
 
@@ -126,9 +127,17 @@ def _index_for_queries_v2(conn: Connection) -> None:
         )
 
 
+def _mangled_placeholders_v3(conn: Connection) -> None:
+    """How many placeholders the model wrote in another form (issue 14: smaller models)."""
+    conn.execute(
+        sa.text("ALTER TABLE audit_runs ADD COLUMN mangled_placeholders INTEGER NOT NULL DEFAULT 0")
+    )
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _create_audit_runs_v1,
     _index_for_queries_v2,
+    _mangled_placeholders_v3,
 )
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 

@@ -115,14 +115,23 @@ class _Turn:
     def used(self, result: ModelResult) -> None:
         r = self.record
         r.model, r.answer, r.cost_usd = result.model, result.text, result.cost_usd
+        if result.provider:
+            r.metadata["provider"] = result.provider
+        if result.cost_note:
+            r.metadata["pricing"] = result.cost_note
         u = result.usage
         r.input_tokens, r.output_tokens = u.input_tokens, u.output_tokens
         r.cache_read_tokens, r.cache_write_tokens = u.cache_read_tokens, u.cache_write_tokens
 
 
-def _count_unknown(record: AuditRecord, restored: Restoration) -> None:
-    """Audit (and log, by thread id) placeholders the model made up; they were shown neutrally."""
+def _count_placeholders(record: AuditRecord, restored: Restoration) -> None:
+    """Audit (and log, by thread id) placeholders the model made up or wrote differently.
+
+    Made-up ones were shown neutrally; mangled ones were restored, and their count tells an
+    operator how well a (smaller, self-hosted) model follows the placeholder instructions.
+    """
     record.unknown_placeholders = restored.unknown_placeholders
+    record.mangled_placeholders = restored.mangled_placeholders
     if restored.unknown_placeholders:
         log.warning(
             "answer used placeholders the thread never issued thread=%s count=%d",
@@ -228,7 +237,7 @@ class Conversation:
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
-        _count_unknown(record, restored)
+        _count_placeholders(record, restored)
         stored = await self._guardrail.scan_output(
             msg.thread_id, result.text, platform=msg.platform
         )

@@ -7,8 +7,13 @@ VeilbotError
 ├── StoreError           history, vault, lock, dedupe or audit storage failed
 │   └── StoreUnavailable the store cannot be reached (connection refused, timeout)
 ├── ModelError           the model call failed
-│   ├── ModelUnavailable retryable: overloaded, rate limited, timed out, connection lost
-│   └── ModelRejected    not retryable: bad request, auth, permission, context too long
+│   ├── ModelUnavailable retryable: the model cannot answer now
+│   │   ├── ModelUnreachable   connection refused or lost, DNS
+│   │   ├── ModelRateLimited   429: this account's quota or rate limit
+│   │   ├── ModelOverloaded    529/503: the provider is overloaded
+│   │   └── ModelTimeout       no answer in time (client timeout, 408, 504)
+│   ├── ModelRejected    400-class: the request or its content was refused
+│   └── ModelMisconfigured  401/403/404: bad key, no permission, unknown model
 ├── AdapterError         a platform adapter cannot start or talk to its platform
 └── InputRejected        the user's message is not processed (empty, too long, invalid id)
 ```
@@ -48,8 +53,28 @@ class ModelUnavailable(ModelError):
     """The model is overloaded, rate limited, timed out or unreachable; try again later."""
 
 
+class ModelUnreachable(ModelUnavailable):
+    """The model's endpoint cannot be reached (connection refused or lost, DNS)."""
+
+
+class ModelRateLimited(ModelUnavailable):
+    """The provider rate limited this account (HTTP 429)."""
+
+
+class ModelOverloaded(ModelUnavailable):
+    """The provider is overloaded (HTTP 529 or 503)."""
+
+
+class ModelTimeout(ModelUnavailable):
+    """The model did not answer in time."""
+
+
 class ModelRejected(ModelError):
-    """The model refused the request (bad request, authentication, permission)."""
+    """The model refused the request or its content (HTTP 400-class)."""
+
+
+class ModelMisconfigured(ModelError):
+    """The model call is set up wrongly: bad credentials, no permission, unknown model."""
 
 
 class AdapterError(VeilbotError):

@@ -128,13 +128,19 @@ class ModelClient(Protocol):
         """One answer at once.
 
         Raises:
-            ModelUnavailable: retryable failure after the configured retries.
+            ModelUnavailable: retryable failure after the configured retries (rate limited,
+                overloaded, timed out, unreachable).
             ModelRejected: the request itself was refused.
+            ModelMisconfigured: bad credentials, no permission, unknown model.
         """
         ...
 
     def stream(self, request: ModelRequest) -> ModelStream:
         """The same answer as a stream of text deltas (same errors as ``complete``)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; the composition root calls it at shutdown."""
         ...
 
 

@@ -142,10 +142,13 @@ class Restoration:
     Attributes:
         text: what the user sees. Holds real values: never stored or logged.
         unknown_placeholders: placeholders the thread never issued (shown neutrally).
+        mangled_placeholders: placeholders the model wrote in another form than it was
+            given (``[PERSON_1]``, ``<person_01>``, ``PERSON_1``), restored all the same.
     """
 
     text: str
     unknown_placeholders: int = 0
+    mangled_placeholders: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,13 +171,20 @@ class ModelRequest:
 
 @dataclass(frozen=True, slots=True)
 class ModelResult:
-    """A finished model answer in placeholder form, with usage and cost."""
+    """A finished model answer in placeholder form, with usage and cost.
+
+    Attributes:
+        provider: who served it (``anthropic``, ``bedrock``, ``vertex``, ``openai``, ``echo``).
+        cost_note: how ``cost_usd`` was priced (``list price``, ``configured price``, ...).
+    """
 
     text: str
     model: str
     usage: Usage = Usage()
     cost_usd: float | None = None
     stop_reason: str | None = None
+    provider: str = ""
+    cost_note: str | None = None
 
 
 class TurnStatus(StrEnum):
@@ -265,5 +275,6 @@ class AuditRecord:
     cost_usd: float | None = None
     latencies_ms: dict[str, float] = field(default_factory=dict)
     unknown_placeholders: int = 0
+    mangled_placeholders: int = 0
     error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)

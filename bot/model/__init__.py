@@ -1,9 +1,16 @@
-"""Model clients: Claude through the Anthropic SDK, the offline echo model, and pricing.
+"""Model clients behind the ``ModelClient`` port, the system prompt, and prices.
 
-Owns ``claude`` (``AnthropicModelClient``: SDK errors mapped onto the error tree, prompt
-caching), ``echo`` (the offline model used when no API key is set), ``prompt`` (the system
-prompt) and ``pricing`` (the cost of a call in US dollars).
+Claude on Anthropic's API, Amazon Bedrock and Google Vertex AI; OpenAI-compatible servers;
+the offline echo model.
 
-Imports ``bot.core`` and the anthropic SDK only. Only ``claude`` imports anthropic, so the
-echo model, the prompt and the prices load without it.
+Owns ``claude`` (``ClaudeClient`` over any of the anthropic SDK's Messages clients, prompt
+caching; ``AnthropicModelClient``), ``bedrock`` and ``vertex`` (the same client on
+``AsyncAnthropicBedrock`` / ``AsyncAnthropicVertex`` with their credentials),
+``openai_compat`` (``/v1/chat/completions`` through the openai SDK), ``echo`` (the offline
+model), ``errors`` (every provider's failures onto the one error tree), ``prompt`` (the
+system prompt) and ``pricing`` (the cost of a call in US dollars, per provider).
+
+Imports ``bot.core`` and the SDKs only. Each SDK is imported by its own module alone, so the
+echo model, the prompt and the prices load without any, and an uninstalled extra only
+matters to the provider that needs it.
 """

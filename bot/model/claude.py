@@ -1,8 +1,11 @@
-"""Claude through the official Anthropic SDK.
+"""Claude through the official Anthropic SDK, on Anthropic's API or a cloud.
 
-``AnthropicModelClient`` implements ``bot.core.ports.ModelClient``. It converts every SDK error
-at this boundary into ``ModelUnavailable`` (worth retrying later) or ``ModelRejected`` (the
-request itself was refused); messages carry status codes and error types, never prompt text.
+``ClaudeClient`` implements ``bot.core.ports.ModelClient`` over any of the SDK's Messages
+clients: ``AnthropicModelClient`` builds it on ``AsyncAnthropic``; ``bot.model.bedrock`` and
+``bot.model.vertex`` on ``AsyncAnthropicBedrock`` and ``AsyncAnthropicVertex``. It converts
+every SDK error at this boundary through ``bot.model.errors`` (rate limited, overloaded,
+timed out, unreachable, rejected, misconfigured); messages carry the provider, status codes
+and error types, never prompt text.
 """
 
 from __future__ import annotations
@@ -15,16 +18,26 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
-from bot.core.errors import ModelError, ModelRejected, ModelUnavailable
+from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
-from bot.model.pricing import cost_usd
+from bot.model.errors import connection_error, status_error, timeout_error
+from bot.model.pricing import Pricing
 
 logger = logging.getLogger(__name__)
 
 _Json = dict[str, Any]
-_UNAVAILABLE_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
-_RETRYABLE_4XX = {408, 409, 429}
-_SDK_LOGGERS = ("anthropic", "httpx", "httpx2", "httpcore", "httpcore2")
+_SDK_LOGGERS = (
+    "anthropic",
+    "openai",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "botocore",
+    "boto3",
+    "google.auth",
+    "urllib3",
+)
 
 
 def quiet_sdk_loggers() -> None:
@@ -35,20 +48,33 @@ def quiet_sdk_loggers() -> None:
             sdk_logger.setLevel(logging.INFO)
 
 
-def map_error(exc: Exception) -> ModelError:
+def error_kind(exc: anthropic.APIStatusError) -> str | None:
+    """The provider's name for an error.
+
+    Anthropic's ``error.type``, Bedrock's ``x-amzn-ErrorType`` header, or Google's
+    ``error.status`` (Vertex AI's front end).
+    """
+    if exc.type:
+        return str(exc.type)
+    amazon = exc.response.headers.get("x-amzn-errortype")
+    if amazon:
+        return amazon.split(":", 1)[0]
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        status = body["error"].get("status")
+        return status if isinstance(status, str) else None
+    return None
+
+
+def map_error(exc: Exception, provider: str = "anthropic") -> ModelError:
     """Convert an SDK or transport error into veilbot's model errors (no prompt text)."""
     if isinstance(exc, anthropic.APIStatusError):
-        status, kind = exc.status_code, exc.type or "unknown"
-        retryable = status >= 500 or status in _RETRYABLE_4XX
-        if status < 400:  # an `error` event in the middle of a stream
-            retryable = kind in _UNAVAILABLE_TYPES
-        error = ModelUnavailable if retryable else ModelRejected
-        return error(f"model call failed: status {status} ({kind})")
+        return status_error(provider, exc.status_code, error_kind(exc))
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
-        return ModelUnavailable("model call timed out")
+        return timeout_error(provider)
     if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
-        return ModelUnavailable(f"model connection failed ({type(exc).__name__})")
-    return ModelUnavailable(f"model call failed ({type(exc).__name__})")
+        return connection_error(provider, exc)
+    return ModelUnavailable(f"model call failed ({provider}, {type(exc).__name__})")
 
 
 def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
@@ -73,7 +99,7 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
     return system, messages
 
 
-def _result(message: Message, fallback_model: str) -> ModelResult:
+def _result(message: Message, fallback_model: str, provider: str, pricing: Pricing) -> ModelResult:
     texts = [block.text for block in message.content if block.type == "text"]
     raw = message.usage
     usage = Usage(
@@ -83,58 +109,65 @@ def _result(message: Message, fallback_model: str) -> ModelResult:
         cache_write_tokens=raw.cache_creation_input_tokens or 0,
     )
     model = message.model or fallback_model
+    cost, note = pricing.cost(model, usage)
     return ModelResult(
         text="".join(texts),
         model=model,
         usage=usage,
-        cost_usd=cost_usd(model, usage),
+        cost_usd=cost,
         stop_reason=message.stop_reason,
+        provider=provider,
+        cost_note=note,
     )
 
 
-class AnthropicModelClient:
-    """Claude through the Anthropic Messages API (``anthropic.AsyncAnthropic``).
+_SdkClient = (
+    anthropic.AsyncAnthropic | anthropic.AsyncAnthropicBedrock | anthropic.AsyncAnthropicVertex
+)
+
+
+class ClaudeClient:
+    """Claude through one of the SDK's Messages clients; the provider's module builds it.
 
     Args:
-        api_key: the Anthropic API key.
-        model: model id, e.g. ``claude-sonnet-4-6``.
-        base_url: API address; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its
-            default.
+        sdk: ``AsyncAnthropic``, ``AsyncAnthropicBedrock`` or ``AsyncAnthropicVertex``, with
+            its credentials, timeout and retries.
+        provider: ``anthropic``, ``bedrock`` or ``vertex``: for errors, audit and pricing.
+        model: the provider's model id (``claude-sonnet-4-6``, ``us.anthropic.claude-…``).
         max_tokens: answer length limit.
         temperature: sampling temperature; ``None`` leaves it to the API.
-        timeout: seconds per HTTP request.
-        max_retries: SDK retries of retryable failures (429, 5xx, connection errors).
-        strict_response_validation: reject responses that do not match the SDK's schema
-            (tests use it to catch drift in fake servers).
+        pricing: how calls are priced (the provider's list prices by default).
     """
+
+    _caught: tuple[type[Exception], ...] = (anthropic.AnthropicError, httpx2.HTTPError)
+    """What a call may raise; a provider whose credentials come from elsewhere adds theirs."""
 
     def __init__(
         self,
-        api_key: str,
+        sdk: _SdkClient,
         *,
+        provider: str,
         model: str,
-        base_url: str | None = None,
         max_tokens: int,
         temperature: float | None,
-        timeout: float,
-        max_retries: int,
-        strict_response_validation: bool = False,
+        pricing: Pricing | None = None,
     ) -> None:
+        self._client = sdk
+        self._provider = provider
         self._model = model
         self._max_tokens = max_tokens
         self._temperature = temperature
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            _strict_response_validation=strict_response_validation,
-        )
+        self._pricing = pricing or Pricing(provider)
 
     @property
     def model(self) -> str:
         """The configured model id."""
         return self._model
+
+    @property
+    def provider(self) -> str:
+        """Who serves the model: ``anthropic``, ``bedrock`` or ``vertex``."""
+        return self._provider
 
     def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = _request_params(request)
@@ -153,54 +186,123 @@ class AnthropicModelClient:
         """One answer at once.
 
         Raises:
-            ModelUnavailable: overloaded, rate limited, timed out or unreachable after the
-                configured retries.
-            ModelRejected: the request was refused (bad request, auth, permission, not found).
+            ModelUnavailable: rate limited, overloaded, timed out or unreachable after the
+                configured retries (one of its subclasses).
+            ModelRejected: the request was refused (bad request, too large).
+            ModelMisconfigured: bad credentials, no permission, unknown model.
         """
         try:
             message = await self._client.messages.create(**self._kwargs(request))
-        except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
-            raise map_error(exc) from exc
-        result = _result(message, self._model)
+        except self._caught as exc:
+            raise self.convert_error(exc) from exc
+        result = _result(message, self._model, self._provider, self._pricing)
         logger.debug("model answered: stop_reason=%s usage=%s", result.stop_reason, result.usage)
         return result
 
     def stream(self, request: ModelRequest) -> AnthropicStream:
         """The answer as text deltas; errors, also mid-stream, map as in ``complete``."""
-        return AnthropicStream(self._client, self._kwargs(request), self._model)
+        return AnthropicStream(self, self._kwargs(request))
+
+    async def verify(self) -> None:
+        """Check credentials and model with a free call (here: the Models API).
+
+        Raises:
+            ModelError: mapped as for a turn; ``ModelMisconfigured`` means the settings are
+                wrong, any other ``ModelError`` that the check could not be made.
+        """
+        try:
+            await self._client.with_options(max_retries=0).models.retrieve(self._model)  # type: ignore[union-attr]
+        except anthropic.NotFoundError as exc:
+            if exc.type == "not_found_error":
+                raise self.convert_error(exc) from exc
+            # A gateway in front of the API that does not serve the model lookup.
+            raise ModelError("the endpoint has no model lookup (status 404)") from exc
+        except self._caught as exc:
+            raise self.convert_error(exc) from exc
+
+    def convert_error(self, exc: Exception) -> ModelError:
+        """This provider's error for a failed call (see ``bot.model.errors``)."""
+        return map_error(exc, self._provider)
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.close()
 
-    async def __aenter__(self) -> AnthropicModelClient:
+    async def __aenter__(self) -> ClaudeClient:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 
-class AnthropicStream:
-    """One streamed Anthropic answer: iterate once for deltas, then read ``result``."""
+class AnthropicModelClient(ClaudeClient):
+    """Claude through the Anthropic Messages API (``anthropic.AsyncAnthropic``).
 
-    def __init__(self, client: anthropic.AsyncAnthropic, kwargs: dict[str, Any], model: str):
-        self._client = client
+    Args:
+        api_key: the Anthropic API key.
+        model: model id, e.g. ``claude-sonnet-4-6``.
+        base_url: API address; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its
+            default.
+        max_tokens: answer length limit.
+        temperature: sampling temperature; ``None`` leaves it to the API.
+        timeout: seconds per HTTP request.
+        max_retries: SDK retries of retryable failures (429, 5xx, connection errors).
+        strict_response_validation: reject responses that do not match the SDK's schema
+            (tests use it to catch drift in fake servers).
+        pricing: how calls are priced (Anthropic's list prices by default).
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        model: str,
+        base_url: str | None = None,
+        max_tokens: int,
+        temperature: float | None,
+        timeout: float,
+        max_retries: int,
+        strict_response_validation: bool = False,
+        pricing: Pricing | None = None,
+    ) -> None:
+        sdk = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            _strict_response_validation=strict_response_validation,
+        )
+        super().__init__(
+            sdk,
+            provider="anthropic",
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            pricing=pricing,
+        )
+
+
+class AnthropicStream:
+    """One streamed Claude answer: iterate once for deltas, then read ``result``."""
+
+    def __init__(self, owner: ClaudeClient, kwargs: dict[str, Any]) -> None:
+        self._owner = owner
         self._kwargs = kwargs
-        self._model = model
         self._result: ModelResult | None = None
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._deltas()
 
     async def _deltas(self) -> AsyncIterator[str]:
+        owner = self._owner
         try:
-            async with self._client.messages.stream(**self._kwargs) as stream:
+            async with owner._client.messages.stream(**self._kwargs) as stream:
                 async for text in stream.text_stream:
                     yield text
                 message = await stream.get_final_message()
-        except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
-            raise map_error(exc) from exc
-        self._result = _result(message, self._model)
+        except owner._caught as exc:
+            raise owner.convert_error(exc) from exc
+        self._result = _result(message, owner.model, owner.provider, owner._pricing)
 
     @property
     def result(self) -> ModelResult:

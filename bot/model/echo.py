@@ -37,7 +37,12 @@ class EchoModelClient:
             output_tokens=estimate_tokens(text),
         )
         return ModelResult(
-            text=text, model="echo", usage=usage, cost_usd=0.0, stop_reason="end_turn"
+            text=text,
+            model="echo",
+            usage=usage,
+            cost_usd=0.0,
+            stop_reason="end_turn",
+            provider="echo",
         )
 
     async def complete(self, request: ModelRequest) -> ModelResult:

@@ -1,6 +1,9 @@
 """The system prompt: how the model is told to treat placeholders.
 
-Every model client sends it unchanged; it is prompt-cached, so it must not vary per turn.
+Every model client sends it unchanged (Claude as the system blocks, OpenAI-compatible servers
+as the first message); it is prompt-cached, so it must not vary per turn. The worked example
+is for smaller self-hosted models, which follow an example better than a rule; what they
+still get wrong the tolerant restore reads, and the audit counts as mangled.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ values:
 - never invent a placeholder that does not appear in the conversation;
 - do not ask for the real value behind a placeholder or guess it;
 - treat two different placeholders as two different entities.
+
+For example, asked "Can you email <PERSON_1> at <EMAIL_ADDRESS_1>?", write "I'll email \
+<PERSON_1> at <EMAIL_ADDRESS_1>.", never "PERSON_1", "[EMAIL_ADDRESS_1]" or "<person 1>".
 
 Answer concisely, in the plain conversational style of a chat message."""
 

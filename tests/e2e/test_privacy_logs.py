@@ -75,3 +75,10 @@ def test_log_failure_names_the_type_and_place_never_the_message(
     assert "event Ev1 failed: _Leaky at test_privacy_logs.py:" in caplog.text
     assert "Maria" not in caplog.text
     assert "4111" not in described
+
+
+def test_every_model_sdk_logger_stays_above_debug() -> None:
+    # At DEBUG the SDKs log request bodies and signing material: never let them.
+    configure_logging("DEBUG")
+    for name in ("anthropic", "openai", "botocore", "boto3", "google.auth", "urllib3", "httpx2"):
+        assert logging.getLogger(name).getEffectiveLevel() >= logging.INFO, name

