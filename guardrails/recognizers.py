@@ -121,6 +121,14 @@ _BRACKETED_EMAIL = (
     r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(]at[\])])\s*[\w\-]+"
     r"(?:\s*(?:\.|[\[(]dot[\])])\s*[\w\-]+)*\s*[\[(]dot[\])]\s*[a-z]{2,24}\b"
 )
+# "jane(at)acme.com", "jane [at] acme.com": the "at" bracketed, the domain written as usual.
+_AT_BRACKETED_EMAIL = (
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*[\[({]at[\])}]\s*[\w\-]+(?:\.[\w\-]+)*\.[a-z]{2,24}\b"
+)
+# RFC 5321 address literals: "postmaster@[192.0.2.1]", "jane@[IPv6:2001:db8::1]".
+_LITERAL_EMAIL = (
+    r"(?<![\w.+\-%])[\w.+\-]*\w@\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\d{1,3}(?:\.\d{1,3}){3})\]"
+)
 # An age: "a 74 year old", "aged 45", "31 y/o", "I'll turn 23", "age: 52".
 _AGE = (
     r"(?P<v>\b\d{1,3})(?=[ \-]?(?:years?|yrs?)[ \-]?old\b|[ \-]?y/?o\b)"
@@ -176,6 +184,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
     Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95),
     Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(

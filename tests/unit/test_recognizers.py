@@ -240,3 +240,18 @@ def test_names_by_the_words_around_them(text, name):
 )
 def test_companies_and_words_in_those_places_are_not_names(text):
     assert [v for t, v in found(text) if t == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "jane(at)acme.com",
+        "jane.doe [at] mail.acme.co.uk",
+        "j_doe{at}acme.org",
+        "postmaster@[192.0.2.17]",
+        "jane@[IPv6:2001:db8:85a3::8a2e:370:7334]",
+    ],
+)
+def test_emails_with_a_bracketed_at_or_an_address_literal(value):
+    hits = found(f"reach me at {value} today")
+    assert ("EMAIL_ADDRESS", value) in hits
