@@ -54,6 +54,12 @@ def samples(text: str) -> Samples:
     return found
 
 
+def without_values(text: str) -> str:
+    """The scrape without its sample values: names, labels and comments only."""
+    lines = text.splitlines()
+    return "\n".join(line if line.startswith("#") else line.rsplit(" ", 1)[0] for line in lines)
+
+
 def value(found: Samples, name: str, **labels: str) -> float:
     return found.get((name, frozenset(labels.items())), 0.0)
 
@@ -171,8 +177,9 @@ async def test_metrics_count_guarded_turns_and_hold_no_personal_data(
     assert value(found, "veilbot_turn_stage_seconds_count", stage="anonymize") == 2
     assert value(found, "veilbot_audit_spool_records") == 0
 
-    # Nothing personal: no seeded value (nor a part of one), no user, channel or thread.
-    lowered = text.lower()
+    # Nothing personal: no seeded value (nor a part of one), no user, channel or thread, in
+    # any name, label or help text (sample values are numbers: 0.0132 is not a phone).
+    lowered = without_values(text).lower()
     tokens = {part for v in SEEDED.values() for part in v.lower().split() if len(part) > 3}
     tokens |= {"maria", "gonzalez", "whitaker", "example.org", "4111", "0132"}
     for secret in tokens | {USER.lower(), CHANNEL.lower(), first["event"]["ts"]}:
@@ -194,4 +201,4 @@ async def test_metrics_show_the_audit_spool_while_the_database_is_down(
     found = samples(text)
     assert value(found, "veilbot_audit_spool_records") == 1
     assert value(found, "veilbot_turns_total", platform="console", status="ok") == 1
-    assert "maria" not in text.lower()
+    assert "maria" not in without_values(text).lower()
