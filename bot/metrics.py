@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from aiohttp import web
 from prometheus_client import (
@@ -56,6 +57,27 @@ STAGE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 LOCK_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30)
 
 
+_Metric = TypeVar("_Metric", Counter, Histogram)
+
+
+class _Children(Generic[_Metric]):
+    """A metric's labelled children, cached.
+
+    ``labels()`` takes a lock and checks its arguments on every call: without the cache that
+    costs as much as all the rest of a turn's metrics.
+    """
+
+    def __init__(self, metric: _Metric) -> None:
+        self._metric: _Metric = metric
+        self._cache: dict[tuple[str, ...], _Metric] = {}
+
+    def __call__(self, *values: str) -> _Metric:
+        child = self._cache.get(values)
+        if child is None:
+            child = self._cache[values] = self._metric.labels(*values)
+        return child
+
+
 def _label(value: str, pattern: re.Pattern[str]) -> str:
     return value if pattern.fullmatch(value) else OTHER
 
@@ -74,27 +96,33 @@ class PrometheusMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
         reg = self.registry
-        self._turns = Counter(
-            "veilbot_turns", "Finished turns.", ["platform", "status"], registry=reg
+        self._turns = _Children(
+            Counter("veilbot_turns", "Finished turns.", ["platform", "status"], registry=reg)
         )
-        self._stages = Histogram(
-            "veilbot_turn_stage_seconds",
-            "Time spent in each stage of a turn; stage 'total' is the whole turn.",
-            ["stage"],
-            buckets=STAGE_BUCKETS,
-            registry=reg,
+        self._stages = _Children(
+            Histogram(
+                "veilbot_turn_stage_seconds",
+                "Time spent in each stage of a turn; stage 'total' is the whole turn.",
+                ["stage"],
+                buckets=STAGE_BUCKETS,
+                registry=reg,
+            )
         )
-        self._entities = Counter(
-            "veilbot_entities_redacted",
-            "Personal data entities replaced by placeholders in user messages.",
-            ["entity_type"],
-            registry=reg,
+        self._entities = _Children(
+            Counter(
+                "veilbot_entities_redacted",
+                "Personal data entities replaced by placeholders in user messages.",
+                ["entity_type"],
+                registry=reg,
+            )
         )
-        self._guardrail_failures = Counter(
-            "veilbot_guardrail_failures",
-            "Turns refused because the guardrail could not run (fail closed).",
-            ["platform"],
-            registry=reg,
+        self._guardrail_failures = _Children(
+            Counter(
+                "veilbot_guardrail_failures",
+                "Turns refused because the guardrail could not run (fail closed).",
+                ["platform"],
+                registry=reg,
+            )
         )
         self._mangled = Counter(
             "veilbot_placeholders_mangled",
@@ -106,17 +134,21 @@ class PrometheusMetrics:
             "Placeholders the model made up (shown neutrally).",
             registry=reg,
         )
-        self._tokens = Counter(
-            "veilbot_model_tokens", "Model tokens by kind.", ["model", "kind"], registry=reg
+        self._tokens = _Children(
+            Counter(
+                "veilbot_model_tokens", "Model tokens by kind.", ["model", "kind"], registry=reg
+            )
         )
-        self._cost = Counter(
-            "veilbot_model_cost_usd", "Model cost in US dollars.", ["model"], registry=reg
+        self._cost = _Children(
+            Counter("veilbot_model_cost_usd", "Model cost in US dollars.", ["model"], registry=reg)
         )
-        self._duplicates = Counter(
-            "veilbot_duplicate_deliveries",
-            "Redelivered platform events dropped by the dedupe.",
-            ["platform"],
-            registry=reg,
+        self._duplicates = _Children(
+            Counter(
+                "veilbot_duplicate_deliveries",
+                "Redelivered platform events dropped by the dedupe.",
+                ["platform"],
+                registry=reg,
+            )
         )
         self._lock_wait = Histogram(
             "veilbot_lock_wait_seconds",
@@ -139,14 +171,14 @@ class PrometheusMetrics:
         """Count a finished turn from its audit record."""
         platform = _platform(record.platform)
         status = str(record.status)
-        self._turns.labels(platform, status if status in STATUSES else OTHER).inc()
+        self._turns(platform, status if status in STATUSES else OTHER).inc()
         for stage, ms in record.latencies_ms.items():
-            self._stages.labels(_label(stage, _STAGE)).observe(max(ms, 0.0) / 1000)
+            self._stages(_label(stage, _STAGE)).observe(max(ms, 0.0) / 1000)
         for entity, count in record.entity_counts.items():
             if count > 0:
-                self._entities.labels(_label(entity, _ENTITY)).inc(count)
+                self._entities(_label(entity, _ENTITY)).inc(count)
         if record.status is TurnStatus.GUARDRAIL_ERROR:
-            self._guardrail_failures.labels(platform).inc()
+            self._guardrail_failures(platform).inc()
         if record.mangled_placeholders > 0:
             self._mangled.inc(record.mangled_placeholders)
         if record.unknown_placeholders > 0:
@@ -164,13 +196,13 @@ class PrometheusMetrics:
         )
         for kind, tokens in zip(_TOKEN_KINDS, used, strict=True):
             if tokens > 0:
-                self._tokens.labels(model, kind).inc(tokens)
+                self._tokens(model, kind).inc(tokens)
         if record.cost_usd:
-            self._cost.labels(model).inc(float(record.cost_usd))
+            self._cost(model).inc(float(record.cost_usd))
 
     def duplicate_dropped(self, platform: str) -> None:
         """Count a redelivered event that was dropped."""
-        self._duplicates.labels(_platform(platform)).inc()
+        self._duplicates(_platform(platform)).inc()
 
     def lock_waited(self, seconds: float, *, acquired: bool) -> None:
         """Observe a wait for a thread's lock; a timeout also counts as one."""
