@@ -23,6 +23,7 @@ from bot.audit.store import SqlAuditStore
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
+from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.models import build_model, check_model
 from bot.settings import Settings
@@ -65,6 +66,7 @@ class App:
     admin: AdminService
     eraser: Eraser
     notices: list[str] = field(default_factory=list)
+    metrics: PrometheusMetrics = field(default_factory=PrometheusMetrics)
 
     async def readiness(self) -> dict[str, bool]:
         """The ``/readyz`` checks: Redis and the database answer, and the guardrail works.
@@ -149,7 +151,8 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         stack.push_async_callback(model.aclose)
         notices = [ECHO_NOTICE] if settings.use_echo_model else []
         notices += await check_model(model, settings)
-        stores = await open_stores(settings, stack, spool=True)
+        metrics = PrometheusMetrics()
+        stores = await open_stores(settings, stack, spool=True, metrics=metrics)
         client, keys, audit = stores.redis, stores.keys, stores.audit
         history, locks = stores.history, stores.locks
         vault = RedisVault(
@@ -159,7 +162,10 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             ttl_seconds=settings.history_ttl_seconds,
         )
         guardrail = await _guardrail(settings, vault, stack)
-        dedupe = RedisEventDedupe(client, keys, ttl_seconds=settings.dedupe_ttl_seconds)
+        metrics.watch_spool(lambda: audit.spool_depth)
+        dedupe = RedisEventDedupe(
+            client, keys, ttl_seconds=settings.dedupe_ttl_seconds, metrics=metrics
+        )
         conversation = Conversation(
             guardrail=guardrail,
             history=history,
@@ -170,6 +176,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             system_prompt=build_system_prompt(settings.system_prompt_extra),
             budget_tokens=settings.context_budget_tokens,
             max_input_chars=settings.max_input_chars,
+            metrics=metrics,
         )
         yield App(
             settings,
@@ -186,4 +193,5 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             admin=build_admin(settings, audit),
             eraser=stores.eraser,
             notices=notices,
+            metrics=metrics,
         )

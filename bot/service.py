@@ -11,7 +11,8 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 - otherwise (Discord, Slack in Socket Mode) it binds ``VEILBOT_ADMIN_HTTP_HOST``/``_PORT``;
 - ``/healthz`` (liveness) and ``/readyz`` (Redis, database, guardrail; 503 unless all pass),
   always, so every deployment has probes;
-- the admin API (``/admin/*``), when ``VEILBOT_ADMIN_TOKENS`` is set.
+- the admin API (``/admin/*``), when ``VEILBOT_ADMIN_TOKENS`` is set;
+- ``/metrics`` (Prometheus, ``bot.metrics``), always; keep it off the public ingress.
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
 life of the service: once at start, then daily.
@@ -31,6 +32,7 @@ from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import ConfigError, VeilbotError
 from bot.core.ports import PlatformAdapter
 from bot.http_server import HttpServer
+from bot.metrics import add_metrics_route
 from bot.settings import Settings
 from bot.stores import build_admin_tokens
 
@@ -113,7 +115,7 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
 
 
 def build_http(app: App, names: Sequence[str]) -> HttpServer:
-    """The service's HTTP server (not started): probes always, the admin API with tokens."""
+    """The service's HTTP server (not started): probes and metrics always, admin with tokens."""
     settings = app.settings
     if "slack" in names and settings.slack_mode == "http":
         http = HttpServer(settings.slack_http_host, settings.slack_http_port)
@@ -124,6 +126,7 @@ def build_http(app: App, names: Sequence[str]) -> HttpServer:
         add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=app.readiness)
     else:
         add_probe_routes(http.app, app.readiness)
+    add_metrics_route(http.app, app.metrics)
     return http
 
 

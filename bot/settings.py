@@ -219,6 +219,9 @@ class Settings(BaseSettings):
     """Total shards across all replicas; set to use ``AutoShardedClient``."""
     discord_shard_ids: Annotated[list[int] | None, NoDecode] = None
     """The shards this replica runs (``0,1``); needs ``discord_shard_count``."""
+    discord_shard_pod: str | None = Field(default=None, pattern=r"^[a-z0-9.-]*-[0-9]+$")
+    """A StatefulSet pod name (``veilbot-discord-2``): this replica runs the one shard of its
+    ordinal (2). Instead of ``discord_shard_ids``; needs ``discord_shard_count``."""
     discord_guild_id: int | None = None
     """Sync slash commands to this guild only (instant), instead of globally."""
     discord_progressive_edits: bool = False
@@ -241,8 +244,21 @@ class Settings(BaseSettings):
             return [int(p) for p in parts] or None
         return value
 
+    def _pod_ordinal(self, pod: str) -> int:
+        if self.discord_shard_ids is not None:
+            raise ValueError("set VEILBOT_DISCORD_SHARD_POD or VEILBOT_DISCORD_SHARD_IDS, not both")
+        ordinal = int(pod.rsplit("-", 1)[1])
+        if self.discord_shard_count is not None and ordinal >= self.discord_shard_count:
+            raise ValueError(
+                "VEILBOT_DISCORD_SHARD_POD's ordinal must be below VEILBOT_DISCORD_SHARD_COUNT "
+                "(more pods than shards?)"
+            )
+        return ordinal
+
     @model_validator(mode="after")
     def _check_shards(self) -> Settings:
+        if self.discord_shard_pod is not None:
+            self.discord_shard_ids = [self._pod_ordinal(self.discord_shard_pod)]
         if self.discord_shard_ids is not None:
             count = self.discord_shard_count
             if count is None:

@@ -19,6 +19,8 @@ from bot.admin.auth import AdminTokens
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
+from bot.core.metrics import NO_METRICS
+from bot.core.ports import Metrics
 from bot.settings import Settings
 from bot.state.client import open_redis
 from bot.state.embedded import EmbeddedRedis
@@ -99,7 +101,7 @@ def _eraser(
 
 
 def _history_and_locks(
-    settings: Settings, client: aioredis.Redis, keys: KeySpace
+    settings: Settings, client: aioredis.Redis, keys: KeySpace, metrics: Metrics
 ) -> tuple[RedisHistoryStore, RedisThreadLocks]:
     history = RedisHistoryStore(
         client,
@@ -108,12 +110,18 @@ def _history_and_locks(
         max_messages=settings.history_max_messages,
     )
     locks = RedisThreadLocks(
-        client, keys, ttl_seconds=settings.lock_ttl_seconds, wait_seconds=settings.lock_wait_seconds
+        client,
+        keys,
+        ttl_seconds=settings.lock_ttl_seconds,
+        wait_seconds=settings.lock_wait_seconds,
+        metrics=metrics,
     )
     return history, locks
 
 
-async def open_stores(settings: Settings, stack: AsyncExitStack, *, spool: bool) -> Stores:
+async def open_stores(
+    settings: Settings, stack: AsyncExitStack, *, spool: bool, metrics: Metrics = NO_METRICS
+) -> Stores:
     """Redis (embedded when no URL is set), the key space, the audit store, history, locks.
 
     Everything opened is closed by ``stack``.
@@ -123,12 +131,13 @@ async def open_stores(settings: Settings, stack: AsyncExitStack, *, spool: bool)
         stack: owns what is opened here.
         spool: let the audit store spool records to a file while the database is down (the
             service's own store only: a spool belongs to one process).
+        metrics: observes the lock waits.
     """
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     client = await _redis(settings, stack)
     keys = KeySpace(settings.redis_prefix)
     audit = await stack.enter_async_context(_audit_store(settings, spool=spool))
-    history, locks = _history_and_locks(settings, client, keys)
+    history, locks = _history_and_locks(settings, client, keys, metrics)
     eraser = _eraser(settings, audit, history, locks)
     return Stores(settings, client, keys, audit, history, locks, eraser)
 

@@ -96,10 +96,15 @@ def _create_engine(url: URL, timeout: float) -> AsyncEngine:
 
 
 class _Spool:
-    """An append-only JSON-lines file of rows waiting for the database (mode 0600)."""
+    """An append-only JSON-lines file of rows waiting for the database (mode 0600).
+
+    ``depth`` counts the rows in the file as this process knows them (read at start, kept
+    up to date by ``append`` and ``clear``), so a metric can report it without file I/O.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.depth = 0
 
     def append(self, line: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,17 +113,21 @@ class _Spool:
             handle.write(line + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        self.depth += 1
 
     def read(self) -> list[str]:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
-        return [line for line in text.splitlines() if line.strip()]
+        lines = [line for line in text.splitlines() if line.strip()]
+        self.depth = len(lines)
+        return lines
 
     def clear(self) -> None:
         if self.path.exists():
             os.truncate(self.path, 0)
+        self.depth = 0
 
 
 class SqlAuditStore(AuditQueries):
@@ -143,6 +152,11 @@ class SqlAuditStore(AuditQueries):
         self._ready = False
         self._maybe_spooled = self._spool is not None
         self._lock = asyncio.Lock()
+
+    @property
+    def spool_depth(self) -> int:
+        """Records waiting in the spool for the database (0 without a spool)."""
+        return self._spool.depth if self._spool is not None else 0
 
     @property
     def engine(self) -> AsyncEngine:
@@ -179,6 +193,7 @@ class SqlAuditStore(AuditQueries):
                 await self.close()
                 raise
             logger.error("audit database unavailable at start (%s); spooling records", exc)
+            await asyncio.to_thread(self._spool.read)  # what an earlier run left: its depth
         except BaseException:
             await self.close()
             raise

@@ -26,11 +26,13 @@ from bot.core.errors import (
     StoreError,
 )
 from bot.core.logsafe import describe, log_failure
+from bot.core.metrics import NO_METRICS
 from bot.core.ports import (
     AuditStore,
     EventDedupe,
     Guardrail,
     HistoryStore,
+    Metrics,
     ModelClient,
     ReplySink,
     StreamRestorer,
@@ -155,6 +157,7 @@ class Conversation:
         system_prompt: str,
         budget_tokens: int,
         max_input_chars: int,
+        metrics: Metrics = NO_METRICS,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -165,6 +168,7 @@ class Conversation:
         self._system = system_prompt
         self._budget = budget_tokens
         self._max_chars = max_input_chars
+        self._metrics = metrics
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
         """Run one guarded turn; ``None`` for a duplicate delivery."""
@@ -308,6 +312,10 @@ class Conversation:
             await self._audit.record(record)
         except Exception as exc:  # noqa: BLE001  (the reply must still go out)
             log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
+        try:
+            self._metrics.turn_finished(record)
+        except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)
+            log_failure(log, "turn metrics failed run=%s", exc, record.run_id)
         log.info(
             "turn run=%s thread=%s status=%s entities=%s tokens_in=%d tokens_out=%d ms=%.1f",
             record.run_id,

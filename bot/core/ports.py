@@ -200,6 +200,26 @@ class AdminCommands(Protocol):
         ...
 
 
+class Metrics(Protocol):
+    """Operational counters for the metrics endpoint.
+
+    Implementations label by bounded enums only (platform, status, stage, entity type, model
+    name): never a user, thread, channel or any text.
+    """
+
+    def turn_finished(self, record: AuditRecord) -> None:
+        """Count a finished turn from its audit record (status, stage latencies, entities)."""
+        ...
+
+    def duplicate_dropped(self, platform: str) -> None:
+        """Count a redelivered event that was dropped."""
+        ...
+
+    def lock_waited(self, seconds: float, *, acquired: bool) -> None:
+        """Observe a wait for a thread's lock; ``acquired=False`` when it timed out."""
+        ...
+
+
 class PlatformAdapter(Protocol):
     """A platform connection: turns events into ``InboundMessage`` and posts ``Reply``."""
 

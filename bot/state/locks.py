@@ -24,6 +24,8 @@ import redis.asyncio as aioredis
 
 from bot.core.errors import StoreError
 from bot.core.keys import KeySpace
+from bot.core.metrics import NO_METRICS
+from bot.core.ports import Metrics
 from bot.core.types import ThreadId
 from bot.state.client import store_errors
 
@@ -61,10 +63,17 @@ class RedisThreadLocks:
         keys: key names.
         ttl_seconds: how long a lock outlives a holder that stopped renewing it (a crash).
         wait_seconds: how long ``hold`` waits for a busy thread before giving up.
+        metrics: observes every wait (and each that timed out).
     """
 
     def __init__(
-        self, redis: aioredis.Redis, keys: KeySpace, *, ttl_seconds: float, wait_seconds: float
+        self,
+        redis: aioredis.Redis,
+        keys: KeySpace,
+        *,
+        ttl_seconds: float,
+        wait_seconds: float,
+        metrics: Metrics = NO_METRICS,
     ) -> None:
         if ttl_seconds <= 0 or wait_seconds <= 0:
             raise ValueError("ttl_seconds and wait_seconds must be positive")
@@ -75,6 +84,7 @@ class RedisThreadLocks:
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
         self._local: dict[ThreadId, _LocalTurn] = {}
+        self._metrics = metrics
 
     @asynccontextmanager
     async def hold(self, thread_id: ThreadId) -> AsyncIterator[None]:
@@ -87,11 +97,13 @@ class RedisThreadLocks:
             StoreError: the thread stayed busy for ``wait_seconds`` ("thread busy").
             StoreUnavailable: Redis cannot be reached.
         """
-        deadline = time.monotonic() + self._wait
+        started = time.monotonic()
+        deadline = started + self._wait
         async with self._local_turn(thread_id, deadline):
             key = self._keys.thread(thread_id, "lock")
             token = secrets.token_hex(16)
             await self._acquire(thread_id, key, token, deadline)
+            self._metrics.lock_waited(time.monotonic() - started, acquired=True)
             renewer = asyncio.create_task(self._keep_alive(thread_id, key, token))
             try:
                 yield
@@ -121,6 +133,7 @@ class RedisThreadLocks:
                 del self._local[thread_id]
 
     def _busy(self, thread_id: ThreadId) -> StoreError:
+        self._metrics.lock_waited(self._wait, acquired=False)
         return StoreError(f"thread busy: {thread_id} (waited {self._wait:g}s)")
 
     async def _acquire(self, thread_id: ThreadId, key: str, token: str, deadline: float) -> None:

@@ -12,7 +12,7 @@ from bot.settings import load_settings as _load
 
 @pytest.fixture(autouse=True)
 def _no_discord_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("TOKEN", "SHARD_COUNT", "SHARD_IDS", "REPLY_MODE"):
+    for name in ("TOKEN", "SHARD_COUNT", "SHARD_IDS", "SHARD_POD", "REPLY_MODE"):
         monkeypatch.delenv(f"VEILBOT_DISCORD_{name}", raising=False)
 
 
@@ -26,11 +26,24 @@ def test_shard_ids_are_read_from_a_comma_list() -> None:
     assert settings.discord_shard_ids == [2, 3]
 
 
+def test_a_statefulset_pod_runs_the_shard_of_its_ordinal() -> None:
+    settings = load_settings(discord_shard_count=3, discord_shard_pod="veilbot-discord-2")
+    assert settings.discord_shard_count == 3
+    assert settings.discord_shard_ids == [2]
+
+
 @pytest.mark.parametrize(
     ("overrides", "variable"),
     [
         ({"discord_shard_ids": "0"}, "VEILBOT_DISCORD_SHARD_COUNT"),
         ({"discord_shard_count": 2, "discord_shard_ids": "2"}, "VEILBOT_DISCORD_SHARD_IDS"),
+        ({"discord_shard_count": 2, "discord_shard_pod": "veilbot-discord-2"}, "SHARD_POD"),
+        ({"discord_shard_count": 2, "discord_shard_pod": "veilbot-discord"}, "SHARD_POD"),
+        (
+            {"discord_shard_count": 2, "discord_shard_pod": "bot-1", "discord_shard_ids": "1"},
+            "VEILBOT_DISCORD_SHARD_POD or VEILBOT_DISCORD_SHARD_IDS",
+        ),
+        ({"discord_shard_pod": "veilbot-discord-0"}, "VEILBOT_DISCORD_SHARD_COUNT"),
         ({"discord_token": "changeme"}, "VEILBOT_DISCORD_TOKEN"),
         ({"discord_reply_mode": "dm"}, "VEILBOT_DISCORD_REPLY_MODE"),
     ],

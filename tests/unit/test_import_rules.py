@@ -37,6 +37,7 @@ NAMED = {
     "bot.stores": "root",
     "bot.models": "root",
     "bot.service": "root",
+    "bot.metrics": "root",
 }
 BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}
 MAY_IMPORT: dict[str, set[str]] = {
