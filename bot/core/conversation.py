@@ -217,6 +217,7 @@ class Conversation:
         async with self._locks.hold(thread_id):
             redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
             removed = await self._history.remove_user_message(thread_id, redacted.text)
+            await self._retain(thread_id)
         log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
         return removed
 
@@ -291,7 +292,17 @@ class Conversation:
             turn.lap("history_append")
             return turn.reply(restored.text + NOT_SAVED_NOTE, TurnStatus.STORE_ERROR)
         turn.lap("history_append")
+        try:
+            await self._retain(turn.message.thread_id)
+        except StoreError as exc:  # answered and saved; the values go at the next write
+            log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
+        turn.lap("retain")
         return turn.reply(restored.text, TurnStatus.OK, streamed=streamed)
+
+    async def _retain(self, thread_id: ThreadId) -> None:
+        """Keep in the vault only the values the thread's kept history still refers to."""
+        kept = await self._history.load(thread_id)
+        await self._guardrail.retain(thread_id, [m.text for m in kept])
 
     def _unexpected(self, turn: _Turn, exc: Exception) -> Reply:
         log_failure(log, "turn failed run=%s", exc, turn.record.run_id)
