@@ -170,6 +170,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             system_prompt=build_system_prompt(settings.system_prompt_extra),
             budget_tokens=settings.context_budget_tokens,
             max_input_chars=settings.max_input_chars,
+            max_in_flight=settings.max_turns_in_flight,
         )
         yield App(
             settings,

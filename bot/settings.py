@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     lock_ttl_seconds: float = Field(default=30.0, gt=0)
     lock_wait_seconds: float = Field(default=300.0, gt=0)
     store_timeout_seconds: float = Field(default=5.0, gt=0)
+    redis_max_connections: int = Field(default=100, ge=4)
+    """Size of the Redis connection pool; a burst waits (``store_timeout_seconds``) for one."""
+    max_turns_in_flight: int = Field(default=48, ge=1)
+    """Turns run at once per process (others wait their turn); below the pool size, since a
+    turn may hold two connections (a command and its lock's renewal)."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
@@ -240,6 +245,14 @@ class Settings(BaseSettings):
             parts = [p.strip() for p in value.replace(" ", ",").split(",") if p.strip()]
             return [int(p) for p in parts] or None
         return value
+
+    @model_validator(mode="after")
+    def _check_turns_fit_the_pool(self) -> Settings:
+        if 2 * self.max_turns_in_flight > self.redis_max_connections:
+            raise ValueError(
+                "VEILBOT_MAX_TURNS_IN_FLIGHT must be at most half of VEILBOT_REDIS_MAX_CONNECTIONS"
+            )
+        return self
 
     @model_validator(mode="after")
     def _check_shards(self) -> Settings:

@@ -12,6 +12,7 @@ reaches the model unless the guardrail ran, and nothing the service keeps holds 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -155,6 +156,7 @@ class Conversation:
         system_prompt: str,
         budget_tokens: int,
         max_input_chars: int,
+        max_in_flight: int = 48,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -165,9 +167,19 @@ class Conversation:
         self._system = system_prompt
         self._budget = budget_tokens
         self._max_chars = max_input_chars
+        # The one cap on turns in flight, whoever calls (adapters, queue workers): a burst
+        # waits here rather than for Redis connections or model slots further in.
+        self._in_flight = asyncio.Semaphore(max_in_flight)
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
-        """Run one guarded turn; ``None`` for a duplicate delivery."""
+        """Run one guarded turn; ``None`` for a duplicate delivery.
+
+        At most ``max_in_flight`` turns run at once; the others wait for a slot.
+        """
+        async with self._in_flight:
+            return await self._turn(message, sink)
+
+    async def _turn(self, message: InboundMessage, sink: ReplySink | None) -> Reply | None:
         turn = _Turn.begin(message)
         try:
             if message.event_id and not await self._dedupe.first_delivery(
@@ -214,7 +226,7 @@ class Conversation:
         cleaned = clean_user_text(text)
         if not cleaned:
             return 0
-        async with self._locks.hold(thread_id):
+        async with self._in_flight, self._locks.hold(thread_id):
             redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
             removed = await self._history.remove_user_message(thread_id, redacted.text)
             await self._retain(thread_id)

@@ -96,9 +96,10 @@ class RedisThreadLocks:
             try:
                 yield
             finally:
+                # Shielded: a cancelled turn still gives its lock back, not at its expiry.
                 renewer.cancel()
-                await asyncio.wait([renewer])
-                await self._give_back(thread_id, key, token)
+                await asyncio.shield(asyncio.wait([renewer]))
+                await asyncio.shield(self._give_back(thread_id, key, token))
 
     @asynccontextmanager
     async def _local_turn(self, thread_id: ThreadId, deadline: float) -> AsyncIterator[None]:
