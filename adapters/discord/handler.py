@@ -145,9 +145,7 @@ class DiscordAdapter:
             mode = self._settings.discord_reply_mode
             channel = conversation_channel(facts, trigger, reply_mode=mode)
             inbound = to_inbound(facts, channel, bot_id)
-            await self._handler.message_deleted(
-                inbound.thread_id, inbound.text, platform="discord"
-            )
+            await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
         except Exception as exc:  # a bad event must not stop the bot
             log_failure(logger, "discord message delete %s failed", exc, message.id)
 
