@@ -61,8 +61,9 @@ class Settings(BaseSettings):
     redis_max_connections: int = Field(default=100, ge=4)
     """Size of the Redis connection pool; a burst waits (``store_timeout_seconds``) for one."""
     max_turns_in_flight: int = Field(default=48, ge=1)
-    """Turns run at once per process (others wait their turn); below the pool size, since a
-    turn may hold two connections (a command and its lock's renewal)."""
+    """Turns run at once per process (others wait their turn); at most half the pool, since a
+    turn may hold two connections (a command and its lock's renewal). Unset: 48, or half of a
+    smaller pool."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
@@ -248,6 +249,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_turns_fit_the_pool(self) -> Settings:
+        if "max_turns_in_flight" not in self.model_fields_set:  # follow a smaller pool
+            self.max_turns_in_flight = min(
+                self.max_turns_in_flight, self.redis_max_connections // 2
+            )
         if 2 * self.max_turns_in_flight > self.redis_max_connections:
             raise ValueError(
                 "VEILBOT_MAX_TURNS_IN_FLIGHT must be at most half of VEILBOT_REDIS_MAX_CONNECTIONS"

@@ -17,3 +17,7 @@ def test_turns_in_flight_fit_in_half_the_redis_pool() -> None:
 def test_more_turns_in_flight_than_the_pool_can_serve_is_refused_by_name() -> None:
     with pytest.raises(ValidationError, match="VEILBOT_MAX_TURNS_IN_FLIGHT"):
         Settings(redis_max_connections=40, max_turns_in_flight=21)
+
+
+def test_a_smaller_pool_lowers_the_default_cap_with_it() -> None:
+    assert Settings(redis_max_connections=20).max_turns_in_flight == 10
