@@ -168,18 +168,17 @@ class Conversation:
         self._budget = budget_tokens
         self._max_chars = max_input_chars
         # The one cap on turns in flight, whoever calls (adapters, queue workers): a burst
-        # waits here rather than for Redis connections or model slots further in.
+        # waits here rather than for Redis connections or model slots further in. Always
+        # taken after the thread lock (never the other way round: no deadlock).
         self._in_flight = asyncio.Semaphore(max_in_flight)
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
         """Run one guarded turn; ``None`` for a duplicate delivery.
 
-        At most ``max_in_flight`` turns run at once; the others wait for a slot.
+        At most ``max_in_flight`` turns run at once; the others wait for a slot. A turn takes
+        its slot once it holds its thread's lock, so the queued messages of one busy thread
+        never hold up the other threads.
         """
-        async with self._in_flight:
-            return await self._turn(message, sink)
-
-    async def _turn(self, message: InboundMessage, sink: ReplySink | None) -> Reply | None:
         turn = _Turn.begin(message)
         try:
             if message.event_id and not await self._dedupe.first_delivery(
@@ -190,7 +189,7 @@ class Conversation:
             turn.lap("dedupe")
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
-            async with self._locks.hold(message.thread_id):
+            async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
                 reply = await self._guarded(turn, text, sink)
         except InputRejected as exc:
@@ -226,7 +225,7 @@ class Conversation:
         cleaned = clean_user_text(text)
         if not cleaned:
             return 0
-        async with self._in_flight, self._locks.hold(thread_id):
+        async with self._locks.hold(thread_id), self._in_flight:
             redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
             removed = await self._history.remove_user_message(thread_id, redacted.text)
             await self._retain(thread_id)

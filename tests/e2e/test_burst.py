@@ -13,8 +13,9 @@ from collections import Counter
 
 import redis.asyncio as aioredis
 
-from tests.e2e.conftest import MakeApp
+from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.e2e.slack_harness import slack_harness
+from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import mention
 
 BURST = 300
@@ -45,3 +46,27 @@ async def test_a_burst_of_simultaneous_new_threads_are_all_answered_and_no_lock_
         finally:
             await client.aclose()
         assert locks == []
+
+
+async def test_a_busy_thread_does_not_hold_up_the_other_threads(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app(max_turns_in_flight=2, redis_max_connections=10)
+    fake_anthropic.delay = 0.2
+    busy, other = unique_thread(), unique_thread()
+    finished: list[str] = []
+
+    async def turn(thread: str, text: str) -> None:
+        reply = await app.conversation.handle(message(text, thread))
+        assert reply is not None
+        assert reply.ok
+        finished.append(thread)
+
+    async with asyncio.TaskGroup() as group:
+        for i in range(6):
+            group.create_task(turn(busy, f"message {i}"))
+        await asyncio.sleep(0)  # the busy thread's messages are all queued first
+        group.create_task(turn(other, "a question elsewhere"))
+
+    # The other thread was answered while the busy one still had most of its queue to go.
+    assert finished.index(other) <= 3, finished

@@ -335,12 +335,16 @@ async def test_deleting_a_message_withdraws_the_values_only_it_introduced(
         await h.until(lambda: len(h.slack.thread("C1", ts)) == 2, "second answer")
         await h.settle()
 
+        async def kept() -> set[str]:
+            return {value for _, value in (await h.app.vault.mapping(tid)).values()}
+
+        assert "maria.gonzalez@example.com" in await kept()
         await h.send(deleted(first["event"]))
         deadline = time.monotonic() + 10
-        while len(await h.app.history.load(tid)) > 2 and time.monotonic() < deadline:
+        while "maria.gonzalez@example.com" in await kept() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-        kept = {value for _, value in (await h.app.vault.mapping(tid)).values()}
-        assert kept == {"Maria Gonzalez", "John Smith"}  # the kept message still names both
+        assert len(await h.app.history.load(tid)) == 2
+        assert await kept() == {"Maria Gonzalez", "John Smith"}  # the kept message names both
 
         fake_anthropic.answer("Mail <EMAIL_ADDRESS_1>, <PERSON_1> and <PERSON_2>.")
         await h.send(message("Who should I mail?", thread_ts=ts))
