@@ -177,6 +177,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             budget_tokens=settings.context_budget_tokens,
             max_input_chars=settings.max_input_chars,
             metrics=metrics,
+            max_in_flight=settings.max_turns_in_flight,
         )
         yield App(
             settings,

@@ -58,6 +58,12 @@ class Settings(BaseSettings):
     lock_ttl_seconds: float = Field(default=30.0, gt=0)
     lock_wait_seconds: float = Field(default=300.0, gt=0)
     store_timeout_seconds: float = Field(default=5.0, gt=0)
+    redis_max_connections: int = Field(default=100, ge=4)
+    """Size of the Redis connection pool; a burst waits (``store_timeout_seconds``) for one."""
+    max_turns_in_flight: int = Field(default=48, ge=1)
+    """Turns run at once per process (others wait their turn); at most half the pool, since a
+    turn may hold two connections (a command and its lock's renewal). Unset: 48, or half of a
+    smaller pool."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
@@ -254,6 +260,18 @@ class Settings(BaseSettings):
                 "(more pods than shards?)"
             )
         return ordinal
+
+    @model_validator(mode="after")
+    def _check_turns_fit_the_pool(self) -> Settings:
+        if "max_turns_in_flight" not in self.model_fields_set:  # follow a smaller pool
+            self.max_turns_in_flight = min(
+                self.max_turns_in_flight, self.redis_max_connections // 2
+            )
+        if 2 * self.max_turns_in_flight > self.redis_max_connections:
+            raise ValueError(
+                "VEILBOT_MAX_TURNS_IN_FLIGHT must be at most half of VEILBOT_REDIS_MAX_CONNECTIONS"
+            )
+        return self
 
     @model_validator(mode="after")
     def _check_shards(self) -> Settings:

@@ -62,7 +62,11 @@ async def _redis(settings: Settings, stack: AsyncExitStack) -> aioredis.Redis:
     url = settings.redis_url
     if url is None:
         url = (await stack.enter_async_context(EmbeddedRedis(settings.data_dir))).url
-    client = open_redis(url, timeout=settings.store_timeout_seconds)
+    client = open_redis(
+        url,
+        timeout=settings.store_timeout_seconds,
+        max_connections=settings.redis_max_connections,
+    )
     stack.push_async_callback(client.aclose)
     return client
 

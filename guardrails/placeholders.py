@@ -65,6 +65,15 @@ KNOWN_TYPES: Final = frozenset(
 )
 """Entity types whose bare form (``PERSON_1``) is read as a placeholder."""
 
+TYPED: Final = "PLACEHOLDER"
+"""The entity type of placeholder-shaped text a user typed (``who is <PERSON_1>?``).
+
+Only the guardrail mints placeholders: typed ones are neutralized before analysis, each kept
+in the vault as typed under a placeholder of this type, so the model sees ``<PLACEHOLDER_1>``
+(never the thread's ``<PERSON_1>``) and an answer that quotes it shows the author what they
+typed, never the value the thread's ``<PERSON_1>`` stands for.
+"""
+
 NEUTRAL: Final = "[redacted]"
 """Shown instead of a placeholder the thread never issued."""
 

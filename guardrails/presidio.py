@@ -33,7 +33,14 @@ from guardrails.linking import (
     name_tokens,
     value_grams,
 )
-from guardrails.placeholders import PlaceholderRestorer, find_placeholders, placeholder_type
+from guardrails.placeholders import (
+    KNOWN_TYPES,
+    TYPED,
+    PlaceholderRestorer,
+    canonical,
+    find_placeholders,
+    placeholder_type,
+)
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
 from guardrails.spans import Detection, resolve_overlaps
@@ -123,13 +130,28 @@ class PresidioGuardrail:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        spans = await self._detect(text, platform)
-        spans = await self._link_known(thread_id, text, spans)
+        typed = self._typed_placeholders(text)
+        ranges = [(s.start, s.end) for s in typed]
+        masked = _mask(text, ranges) if typed else text
+        spans = await self._detect(masked, platform)
+        spans = await self._link_known(thread_id, masked, spans)
+        if typed:
+            spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
         redaction = await self._redact(thread_id, text, spans)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", thread_id, platform, redaction.counts()
         )
         return redaction
+
+    def _typed_placeholders(self, text: str) -> list[Detection]:
+        """Placeholder-shaped text the user typed, in any form the restorer reads.
+
+        Each becomes a value of type ``TYPED`` (kept as typed), masked before analysis: only
+        the guardrail mints the placeholders the model sees, so ``who is <PERSON_1>?`` never
+        reaches the model as the thread's ``<PERSON_1>`` nor comes back as its value.
+        """
+        found = find_placeholders(text, KNOWN_TYPES | self._policy.enabled)
+        return [Detection(TYPED, m.start("ph"), m.end("ph")) for m in found]
 
     async def restorer(
         self, thread_id: ThreadId, *, platform: Platform, private: bool
@@ -174,6 +196,19 @@ class PresidioGuardrail:
             redaction.counts(),
         )
         return redaction
+
+    async def retain(self, thread_id: ThreadId, kept: Sequence[str]) -> int:
+        """Forget the thread's values that none of the ``kept`` texts refers to.
+
+        The conversation calls it with the thread's kept history after every write to it, so
+        a deleted or trimmed message takes the values only it introduced out of the vault.
+
+        Raises:
+            StoreError: the vault could not be read or written.
+        """
+        types = KNOWN_TYPES | self._policy.enabled
+        used = {canonical(m) for text in kept for m in find_placeholders(text, types)}
+        return await self._vault.retain(thread_id, used)
 
     def _may_hold(self, text: str) -> bool:
         """Whether the output scan could find anything in ``text`` (else it is skipped).
@@ -262,6 +297,10 @@ def _in_markup(text: str, position: int) -> bool:
 
 def _overlaps(span: Detection, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(span.start < end and start < span.end for start, end in ranges)
+
+
+def _start(span: Detection) -> int:
+    return span.start
 
 
 def _blocked(text: str, span: tuple[int, int], fixed: Sequence[tuple[int, int]]) -> bool:

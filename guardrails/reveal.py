@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 from bot.core.errors import ConfigError
+from guardrails.placeholders import TYPED
 
 Action = Literal["restore", "mask", "placeholder"]
 Place = Literal["shared", "private"]
@@ -52,7 +53,7 @@ DEFAULT_RULES: Final[Mapping[str, Rule]] = {
     "IBAN_CODE": _SENSITIVE,
     "CRYPTO": _SENSITIVE,
 }
-ALWAYS_RESTORED: Final = frozenset({"USER"})
+ALWAYS_RESTORED: Final = frozenset({"USER", TYPED})
 
 
 def _alnum(value: str) -> str:

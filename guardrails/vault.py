@@ -9,6 +9,12 @@ p:<TYPE_n>        -> base64(nonce | AES-GCM(value))  the value, for restoring
 n:<TYPE>          -> n                              the last number issued for a type
 ```
 
+Retention (``retain``): a thread keeps only the values its kept history still refers to. A
+message that is deleted or trimmed away takes the values only it introduced with it (their
+``p:``, ``h:`` and ``t:`` fields), so its placeholders restore to ``[redacted]`` from then on, as
+another thread's do, and the vault of a long thread stays as small as its history. Numbers are
+never reissued (``n:`` stays), so a dropped ``<PERSON_1>`` cannot come back as someone else.
+
 The HMAC covers the thread id and the normalized value (NFKC, casefolded, whitespace
 collapsed), so Redis never holds a value in clear and equal values in two threads are not
 linkable. A value keeps its first placeholder whatever type a later detection gives it. New
@@ -29,7 +35,7 @@ import hmac
 import logging
 import os
 import unicodedata
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import NamedTuple
 
@@ -93,6 +99,33 @@ return out
 """
 
 
+# KEYS[1] vault hash; ARGV the placeholders to keep. Drops every other placeholder's value,
+# lookup and name-token fields (an ambiguous token, ``*``, stays ambiguous). Returns the number
+# of placeholders dropped.
+_RETAIN_LUA = """
+local keep = {}
+for i = 1, #ARGV do keep[ARGV[i]] = true end
+local fields = redis.call('HGETALL', KEYS[1])
+local drop, dropped = {}, 0
+for i = 1, #fields, 2 do
+  local name, value = fields[i], fields[i + 1]
+  local kind = string.sub(name, 1, 2)
+  if kind == 'p:' then
+    if not keep[string.sub(name, 3)] then
+      drop[#drop + 1] = name
+      dropped = dropped + 1
+    end
+  elseif (kind == 'h:' or kind == 't:') and value ~= '*' and not keep[value] then
+    drop[#drop + 1] = name
+  end
+end
+for i = 1, #drop, 500 do
+  redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
+end
+return dropped
+"""
+
+
 class VaultEntry(NamedTuple):
     """A value to place in the vault.
 
@@ -151,6 +184,7 @@ class RedisVault:
         self._index_key = subkeys.index
         self._ttl_ms = int(ttl_seconds * 1000)
         self._assign = redis.register_script(_ASSIGN_LUA)
+        self._retain = redis.register_script(_RETAIN_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -186,6 +220,23 @@ class RedisVault:
         placeholders = [p.decode() if isinstance(p, bytes) else str(p) for p in raw]
         logger.debug("vault assign thread=%s values=%d", tid, len(placeholders))
         return placeholders
+
+    async def retain(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
+        """Drop every value of the thread but those of ``placeholders`` (one atomic script).
+
+        Returns:
+            How many placeholders were dropped.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis refused the script.
+        """
+        keep = sorted(set(placeholders))
+        async with redis_errors_as_store_errors("retain", tid):
+            dropped = int(await self._retain(keys=[self._keys.thread(tid, "vault")], args=keep))
+        if dropped:
+            logger.debug("vault retain thread=%s dropped=%d", tid, dropped)
+        return dropped
 
     async def name_owners(self, tid: ThreadId, tokens: Sequence[str]) -> list[str | None]:
         """For each name token, the placeholder it belongs to (``None``: unknown or ambiguous).

@@ -129,6 +129,26 @@ class DiscordAdapter:
         except Exception as exc:  # a bad message must not stop the bot
             log_failure(logger, "discord message %s failed", exc, message.id)
 
+    async def on_message_delete(self, client: discord.Client, message: discord.Message) -> None:
+        """A member deleted a message the bot saw: drop it, its answer and its data.
+
+        discord.py reports deletions of messages in its cache (the last 1 000 it saw), which
+        carry the text the turn anonymized. Errors are logged, never raised.
+        """
+        try:
+            assert client.user is not None  # noqa: S101  (events arrive only after login)
+            bot_id = client.user.id
+            facts = facts_of(message)
+            trigger = classify(facts, bot_id, ignore_bots=self._settings.discord_ignore_bots)
+            if trigger is Trigger.IGNORE:
+                return
+            mode = self._settings.discord_reply_mode
+            channel = conversation_channel(facts, trigger, reply_mode=mode)
+            inbound = to_inbound(facts, channel, bot_id)
+            await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
+        except Exception as exc:  # a bad event must not stop the bot
+            log_failure(logger, "discord message delete %s failed", exc, message.id)
+
     async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
         assert client.user is not None  # noqa: S101  (messages arrive only after login)
         bot_id = client.user.id
@@ -220,6 +240,9 @@ class _Hooks:
 
     async def on_message(self, message: discord.Message) -> None:
         await self._adapter.on_message(self, message)  # type: ignore[arg-type]
+
+    async def on_message_delete(self, message: discord.Message) -> None:
+        await self._adapter.on_message_delete(self, message)  # type: ignore[arg-type]
 
 
 class _Client(_Hooks, discord.Client):

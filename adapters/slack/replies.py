@@ -6,6 +6,11 @@ Markdown, append-only) or by posting a message and editing it with ``chat.update
 once per interval. Either way the finished answer ends up split under Slack's limits, and a
 Slack failure while showing partial text never breaks the turn: the full answer is posted
 at the end instead.
+
+Editing shows only the answer's first message while it streams (the rest is posted at the
+end). Once that message is full it is sealed and the growing text is not converted or split
+again until the end, so the work per delta stays bounded and a long answer costs time linear in
+its length (it was quadratic: the whole text was converted and split on every delta).
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class LiveReply:
         self._stream_chars = 0
         self._carry = ""
         self._update_ts: str | None = None
+        self._live_head: str | None = None  # what the edited message shows now
+        self._sealed: str | None = None  # the first message once full (update mode)
         self._broken = False
 
     @property
@@ -161,8 +168,11 @@ class LiveReply:
             await self._stream.stop()
 
     async def _show_update(self, *, final: bool) -> None:
-        chunks = split_message(to_mrkdwn(self._received), self._limit)
-        head = chunks[0] if final or len(chunks) == 1 else chunks[0] + " …"
+        chunks = split_message(to_mrkdwn(self._received), self._limit) if final else []
+        head = chunks[0] if final else self._open_head()
+        if not final and head == self._live_head:
+            return  # nothing new to show: spare Slack an identical edit
+        self._live_head = head
         if self._update_ts is None:
             resp = await self._client.chat_postMessage(
                 channel=self._target.channel,
@@ -184,6 +194,26 @@ class LiveReply:
                     unfurl_links=False,
                 )
             self._shown = len(self._received)
+
+    def _open_head(self) -> str:
+        """The first message of the answer so far; sealed (never re-split) once it is full.
+
+        It is sealed from the complete lines only when they already fill it (a line still
+        being written may change how it converts), or from everything when an open line
+        alone overflows it; ``finish`` shows the exact first message either way.
+        """
+        if self._sealed is not None:
+            return self._sealed
+        head, rest, _ = take_chunk(to_mrkdwn(self._received), self._limit)
+        if not rest:
+            return head
+        lines_end = self._received.rfind("\n")
+        complete = to_mrkdwn(self._received[:lines_end]) if lines_end > 0 else ""
+        if len(complete) > self._limit:
+            self._sealed = take_chunk(complete, self._limit)[0] + " …"
+        elif len(rest) > self._limit:
+            self._sealed = head + " …"
+        return self._sealed or head + " …"
 
     async def _close_partial(self) -> None:
         """End a half-shown answer (the turn failed midway) so the error can follow it."""

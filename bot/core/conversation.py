@@ -12,6 +12,7 @@ reaches the model unless the guardrail ran, and nothing the service keeps holds 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -158,6 +159,7 @@ class Conversation:
         budget_tokens: int,
         max_input_chars: int,
         metrics: Metrics = NO_METRICS,
+        max_in_flight: int = 48,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -169,9 +171,18 @@ class Conversation:
         self._budget = budget_tokens
         self._max_chars = max_input_chars
         self._metrics = metrics
+        # The one cap on turns in flight, whoever calls (adapters, queue workers): a burst
+        # waits here rather than for Redis connections or model slots further in. Always
+        # taken after the thread lock (never the other way round: no deadlock).
+        self._in_flight = asyncio.Semaphore(max_in_flight)
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
-        """Run one guarded turn; ``None`` for a duplicate delivery."""
+        """Run one guarded turn; ``None`` for a duplicate delivery.
+
+        At most ``max_in_flight`` turns run at once; the others wait for a slot. A turn takes
+        its slot once it holds its thread's lock, so the queued messages of one busy thread
+        never hold up the other threads.
+        """
         turn = _Turn.begin(message)
         try:
             if message.event_id and not await self._dedupe.first_delivery(
@@ -182,7 +193,7 @@ class Conversation:
             turn.lap("dedupe")
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
-            async with self._locks.hold(message.thread_id):
+            async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
                 reply = await self._guarded(turn, text, sink)
         except InputRejected as exc:
@@ -218,9 +229,10 @@ class Conversation:
         cleaned = clean_user_text(text)
         if not cleaned:
             return 0
-        async with self._locks.hold(thread_id):
+        async with self._locks.hold(thread_id), self._in_flight:
             redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
             removed = await self._history.remove_user_message(thread_id, redacted.text)
+            await self._retain(thread_id)
         log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
         return removed
 
@@ -295,7 +307,17 @@ class Conversation:
             turn.lap("history_append")
             return turn.reply(restored.text + NOT_SAVED_NOTE, TurnStatus.STORE_ERROR)
         turn.lap("history_append")
+        try:
+            await self._retain(turn.message.thread_id)
+        except StoreError as exc:  # answered and saved; the values go at the next write
+            log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
+        turn.lap("retain")
         return turn.reply(restored.text, TurnStatus.OK, streamed=streamed)
+
+    async def _retain(self, thread_id: ThreadId) -> None:
+        """Keep in the vault only the values the thread's kept history still refers to."""
+        kept = await self._history.load(thread_id)
+        await self._guardrail.retain(thread_id, [m.text for m in kept])
 
     def _unexpected(self, turn: _Turn, exc: Exception) -> Reply:
         log_failure(log, "turn failed run=%s", exc, turn.record.run_id)

@@ -102,6 +102,17 @@ class Guardrail(Protocol):
         """Redact personal data the model produced itself, for the stored copy of an answer."""
         ...
 
+    async def retain(self, thread_id: ThreadId, kept: Sequence[str]) -> int:
+        """Forget the thread's values that none of the ``kept`` texts (its history) refers to.
+
+        Returns:
+            How many values were forgotten.
+
+        Raises:
+            StoreError: the vault could not be read or written.
+        """
+        ...
+
 
 class ModelStream(Protocol):
     """An answer being streamed: iterate for text deltas, then read ``result``."""

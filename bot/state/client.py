@@ -6,6 +6,12 @@ replaces it with a single immediate retry (enough to survive one dropped pooled 
 and bounds connect and read times by ``timeout``. Timeouts are not retried: the command may
 have run already.
 
+Connections come from a bounded *blocking* pool: a burst of turns waits (up to ``timeout``) for a
+free connection instead of failing at once with ``MaxConnectionsError``, as redis-py's default
+pool does when more commands are in flight than it has connections. The service also caps the
+turns in flight below the pool size (``Conversation``, ``VEILBOT_MAX_TURNS_IN_FLIGHT``), so the
+wait is short and rare.
+
 ``store_errors`` converts third-party failures at the boundary::
 
     redis ConnectionError / TimeoutError / BusyLoadingError, OSError  -> StoreUnavailable
@@ -32,26 +38,36 @@ logger = logging.getLogger(__name__)
 _UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError)
 
 
-def open_redis(url: str, *, timeout: float) -> aioredis.Redis:
+DEFAULT_MAX_CONNECTIONS = 100
+
+
+def open_redis(
+    url: str, *, timeout: float, max_connections: int = DEFAULT_MAX_CONNECTIONS
+) -> aioredis.Redis:
     """A client for ``redis://``, ``rediss://`` or ``unix://`` URLs that fails fast.
 
-    No connection is made until the first command.
+    No connection is made until the first command. Closing the client closes its pool.
 
     Args:
         url: the server URL (credentials allowed; never logged).
-        timeout: seconds allowed for connecting and for each reply.
+        timeout: seconds allowed for connecting, for each reply, and for waiting for a free
+            connection of the pool.
+        max_connections: the most connections open at once.
 
     Returns:
         A ``redis.asyncio.Redis`` with one immediate retry on connection errors.
     """
-    return aioredis.Redis.from_url(
+    pool = aioredis.BlockingConnectionPool.from_url(
         url,
+        max_connections=max_connections,
+        timeout=timeout,
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
         # Retry only connection errors (a stale pooled connection after a server restart);
         # a timed-out command may have run already, and appends are not idempotent.
         retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
     )
+    return aioredis.Redis.from_pool(pool)
 
 
 class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):

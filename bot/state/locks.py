@@ -108,9 +108,10 @@ class RedisThreadLocks:
             try:
                 yield
             finally:
+                # Shielded: a turn cancelled (again) here still gives its lock back at once,
+                # not at its expiry.
                 renewer.cancel()
-                await asyncio.wait([renewer])
-                await self._give_back(thread_id, key, token)
+                await asyncio.shield(self._release_after(renewer, thread_id, key, token))
 
     @asynccontextmanager
     async def _local_turn(self, thread_id: ThreadId, deadline: float) -> AsyncIterator[None]:
@@ -166,6 +167,12 @@ class RedisThreadLocks:
             if not renewed:
                 logger.error("lock of %s was lost while held (expired or taken)", thread_id)
                 return
+
+    async def _release_after(
+        self, renewer: asyncio.Task[None], thread_id: ThreadId, key: str, token: str
+    ) -> None:
+        await asyncio.wait([renewer])
+        await self._give_back(thread_id, key, token)
 
     async def _give_back(self, thread_id: ThreadId, key: str, token: str) -> None:
         try:

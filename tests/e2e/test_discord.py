@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 
 import pytest
 import redis.asyncio as aioredis
@@ -13,6 +14,7 @@ import redis.asyncio as aioredis
 from adapters.discord.commands import FORGOTTEN, HELP_TEXT
 from adapters.discord.events import ATTACHMENTS_NOTICE, DISCORD_LIMIT
 from bot.core.errors import AdapterError
+from bot.core.types import thread_id
 from bot.service import build_adapters
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot
@@ -294,3 +296,24 @@ async def test_an_auto_sharded_bot_identifies_with_its_shard(
     dm = 650000000000000004
     posts = await bot.say(fake_discord.message("sharded hi", channel=dm, guild=None), channel=dm)
     assert contents(posts) == "Noted: sharded hi"
+
+
+async def test_deleting_a_message_withdraws_it_and_the_values_only_it_introduced(
+    start_bot: StartBot, fake_discord: FakeDiscord
+) -> None:
+    bot = await start_bot()
+    msg = fake_discord.message(PII_TEXT, mentions=(BOT_ID,))
+    thread = int(msg["id"])
+    await bot.say(msg, channel=thread)
+    tid = thread_id("discord", str(GUILD_ID), str(thread))
+    assert len(await bot.app.history.load(tid)) == 2
+
+    await fake_discord.dispatch(
+        "MESSAGE_DELETE",
+        {"id": msg["id"], "channel_id": str(CHANNEL_ID), "guild_id": str(GUILD_ID)},
+    )
+    deadline = time.monotonic() + 10
+    while await bot.app.vault.mapping(tid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)  # the history goes first, then the values
+    assert await bot.app.history.load(tid) == []
+    assert await bot.app.vault.mapping(tid) == {}

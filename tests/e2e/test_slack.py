@@ -322,6 +322,41 @@ async def test_deleting_a_message_purges_it_from_the_history(make_app: MakeApp) 
         assert await h.app.history.load(tid) == []
 
 
+async def test_deleting_a_message_withdraws_the_values_only_it_introduced(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with slack_harness(make_app) as h:
+        first = mention("I'm Maria Gonzalez, write to maria.gonzalez@example.com.")
+        ts = first["event"]["ts"]
+        tid = thread_id("slack", "T1", "C1", ts)
+        await h.send(first)
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 1, "first answer")
+        await h.send(message("Maria Gonzalez and John Smith will join.", thread_ts=ts))
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 2, "second answer")
+        await h.settle()
+
+        async def kept() -> set[str]:
+            return {value for _, value in (await h.app.vault.mapping(tid)).values()}
+
+        assert "maria.gonzalez@example.com" in await kept()
+        await h.send(deleted(first["event"]))
+        deadline = time.monotonic() + 10
+        while "maria.gonzalez@example.com" in await kept() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert len(await h.app.history.load(tid)) == 2
+        assert await kept() == {"Maria Gonzalez", "John Smith"}  # the kept message names both
+
+        fake_anthropic.answer("Mail <EMAIL_ADDRESS_1>, <PERSON_1> and <PERSON_2>.")
+        await h.send(message("Who should I mail?", thread_ts=ts))
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 3, "third answer")
+        await h.settle()
+        answer = h.slack.thread("C1", ts)[-1]
+        assert "maria.gonzalez@example.com" not in answer
+        assert "[redacted]" in answer
+        assert "Maria Gonzalez" in answer
+        assert "John Smith" in answer
+
+
 async def test_forget_asks_for_confirmation_then_erases_the_thread(make_app: MakeApp) -> None:
     async with slack_harness(make_app) as h:
         first = mention("remember this")

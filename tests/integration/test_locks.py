@@ -203,3 +203,28 @@ async def test_waiters_in_one_process_are_served_in_order(clients, keys: KeySpac
             await asyncio.sleep(0.01)
     await asyncio.gather(*tasks)
     assert order == [0, 1, 2, 3, 4]
+
+
+async def test_a_holder_cancelled_twice_still_gives_its_lock_back_at_once(
+    clients, keys: KeySpace
+) -> None:
+    lk = locks(clients[0], keys, ttl=60)
+    entered = asyncio.Event()
+
+    async def holder() -> None:
+        async with lk.hold(TID):
+            entered.set()
+            await asyncio.Event().wait()
+
+    task = asyncio.create_task(holder())
+    await entered.wait()
+    task.cancel()
+    await asyncio.sleep(0)  # the holder is now giving the lock back...
+    task.cancel()  # ...and is cancelled again (a drain's deadline, a second signal)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    key = keys.thread(TID, "lock")
+    deadline = time.monotonic() + 5  # far below the 60 s expiry
+    while await clients[1].exists(key) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert not await clients[1].exists(key)

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from guardrails.vault import RedisVault
+from guardrails.vault import RedisVault, VaultEntry
 from guardrails.vaultkey import load_vault_key
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
 from tests.fixtures.services import free_port, redis_dump
@@ -209,3 +209,25 @@ def test_corrupt_key_file_is_refused(tmp_path):
     os.close(fd)
     with pytest.raises(ConfigError, match="vault key file"):
         load_vault_key(None, tmp_path)
+
+
+async def test_retain_drops_every_trace_of_the_other_values_and_never_reuses_a_number(
+    guardrail_vault, redis_url, guardrail_keys
+):
+    jane = VaultEntry("PERSON", "Jane Doe", parts=("jane", "doe"))
+    john = VaultEntry("PERSON", "John Smith", parts=("john", "smith"))
+    assert await guardrail_vault.assign(T1, [jane, john]) == ["<PERSON_1>", "<PERSON_2>"]
+
+    assert await guardrail_vault.retain(T1, ["<PERSON_2>"]) == 1
+    assert await guardrail_vault.mapping(T1) == {"<PERSON_2>": ("PERSON", "John Smith")}
+    # No lookup or name token of Jane Doe is left: "Jane" is nobody known now, and she
+    # comes back under a new number, never one that stood for someone else.
+    assert await guardrail_vault.name_owners(T1, ["jane", "john"]) == [None, "<PERSON_2>"]
+    again = await guardrail_vault.assign(T1, [VaultEntry("PERSON", "Jane Doe", parts=("jane",))])
+    assert again == ["<PERSON_3>"]
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        fields = await client.hlen(guardrail_keys.thread(T1, "vault"))
+    finally:
+        await client.aclose()
+    assert fields == 2 * 2 + 3 + 1  # two values (h:, p:), three name tokens, one counter

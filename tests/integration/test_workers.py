@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import time
 from typing import Any
 
 import pytest
@@ -41,3 +46,49 @@ async def test_workers_that_cannot_start_fail_closed() -> None:
             await pool.detect("I'm Maria Gonzalez", "console")
     finally:
         await pool.close()
+
+
+def _kill_workers() -> int:
+    """SIGKILL every worker process of this test process, as the OOM killer would."""
+    workers = multiprocessing.active_children()
+    for worker in workers:
+        os.kill(worker.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    return len(workers)
+
+
+async def _failures_until_it_works(pool: ProcessDetector) -> int:
+    """Analyses that failed closed before one worked (within a minute)."""
+    deadline = time.monotonic() + 60
+    failures = 0
+    while True:
+        try:
+            found = await asyncio.wait_for(pool.detect("I'm Maria Gonzalez", "console"), 60)
+        except GuardrailError:
+            failures += 1
+            assert time.monotonic() < deadline
+            continue
+        assert [d.type for d in found] == ["PERSON"]
+        return failures
+
+
+async def test_dead_workers_are_replaced_and_later_analyses_succeed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=2)
+    try:
+        await pool.start()
+        in_flight = asyncio.create_task(pool.detect("I'm Maria Gonzalez. " * 400, "console"))
+        await asyncio.sleep(0)  # handed to the pool
+        assert _kill_workers() == 2
+        with pytest.raises(GuardrailError):
+            await in_flight  # fails closed
+
+        assert await _failures_until_it_works(pool) == 0  # the next analysis succeeds
+        # Killed while idle: at most the analysis racing the kill fails, later ones succeed.
+        _kill_workers()
+        assert await _failures_until_it_works(pool) <= 1
+    finally:
+        await pool.close()
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors
+    assert all("Maria" not in r.getMessage() for r in caplog.records)

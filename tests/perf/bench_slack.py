@@ -112,6 +112,7 @@ async def bench(threads: int, per_thread: int, model_delay: float, redis_url: st
                         await asyncio.sleep(0.05)
                     await adapter.drain(60)
                     elapsed = time.perf_counter() - start
+                    held = [k async for k in app.redis.scan_iter(match="bench:*:lock")]
                     runner.cancel()
                     await asyncio.gather(runner, return_exceptions=True)
             answers, duplicates, disordered = _check(slack, total)
@@ -129,6 +130,7 @@ async def bench(threads: int, per_thread: int, model_delay: float, redis_url: st
         f"threads out of order {disordered}"
     )
     print(f"total time:           {elapsed:.2f} s")
+    print(f"thread locks held:    {len(held)} after the drain")
 
 
 def main() -> None:
