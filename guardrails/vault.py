@@ -30,7 +30,6 @@ after "Jane Doe" is the same person, and "Jane" after "Jane Doe" and "Jane Roe" 
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import logging
 import os
@@ -148,6 +147,8 @@ def normalize_value(value: str) -> str:
     "José Müller", "JOSE MULLER" and "jose  muller" are one value: people type names with
     and without their accents.
     """
+    if value.isascii():  # the usual case; the same result without the Unicode passes
+        return " ".join(value.lower().split())
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", value).casefold())
     plain = "".join(c for c in folded if not unicodedata.combining(c))
     return " ".join(unicodedata.normalize("NFKC", plain).split())
@@ -290,7 +291,7 @@ class RedisVault:
 
     def _index(self, tid: ThreadId, value: str, *, domain: bytes = b"") -> str:
         message = domain + tid.encode() + b"\x00" + normalize_value(value).encode()
-        return hmac.new(self._index_key, message, hashlib.sha256).hexdigest()
+        return hmac.digest(self._index_key, message, "sha256").hex()
 
     def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:
         nonce = os.urandom(_NONCE_BYTES)
