@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from bot.audit.errors import DbErrors
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
+from bot.audit.writer import GroupWriter
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord
 
@@ -152,6 +153,7 @@ class SqlAuditStore(AuditQueries):
         self._ready = False
         self._maybe_spooled = self._spool is not None
         self._lock = asyncio.Lock()
+        self._writer = GroupWriter(lambda rows, what: self._insert(rows, what=what))
 
     @property
     def spool_depth(self) -> int:
@@ -200,12 +202,16 @@ class SqlAuditStore(AuditQueries):
 
     async def close(self) -> None:
         """Release the database connections."""
+        await self._writer.wait_idle()
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()
 
     async def record(self, record: AuditRecord) -> None:
         """Persist one turn's record, or spool it while the database is unreachable.
+
+        Records of concurrent turns share a transaction (``bot.audit.writer``); each call
+        still returns only once its own record is committed.
 
         Raises:
             StoreUnavailable: the database is unreachable and there is no spool.
@@ -214,7 +220,7 @@ class SqlAuditStore(AuditQueries):
         row = record_to_row(record)
         try:
             if self._ready and not self._maybe_spooled:
-                await self._insert([row], what=f"audit record {record.run_id}")
+                await self._writer.write(row, record.run_id)
                 return
             async with self._lock:
                 await self._catch_up()

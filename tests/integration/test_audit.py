@@ -280,3 +280,34 @@ async def test_a_version_2_database_gains_the_mangled_count_and_keeps_its_rows(
     found = await stored(fresh_db_url, old.run_id, new.run_id)
     assert found[old.run_id].mangled_placeholders == 0
     assert found[new.run_id].mangled_placeholders == 2
+
+
+async def test_a_burst_of_concurrent_records_all_land_none_refused_as_busy(tmp_path: Path) -> None:
+    # Two hundred turns finishing at once, with a tight per-statement budget and no spool:
+    # separate single-row transactions fight over SQLite's write lock and some give up as
+    # "database is locked"; every record must be stored, and each caller told so.
+    async with SqlAuditStore(sqlite_url(tmp_path), timeout=0.05) as audit:
+        await audit.record(make_record())
+        records = [make_record(**FULL) for _ in range(200)]
+        results = await asyncio.gather(*(audit.record(r) for r in records), return_exceptions=True)
+        failed = [type(r).__name__ for r in results if isinstance(r, BaseException)]
+        async with audit.engine.connect() as conn:
+            stored = set((await conn.execute(sa.select(audit_runs.c.run_id))).scalars())
+    assert failed == []
+    assert {r.run_id for r in records} <= stored
+
+
+async def test_one_refused_record_in_a_burst_fails_only_its_own_turn(db_url: str) -> None:
+    async with SqlAuditStore(db_url) as audit:
+        taken = make_record()
+        await audit.record(taken)
+        others = [make_record() for _ in range(20)]
+        burst = [*others[:10], make_record(run_id=taken.run_id), *others[10:]]
+        results = await asyncio.gather(*(audit.record(r) for r in burst), return_exceptions=True)
+        async with audit.engine.connect() as conn:
+            stored = set((await conn.execute(sa.select(audit_runs.c.run_id))).scalars())
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(refused) == 1
+    assert isinstance(refused[0], StoreError)
+    assert not isinstance(refused[0], StoreUnavailable)
+    assert {r.run_id for r in others} <= stored

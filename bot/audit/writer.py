@@ -1,0 +1,100 @@
+"""Group commit for audit rows: one writer per process, one transaction per batch.
+
+Each turn waits until its own row is committed (nothing is acknowledged before it is stored),
+but the rows of turns that finish while a commit is running go into the next one together.
+On SQLite this also keeps the pool's connections from contending for the one write lock: many
+concurrent single-row transactions there spend their time in the busy handler and may give up
+as "database is locked". A batch the database refuses for a reason other than being
+unreachable is retried row by row, so one bad row fails only its own turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.core.errors import StoreError, StoreUnavailable
+
+Row = dict[str, Any]
+Insert = Callable[[list[Row], str], Awaitable[None]]
+"""Writes rows in one transaction; the string names them in error messages."""
+
+
+class GroupWriter:
+    """Queues rows and commits them in batches on one background task.
+
+    Args:
+        insert: writes a batch in one transaction, raising ``StoreError`` on failure.
+    """
+
+    def __init__(self, insert: Insert) -> None:
+        self._insert = insert
+        self._waiting: list[tuple[Row, str, asyncio.Future[None]]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def write(self, row: Row, run_id: str) -> None:
+        """Return once ``row`` is committed.
+
+        Raises:
+            StoreUnavailable: the database is unreachable (the row is not stored).
+            StoreError: the database refused the row.
+        """
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((row, run_id, done))
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+        # A cancelled caller does not stop the write: the row is committed all the same.
+        await asyncio.shield(done)
+
+    async def wait_idle(self) -> None:
+        """Wait until every queued row is committed or has failed."""
+        if self._task is not None:
+            await asyncio.wait([self._task])
+
+    async def _run(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                await self._commit(batch)
+        finally:
+            self._task = None
+            stopped = StoreError("audit writer stopped before the record was written")
+            for _, _, done in self._waiting:
+                _settle(done, stopped)
+            self._waiting = []
+
+    async def _commit(self, batch: list[tuple[Row, str, asyncio.Future[None]]]) -> None:
+        rows = [row for row, _, _ in batch]
+        what = f"audit record {batch[0][1]}" + (f" and {len(batch) - 1} more" if batch[1:] else "")
+        try:
+            await self._insert(rows, what)
+        except StoreUnavailable as exc:
+            for _, _, done in batch:
+                _settle(done, exc)
+            return
+        except StoreError as exc:
+            if len(batch) == 1:
+                _settle(batch[0][2], exc)
+                return
+            for item in batch:
+                await self._commit([item])
+            return
+        except BaseException as exc:
+            for _, _, done in batch:
+                _settle(done, StoreError(f"{what}: not written ({type(exc).__name__})"))
+            raise
+        for _, _, done in batch:
+            _settle(done, None)
+
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    """Resolve a waiter; each failed one gets its own copy of the error (own traceback)."""
+    if done.done():
+        return
+    if error is None:
+        done.set_result(None)
+        return
+    own = type(error)(*error.args)
+    own.__cause__ = error.__cause__
+    done.set_exception(own)
