@@ -241,15 +241,16 @@ class Conversation:
         redaction = await self._guardrail.anonymize(msg.thread_id, text, platform=msg.platform)
         record.prompt, record.entity_counts = redaction.text, redaction.counts()
         turn.lap("anonymize")
-        history = await self._history.load(msg.thread_id)
+        # Two independent reads: wait for one round trip, not two.
+        history, restorer = await asyncio.gather(
+            self._history.load(msg.thread_id),
+            self._guardrail.restorer(msg.thread_id, platform=msg.platform, private=msg.private),
+        )
         turn.lap("history_load")
         user = ChatMessage("user", redaction.text)
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=self._system)
         record.metadata["context_messages"] = len(messages)
         request = ModelRequest(system=self._system, messages=messages)
-        restorer = await self._guardrail.restorer(
-            msg.thread_id, platform=msg.platform, private=msg.private
-        )
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
