@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from bot.audit.errors import DbErrors
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
-from bot.audit.writer import GroupWriter
+from bot.audit.writer import GroupWriter, SqliteBatchInsert
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord
 
@@ -76,6 +76,15 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _is_sqlite_file(url: URL) -> bool:
+    database = url.database or ""
+    return (
+        url.get_backend_name() == "sqlite"
+        and database not in ("", ":memory:")
+        and (not database.startswith("file:"))
+    )
 
 
 def _create_engine(url: URL, timeout: float) -> AsyncEngine:
@@ -153,7 +162,8 @@ class SqlAuditStore(AuditQueries):
         self._ready = False
         self._maybe_spooled = self._spool is not None
         self._lock = asyncio.Lock()
-        self._writer = GroupWriter(lambda rows, what: self._insert(rows, what=what))
+        self._batch_insert: SqliteBatchInsert | None = None
+        self._writer = GroupWriter(self._insert_batch)
 
     @property
     def spool_depth(self) -> int:
@@ -187,6 +197,8 @@ class SqlAuditStore(AuditQueries):
             StoreError: the schema could not be migrated.
         """
         self._engine = _create_engine(self._url, self._timeout)
+        if _is_sqlite_file(self._url):
+            self._batch_insert = SqliteBatchInsert(self._url, self._timeout, _sqlite_pragmas)
         try:
             async with self._lock:
                 await self._catch_up()
@@ -203,6 +215,9 @@ class SqlAuditStore(AuditQueries):
     async def close(self) -> None:
         """Release the database connections."""
         await self._writer.wait_idle()
+        batch_insert, self._batch_insert = self._batch_insert, None
+        if batch_insert is not None:
+            await asyncio.to_thread(batch_insert.close)
         engine, self._engine = self._engine, None
         if engine is not None:
             await engine.dispose()
@@ -265,6 +280,13 @@ class SqlAuditStore(AuditQueries):
         if conn.dialect.name == "postgresql":
             return postgresql.insert(audit_runs).on_conflict_do_nothing(index_elements=["run_id"])
         return sqlite.insert(audit_runs).on_conflict_do_nothing(index_elements=["run_id"])
+
+    async def _insert_batch(self, rows: list[dict[str, Any]], what: str) -> None:
+        """The group writer's batches: through pysqlite for a SQLite file, else the engine."""
+        if self._batch_insert is not None:
+            await self._batch_insert(rows, what)
+        else:
+            await self._insert(rows, what=what)
 
     async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
         async with DbErrors(what), self.engine.begin() as conn:
