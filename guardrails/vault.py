@@ -263,8 +263,8 @@ class RedisVault:
         """
         if not values and not tokens:
             return [], []
-        fields = [f"h:{self._index(tid, v)}" for v in values]
-        fields += [f"t:{self._index(tid, t, domain=_PART_DOMAIN)}" for t in tokens]
+        fields = [f"h:{h}" for h in self._indexes(tid, values)]
+        fields += [f"t:{h}" for h in self._indexes(tid, tokens, domain=_PART_DOMAIN)]
         async with redis_errors_as_store_errors("lookup", tid):
             raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
         found = [v.decode() if isinstance(v, bytes) else v for v in raw]
@@ -290,8 +290,17 @@ class RedisVault:
         return result
 
     def _index(self, tid: ThreadId, value: str, *, domain: bytes = b"") -> str:
-        message = domain + tid.encode() + b"\x00" + normalize_value(value).encode()
-        return hmac.digest(self._index_key, message, "sha256").hex()
+        return self._indexes(tid, [value], domain=domain)[0]
+
+    def _indexes(self, tid: ThreadId, values: Sequence[str], *, domain: bytes = b"") -> list[str]:
+        """HMACs of (thread, normalized value): the keyed prefix is hashed once, then copied."""
+        prefix = hmac.new(self._index_key, domain + tid.encode() + b"\x00", "sha256")
+        out = []
+        for value in values:
+            mac = prefix.copy()
+            mac.update(normalize_value(value).encode())
+            out.append(mac.hexdigest())
+        return out
 
     def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:
         nonce = os.urandom(_NONCE_BYTES)
