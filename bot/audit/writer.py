@@ -51,6 +51,7 @@ class GroupWriter:
             StoreError: the database refused the row.
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(_retrieve)  # a cancelled caller's failure is not "unretrieved"
         self._waiting.append((row, run_id, done))
         if self._task is None:
             self._task = asyncio.create_task(self._run())
@@ -96,6 +97,11 @@ class GroupWriter:
             raise
         for _, _, done in batch:
             _settle(done, None)
+
+
+def _retrieve(done: asyncio.Future[None]) -> None:
+    if not done.cancelled():
+        done.exception()
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
