@@ -15,12 +15,19 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
 life of the service: once at start, then daily.
+
+Stopping (``serve`` with a stop event, set by SIGTERM/SIGINT in ``bot.cli.stopping``), one log
+line per step: take no new events and let every ``Drainable`` (the adapters, and any worker
+given to ``running``) finish its work in flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
+close the adapters and the HTTP server; flush the audit spool; then ``build_app`` stops the
+rest (the embedded Redis last).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -29,7 +36,8 @@ from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App
 from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import ConfigError, VeilbotError
-from bot.core.ports import PlatformAdapter
+from bot.core.logsafe import log_failure
+from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.settings import Settings
 from bot.stores import build_admin_tokens
@@ -127,6 +135,10 @@ def build_http(app: App, names: Sequence[str]) -> HttpServer:
     return http
 
 
+_DRAIN_SLACK_SECONDS = 5.0
+"""Beyond the drain timeout: time for the components to cancel what did not finish."""
+
+
 @dataclass
 class Service:
     """A running ``veilbot run``: its HTTP server and the task serving the adapters."""
@@ -135,17 +147,57 @@ class Service:
     adapters: list[PlatformAdapter]
     task: asyncio.Task[None]
     retention: asyncio.Task[None] | None
+    drainables: list[Drainable]
 
     async def wait(self) -> None:
         """Serve until cancelled; an adapter's failure is raised."""
         await self.task
 
+    async def until(self, stop: asyncio.Event) -> None:
+        """Serve until ``stop`` is set; an adapter's failure is raised."""
+        stopped = asyncio.create_task(stop.wait(), name="veilbot-stop")
+        try:
+            await asyncio.wait({self.task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if self.task.done():
+            self.task.result()
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Let every drainable finish its work in flight, within ``timeout`` seconds."""
+        log.info("shutdown: waiting up to %gs for the work in flight", timeout)
+        began = time.monotonic()
+        drains = [d.drain(timeout) for d in self.drainables]
+        try:
+            results = await asyncio.wait_for(
+                asyncio.gather(*drains, return_exceptions=True), timeout + _DRAIN_SLACK_SECONDS
+            )
+        except TimeoutError:
+            log.error("shutdown: the drain did not end in %gs; going on", timeout)
+            return
+        for result in results:
+            if isinstance(result, Exception):
+                log_failure(log, "shutdown: a drain failed", result)
+        log.info("shutdown: work in flight done in %.1fs", time.monotonic() - began)
+
 
 @asynccontextmanager
 async def running(
-    app: App, names: Sequence[str], *, retention_interval: float = DAY_SECONDS
+    app: App,
+    names: Sequence[str],
+    *,
+    retention_interval: float = DAY_SECONDS,
+    workers: Sequence[Drainable] = (),
 ) -> AsyncIterator[Service]:
-    """Start the HTTP server, the retention task and the adapters; stop them on exit."""
+    """Start the HTTP server, the retention task and the adapters; stop them on exit.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        retention_interval: seconds between two retention purges.
+        workers: more components with work in flight, drained after the adapters stop
+            taking events (a queue worker).
+    """
     http = build_http(app, names)
     adapters = build_adapters(app, names, http)  # Slack adds its route before the start
     async with AsyncExitStack() as stack:
@@ -158,13 +210,35 @@ async def running(
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
-            yield Service(http, adapters, task, retention)
+            yield Service(http, adapters, task, retention, [*adapters, *workers])
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
 
-async def serve(app: App, names: Sequence[str]) -> None:
-    """``veilbot run``: serve the platforms, HTTP endpoints and retention until cancelled."""
+async def serve(
+    app: App,
+    names: Sequence[str],
+    stop: asyncio.Event | None = None,
+    *,
+    started: Callable[[], None] | None = None,
+) -> None:
+    """``veilbot run``: serve the platforms, HTTP endpoints and retention.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        stop: set to stop: the service drains (see the module docstring) and returns;
+            without one it serves until cancelled.
+        started: called once everything serves.
+    """
     async with running(app, names) as service:
-        await service.wait()
+        if started is not None:
+            started()
+        if stop is None:
+            await service.wait()
+            return
+        await service.until(stop)
+        await service.drain(app.settings.drain_timeout_seconds)
+    log.info("shutdown: platforms and http server closed")
+    await app.audit.flush()

@@ -78,6 +78,8 @@ class DiscordAdapter:
         self._admin = admin
         self._guild_ready_timeout = guild_ready_timeout
         self._told_about_files = OncePerThread()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._draining = False
         self.ready = asyncio.Event()
         """Set once the gateway session is ready (for tests and health checks)."""
 
@@ -124,10 +126,35 @@ class DiscordAdapter:
 
     async def on_message(self, client: discord.Client, message: discord.Message) -> None:
         """One new message (edits never come here). Errors are logged, never raised."""
+        if self._draining:
+            logger.info("discord message %s arrived while stopping; not answered", message.id)
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
         try:
             await self._on_message(client, message)
         except Exception as exc:  # a bad message must not stop the bot
             log_failure(logger, "discord message %s failed", exc, message.id)
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Answer no new message; wait up to ``timeout`` s for the turns in flight.
+
+        The rest are cancelled. The gateway stays connected meanwhile, so answers get posted.
+        """
+        self._draining = True
+        pending = {t for t in self._tasks if t is not asyncio.current_task()}
+        if not pending:
+            return
+        logger.info("discord: waiting up to %gs for %d turn(s) in flight", timeout, len(pending))
+        _, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            logger.warning("discord: %d turn(s) not done in %gs were cancelled", len(late), timeout)
 
     async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
         assert client.user is not None  # noqa: S101  (messages arrive only after login)

@@ -189,6 +189,28 @@ class SqlAuditStore(AuditQueries):
         if engine is not None:
             await engine.dispose()
 
+    async def flush(self) -> None:
+        """On the way out: replay the spool if the database answers, else keep it on disk.
+
+        Spooled lines are fsynced when written, so a kept spool is replayed by the next start.
+        Logs one line either way.
+        """
+        if self._spool is None:
+            return
+        try:
+            async with self._lock:
+                replayed = await self._catch_up()
+        except StoreError as exc:
+            waiting = len(await asyncio.to_thread(self._spool.read))
+            logger.error(
+                "shutdown: audit spool kept, %d record(s) wait in %s for the next start (%s)",
+                waiting,
+                self._spool.path,
+                type(exc).__name__,
+            )
+            return
+        logger.info("shutdown: audit spool flushed (%d record(s) replayed)", replayed)
+
     async def record(self, record: AuditRecord) -> None:
         """Persist one turn's record, or spool it while the database is unreachable.
 
@@ -210,8 +232,12 @@ class SqlAuditStore(AuditQueries):
             logger.error("audit record %s spooled: %s", record.run_id, exc)
             await self._spool_row(row, record.run_id)
 
-    async def _catch_up(self) -> None:
-        """Migrate the schema if not done yet, then replay the spool (caller holds the lock)."""
+    async def _catch_up(self) -> int:
+        """Migrate the schema if not done yet, then replay the spool (caller holds the lock).
+
+        Returns:
+            The number of spooled records replayed.
+        """
         if not self._ready:
             async with DbErrors("audit schema migration"), self.engine.begin() as conn:
                 applied = await conn.run_sync(migrate)
@@ -219,9 +245,10 @@ class SqlAuditStore(AuditQueries):
                 logger.info("audit schema: applied %d migration step(s)", applied)
             self._ready = True
         if self._maybe_spooled and self._spool is not None:
-            await self._replay(self._spool)
+            return await self._replay(self._spool)
+        return 0
 
-    async def _replay(self, spool: _Spool) -> None:
+    async def _replay(self, spool: _Spool) -> int:
         lines = await asyncio.to_thread(spool.read)
         rows: list[dict[str, Any]] = []
         for number, line in enumerate(lines, start=1):
@@ -238,6 +265,7 @@ class SqlAuditStore(AuditQueries):
             logger.info("audit spool: replayed %d record(s)", len(rows))
         await asyncio.to_thread(spool.clear)
         self._maybe_spooled = False
+        return len(rows)
 
     @staticmethod
     def _insert_ignoring_duplicates(conn: AsyncConnection) -> sa.Insert:

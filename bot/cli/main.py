@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.cli.parser import build_parser, check_filter_now
+from bot.cli.stopping import catch_early_signals, stopped_early
 from bot.core.errors import ConfigError, InputRejected, VeilbotError
 from bot.core.logsafe import configure_logging
 
@@ -70,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
+        if args.command == "run":
+            catch_early_signals()  # before the slow imports: SIGTERM too ends start-up
         return _command(args.command)(settings, args)
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
@@ -81,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"veilbot: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130
+        return 0 if stopped_early() else 130
 
 
 if __name__ == "__main__":
