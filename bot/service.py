@@ -96,6 +96,24 @@ def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]
     return configured
 
 
+def check_model_for_platforms(settings: Settings) -> None:
+    """Refuse to serve people with the echo model unless it was chosen explicitly.
+
+    The echo model hands users their own words back; the console may fall back to it, a
+    platform may not.
+
+    Raises:
+        ConfigError: no model provider is configured and ``VEILBOT_MODEL_PROVIDER`` is not
+            ``echo``; the message names ``ANTHROPIC_API_KEY``.
+    """
+    if settings.use_echo_model and settings.model_provider != "echo":
+        raise ConfigError(
+            "no model to answer with: set ANTHROPIC_API_KEY (or VEILBOT_MODEL_PROVIDER="
+            "bedrock, vertex or openai with its settings); to serve with the offline echo "
+            "model, set VEILBOT_MODEL_PROVIDER=echo"
+        )
+
+
 def build_adapters(
     app: App, names: Sequence[str], http: HttpServer | None = None
 ) -> list[PlatformAdapter]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.cli.parser import build_parser, check_filter_now
-from bot.cli.stopping import catch_early_signals, stopped_early
+from bot.cli.stopping import early_signals, stopped_early
 from bot.core.errors import ConfigError, InputRejected, VeilbotError
 from bot.core.logsafe import configure_logging
 
@@ -72,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
         if args.command == "run":
-            catch_early_signals()  # before the slow imports: SIGTERM too ends start-up
+            with early_signals():  # before the slow imports: SIGTERM too ends start-up
+                return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)

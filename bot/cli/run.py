@@ -18,7 +18,7 @@ from bot.app import build_app, build_redactor
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
-from bot.service import select_platforms
+from bot.service import check_model_for_platforms, select_platforms
 from bot.service import serve as serve_platforms
 from bot.settings import Settings
 
@@ -40,6 +40,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _serve(settings: Settings, args: argparse.Namespace) -> int:
     names = select_platforms(settings, args.platforms)
+    check_model_for_platforms(settings)
     grace = settings.drain_timeout_seconds + WATCHDOG_MARGIN_SECONDS
     with StopSignals(grace_seconds=grace) as stopping:
         try:

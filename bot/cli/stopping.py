@@ -20,10 +20,12 @@ installs the early handler before the heavy imports.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType
 
 log = logging.getLogger(__name__)
@@ -40,10 +42,19 @@ def _early_handler(signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def catch_early_signals() -> None:
-    """Until the event loop takes over, SIGTERM and SIGINT end start-up and are remembered."""
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, _early_handler)
+@contextlib.contextmanager
+def early_signals() -> Iterator[None]:
+    """Until the event loop takes over, SIGTERM and SIGINT end start-up and are remembered.
+
+    The previous handlers are back when the block ends.
+    """
+    _early.clear()
+    previous = {sig: signal.signal(sig, _early_handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
 def stopped_early() -> bool:
