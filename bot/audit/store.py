@@ -77,12 +77,22 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _private_file(path: Path) -> None:
+    """Create ``path`` mode 0600 (or make it so), before SQLite opens it with the umask.
+
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)
+
+
 def _create_engine(url: URL, timeout: float) -> AsyncEngine:
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             try:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
+                _private_file(Path(database))
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the audit database directory ({type(exc).__name__})"
