@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
+from adapters.slack.formatting import mentioned_users
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
@@ -327,4 +328,5 @@ def _target(delivery: Delivery) -> Target:
         thread_ts=delivery.thread_ts,
         team=message.workspace,
         user=message.user_id,
+        asked=mentioned_users(message.text),  # the bot's own mention is removed already
     )

@@ -41,12 +41,14 @@ class Target:
     thread_ts: str
     team: str
     user: str
+    asked: frozenset[str] = frozenset()
+    """Users the asker mentioned: the only ones the answer may ping."""
 
 
 async def post_text(client: AsyncWebClient, target: Target, markdown: str, limit: int) -> list[str]:
     """Post Markdown as mrkdwn thread replies, split under ``limit``; returns their ``ts``."""
     stamps: list[str] = []
-    for chunk in split_message(to_mrkdwn(markdown), limit):
+    for chunk in split_message(to_mrkdwn(markdown, target.asked), limit):
         resp = await client.chat_postMessage(
             channel=target.channel, thread_ts=target.thread_ts, text=chunk, unfurl_links=False
         )
@@ -152,7 +154,7 @@ class LiveReply:
                 self._stream_chars = 0
             text = self._carry + pending
             head, rest, reopen = take_chunk(text, STREAM_CAP - self._stream_chars)
-            await self._stream.append(markdown_text=neutralize(head))
+            await self._stream.append(markdown_text=neutralize(head, self._target.asked))
             self._stream_chars = STREAM_CAP if rest else self._stream_chars + len(head)
             self._shown += len(pending) - len(rest)
             self._carry = reopen
@@ -161,7 +163,7 @@ class LiveReply:
             await self._stream.stop()
 
     async def _show_update(self, *, final: bool) -> None:
-        chunks = split_message(to_mrkdwn(self._received), self._limit)
+        chunks = split_message(to_mrkdwn(self._received, self._target.asked), self._limit)
         head = chunks[0] if final or len(chunks) == 1 else chunks[0] + " …"
         if self._update_ts is None:
             resp = await self._client.chat_postMessage(

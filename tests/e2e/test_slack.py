@@ -239,6 +239,23 @@ async def test_broadcast_mentions_from_the_model_ping_nobody(
         fake_anthropic.answer("<!here> <!channel|channel> @everyone and <!subteam^S123|@devs> x")
 
 
+async def test_the_model_may_ping_only_users_the_asker_mentioned(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    for mode in ("update", "stream"):
+        fake_anthropic.answer("Ask <USER_1> or <@U999> today.")
+        async with slack_harness(make_app, slack_streaming=mode) as h:
+            payload = mention("who should I ask, <@U222>?")
+            ts = payload["event"]["ts"]
+            await h.send(payload)
+            await h.until(lambda ts=ts: any("today" in t for t in h.slack.thread("C1", ts)), "a")
+            await h.settle()
+            text = h.slack.thread("C1", ts)[0]
+            assert "<@U222>" in text  # the asker mentioned them: a real mention
+            assert "<@U999" not in text  # the model's own pick pings nobody...
+            assert "U999" in text  # ...but still reads as a name
+
+
 async def test_slack_429_is_retried_after_retry_after(
     make_app: MakeApp, fake_anthropic: FakeAnthropic
 ) -> None:
