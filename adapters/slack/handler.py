@@ -29,6 +29,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
 from adapters.slack.formatting import mentioned_users
+from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
@@ -121,6 +122,7 @@ class SlackAdapter:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._socket: AsyncSocketModeHandler | None = None
         self._draining = False
+        self._gate = SlackGate(secret) if secret is not None else None
         self._notified: OrderedDict[str, None] = OrderedDict()
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
@@ -145,6 +147,10 @@ class SlackAdapter:
     async def _on_http(self, request: web.Request) -> web.Response:
         if self._draining:  # stopping: a non-2xx makes Slack deliver the event again later
             return web.Response(status=503, headers={"Retry-After": "1"}, text="stopping")
+        if self._gate is not None:  # the signature before any parsing
+            refused = self._gate.refuse(await request.read(), request.headers)
+            if refused is not None:
+                return web.Response(status=refused)
         bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
 
@@ -175,6 +181,10 @@ class SlackAdapter:
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
+        await self.idle(timeout)
+
+    async def idle(self, timeout: float) -> None:  # noqa: ASYNC109  (as drain)
+        """Wait up to ``timeout`` s for the events in flight, then cancel those left."""
         pending = {t for t in self._tasks if t is not asyncio.current_task()}
         if not pending:
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 
 import pytest
@@ -150,6 +151,33 @@ async def test_forged_and_stale_signatures_get_401_and_nothing_runs(
         await h.settle()
         assert fake_anthropic.requests == []
         assert [c.method for c in h.slack.calls] == []
+
+
+async def test_malformed_requests_get_400_or_401_and_one_log_line_without_a_traceback(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    body = json.dumps(mention("let me in"))
+    junk = "{not json"
+    form = "payload=%7Bnot"
+    bad_stamp = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "abc"}
+    cases = [
+        (body, {**bad_stamp, "X-Slack-Signature": "v0=00"}, 401),
+        (junk, {"Content-Type": "application/json"}, 401),
+        (junk, signed_headers(junk), 400),
+        (form, {**signed_headers(form), "Content-Type": "application/x-www-form-urlencoded"}, 400),
+    ]
+    async with slack_harness(make_app) as h:
+        for _ in range(50):
+            for text, headers, status in cases:
+                assert (await h.post(text, headers))[0] == status
+        await h.settle()
+    assert fake_anthropic.requests == []
+    assert [c.method for c in h.slack.calls] == []
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert all(r.exc_info is None for r in loud)
+    assert len(loud) <= 3, [r.getMessage() for r in loud]  # one per reason, not per request
+    assert "Traceback" not in caplog.text
 
 
 async def test_update_path_posts_then_edits_and_falls_back_when_streaming_is_unavailable(
