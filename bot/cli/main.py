@@ -5,11 +5,11 @@ veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a termi
 veilbot run [discord|slack ...]                       serve platforms (default: all configured),
                                                       /healthz, /readyz, the admin API, retention
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
-veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]
+veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]  (summary on stderr)
 veilbot audit list [filters] [--limit N] [--cursor C] [--json]
 veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
-veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--json]
+veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
