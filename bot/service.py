@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App
 from bot.audit.retention import DAY_SECONDS, retention_running
-from bot.core.errors import ConfigError, VeilbotError
-from bot.core.logsafe import log_failure
+from bot.core.errors import AdapterError, ConfigError, VeilbotError
+from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.settings import Settings
@@ -136,6 +136,10 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
                 group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
     except* VeilbotError as group_error:
         raise group_error.exceptions[0] from None
+    except* Exception as group_error:  # an SDK error no adapter expected: one line, no group
+        first = group_error.exceptions[0]
+        log_failure(log, "a platform adapter failed", first)
+        raise AdapterError(f"a platform adapter failed: {describe(first)}") from None
 
 
 def build_http(app: App, names: Sequence[str]) -> HttpServer:

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 
@@ -105,6 +106,16 @@ class DiscordAdapter:
             raise AdapterError(f"Discord closed the gateway (code {exc.code})") from exc
         except discord.LoginFailure as exc:
             raise AdapterError("Discord rejected VEILBOT_DISCORD_TOKEN; check the token") from exc
+        except (aiohttp.ClientError, OSError, TimeoutError, discord.GatewayNotFound) as exc:
+            raise AdapterError(
+                f"cannot reach Discord ({type(exc).__name__}); check the network, a proxy, "
+                "and VEILBOT_DISCORD_API_URL / VEILBOT_DISCORD_GATEWAY_URL if set"
+            ) from exc
+        except discord.HTTPException as exc:
+            raise AdapterError(
+                f"Discord answered HTTP {exc.status} at start-up; check VEILBOT_DISCORD_TOKEN "
+                "and https://discordstatus.com"
+            ) from exc
 
     def _client(self) -> discord.Client:
         options: dict[str, Any] = {
@@ -274,7 +285,13 @@ def _point_at(settings: Settings) -> None:
 
 
 def _quiet_sdk_logs() -> None:
-    """At DEBUG discord.py logs gateway payloads, i.e. message text: keep it at INFO+."""
+    """At DEBUG discord.py logs gateway payloads, i.e. message text: keep it at INFO+.
+
+    The bot never joins voice: no warnings about missing voice libraries (PyNaCl, davey).
+    """
+    for flag in ("warn_nacl", "warn_dave"):
+        if hasattr(discord.VoiceClient, flag):
+            setattr(discord.VoiceClient, flag, False)
     sdk = logging.getLogger("discord")
     if sdk.getEffectiveLevel() < logging.INFO:
         sdk.setLevel(logging.INFO)
