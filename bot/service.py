@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App
@@ -142,18 +142,32 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
         raise AdapterError(f"a platform adapter failed: {describe(first)}") from None
 
 
-def build_http(app: App, names: Sequence[str]) -> HttpServer:
-    """The service's HTTP server (not started): probes always, the admin API with tokens."""
+def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = None) -> HttpServer:
+    """The service's HTTP server (not started): probes always, the admin API with tokens.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        draining: set while the service drains: ``/readyz`` is then 503 with
+            ``"serving": false``, so load balancers send new traffic elsewhere.
+    """
     settings = app.settings
     if "slack" in names and settings.slack_mode == "http":
         http = HttpServer(settings.slack_http_host, settings.slack_http_port)
     else:
         http = HttpServer(settings.admin_http_host, settings.admin_http_port)
+
+    async def readiness() -> dict[str, bool]:
+        checks = await app.readiness()
+        if draining is not None and draining.is_set():
+            checks["serving"] = False
+        return checks
+
     tokens = build_admin_tokens(settings)
     if tokens:
-        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=app.readiness)
+        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=readiness)
     else:
-        add_probe_routes(http.app, app.readiness)
+        add_probe_routes(http.app, readiness)
     return http
 
 
@@ -170,6 +184,8 @@ class Service:
     task: asyncio.Task[None]
     retention: asyncio.Task[None] | None
     drainables: list[Drainable]
+    draining: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the drain starts (``/readyz`` turns 503)."""
 
     async def wait(self) -> None:
         """Serve until cancelled; an adapter's failure is raised."""
@@ -187,6 +203,7 @@ class Service:
 
     async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
         """Let every drainable finish its work in flight, within ``timeout`` seconds."""
+        self.draining.set()
         log.info("shutdown: waiting up to %gs for the work in flight", timeout)
         began = time.monotonic()
         drains = [d.drain(timeout) for d in self.drainables]
@@ -220,7 +237,8 @@ async def running(
         workers: more components with work in flight, drained after the adapters stop
             taking events (a queue worker).
     """
-    http = build_http(app, names)
+    draining = asyncio.Event()
+    http = build_http(app, names, draining)
     adapters = build_adapters(app, names, http)  # Slack adds its route before the start
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(http)
@@ -232,7 +250,7 @@ async def running(
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
-            yield Service(http, adapters, task, retention, [*adapters, *workers])
+            yield Service(http, adapters, task, retention, [*adapters, *workers], draining)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

@@ -65,6 +65,19 @@ async def until(check: Any, what: str, within: float = 60.0) -> None:
         await asyncio.sleep(0.02)
 
 
+async def until_not_ready(url: str, within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    async with aiohttp.ClientSession() as session:
+        while True:
+            async with session.get(url) as response:
+                body = await response.json()
+                if response.status == 503 and body["checks"].get("serving") is False:
+                    return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"/readyz still {response.status} {body}")
+            await asyncio.sleep(0.05)
+
+
 def embedded_redis(child: Spawned) -> int:
     pids = [
         pid
@@ -96,6 +109,8 @@ async def test_a_stop_signal_finishes_the_turn_in_flight_and_stops_the_embedded_
                 await child.logged("taking no new events")
                 # stopping: a new delivery is refused with a status Slack retries
                 assert await post_event(f"{base}/slack/events", mention("another")) == 503
+                # and the load balancer is told to send traffic elsewhere
+                await until_not_ready(f"{base}/readyz")
                 fake_anthropic.release()
                 rc = await child.exited()
         finally:
