@@ -262,6 +262,7 @@ async def serve(
     stop: asyncio.Event | None = None,
     *,
     started: Callable[[], None] | None = None,
+    workers: Sequence[Drainable] = (),
 ) -> None:
     """``veilbot run``: serve the platforms, HTTP endpoints and retention.
 
@@ -271,8 +272,9 @@ async def serve(
         stop: set to stop: the service drains (see the module docstring) and returns;
             without one it serves until cancelled.
         started: called once everything serves.
+        workers: more components drained after the adapters (see ``running``).
     """
-    async with running(app, names) as service:
+    async with running(app, names, workers=workers) as service:
         if started is not None:
             started()
         if stop is None:

@@ -123,16 +123,17 @@ async def test_a_stop_signal_finishes_the_turn_in_flight_and_stops_the_embedded_
             assert sum(step in line for line in child.lines) == 1, (step, child.stderr)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.timeout(240)
-async def test_sigterm_during_start_up_stops_cleanly(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
+async def test_a_stop_signal_during_start_up_stops_cleanly(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, signum: signal.Signals
 ) -> None:
     async with FakeSlack() as slack:
         env = run_env(tmp_path, slack, fake_anthropic, free_port())
         async with spawned(env, "run") as child:
             await child.logged("embedded Redis started")  # the guardrail is still loading
             redis_pid = embedded_redis(child)
-            child.proc.send_signal(signal.SIGTERM)
+            child.proc.send_signal(signum)
             rc = await child.exited()
     assert rc == 0, child.stderr
     assert "start-up cancelled" in child.stderr
