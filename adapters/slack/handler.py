@@ -178,6 +178,9 @@ class SlackAdapter:
         restart); Socket Mode disconnects.
         """
         self._draining = True
+        # An event acked just now has its listener task created but not started: one turn of
+        # the loop lets it reach _track, so it is waited for below.
+        await asyncio.sleep(0)
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()  # type: ignore[no-untyped-call]
