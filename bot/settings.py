@@ -177,6 +177,9 @@ class Settings(BaseSettings):
 
     # Operations
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    drain_timeout_seconds: float = Field(default=20.0, ge=0)
+    """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the
+    turns in flight before it cancels them (keep it below the orchestrator's grace period)."""
 
     # Audit and admin
     audit_retention_days: int = Field(default=90, ge=0)

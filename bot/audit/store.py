@@ -77,12 +77,22 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _private_file(path: Path) -> None:
+    """Create ``path`` mode 0600 (or make it so), before SQLite opens it with the umask.
+
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)
+
+
 def _create_engine(url: URL, timeout: float) -> AsyncEngine:
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             try:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
+                _private_file(Path(database))
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the audit database directory ({type(exc).__name__})"
@@ -204,6 +214,28 @@ class SqlAuditStore(AuditQueries):
         if engine is not None:
             await engine.dispose()
 
+    async def flush(self) -> None:
+        """On the way out: replay the spool if the database answers, else keep it on disk.
+
+        Spooled lines are fsynced when written, so a kept spool is replayed by the next start.
+        Logs one line either way.
+        """
+        if self._spool is None:
+            return
+        try:
+            async with self._lock:
+                replayed = await self._catch_up()
+        except StoreError as exc:
+            waiting = len(await asyncio.to_thread(self._spool.read))
+            logger.error(
+                "shutdown: audit spool kept, %d record(s) wait in %s for the next start (%s)",
+                waiting,
+                self._spool.path,
+                type(exc).__name__,
+            )
+            return
+        logger.info("shutdown: audit spool flushed (%d record(s) replayed)", replayed)
+
     async def record(self, record: AuditRecord) -> None:
         """Persist one turn's record, or spool it while the database is unreachable.
 
@@ -225,8 +257,12 @@ class SqlAuditStore(AuditQueries):
             logger.error("audit record %s spooled: %s", record.run_id, exc)
             await self._spool_row(row, record.run_id)
 
-    async def _catch_up(self) -> None:
-        """Migrate the schema if not done yet, then replay the spool (caller holds the lock)."""
+    async def _catch_up(self) -> int:
+        """Migrate the schema if not done yet, then replay the spool (caller holds the lock).
+
+        Returns:
+            The number of spooled records replayed.
+        """
         if not self._ready:
             async with DbErrors("audit schema migration"), self.engine.begin() as conn:
                 applied = await conn.run_sync(migrate)
@@ -234,9 +270,10 @@ class SqlAuditStore(AuditQueries):
                 logger.info("audit schema: applied %d migration step(s)", applied)
             self._ready = True
         if self._maybe_spooled and self._spool is not None:
-            await self._replay(self._spool)
+            return await self._replay(self._spool)
+        return 0
 
-    async def _replay(self, spool: _Spool) -> None:
+    async def _replay(self, spool: _Spool) -> int:
         lines = await asyncio.to_thread(spool.read)
         rows: list[dict[str, Any]] = []
         for number, line in enumerate(lines, start=1):
@@ -253,6 +290,7 @@ class SqlAuditStore(AuditQueries):
             logger.info("audit spool: replayed %d record(s)", len(rows))
         await asyncio.to_thread(spool.clear)
         self._maybe_spooled = False
+        return len(rows)
 
     @staticmethod
     def _insert_ignoring_duplicates(conn: AsyncConnection) -> sa.Insert:

@@ -166,6 +166,15 @@ async def test_sqlite_uses_wal_and_creates_its_directory(tmp_path: Path) -> None
     assert (tmp_path / "a" / "b" / "audit.db").exists()
 
 
+async def test_the_sqlite_audit_files_are_private(tmp_path: Path) -> None:
+    async with SqlAuditStore(sqlite_url(tmp_path)) as audit:
+        await audit.record(make_record())
+        files = sorted(tmp_path.glob("audit.db*"))
+        modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files}
+    assert "audit.db" in modes
+    assert set(modes.values()) == {0o600}, modes
+
+
 def test_urls_are_rewritten_to_async_drivers() -> None:
     assert async_url("postgres://u:p@h/db").drivername == "postgresql+asyncpg"
     assert async_url("postgresql://u:p@h/db").drivername == "postgresql+asyncpg"
