@@ -32,7 +32,7 @@ from bot.core.errors import ConfigError, VeilbotError
 from bot.core.ports import PlatformAdapter
 from bot.http_server import HttpServer
 from bot.settings import Settings
-from bot.stores import build_admin_tokens
+from bot.stores import add_console, build_admin_tokens
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +122,9 @@ def build_http(app: App, names: Sequence[str]) -> HttpServer:
     tokens = build_admin_tokens(settings)
     if tokens:
         add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=app.readiness)
+        add_console(
+            http.app, settings, redis=app.redis, audit=app.audit, tokens=tokens, eraser=app.eraser
+        )
     else:
         add_probe_routes(http.app, app.readiness)
     return http

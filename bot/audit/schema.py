@@ -105,6 +105,29 @@ audit_runs = sa.Table(
 AUDIT_FIELDS = tuple(c.name for c in audit_runs.columns)
 
 
+def _admin_actions_columns() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("at", UTCDateTime, nullable=False),
+        sa.Column("actor", sa.String(64), nullable=False),
+        sa.Column("action", sa.String(32), nullable=False),
+        sa.Column("target", sa.String(255), nullable=True),
+        sa.Column("filter", JSONDocument, nullable=False),
+        sa.Column("outcome", JSONDocument, nullable=False),
+    ]
+
+
+admin_actions = sa.Table(
+    "admin_actions",
+    metadata,
+    *_admin_actions_columns(),
+    sa.Index("ix_admin_actions_at", "at"),
+)
+"""What admins did (step 4): who (a token id), which action, on which ids or filter, when.
+
+Ids and filters only: an admin action never carries prompt or answer text."""
+
+
 def _create_audit_runs_v1(conn: Connection) -> None:
     table = sa.Table("audit_runs", sa.MetaData(), *_v1_columns(), *_v1_indexes())
     table.create(conn, checkfirst=True)
@@ -134,10 +157,22 @@ def _mangled_placeholders_v3(conn: Connection) -> None:
     )
 
 
+def _admin_actions_v4(conn: Connection) -> None:
+    """The admin action log (issue 13). Self-contained and idempotent: safe to renumber."""
+    table = sa.Table(
+        "admin_actions",
+        sa.MetaData(),
+        *_admin_actions_columns(),
+        sa.Index("ix_admin_actions_at", "at"),
+    )
+    table.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _create_audit_runs_v1,
     _index_for_queries_v2,
     _mangled_placeholders_v3,
+    _admin_actions_v4,
 )
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 

@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from bot.audit.actions import AdminActionLog
 from bot.audit.errors import DbErrors
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
@@ -121,7 +122,7 @@ class _Spool:
             os.truncate(self.path, 0)
 
 
-class SqlAuditStore(AuditQueries):
+class SqlAuditStore(AuditQueries, AdminActionLog):
     """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
 
     Args:

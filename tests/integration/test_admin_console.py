@@ -1,0 +1,194 @@
+"""The admin console's guard over HTTP: sessions, CSRF, refusals, headers and the action log.
+
+A real aiohttp server on 127.0.0.1, real Redis for sessions, real SQLite/PostgreSQL; the
+browser walk-through is tests/e2e/test_admin_console.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp import ClientResponse, web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.admin.auth import AdminTokens, hash_token
+from bot.admin.console.routes import add_console_routes
+from bot.admin.sessions import ConsoleSessions
+from bot.settings import Settings
+from bot.state.sessions import RedisSessionBackend
+from bot.stores import Stores, build_stores
+from tests.fixtures.audit_db import run
+
+ADMIN, READER = "console-admin-token-0123456789", "console-reader-token-0123456789"
+TTL = 600
+
+
+@dataclass
+class Rig:
+    client: TestClient
+    stores: Stores
+    clock: list[float]
+
+
+@pytest.fixture
+async def rig(
+    tmp_path: Path, fresh_db_url: str, redis_url: str, redis_prefix: str
+) -> AsyncIterator[Rig]:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        redis_url=redis_url,
+        redis_prefix=redis_prefix,
+        database_url=fresh_db_url,
+    )
+    clock = [1_000_000.0]
+    async with build_stores(settings) as stores:
+        tokens = AdminTokens.parse(f"{hash_token(ADMIN)},{hash_token(READER)}:metrics")
+        sessions = ConsoleSessions(
+            RedisSessionBackend(stores.redis, redis_prefix), TTL, clock=lambda: clock[0]
+        )
+        app = web.Application()
+        add_console_routes(
+            app, store=stores.audit, tokens=tokens, sessions=sessions, eraser=stores.eraser
+        )
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            yield Rig(client, stores, clock)
+
+
+def field(html: str, name: str) -> str:
+    match = re.search(rf'name="{name}" value="([^"]*)"', html)
+    assert match, f"no {name} field"
+    return match.group(1)
+
+
+async def sign_in(client: TestClient, token: str = ADMIN, **headers: str) -> ClientResponse:
+    form = await client.get("/admin/ui/login")
+    csrf = field(await form.text(), "csrf")
+    return await client.post(
+        "/admin/ui/login",
+        data={"token": token, "csrf": csrf, "next": "/admin/"},
+        headers=headers,
+        allow_redirects=False,
+    )
+
+
+async def csrf_of(client: TestClient) -> str:
+    page = await client.get("/admin/")
+    assert page.status == 200
+    return field(await page.text(), "csrf")
+
+
+async def test_requests_without_a_session_are_refused(rig: Rig) -> None:
+    await rig.stores.audit.record(run())
+    for path in (
+        "/admin/",
+        "/admin/ui/run/x",
+        "/admin/ui/thread/slack:T1:C1:1",
+        "/admin/ui/activity",
+    ):
+        response = await rig.client.get(path, allow_redirects=False)
+        assert response.status == 303, path
+        assert response.headers["Location"].startswith("/admin/ui/login?next=")
+        assert "Mail" not in await response.text()
+    response = await rig.client.post("/admin/ui/logout", data={"csrf": "x"})
+    assert response.status == 403
+    forged = rig.client.session.cookie_jar
+    forged.update_cookies({"veilbot_admin": "made-up-session-id"})
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
+
+
+async def test_wrong_token_and_token_without_admin_scope_are_refused(rig: Rig) -> None:
+    wrong = await sign_in(rig.client, "not-a-token")
+    assert wrong.status == 401
+    assert "not an admin token" in await wrong.text()
+    assert "veilbot_admin" not in {c.key for c in rig.client.session.cookie_jar}
+    reader = await sign_in(rig.client, READER)
+    assert reader.status == 401
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
+
+
+async def test_sign_in_without_the_login_form_token_is_refused(rig: Rig) -> None:
+    response = await rig.client.post(
+        "/admin/ui/login", data={"token": ADMIN, "csrf": "forged"}, allow_redirects=False
+    )
+    assert response.status == 403
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
+
+
+async def test_session_cookie_flags_headers_and_sign_out(rig: Rig) -> None:
+    response = await sign_in(rig.client)
+    assert response.status == 303
+    assert response.headers["Location"] == "/admin/"
+    cookie = response.cookies["veilbot_admin"]
+    assert cookie["httponly"] is True
+    assert cookie["samesite"] == "Strict"
+    assert cookie["path"] == "/admin/"
+    assert int(cookie["max-age"]) == TTL
+    assert not cookie["secure"]  # plain HTTP here; behind TLS see the next test
+    page = await rig.client.get("/admin/")
+    assert page.status == 200
+    csp = page.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert page.headers["X-Frame-Options"] == "DENY"
+    assert page.headers["Cache-Control"] == "no-store"
+    out = await rig.client.post(
+        "/admin/ui/logout", data={"csrf": field(await page.text(), "csrf")}, allow_redirects=False
+    )
+    assert out.status == 303
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
+
+
+async def test_session_cookie_is_secure_behind_tls(rig: Rig) -> None:
+    response = await sign_in(rig.client, **{"X-Forwarded-Proto": "https"})
+    assert response.cookies["veilbot_admin"]["secure"] is True
+
+
+async def test_forged_csrf_token_is_refused_and_changes_nothing(rig: Rig) -> None:
+    await sign_in(rig.client)
+    real = await csrf_of(rig.client)
+    for forged in ("", "forged", real[:-1] + ("A" if real[-1] != "A" else "B")):
+        response = await rig.client.post("/admin/ui/logout", data={"csrf": forged})
+        assert response.status == 403, forged
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 200  # still in
+
+
+async def test_expired_session_is_refused(rig: Rig) -> None:
+    await sign_in(rig.client)
+    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 200
+    rig.clock[0] += TTL + 1
+    response = await rig.client.get("/admin/", allow_redirects=False)
+    assert response.status == 303
+    assert response.headers["Location"].startswith("/admin/ui/login")
+
+
+async def test_every_view_is_recorded_with_who_and_filter(rig: Rig) -> None:
+    record = run()
+    await rig.stores.audit.record(record)
+    await sign_in(rig.client)
+    await rig.client.get("/admin/?platform=slack&thread_id=slack:T1:C1:100.1")
+    await rig.client.get(f"/admin/ui/run/{record.run_id}")
+    await rig.client.get("/admin/ui/thread/slack:T1:C1:100.1")
+    actions = await rig.stores.audit.recent_actions()
+    who = f"tok:{hash_token(ADMIN)[:12]}"
+    assert [a.action for a in reversed(actions)] == [
+        "sign_in",
+        "view_runs",
+        "view_run",
+        "view_thread",
+    ]
+    assert {a.actor for a in actions} == {who}
+    assert actions[2].filter == {"thread_id": "slack:T1:C1:100.1", "platform": "slack"}
+    assert actions[1].target == record.run_id
+    assert "Mail" not in repr(actions)  # ids only, never text
+
+
+async def test_bad_filter_is_a_clear_400(rig: Rig) -> None:
+    await sign_in(rig.client)
+    response = await rig.client.get("/admin/?status=exploded")
+    assert response.status == 400
+    assert "status must be one of" in await response.text()
+    assert (await rig.client.get("/admin/?since=yesterday-ish")).status == 400
