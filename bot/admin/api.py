@@ -123,28 +123,47 @@ async def _stats(request: web.Request) -> web.Response:
     return web.json_response({"by": by, "runs": total, "groups": groups})
 
 
+async def stream_export(
+    request: web.Request,
+    store: AuditQueryStore,
+    run_filter: RunFilter,
+    fmt: ExportFormat,
+    *,
+    gzip: bool = False,
+) -> web.StreamResponse:
+    """Stream an export of ``run_filter`` as the response (the API's and the console's).
+
+    A database failure after the headers went out cuts the connection, so a partial file
+    can never look complete.
+    """
+    name = f"veilbot-audit.{fmt}" + (".gz" if gzip else "")
+    content_type = "application/gzip" if gzip else f"{_CONTENT_TYPES[fmt]}; charset=utf-8"
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": content_type,
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        }
+    )
+    await response.prepare(request)
+    try:
+        async with aclosing(export_chunks(store, run_filter, fmt, gzip=gzip)) as chunks:
+            async for chunk in chunks:
+                await response.write(chunk)
+    except StoreError as exc:  # headers are sent: cut the body so it cannot look complete
+        log.error("admin export aborted (%s)", type(exc).__name__)
+        if request.transport is not None:
+            request.transport.close()
+        return response
+    await response.write_eof()
+    return response
+
+
 def _export(fmt: ExportFormat) -> Handler:
     async def export(request: web.Request) -> web.StreamResponse:
         run_filter = _filter(request)  # before the response starts: bad filters get a 400
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": f"{_CONTENT_TYPES[fmt]}; charset=utf-8",
-                "Content-Disposition": f'attachment; filename="veilbot-audit.{fmt}"',
-                "Cache-Control": "no-store",
-            }
-        )
-        await response.prepare(request)
-        try:
-            async with aclosing(export_chunks(request.app[_STORE], run_filter, fmt)) as chunks:
-                async for chunk in chunks:
-                    await response.write(chunk)
-        except StoreError as exc:  # headers are sent: cut the body so it cannot look complete
-            log.error("admin export aborted (%s)", type(exc).__name__)
-            if request.transport is not None:
-                request.transport.close()
-            return response
-        await response.write_eof()
-        return response
+        return await stream_export(request, request.app[_STORE], run_filter, fmt)
 
     return export
 

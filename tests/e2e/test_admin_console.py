@@ -8,8 +8,11 @@ the test's temp dir, and none may hold a seeded personal value.
 
 from __future__ import annotations
 
+import gzip
+import json
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright.async_api import Browser, Page
@@ -97,6 +100,48 @@ async def browse(page: Page, pages: Pages, base: str, tid: str, runs: int) -> No
     await pages.keep(page, "activity")
 
 
+async def export(page: Page, pages: Pages, base: str, tid: str, folder: Path) -> None:
+    """Download the thread's runs as JSONL and as gzip CSV; check the rows and the size shown."""
+    await page.goto(f"{base}/admin/?thread_id={quote(tid)}")
+    async with page.expect_download() as jsonl_download:
+        await page.click("#export-jsonl")
+    saved = folder / "export.jsonl"
+    await (await jsonl_download.value).save_as(saved)
+    await page.wait_for_selector("#export-status[data-state=done]")
+    assert f"({saved.stat().st_size} bytes)" in await page.inner_text("#export-status")
+    lines = saved.read_text().splitlines()
+    assert json.loads(lines[0])["_meta"]["filter"] == {"thread_id": tid}
+    assert [json.loads(line)["thread_id"] for line in lines[1:]] == [tid] * len(TURNS)
+    await pages.keep(page, "export")
+    async with page.expect_download() as csv_download:
+        await page.click("#export-csv-gz")
+    packed = folder / "export.csv.gz"
+    await (await csv_download.value).save_as(packed)
+    rows = gzip.decompress(packed.read_bytes()).decode().splitlines()
+    assert len(rows) == 2 + len(TURNS)  # metadata line, header, one per turn
+    for text in (saved.read_text(), "\n".join(rows)):
+        assert leaked(SEEDED, text) == []
+
+
+async def erase_user(page: Page, pages: Pages, base: str, user: str) -> None:
+    """Open the user's run, erase the user after the confirmation page, see the rows go."""
+    await page.goto(f"{base}/admin/?user_id={user}")
+    await page.locator("a.run-link").first.click()
+    await page.wait_for_url("**/admin/ui/run/**")
+    await page.click("#erase-user")
+    await page.wait_for_url("**/admin/ui/erase?user=*")
+    assert await page.inner_text("#erase-runs") == "1"
+    assert await page.inner_text("#erase-threads") == "1"
+    await pages.keep(page, "erase-confirm")
+    await page.click("#erase-confirm")
+    await page.wait_for_selector("#erased")
+    assert await page.inner_text("#runs-deleted") == "1"
+    await pages.keep(page, "erased")
+    await page.goto(f"{base}/admin/?user_id={user}")
+    assert await page.inner_text("table.runs tbody") == "No runs match."
+    await pages.keep(page, "runs-after-erase")
+
+
 async def sign_out(page: Page, pages: Pages, base: str) -> None:
     await page.click("#sign-out")
     await page.wait_for_url("**/admin/ui/login")
@@ -114,7 +159,7 @@ async def test_admin_walks_the_console_and_no_page_holds_personal_data(
     app = await make_app(
         database_url=fresh_db_url, admin_tokens=hash_token(TOKEN), admin_http_port=0
     )
-    tid, _other_user = await seed(app)
+    tid, other_user = await seed(app)
     pages = Pages(tmp_path / "screenshots")
     async with build_http(app, []) as http:
         context = await browser.new_context(accept_downloads=True)
@@ -124,6 +169,8 @@ async def test_admin_walks_the_console_and_no_page_holds_personal_data(
             await sign_in(page, pages, base)
             await page.goto(f"{base}/admin/?platform=console&since=1d")
             await browse(page, pages, base, tid, runs=len(TURNS) + 1)
+            await export(page, pages, base, tid, tmp_path)
+            await erase_user(page, pages, base, other_user)
             await sign_out(page, pages, base)
         finally:
             await context.close()

@@ -6,6 +6,8 @@ browser walk-through is tests/e2e/test_admin_console.py.
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,10 +20,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.admin.auth import AdminTokens, hash_token
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
+from bot.audit.types import RunFilter
 from bot.settings import Settings
 from bot.state.sessions import RedisSessionBackend
 from bot.stores import Stores, build_stores
-from tests.fixtures.audit_db import run
+from tests.fixtures.audit_db import bulk_insert, many_rows, run
 
 ADMIN, READER = "console-admin-token-0123456789", "console-reader-token-0123456789"
 TTL = 600
@@ -192,3 +195,64 @@ async def test_bad_filter_is_a_clear_400(rig: Rig) -> None:
     assert response.status == 400
     assert "status must be one of" in await response.text()
     assert (await rig.client.get("/admin/?since=yesterday-ish")).status == 400
+
+
+async def test_export_streams_the_filter_in_each_format_and_is_recorded(rig: Rig) -> None:
+    await bulk_insert(rig.stores.audit, many_rows(30, prefix="x", channel="C9"))
+    await rig.stores.audit.record(run(channel="C1"))
+    await sign_in(rig.client)
+    plain = await rig.client.get("/admin/ui/export.jsonl?channel=C9")
+    assert plain.status == 200
+    assert plain.headers["Content-Disposition"] == 'attachment; filename="veilbot-audit.jsonl"'
+    lines = (await plain.text()).splitlines()
+    assert json.loads(lines[0])["_meta"]["filter"] == {"channel": "C9"}
+    assert len(lines) == 31
+    assert {json.loads(line)["channel"] for line in lines[1:]} == {"C9"}
+    packed = await rig.client.get("/admin/ui/export.csv?channel=C9&gzip=1")
+    assert packed.headers["Content-Type"] == "application/gzip"
+    rows = gzip.decompress(await packed.read()).decode().splitlines()
+    assert len(rows) == 32  # metadata line, header, 30 runs
+    assert (await rig.client.get("/admin/ui/export.xml")).status == 404
+    assert (await rig.client.get("/admin/ui/export.csv?status=nope")).status == 400
+    exports = [a for a in await rig.stores.audit.recent_actions() if a.action == "export"]
+    assert [(a.filter, a.outcome["format"], a.outcome["gzip"]) for a in exports] == [
+        ({"channel": "C9"}, "csv", True),
+        ({"channel": "C9"}, "jsonl", False),
+    ]
+
+
+async def test_export_needs_a_session(rig: Rig) -> None:
+    response = await rig.client.get("/admin/ui/export.jsonl", allow_redirects=False)
+    assert response.status == 303
+
+
+async def test_erase_previews_then_erases_only_with_the_session_csrf(rig: Rig) -> None:
+    audit = rig.stores.audit
+    gone = [run(user_id="U9", thread_id=f"slack:T1:C1:{n}.1") for n in range(3)]
+    kept = run(user_id="U1")
+    for record in [*gone, kept]:
+        await audit.record(record)
+    await sign_in(rig.client)
+    preview = await rig.client.get("/admin/ui/erase?user=slack:T1:U9")
+    html = await preview.text()
+    assert preview.status == 200
+    assert '<strong id="erase-runs">3</strong>' in html
+    assert "slack:T1:C1:2.1" in html
+    csrf = field(html, "csrf")
+    forged = await rig.client.post("/admin/ui/erase", data={"user": "slack:T1:U9", "csrf": "x"})
+    assert forged.status == 403
+    assert await audit.count_runs(RunFilter(user_id="U9")) == 3  # nothing went
+    done = await rig.client.post("/admin/ui/erase", data={"user": "slack:T1:U9", "csrf": csrf})
+    assert done.status == 200
+    assert '<dd id="runs-deleted">3</dd>' in await done.text()
+    assert await audit.count_runs(RunFilter(user_id="U9")) == 0
+    assert await audit.get_run(kept.run_id) is not None
+    actions = [a.action for a in await audit.recent_actions()]
+    assert actions[:2] == ["erase_user", "erase_preview"]
+    bad = await rig.client.post("/admin/ui/erase", data={"user": "nobody", "csrf": csrf})
+    assert bad.status == 400
+    both = await rig.client.post(
+        "/admin/ui/erase", data={"user": "slack:T1:U1", "thread": "slack:T1:C1:1.1", "csrf": csrf}
+    )
+    assert both.status == 400
+    assert await audit.get_run(kept.run_id) is not None

@@ -173,7 +173,8 @@ def signed_in(page: Page) -> Callable[[web.Request], Awaitable[web.StreamRespons
             if request.method == "POST" and not await csrf_ok(request, session.csrf):
                 log.warning("admin console refused: bad csrf path=%s", request.path)
                 return error_page(request, 403, "This form has expired: reload the page.")
-            return secure(await page(request, Ctx(console, session, sid)))
+            response = await page(request, Ctx(console, session, sid))
+            return response if response.prepared else secure(response)
         except FilterRejected as exc:
             return error_page(request, 400, str(exc))
         except StoreError as exc:
