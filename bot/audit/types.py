@@ -20,8 +20,8 @@ from bot.core.errors import InputRejected
 from bot.core.types import AuditRecord, TurnStatus
 
 MetaValue = str | int | float | bool
-GroupBy = Literal["thread", "user", "channel", "day"]
-GROUPS: tuple[GroupBy, ...] = ("thread", "user", "channel", "day")
+GroupBy = Literal["thread", "user", "channel", "workspace", "day"]
+GROUPS: tuple[GroupBy, ...] = ("thread", "user", "channel", "workspace", "day")
 MAX_PAGE = 1000
 _META_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ID = re.compile(r"[A-Za-z0-9_.:@+=-]{1,255}")
@@ -272,8 +272,14 @@ class AuditQueryStore(Protocol):
         """Every matching run, newest first, in constant memory."""
         ...
 
-    async def rollup(self, run_filter: RunFilter, by: GroupBy, *, limit: int) -> list[RollupRow]:
-        """Totals per group, largest turn count first."""
+    async def rollup(
+        self, run_filter: RunFilter, by: GroupBy, *, limit: int, entities: bool = True
+    ) -> list[RollupRow]:
+        """Totals per group, largest turn count first (``entities=False``: no entity counts)."""
+        ...
+
+    async def status_counts(self, run_filter: RunFilter, by: GroupBy) -> dict[str, dict[str, int]]:
+        """Turns per group and status (``{"2026-03-01": {"model_error": 2, ...}}``)."""
         ...
 
     async def purge_before(self, cutoff: datetime) -> int:

@@ -100,6 +100,20 @@ async def browse(page: Page, pages: Pages, base: str, tid: str, runs: int) -> No
     await pages.keep(page, "activity")
 
 
+async def charts(page: Page, pages: Pages) -> None:
+    """The charts page draws its SVG charts from the seeded turns."""
+    await page.click("text=Charts")
+    await page.wait_for_url("**/admin/ui/stats")
+    assert f"{len(TURNS) + 1} turns" in await page.inner_text("#totals")
+    for chart in ("turns", "cost", "entities", "errors", "workspaces"):
+        assert await page.locator(f"#chart-{chart} svg").count() == 1, chart
+    assert await page.locator("#chart-entities rect").count() >= 3  # one per entity type
+    legend = await page.inner_text("#chart-entities .legend")
+    assert "PERSON" in legend
+    assert "EMAIL_ADDRESS" in legend
+    await pages.keep(page, "charts")
+
+
 async def export(page: Page, pages: Pages, base: str, tid: str, folder: Path) -> None:
     """Download the thread's runs as JSONL and as gzip CSV; check the rows and the size shown."""
     await page.goto(f"{base}/admin/?thread_id={quote(tid)}")
@@ -169,6 +183,7 @@ async def test_admin_walks_the_console_and_no_page_holds_personal_data(
             await sign_in(page, pages, base)
             await page.goto(f"{base}/admin/?platform=console&since=1d")
             await browse(page, pages, base, tid, runs=len(TURNS) + 1)
+            await charts(page, pages)
             await export(page, pages, base, tid, tmp_path)
             await erase_user(page, pages, base, other_user)
             await sign_out(page, pages, base)

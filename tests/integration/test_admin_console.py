@@ -21,6 +21,7 @@ from bot.admin.auth import AdminTokens, hash_token
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.types import RunFilter
+from bot.core.types import TurnStatus
 from bot.settings import Settings
 from bot.state.sessions import RedisSessionBackend
 from bot.stores import Stores, build_stores
@@ -256,3 +257,38 @@ async def test_erase_previews_then_erases_only_with_the_session_csrf(rig: Rig) -
     )
     assert both.status == 400
     assert await audit.get_run(kept.run_id) is not None
+
+
+async def test_charts_show_turns_cost_entities_errors_and_workspaces(rig: Rig) -> None:
+    audit = rig.stores.audit
+    day = 24 * 60
+    records = [
+        run(minutes=0, workspace="T1", cost_usd=0.5),
+        run(minutes=1, workspace="T1", cost_usd=0.25, entity_counts={"PHONE_NUMBER": 2}),
+        run(minutes=2, workspace="T2", status=TurnStatus.GUARDRAIL_ERROR, cost_usd=None),
+        run(minutes=2 * day, workspace="T2", cost_usd=1.0, status=TurnStatus.MODEL_ERROR),
+    ]
+    for record in records:
+        await audit.record(record)
+    await sign_in(rig.client)
+    page = await rig.client.get("/admin/ui/stats?since=2026-02-01")
+    assert page.status == 200
+    html = await page.text()
+    for chart in ("turns", "cost", "entities", "errors", "workspaces"):
+        assert f'id="chart-{chart}"' in html
+    assert "<title>2026-03-01 · turns: 3</title>" in html
+    assert "<title>2026-03-02 · turns" not in html  # a day without runs has no bar...
+    assert ">2026-03-02</text>" in html  # ...but keeps its place on the time axis
+    assert "<title>2026-03-03 · turns: 1</title>" in html
+    assert "<title>2026-03-01 · PHONE_NUMBER: 2</title>" in html
+    assert "<title>2026-03-01 · EMAIL_ADDRESS: 2</title>" in html
+    assert "<title>2026-03-01 · guardrail_error: 1</title>" in html
+    assert "<title>2026-03-03 · model_error: 1</title>" in html
+    assert "<title>T2: $1.00</title>" in html
+    assert "<title>T1: $0.7500</title>" in html
+    assert "4 turns" in html
+    assert "style=" not in html  # nothing inline: the CSP allows no inline style
+    recent = await rig.client.get("/admin/ui/stats")  # last 30 days: these runs are older
+    assert "No runs in this range." in await recent.text()
+    actions = [a for a in await audit.recent_actions() if a.action == "view_stats"]
+    assert actions[-1].filter["since"].startswith("2026-02-01")

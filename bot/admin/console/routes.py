@@ -8,7 +8,7 @@ import jinja2
 from aiohttp import web
 
 from bot.admin.auth import AdminTokens
-from bot.admin.console import changes, forms, pages
+from bot.admin.console import changes, forms, pages, stats
 from bot.admin.console.web import CONSOLE, UI, Console, ConsoleStore, secure, signed_in
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.erasure import Eraser
@@ -63,6 +63,7 @@ def add_console_routes(
     get(f"{UI}/run/{{run_id}}", signed_in(pages.run_page), allow_head=False)
     get(f"{UI}/thread/{{thread_id}}", signed_in(pages.thread_page), allow_head=False)
     get(f"{UI}/activity", signed_in(pages.activity_page), allow_head=False)
+    get(f"{UI}/stats", signed_in(stats.stats_page), allow_head=False)
     get(f"{UI}/export.{{fmt}}", signed_in(changes.export), allow_head=False)
     get(f"{UI}/erase", signed_in(changes.erase_preview), allow_head=False)
     get(f"{UI}/login", forms.login_form, allow_head=False)
