@@ -11,13 +11,14 @@ stays flat however many rows match.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.audit.daily import invalidate
 from bot.audit.errors import DbErrors
 from bot.audit.schema import audit_runs, row_to_record
 from bot.audit.types import (
@@ -193,12 +194,9 @@ class AuditQueries:
             cursor = page.next_cursor
 
     async def rollup(
-        self, run_filter: RunFilter, by: GroupBy, *, limit: int = 1000, entities: bool = True
+        self, run_filter: RunFilter, by: GroupBy, *, limit: int = 1000
     ) -> list[RollupRow]:
-        """Turns, tokens, cost and entity counts per group, most turns first.
-
-        ``entities=False`` skips the entity counts (one scan fewer: charts of cost only).
-        """
+        """Turns, tokens, cost and entity counts per group, most turns first."""
         dialect = self.engine.dialect.name
         key = _group_key(by, dialect).label("key")
         c = audit_runs.c
@@ -216,12 +214,9 @@ class AuditQueries:
         )
         async with DbErrors("audit rollup"), self.engine.connect() as conn:
             rows = (await conn.execute(totals)).all()
-            counts: Any = ()
-            if entities:
-                query = self._entity_query(run_filter, by, [r.key for r in rows])
-                counts = await conn.execute(query)
+            entities = await conn.execute(self._entity_query(run_filter, by, [r.key for r in rows]))
         by_key: dict[str, dict[str, int]] = {}
-        for group, kind, count in counts:
+        for group, kind, count in entities:
             by_key.setdefault(group, {})[kind] = int(count)
         return [
             RollupRow(
@@ -233,22 +228,6 @@ class AuditQueries:
             )
             for r in rows
         ]
-
-    async def status_counts(self, run_filter: RunFilter, by: GroupBy) -> dict[str, dict[str, int]]:
-        """Turns per group and status, in one scan (error charts)."""
-        key = _group_key(by, self.engine.dialect.name).label("key")
-        status = audit_runs.c.status
-        query = (
-            sa.select(key, status, sa.func.count())
-            .where(*self._where(run_filter))
-            .group_by(key, status)
-        )
-        async with DbErrors("audit status counts"), self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        out: dict[str, dict[str, int]] = {}
-        for group, kind, count in rows:
-            out.setdefault(group, {})[kind] = int(count)
-        return out
 
     def _entity_query(self, run_filter: RunFilter, by: GroupBy, keys: list[str]) -> sa.Select[Any]:
         dialect = self.engine.dialect.name
@@ -266,7 +245,10 @@ class AuditQueries:
         """Delete runs started before ``cutoff``; returns how many."""
         query = audit_runs.delete().where(audit_runs.c.started_at < cutoff)
         async with DbErrors("audit purge"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            purged = (await conn.execute(query)).rowcount
+            if purged:
+                await invalidate(conn, None, through=cutoff.astimezone(UTC).date())
+            return purged
 
     async def thread_ids(self, run_filter: RunFilter) -> list[str]:
         """The distinct threads of the matching runs, sorted."""
@@ -283,10 +265,13 @@ class AuditQueries:
         """Delete the matching runs; returns how many."""
         query = audit_runs.delete().where(*self._narrow_where(run_filter))
         async with DbErrors("audit delete"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            deleted = (await conn.execute(query)).rowcount
+            if deleted:
+                await invalidate(conn, None)  # erasures are rare: every day is summed again
+            return deleted
 
     async def replace_user_id(self, run_filter: RunFilter, pseudonym: str) -> int:
         """Set ``user_id`` of the matching runs to ``pseudonym``; returns how many."""
         query = audit_runs.update().where(*self._narrow_where(run_filter)).values(user_id=pseudonym)
         async with DbErrors("audit pseudonymize"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            return (await conn.execute(query)).rowcount  # per-day totals hold no user ids

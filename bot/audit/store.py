@@ -30,6 +30,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from bot.audit.actions import AdminActionLog
+from bot.audit.daily import DailyRollups, invalidate_closed
 from bot.audit.errors import DbErrors
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
@@ -122,7 +123,7 @@ class _Spool:
             os.truncate(self.path, 0)
 
 
-class SqlAuditStore(AuditQueries, AdminActionLog):
+class SqlAuditStore(AuditQueries, AdminActionLog, DailyRollups):
     """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
 
     Args:
@@ -236,6 +237,7 @@ class SqlAuditStore(AuditQueries, AdminActionLog):
                     await conn.execute(
                         self._insert_ignoring_duplicates(conn), rows[start : start + _REPLAY_BATCH]
                     )
+                await invalidate_closed(conn, (r["started_at"] for r in rows))
             logger.info("audit spool: replayed %d record(s)", len(rows))
         await asyncio.to_thread(spool.clear)
         self._maybe_spooled = False
@@ -249,6 +251,7 @@ class SqlAuditStore(AuditQueries, AdminActionLog):
     async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
         async with DbErrors(what), self.engine.begin() as conn:
             await conn.execute(audit_runs.insert(), rows)
+            await invalidate_closed(conn, (r["started_at"] for r in rows))
 
     async def _spool_row(self, row: dict[str, Any], run_id: str) -> None:
         assert self._spool is not None  # noqa: S101  (checked by the caller)

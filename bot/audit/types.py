@@ -272,14 +272,8 @@ class AuditQueryStore(Protocol):
         """Every matching run, newest first, in constant memory."""
         ...
 
-    async def rollup(
-        self, run_filter: RunFilter, by: GroupBy, *, limit: int, entities: bool = True
-    ) -> list[RollupRow]:
-        """Totals per group, largest turn count first (``entities=False``: no entity counts)."""
-        ...
-
-    async def status_counts(self, run_filter: RunFilter, by: GroupBy) -> dict[str, dict[str, int]]:
-        """Turns per group and status (``{"2026-03-01": {"model_error": 2, ...}}``)."""
+    async def rollup(self, run_filter: RunFilter, by: GroupBy, *, limit: int) -> list[RollupRow]:
+        """Totals per group, largest turn count first."""
         ...
 
     async def purge_before(self, cutoff: datetime) -> int:

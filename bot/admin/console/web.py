@@ -21,6 +21,7 @@ from aiohttp import web
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
 from bot.admin.sessions import ConsoleSessions, Session
 from bot.audit.actions import ActionKind, ActionLog, AdminAction
+from bot.audit.daily import DailyTotals
 from bot.audit.erasure import Eraser
 from bot.audit.types import AuditQueryStore, FilterRejected, RunFilter
 from bot.core.errors import StoreError
@@ -44,8 +45,8 @@ _HEADERS = {
 }
 
 
-class ConsoleStore(AuditQueryStore, ActionLog, Protocol):
-    """The audit log with its admin action log (``SqlAuditStore``)."""
+class ConsoleStore(AuditQueryStore, ActionLog, DailyTotals, Protocol):
+    """The audit log with its admin action log and day totals (``SqlAuditStore``)."""
 
 
 @dataclass

@@ -1,0 +1,89 @@
+"""Day totals for the charts: summaries of closed days match the runs, and never go stale.
+
+Same tests on SQLite (always aggregated from the runs) and PostgreSQL (closed days summed
+once into audit_daily, then read from there).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from bot.audit.daily import DailyRow
+from bot.audit.schema import audit_daily_done
+from bot.audit.store import SqlAuditStore
+from bot.audit.types import RunFilter
+from bot.core.types import TurnStatus
+from tests.fixtures.audit_db import BASE_TIME, run
+
+DAY = 24 * 60
+SINCE = RunFilter(since=BASE_TIME - timedelta(days=1))
+
+
+def by_day(rows: list[DailyRow]) -> dict[str, tuple[int, float, dict[str, int]]]:
+    out: dict[str, tuple[int, float, dict[str, int]]] = {}
+    for r in rows:
+        turns, cost, ents = out.get(r.day, (0, 0.0, {}))
+        merged = dict(ents)
+        for k, n in r.entities.items():
+            merged[k] = merged.get(k, 0) + n
+        out[r.day] = (turns + r.turns, round(cost + r.cost_usd, 6), merged)
+    return out
+
+
+async def done_days(store: SqlAuditStore) -> list[str]:
+    async with store.engine.connect() as conn:
+        return sorted((await conn.execute(sa.select(audit_daily_done.c.day))).scalars())
+
+
+async def seed(store: SqlAuditStore) -> None:
+    for record in [
+        run(minutes=0, cost_usd=0.5),
+        run(minutes=5, cost_usd=0.25, user_id="U9", entity_counts={"PHONE_NUMBER": 2}),
+        run(minutes=DAY, workspace="T2", status=TurnStatus.MODEL_ERROR, cost_usd=None),
+        run(started_at=datetime.now(UTC), finished_at=datetime.now(UTC), cost_usd=1.0),
+    ]:
+        await store.record(record)
+
+
+async def test_totals_per_day_from_summaries_equal_the_runs(audit_store: SqlAuditStore) -> None:
+    await seed(audit_store)
+    first = by_day(await audit_store.daily_totals(SINCE))
+    again = by_day(await audit_store.daily_totals(SINCE))  # PostgreSQL: closed days summed
+    today = datetime.now(UTC).date().isoformat()
+    assert first == again
+    assert first["2026-03-01"] == (2, 0.75, {"EMAIL_ADDRESS": 1, "PERSON": 1, "PHONE_NUMBER": 2})
+    assert first["2026-03-02"] == (1, 0.0, {"EMAIL_ADDRESS": 1, "PERSON": 1})
+    assert first[today][0] == 1
+    assert "2026-02-28" not in first  # no runs: no rows (the page fills the gap)
+    if audit_store.engine.dialect.name == "postgresql":
+        assert "2026-03-01" in await done_days(audit_store)
+        assert today not in await done_days(audit_store)  # an open day is never summed
+    narrow = await audit_store.daily_totals(
+        RunFilter(since=SINCE.since, workspace="T2", status="model_error")
+    )
+    assert [(r.day, r.turns) for r in narrow] == [("2026-03-02", 1)]
+    by_user = await audit_store.daily_totals(RunFilter(since=SINCE.since, user_id="U9"))
+    assert [(r.day, r.turns) for r in by_user] == [("2026-03-01", 1)]
+
+
+async def test_a_late_record_erasure_or_purge_is_seen_at_once(audit_store: SqlAuditStore) -> None:
+    await seed(audit_store)
+    await audit_store.daily_totals(SINCE)  # sum the closed days
+    await audit_store.record(run(minutes=10, cost_usd=1.0))  # late, on a closed day
+    assert by_day(await audit_store.daily_totals(SINCE))["2026-03-01"][:2] == (3, 1.75)
+    assert await audit_store.delete_runs(RunFilter(user_id="U9")) == 1  # an erasure
+    assert by_day(await audit_store.daily_totals(SINCE))["2026-03-01"][:2] == (2, 1.5)
+    await audit_store.purge_before(BASE_TIME + timedelta(hours=12))  # ends 2026-03-01
+    totals = by_day(await audit_store.daily_totals(SINCE))
+    assert "2026-03-01" not in totals
+    assert totals["2026-03-02"][0] == 1
+
+
+async def test_until_and_since_cover_whole_days(audit_store: SqlAuditStore) -> None:
+    await seed(audit_store)
+    window = RunFilter(since=BASE_TIME + timedelta(hours=1), until=BASE_TIME + timedelta(hours=2))
+    totals = by_day(await audit_store.daily_totals(window))
+    assert list(totals) == ["2026-03-01"]
+    assert totals["2026-03-01"][0] == 2
