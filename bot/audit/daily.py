@@ -134,13 +134,6 @@ async def _from_runs(
     ]
 
 
-def _summary_where(run_filter: RunFilter, first: str, end: str) -> list[sa.ColumnElement[bool]]:
-    c = audit_daily.c
-    clauses = [c.day >= first, c.day < end]
-    clauses += [c[k] == getattr(run_filter, k) for k in _KEYS if getattr(run_filter, k)]
-    return clauses
-
-
 class DailyTotals(Protocol):
     """What the charts read."""
 
@@ -176,46 +169,56 @@ class DailyRollups:
             until=day_start(last + timedelta(days=1)),
         )
         summarizable = set(widened.describe()) <= _SUMMARY_FIELDS and since is not None
-        async with DbErrors("audit daily totals"), self.engine.begin() as conn:
-            if conn.dialect.name != "postgresql" or not summarizable:
+        if self.engine.dialect.name != "postgresql" or not summarizable or since is None:
+            async with DbErrors("audit daily totals"), self.engine.connect() as conn:
                 return await _from_runs(conn, self._where(widened))
-            assert since is not None  # noqa: S101  (summarizable)
-            first_open = min(closed_before(now), last + timedelta(days=1))
-            closed = await self._closed_days(conn, widened, since, first_open)
-            open_filter = dataclasses.replace(widened, since=day_start(max(since, first_open)))
-            opened = await _from_runs(conn, self._where(open_filter)) if first_open <= last else []
-        return closed + opened
-
-    async def _closed_days(
-        self, conn: AsyncConnection, run_filter: RunFilter, first: date, end: date
-    ) -> list[DailyRow]:
-        """Summaries of the closed days ``first`` to ``end`` (exclusive), made where missing."""
-        if first >= end:
-            return []
-        await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
-        done_q = sa.select(audit_daily_done.c.day).where(
-            audit_daily_done.c.day >= first.isoformat(), audit_daily_done.c.day < end.isoformat()
-        )
-        done = set((await conn.execute(done_q)).scalars())
-        missing = [first + timedelta(days=n) for n in range((end - first).days)]
-        missing = [d for d in missing if d.isoformat() not in done]
-        if missing:
-            await self._summarize(conn, missing)
-        c = audit_daily.c
-        query = sa.select(audit_daily).where(
-            *_summary_where(run_filter, first.isoformat(), end.isoformat())
-        )
-        return [
-            DailyRow(
-                r.day, r.platform, r.workspace, r.status, r.turns, r.cost_usd, dict(r.entities)
+        first_open = min(closed_before(now), last + timedelta(days=1))
+        closed = [since + timedelta(days=n) for n in range(max(0, (first_open - since).days))]
+        for day in set(closed) - await self._done(closed):
+            async with DbErrors("audit daily summary"), self.engine.begin() as conn:
+                await self._summarize(conn, day)  # one day per transaction: short statements
+        async with DbErrors("audit daily totals"), self.engine.begin() as conn:
+            await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
+            done = await self._done(closed, conn)
+            c = audit_daily.c
+            summed = sa.select(audit_daily).where(
+                c.day.in_(sorted(d.isoformat() for d in done)),
+                *[c[k] == getattr(widened, k) for k in _KEYS if getattr(widened, k)],
             )
-            for r in await conn.execute(query.order_by(c.day))
-        ]
+            rows = [
+                DailyRow(
+                    r.day, r.platform, r.workspace, r.status, r.turns, r.cost_usd, dict(r.entities)
+                )
+                for r in await conn.execute(summed)
+            ]
+            # Days not summed (an invalidation just now, or still open) come from the runs.
+            for start, end in _spans(
+                sorted(set(closed) - done) + _days(max(since, first_open), last)
+            ):
+                span = dataclasses.replace(widened, since=day_start(start), until=day_start(end))
+                rows += await _from_runs(conn, self._where(span))
+        return rows
 
-    async def _summarize(self, conn: AsyncConnection, days: list[date]) -> None:
-        window = RunFilter(since=day_start(days[0]), until=day_start(days[-1] + timedelta(days=1)))
-        wanted = {d.isoformat() for d in days}
-        rows = [r for r in await _from_runs(conn, self._where(window)) if r.day in wanted]
+    async def _done(self, days: list[date], conn: AsyncConnection | None = None) -> set[date]:
+        """Which of ``days`` have a complete summary."""
+        if not days:
+            return set()
+        query = sa.select(audit_daily_done.c.day).where(
+            audit_daily_done.c.day >= days[0].isoformat(),
+            audit_daily_done.c.day <= days[-1].isoformat(),
+        )
+        if conn is None:
+            async with DbErrors("audit daily done"), self.engine.connect() as own:
+                found = (await own.execute(query)).scalars().all()
+        else:
+            found = (await conn.execute(query)).scalars().all()
+        return {date.fromisoformat(d) for d in found}
+
+    async def _summarize(self, conn: AsyncConnection, day: date) -> None:
+        """Sum one closed day into ``audit_daily`` (under the shared lock, in ``conn``'s txn)."""
+        await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
+        window = RunFilter(since=day_start(day), until=day_start(day + timedelta(days=1)))
+        rows = await _from_runs(conn, self._where(window))
         if rows:
             values = [
                 {
@@ -231,5 +234,21 @@ class DailyRollups:
             ]
             # A concurrent summarizer of the same day wrote the same rows: keep theirs.
             await conn.execute(postgresql.insert(audit_daily).on_conflict_do_nothing(), values)
-        marks = [{"day": d} for d in sorted(wanted)]
-        await conn.execute(postgresql.insert(audit_daily_done).on_conflict_do_nothing(), marks)
+        mark = postgresql.insert(audit_daily_done).on_conflict_do_nothing()
+        await conn.execute(mark, [{"day": day.isoformat()}])
+
+
+def _days(first: date, last: date) -> list[date]:
+    """Every day from ``first`` to ``last``, both included (none when ``first > last``)."""
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _spans(days: list[date]) -> list[tuple[date, date]]:
+    """Consecutive runs of sorted ``days`` as ``[start, end)`` pairs."""
+    spans: list[tuple[date, date]] = []
+    for day in days:
+        if spans and spans[-1][1] == day:
+            spans[-1] = (spans[-1][0], day + timedelta(days=1))
+        else:
+            spans.append((day, day + timedelta(days=1)))
+    return spans

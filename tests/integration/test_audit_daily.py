@@ -87,3 +87,10 @@ async def test_until_and_since_cover_whole_days(audit_store: SqlAuditStore) -> N
     totals = by_day(await audit_store.daily_totals(window))
     assert list(totals) == ["2026-03-01"]
     assert totals["2026-03-01"][0] == 2
+
+
+async def test_a_window_of_open_days_only(audit_store: SqlAuditStore) -> None:
+    await seed(audit_store)
+    today = datetime.now(UTC)
+    totals = by_day(await audit_store.daily_totals(RunFilter(since=today - timedelta(minutes=1))))
+    assert list(totals) == [today.date().isoformat()]

@@ -11,7 +11,9 @@ included:
 
 - the runs page: the newest page, a deep keyset page (a cursor a random way down the log),
   filtered by thread, by user, by metadata;
-- the charts page: the last 30 days (every row) and the last 7 days.
+- the charts page: its first view (which sums the closed days into their summaries), then
+  the last 30 days (every row) and the last 7 days from the summaries, and 30 days filtered
+  by metadata (a filter the summaries cannot answer: aggregated from the runs).
 """
 
 from __future__ import annotations
@@ -111,13 +113,14 @@ async def measure(base: str, samples: int, end: datetime) -> None:
             runs_all += timings
             report(name, timings)
         report("runs page, all of the above", runs_all)
+        first = await timed(http, f"{base}/admin/ui/stats?since=30d")
+        print(f"  {'charts: first view (sums closed days)':<34} {first:7.1f} ms")
         stats = {"charts: last 30 days (every row)": "30d", "charts: last 7 days": "7d"}
         for name, since in stats.items():
-            timings = [
-                await timed(http, f"{base}/admin/ui/stats?since={since}")
-                for _ in range(max(10, samples // 10))
-            ]
-            report(name, timings)
+            url = f"{base}/admin/ui/stats?since={since}"
+            report(name, [await timed(http, url) for _ in range(max(20, samples // 5))])
+        url = f"{base}/admin/ui/stats?since=30d&meta={quote('source=dm')}"
+        report("charts: 30 days by metadata (raw)", [await timed(http, url) for _ in range(3)])
 
 
 async def bench(url: str, total: int, samples: int) -> None:

@@ -18,12 +18,13 @@ from urllib.parse import quote
 import jinja2
 from aiohttp import web
 
+from bot.admin.api import AdminStore
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
 from bot.admin.sessions import ConsoleSessions, Session
-from bot.audit.actions import ActionKind, ActionLog, AdminAction
+from bot.audit.actions import ActionKind, AdminAction
 from bot.audit.daily import DailyTotals
 from bot.audit.erasure import Eraser
-from bot.audit.types import AuditQueryStore, FilterRejected, RunFilter
+from bot.audit.types import FilterRejected, RunFilter
 from bot.core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ _HEADERS = {
 }
 
 
-class ConsoleStore(AuditQueryStore, ActionLog, DailyTotals, Protocol):
+class ConsoleStore(AdminStore, DailyTotals, Protocol):
     """The audit log with its admin action log and day totals (``SqlAuditStore``)."""
 
 
