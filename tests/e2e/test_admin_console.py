@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from urllib.parse import quote
@@ -23,7 +27,9 @@ from bot.core.types import InboundMessage, TurnStatus, thread_id
 from bot.service import build_http
 from tests.e2e.browser import Pages, browser  # noqa: F401  (fixture)
 from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.e2e.test_admin_cli import ROOT, env_for, wait_ready
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
+from tests.fixtures.services import free_port
 
 TOKEN = "console-e2e-admin-token-abcdefghijkl"
 OTHER_TURN = "I'm Priya Natarajan, write to priya@startup.io or call +1 415 555 0123."
@@ -192,3 +198,60 @@ async def test_admin_walks_the_console_and_no_page_holds_personal_data(
     assert sorted(p.name for p in pages.shots.iterdir()) == sorted(f"{n}.png" for n in pages.html)
     for name, html in pages.html.items():
         assert leaked(SEEDED, html) == [], name
+
+
+def stop_tree(proc: subprocess.Popen[str], data_dir: Path) -> None:
+    """Stop ``admin serve`` as Ctrl-C does (it stops its embedded Redis), then make sure."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    for entry in Path("/proc").iterdir():  # an embedded Redis left behind: ours by its dir
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if entry.name.isdigit() and "redis-server" in cmdline and str(data_dir) in cmdline:
+            os.kill(int(entry.name), signal.SIGTERM)
+
+
+async def test_admin_serve_on_embedded_defaults_serves_the_console(
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``veilbot admin serve`` with no Redis or database URL: embedded Redis, SQLite."""
+    port = free_port()
+    env = env_for(
+        tmp_path, VEILBOT_ADMIN_TOKENS=hash_token(TOKEN), VEILBOT_ADMIN_HTTP_PORT=str(port)
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "admin", "serve"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    pages = Pages(tmp_path / "screenshots")
+    try:
+        assert wait_ready(f"http://127.0.0.1:{port}/readyz", proc, deadline=60) == {
+            "redis": True,
+            "database": True,
+        }
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            base = f"http://127.0.0.1:{port}"
+            await sign_in(page, pages, base)
+            assert await page.inner_text("table.runs tbody") == "No runs match."
+            await pages.keep(page, "serve-runs")
+            await page.click("text=Charts")
+            await page.wait_for_url("**/admin/ui/stats")
+            await pages.keep(page, "serve-charts")
+            await sign_out(page, pages, base)
+        finally:
+            await context.close()
+    finally:
+        stop_tree(proc, tmp_path / "data")
