@@ -18,6 +18,7 @@ seen by it. Only filters the summary can answer (time, platform, workspace, stat
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -50,6 +51,26 @@ class DailyRow:
     turns: int
     cost_usd: float
     entities: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class DayTotals:
+    """What the charts draw: per day, per day and status or entity type, cost per workspace."""
+
+    turns: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    cost_usd: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    statuses: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    entities: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    workspaces: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add(self, row: DailyRow) -> None:
+        """Count one row of day totals in."""
+        self.turns[row.day] += row.turns
+        self.cost_usd[row.day] += row.cost_usd
+        self.statuses[(row.day, row.status)] += row.turns
+        self.workspaces[row.workspace] += row.cost_usd
+        for kind, n in row.entities.items():
+            self.entities[(row.day, kind)] += n
 
 
 def closed_before(now: datetime) -> date:
@@ -139,8 +160,8 @@ class DailyTotals(Protocol):
 
     async def daily_totals(
         self, run_filter: RunFilter, *, now: datetime | None = None
-    ) -> list[DailyRow]:
-        """Totals per whole UTC day, platform, workspace and status."""
+    ) -> DayTotals:
+        """Totals per whole UTC day (and status, entity type) and per workspace."""
         ...
 
 
@@ -157,7 +178,7 @@ class DailyRollups:
 
     async def daily_totals(
         self, run_filter: RunFilter, *, now: datetime | None = None
-    ) -> list[DailyRow]:
+    ) -> DayTotals:
         """Totals per whole UTC day of ``run_filter`` (``since``/``until`` widen to whole days)."""
         now = now or datetime.now(UTC)
         since = run_filter.since.astimezone(UTC).date() if run_filter.since else None
@@ -168,10 +189,13 @@ class DailyRollups:
             since=day_start(since) if since else None,
             until=day_start(last + timedelta(days=1)),
         )
-        summarizable = set(widened.describe()) <= _SUMMARY_FIELDS and since is not None
+        totals = DayTotals()
+        summarizable = set(widened.describe()) <= _SUMMARY_FIELDS
         if self.engine.dialect.name != "postgresql" or not summarizable or since is None:
             async with DbErrors("audit daily totals"), self.engine.connect() as conn:
-                return await _from_runs(conn, self._where(widened))
+                for row in await _from_runs(conn, self._where(widened)):
+                    totals.add(row)
+            return totals
         first_open = min(closed_before(now), last + timedelta(days=1))
         closed = [since + timedelta(days=n) for n in range(max(0, (first_open - since).days))]
         for day in set(closed) - await self._done(closed):
@@ -180,24 +204,15 @@ class DailyRollups:
         async with DbErrors("audit daily totals"), self.engine.begin() as conn:
             await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
             done = await self._done(closed, conn)
-            c = audit_daily.c
-            summed = sa.select(audit_daily).where(
-                c.day.in_(sorted(d.isoformat() for d in done)),
-                *[c[k] == getattr(widened, k) for k in _KEYS if getattr(widened, k)],
-            )
-            rows = [
-                DailyRow(
-                    r.day, r.platform, r.workspace, r.status, r.turns, r.cost_usd, dict(r.entities)
-                )
-                for r in await conn.execute(summed)
-            ]
+            await _add_summaries(conn, totals, widened, done)
             # Days not summed (an invalidation just now, or still open) come from the runs.
             for start, end in _spans(
                 sorted(set(closed) - done) + _days(max(since, first_open), last)
             ):
                 span = dataclasses.replace(widened, since=day_start(start), until=day_start(end))
-                rows += await _from_runs(conn, self._where(span))
-        return rows
+                for row in await _from_runs(conn, self._where(span)):
+                    totals.add(row)
+        return totals
 
     async def _done(self, days: list[date], conn: AsyncConnection | None = None) -> set[date]:
         """Which of ``days`` have a complete summary."""
@@ -236,6 +251,39 @@ class DailyRollups:
             await conn.execute(postgresql.insert(audit_daily).on_conflict_do_nothing(), values)
         mark = postgresql.insert(audit_daily_done).on_conflict_do_nothing()
         await conn.execute(mark, [{"day": day.isoformat()}])
+
+
+async def _add_summaries(
+    conn: AsyncConnection, totals: DayTotals, run_filter: RunFilter, days: set[date]
+) -> None:
+    """Add the summaries of ``days`` to ``totals``, summed in SQL (a few hundred rows back)."""
+    if not days:
+        return
+    c = audit_daily.c
+    where = [
+        c.day.in_(sorted(d.isoformat() for d in days)),
+        *[c[k] == getattr(run_filter, k) for k in _KEYS if getattr(run_filter, k)],
+    ]
+    per_status = sa.select(c.day, c.status, sa.func.sum(c.turns), sa.func.sum(c.cost_usd))
+    for day, status, turns, cost in await conn.execute(
+        per_status.where(*where).group_by(c.day, c.status)
+    ):
+        totals.turns[day] += int(turns)
+        totals.cost_usd[day] += float(cost)
+        totals.statuses[(day, status)] += int(turns)
+    per_workspace = sa.select(c.workspace, sa.func.sum(c.cost_usd)).where(*where)
+    for workspace, cost in await conn.execute(per_workspace.group_by(c.workspace)):
+        totals.workspaces[workspace] += float(cost)
+    ent = sa.func.jsonb_each_text(sa.cast(c.entities, JSONB)).table_valued("key", "value")
+    ent = ent.render_derived("ent")
+    per_kind = (
+        sa.select(c.day, ent.c.key, sa.func.sum(sa.cast(ent.c.value, sa.Integer)))
+        .select_from(audit_daily.join(ent, sa.true()))
+        .where(*where)
+        .group_by(c.day, ent.c.key)
+    )
+    for day, kind, n in await conn.execute(per_kind):
+        totals.entities[(day, kind)] += int(n)
 
 
 def _days(first: date, last: date) -> list[date]:

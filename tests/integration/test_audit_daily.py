@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from bot.audit.daily import DailyRow
+from bot.audit.daily import DayTotals
 from bot.audit.schema import audit_daily_done
 from bot.audit.store import SqlAuditStore
 from bot.audit.types import RunFilter
@@ -21,15 +21,15 @@ DAY = 24 * 60
 SINCE = RunFilter(since=BASE_TIME - timedelta(days=1))
 
 
-def by_day(rows: list[DailyRow]) -> dict[str, tuple[int, float, dict[str, int]]]:
-    out: dict[str, tuple[int, float, dict[str, int]]] = {}
-    for r in rows:
-        turns, cost, ents = out.get(r.day, (0, 0.0, {}))
-        merged = dict(ents)
-        for k, n in r.entities.items():
-            merged[k] = merged.get(k, 0) + n
-        out[r.day] = (turns + r.turns, round(cost + r.cost_usd, 6), merged)
-    return out
+def by_day(totals: DayTotals) -> dict[str, tuple[int, float, dict[str, int]]]:
+    return {
+        day: (
+            turns,
+            round(totals.cost_usd[day], 6),
+            {k: n for (d, k), n in totals.entities.items() if d == day},
+        )
+        for day, turns in totals.turns.items()
+    }
 
 
 async def done_days(store: SqlAuditStore) -> list[str]:
@@ -63,9 +63,12 @@ async def test_totals_per_day_from_summaries_equal_the_runs(audit_store: SqlAudi
     narrow = await audit_store.daily_totals(
         RunFilter(since=SINCE.since, workspace="T2", status="model_error")
     )
-    assert [(r.day, r.turns) for r in narrow] == [("2026-03-02", 1)]
+    assert dict(narrow.turns) == {"2026-03-02": 1}
+    assert dict(narrow.statuses) == {("2026-03-02", "model_error"): 1}
+    assert dict(narrow.workspaces) == {"T2": 0.0}
     by_user = await audit_store.daily_totals(RunFilter(since=SINCE.since, user_id="U9"))
-    assert [(r.day, r.turns) for r in by_user] == [("2026-03-01", 1)]
+    assert dict(by_user.turns) == {"2026-03-01": 1}
+    assert dict(by_user.entities) == {("2026-03-01", "PHONE_NUMBER"): 2}
 
 
 async def test_a_late_record_erasure_or_purge_is_seen_at_once(audit_store: SqlAuditStore) -> None:

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from bot.admin.console.charts import Series, count, horizontal_bars, legend, stacked_bars, usd
 from bot.admin.console.filters import console_filter, form_values
 from bot.admin.console.web import Ctx, render
-from bot.audit.daily import DailyRow
+from bot.audit.daily import DayTotals
 from bot.core.types import TurnStatus
 
 DEFAULT_SINCE = "30d"
@@ -26,9 +26,9 @@ WORKSPACES = 12
 ERRORS = (TurnStatus.GUARDRAIL_ERROR.value, TurnStatus.MODEL_ERROR.value)
 
 
-def _all_days(rows: list[DailyRow]) -> list[str]:
+def _all_days(totals: DayTotals) -> list[str]:
     """Every day from the first to the last with runs (days without runs count zero)."""
-    keys = sorted({r.day for r in rows})
+    keys = sorted(d for d, n in totals.turns.items() if n)
     if not keys:
         return []
     first, last = date.fromisoformat(keys[0]), date.fromisoformat(keys[-1])
@@ -36,18 +36,15 @@ def _all_days(rows: list[DailyRow]) -> list[str]:
     return [(first + timedelta(days=n)).isoformat() for n in range(span + 1)]
 
 
-def _entity_series(days: list[str], rows: list[DailyRow]) -> list[Series]:
-    per_day: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    totals: dict[str, int] = defaultdict(int)
-    for row in rows:
-        for kind, n in row.entities.items():
-            per_day[row.day][kind] += n
-            totals[kind] += n
-    ranked = sorted(totals, key=lambda k: (-totals[k], k))
-    shown, rest = ranked[:ENTITY_SERIES], set(ranked[ENTITY_SERIES:])
-    series = [Series(kind, [per_day[d].get(kind, 0) for d in days]) for kind in shown]
+def _entity_series(days: list[str], totals: DayTotals) -> list[Series]:
+    per_kind: dict[str, int] = defaultdict(int)
+    for (_, kind), n in totals.entities.items():
+        per_kind[kind] += n
+    ranked = sorted(per_kind, key=lambda k: (-per_kind[k], k))
+    shown, rest = ranked[:ENTITY_SERIES], ranked[ENTITY_SERIES:]
+    series = [Series(kind, [totals.entities.get((d, kind), 0) for d in days]) for kind in shown]
     if rest:
-        values = [sum(n for k, n in per_day[d].items() if k in rest) for d in days]
+        values = [sum(totals.entities.get((d, k), 0) for k in rest) for d in days]
         series.append(Series("other", values))
     return series
 
@@ -56,22 +53,13 @@ Chart = tuple[str, str, Markup, Markup | None]
 """A chart: element id, title, the SVG, its legend."""
 
 
-def _charts(rows: list[DailyRow]) -> tuple[list[Chart], dict[str, object], list[str]]:
-    days = _all_days(rows)
-    turns: dict[str, int] = defaultdict(int)
-    costs: dict[str, float] = defaultdict(float)
-    errors: dict[tuple[str, str], int] = defaultdict(int)
-    spend: dict[str, float] = defaultdict(float)
-    for r in rows:
-        turns[r.day] += r.turns
-        costs[r.day] += r.cost_usd
-        errors[(r.day, r.status)] += r.turns
-        spend[r.workspace] += r.cost_usd
-    entity = _entity_series(days, rows)
-    error_series = [Series(s, [errors[(d, s)] for d in days]) for s in ERRORS]
-    top = sorted(spend.items(), key=lambda kv: (-kv[1], kv[0]))[:WORKSPACES]
-    turn_series = [Series("turns", [turns[d] for d in days])]
-    cost_series = [Series("cost", [costs[d] for d in days])]
+def _charts(totals: DayTotals) -> tuple[list[Chart], dict[str, object], list[str]]:
+    days = _all_days(totals)
+    entity = _entity_series(days, totals)
+    error_series = [Series(s, [totals.statuses.get((d, s), 0) for d in days]) for s in ERRORS]
+    top = sorted(totals.workspaces.items(), key=lambda kv: (-kv[1], kv[0]))[:WORKSPACES]
+    turn_series = [Series("turns", [totals.turns.get(d, 0) for d in days])]
+    cost_series = [Series("cost", [totals.cost_usd.get(d, 0.0) for d in days])]
     charts: list[Chart] = [
         (
             "turns",
@@ -104,13 +92,13 @@ def _charts(rows: list[DailyRow]) -> tuple[list[Chart], dict[str, object], list[
             None,
         ),
     ]
-    totals: dict[str, object] = {
-        "turns": sum(turns.values()),
-        "cost": usd(sum(costs.values())),
-        "entities": sum(sum(r.entities.values()) for r in rows),
+    summary: dict[str, object] = {
+        "turns": sum(totals.turns.values()),
+        "cost": usd(sum(totals.cost_usd.values())),
+        "entities": sum(totals.entities.values()),
         "errors": sum(sum(s.values) for s in error_series),
     }
-    return charts, totals, days
+    return charts, summary, days
 
 
 async def stats_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
@@ -119,15 +107,15 @@ async def stats_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
     if not query.get("since", "").strip():
         query["since"] = DEFAULT_SINCE
     run_filter = console_filter(query)
-    rows = await ctx.console.store.daily_totals(run_filter)
-    await ctx.record("view_stats", run_filter=run_filter, rows=len(rows))
-    charts, totals, days = _charts(rows)
+    totals = await ctx.console.store.daily_totals(run_filter)
+    await ctx.record("view_stats", run_filter=run_filter, days=len(totals.turns))
+    charts, summary, days = _charts(totals)
     return render(
         request,
         "stats.html",
         session=ctx.session,
         charts=charts,
-        totals=totals,
+        totals=summary,
         form=form_values(query),
         first=days[0] if days else None,
         last=days[-1] if days else None,
