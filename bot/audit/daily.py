@@ -1,15 +1,16 @@
-"""Per-day totals for charts, from summaries of closed days where the database allows.
+"""Per-day totals for charts, from summaries of closed periods where the database allows.
 
-``daily_totals`` answers turns, cost and entity counts per UTC day, platform, workspace and
-status. Aggregating a month of runs on every view costs seconds at a million rows, so on
-PostgreSQL a *closed* day (ended more than ``GRACE`` ago) is aggregated once into
-``audit_daily`` and marked in ``audit_daily_done``; later views read those few rows and
-aggregate only the open days from the runs. SQLite (the small, embedded default) always
-aggregates the runs.
+``daily_totals`` answers turns, cost and entity counts per UTC day (and status, entity type)
+and cost per workspace. Aggregating a month of runs on every view costs seconds at a million
+rows, so on PostgreSQL a *closed* period, a day or, within today, an hour that ended more
+than ``GRACE`` ago, is aggregated once into ``audit_daily`` (by platform, workspace and
+status; key ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH``) and marked in ``audit_daily_done``; later
+views sum those rows in SQL and aggregate from the runs only the last hour or two. SQLite
+(the small, embedded default) always aggregates the runs.
 
-A summary must never outlive a change to its day's runs. Everything that changes runs of a
-closed day (a late record, a spool replay, an erasure, a purge) calls ``invalidate`` in the
-same transaction, which takes an exclusive advisory lock and deletes the day's summary. A
+A summary must never outlive a change to its period's runs. Everything that changes runs of
+a closed period (a late record, a spool replay, an erasure, a purge) calls ``invalidate`` in
+the same transaction, which takes an exclusive advisory lock and deletes the summary. A
 summarizing transaction holds the same lock shared from its first statement to its commit,
 so an invalidation either waits for it and then deletes what it wrote, or goes first and is
 seen by it. Only filters the summary can answer (time, platform, workspace, status) use it.
@@ -83,35 +84,78 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, time(0), tzinfo=UTC)
 
 
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A closed stretch of time with its summary key (a day, or an hour of today)."""
+
+    key: str
+    start: datetime
+    end: datetime
+
+
+def _key(at: datetime, *, hour: bool) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H" if hour else "%Y-%m-%d")
+
+
+def _hour_floor(at: datetime) -> datetime:
+    return at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
 async def invalidate(
-    conn: AsyncConnection, days: Iterable[date] | None, *, through: date | None = None
+    conn: AsyncConnection, keys: Iterable[str] | None, *, through: date | None = None
 ) -> None:
-    """Forget day summaries inside the caller's transaction, after its change to the runs.
+    """Forget summaries inside the caller's transaction, after its change to the runs.
 
     Args:
         conn: the caller's connection, in its transaction.
-        days: the days to forget; ``None`` (and no ``through``): every day.
-        through: forget this day and every earlier one instead (purges).
+        keys: the period keys to forget; ``None`` (and no ``through``): every period.
+        through: forget every period up to the end of this day instead (purges).
     """
-    keys = None if days is None else sorted({d.isoformat() for d in days})
-    if keys is not None and not keys:
+    wanted = None if keys is None else sorted(set(keys))
+    if wanted is not None and not wanted:
         return
     if conn.dialect.name == "postgresql":
         await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK})
     for table in (audit_daily_done, audit_daily):
         query = table.delete()
-        if keys is not None:
-            query = query.where(table.c.day.in_(keys))
-        elif through is not None:
-            query = query.where(table.c.day <= through.isoformat())
+        if wanted is not None:
+            query = query.where(table.c.day.in_(wanted))
+        elif through is not None:  # 'YYYY-MM-DD' and 'YYYY-MM-DDTHH' both sort before the next day
+            query = query.where(table.c.day < (through + timedelta(days=1)).isoformat())
         await conn.execute(query)
 
 
 async def invalidate_closed(conn: AsyncConnection, started: Iterable[datetime]) -> None:
-    """Forget the summaries of the closed days among ``started`` (late records, replays)."""
-    first_open = closed_before(datetime.now(UTC))
-    days = {s.astimezone(UTC).date() for s in started}
-    await invalidate(conn, [d for d in days if d < first_open])
+    """Forget the summaries of closed periods among ``started`` (late records, replays)."""
+    now = datetime.now(UTC)
+    first_open_day, first_open_hour = closed_before(now), _hour_floor(now - GRACE)
+    keys = set()
+    for at in started:
+        if at.astimezone(UTC).date() < first_open_day:
+            keys.add(_key(at, hour=False))
+        elif _hour_floor(at) < first_open_hour:
+            keys.add(_key(at, hour=True))
+    if keys:
+        await invalidate(conn, keys)
+
+
+def periods(since: date, last: date, now: datetime) -> tuple[list[Period], datetime]:
+    """The closed periods from ``since`` through ``last``, and where the open rest starts.
+
+    Closed days first, then the closed hours of the days still open (today, and yesterday
+    for an hour after midnight); the runs from the returned instant on are aggregated raw.
+    """
+    first_open = min(closed_before(now), last + timedelta(days=1))
+    out = [
+        Period(d.isoformat(), day_start(d), day_start(d + timedelta(days=1)))
+        for d in (since + timedelta(days=n) for n in range(max(0, (first_open - since).days)))
+    ]
+    at = day_start(max(since, first_open))
+    stop = min(_hour_floor(now - GRACE), day_start(last + timedelta(days=1)))
+    while at + timedelta(hours=1) <= stop:
+        out.append(Period(_key(at, hour=True), at, at + timedelta(hours=1)))
+        at += timedelta(hours=1)
+    return out, at
 
 
 def _day(dialect: str) -> sa.ColumnElement[Any]:
@@ -196,48 +240,43 @@ class DailyRollups:
                 for row in await _from_runs(conn, self._where(widened)):
                     totals.add(row)
             return totals
-        first_open = min(closed_before(now), last + timedelta(days=1))
-        closed = [since + timedelta(days=n) for n in range(max(0, (first_open - since).days))]
-        for day in set(closed) - await self._done(closed):
+        closed, tail = periods(since, last, now)
+        for period in [p for p in closed if p.key not in await self._done(closed)]:
             async with DbErrors("audit daily summary"), self.engine.begin() as conn:
-                await self._summarize(conn, day)  # one day per transaction: short statements
+                await self._summarize(conn, period)  # one per transaction: short statements
         async with DbErrors("audit daily totals"), self.engine.begin() as conn:
             await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
             done = await self._done(closed, conn)
             await _add_summaries(conn, totals, widened, done)
-            # Days not summed (an invalidation just now, or still open) come from the runs.
-            for start, end in _spans(
-                sorted(set(closed) - done) + _days(max(since, first_open), last)
-            ):
-                span = dataclasses.replace(widened, since=day_start(start), until=day_start(end))
-                for row in await _from_runs(conn, self._where(span)):
-                    totals.add(row)
+            # Periods not summed (an invalidation just now) and the open rest: from the runs.
+            spans = [(p.start, p.end) for p in closed if p.key not in done]
+            for start, end in _merge([*spans, (tail, widened.until or tail)]):
+                if start < end:
+                    span = dataclasses.replace(widened, since=start, until=end)
+                    for row in await _from_runs(conn, self._where(span)):
+                        totals.add(row)
         return totals
 
-    async def _done(self, days: list[date], conn: AsyncConnection | None = None) -> set[date]:
-        """Which of ``days`` have a complete summary."""
-        if not days:
+    async def _done(self, closed: list[Period], conn: AsyncConnection | None = None) -> set[str]:
+        """Which of the ``closed`` periods have a complete summary (their keys)."""
+        if not closed:
             return set()
         query = sa.select(audit_daily_done.c.day).where(
-            audit_daily_done.c.day >= days[0].isoformat(),
-            audit_daily_done.c.day <= days[-1].isoformat(),
+            audit_daily_done.c.day.in_([p.key for p in closed])
         )
         if conn is None:
             async with DbErrors("audit daily done"), self.engine.connect() as own:
-                found = (await own.execute(query)).scalars().all()
-        else:
-            found = (await conn.execute(query)).scalars().all()
-        return {date.fromisoformat(d) for d in found}
+                return set((await own.execute(query)).scalars())
+        return set((await conn.execute(query)).scalars())
 
-    async def _summarize(self, conn: AsyncConnection, day: date) -> None:
-        """Sum one closed day into ``audit_daily`` (under the shared lock, in ``conn``'s txn)."""
+    async def _summarize(self, conn: AsyncConnection, period: Period) -> None:
+        """Sum one closed period into ``audit_daily`` (under the shared lock, in one txn)."""
         await conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": _LOCK})
-        window = RunFilter(since=day_start(day), until=day_start(day + timedelta(days=1)))
-        rows = await _from_runs(conn, self._where(window))
+        rows = await _from_runs(conn, self._where(RunFilter(since=period.start, until=period.end)))
         if rows:
             values = [
                 {
-                    "day": r.day,
+                    "day": period.key,
                     "platform": r.platform,
                     "workspace": r.workspace,
                     "status": r.status,
@@ -250,53 +289,52 @@ class DailyRollups:
             # A concurrent summarizer of the same day wrote the same rows: keep theirs.
             await conn.execute(postgresql.insert(audit_daily).on_conflict_do_nothing(), values)
         mark = postgresql.insert(audit_daily_done).on_conflict_do_nothing()
-        await conn.execute(mark, [{"day": day.isoformat()}])
+        await conn.execute(mark, [{"day": period.key}])
+        if len(period.key) == 10:  # a whole day now: its hours' summaries are superseded
+            for table in (audit_daily_done, audit_daily):
+                await conn.execute(table.delete().where(table.c.day.startswith(period.key + "T")))
 
 
 async def _add_summaries(
-    conn: AsyncConnection, totals: DayTotals, run_filter: RunFilter, days: set[date]
+    conn: AsyncConnection, totals: DayTotals, run_filter: RunFilter, keys: set[str]
 ) -> None:
-    """Add the summaries of ``days`` to ``totals``, summed in SQL (a few hundred rows back)."""
-    if not days:
+    """Add the summaries under ``keys`` to ``totals``, summed per day in SQL."""
+    if not keys:
         return
     c = audit_daily.c
+    day = sa.func.substr(c.day, 1, 10)  # an hour's key starts with its day's
     where = [
-        c.day.in_(sorted(d.isoformat() for d in days)),
+        c.day.in_(sorted(keys)),
         *[c[k] == getattr(run_filter, k) for k in _KEYS if getattr(run_filter, k)],
     ]
-    per_status = sa.select(c.day, c.status, sa.func.sum(c.turns), sa.func.sum(c.cost_usd))
-    for day, status, turns, cost in await conn.execute(
-        per_status.where(*where).group_by(c.day, c.status)
+    per_status = sa.select(day, c.status, sa.func.sum(c.turns), sa.func.sum(c.cost_usd))
+    for d, status, turns, cost in await conn.execute(
+        per_status.where(*where).group_by(day, c.status)
     ):
-        totals.turns[day] += int(turns)
-        totals.cost_usd[day] += float(cost)
-        totals.statuses[(day, status)] += int(turns)
+        totals.turns[d] += int(turns)
+        totals.cost_usd[d] += float(cost)
+        totals.statuses[(d, status)] += int(turns)
     per_workspace = sa.select(c.workspace, sa.func.sum(c.cost_usd)).where(*where)
     for workspace, cost in await conn.execute(per_workspace.group_by(c.workspace)):
         totals.workspaces[workspace] += float(cost)
     ent = sa.func.jsonb_each_text(sa.cast(c.entities, JSONB)).table_valued("key", "value")
     ent = ent.render_derived("ent")
     per_kind = (
-        sa.select(c.day, ent.c.key, sa.func.sum(sa.cast(ent.c.value, sa.Integer)))
+        sa.select(day, ent.c.key, sa.func.sum(sa.cast(ent.c.value, sa.Integer)))
         .select_from(audit_daily.join(ent, sa.true()))
         .where(*where)
-        .group_by(c.day, ent.c.key)
+        .group_by(day, ent.c.key)
     )
-    for day, kind, n in await conn.execute(per_kind):
-        totals.entities[(day, kind)] += int(n)
+    for d, kind, n in await conn.execute(per_kind):
+        totals.entities[(d, kind)] += int(n)
 
 
-def _days(first: date, last: date) -> list[date]:
-    """Every day from ``first`` to ``last``, both included (none when ``first > last``)."""
-    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
-
-
-def _spans(days: list[date]) -> list[tuple[date, date]]:
-    """Consecutive runs of sorted ``days`` as ``[start, end)`` pairs."""
-    spans: list[tuple[date, date]] = []
-    for day in days:
-        if spans and spans[-1][1] == day:
-            spans[-1] = (spans[-1][0], day + timedelta(days=1))
+def _merge(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    """Adjacent ``[start, end)`` spans joined, in order (fewer queries on the runs)."""
+    merged: list[tuple[datetime, datetime]] = []
+    for start, end in sorted(spans):
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
         else:
-            spans.append((day, day + timedelta(days=1)))
-    return spans
+            merged.append((start, end))
+    return merged

@@ -131,7 +131,7 @@ Ids and filters only: an admin action never carries prompt or answer text."""
 
 def _daily_columns() -> list[sa.Column[Any]]:
     return [
-        sa.Column("day", sa.String(10), primary_key=True),
+        sa.Column("day", sa.String(13), primary_key=True),  # YYYY-MM-DD or YYYY-MM-DDTHH
         sa.Column("platform", sa.String(16), primary_key=True),
         sa.Column("workspace", sa.String(255), primary_key=True),
         sa.Column("status", sa.String(32), primary_key=True),
@@ -142,14 +142,15 @@ def _daily_columns() -> list[sa.Column[Any]]:
 
 
 def _daily_done_columns() -> list[sa.Column[Any]]:
-    return [sa.Column("day", sa.String(10), primary_key=True)]
+    return [sa.Column("day", sa.String(13), primary_key=True)]
 
 
 audit_daily = sa.Table("audit_daily", metadata, *_daily_columns())
-"""Totals of closed UTC days by platform, workspace and status (step 4; ``bot.audit.daily``)."""
+"""Totals of closed UTC days (or hours of today) by platform, workspace and status (step 4;
+``bot.audit.daily``)."""
 
 audit_daily_done = sa.Table("audit_daily_done", metadata, *_daily_done_columns())
-"""The days whose ``audit_daily`` rows are complete (deleted when a day's runs change)."""
+"""The periods whose ``audit_daily`` rows are complete (deleted when their runs change)."""
 
 
 def _create_audit_runs_v1(conn: Connection) -> None:

@@ -6,11 +6,11 @@ once into audit_daily, then read from there).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import sqlalchemy as sa
 
-from bot.audit.daily import DayTotals
+from bot.audit.daily import DayTotals, periods
 from bot.audit.schema import audit_daily_done
 from bot.audit.store import SqlAuditStore
 from bot.audit.types import RunFilter
@@ -97,3 +97,28 @@ async def test_a_window_of_open_days_only(audit_store: SqlAuditStore) -> None:
     today = datetime.now(UTC)
     totals = by_day(await audit_store.daily_totals(RunFilter(since=today - timedelta(minutes=1))))
     assert list(totals) == [today.date().isoformat()]
+
+
+def test_periods_are_closed_days_then_closed_hours_of_today() -> None:
+    now = datetime(2026, 3, 10, 14, 30, tzinfo=UTC)
+    closed, tail = periods(date(2026, 3, 8), date(2026, 3, 10), now)
+    assert [p.key for p in closed] == ["2026-03-08", "2026-03-09"] + [
+        f"2026-03-10T{h:02d}" for h in range(13)
+    ]
+    assert tail == datetime(2026, 3, 10, 13, tzinfo=UTC)  # 13:00-14:30 still open
+    early = datetime(2026, 3, 10, 0, 30, tzinfo=UTC)  # yesterday is open for an hour
+    closed, tail = periods(date(2026, 3, 9), date(2026, 3, 10), early)
+    assert [p.key for p in closed] == [f"2026-03-09T{h:02d}" for h in range(23)]
+    assert tail == datetime(2026, 3, 9, 23, tzinfo=UTC)
+
+
+async def test_hours_of_today_are_summed_and_invalidated(audit_store: SqlAuditStore) -> None:
+    now = datetime.now(UTC)
+    two_hours_ago = now - timedelta(hours=2, minutes=1)
+    await audit_store.record(run(started_at=two_hours_ago, finished_at=two_hours_ago, cost_usd=1.0))
+    window = RunFilter(since=now - timedelta(days=1))
+    assert by_day(await audit_store.daily_totals(window))[two_hours_ago.date().isoformat()][0] == 1
+    late = two_hours_ago + timedelta(seconds=1)  # a late record in a closed (summed) hour
+    await audit_store.record(run(started_at=late, finished_at=late, cost_usd=1.0))
+    totals = by_day(await audit_store.daily_totals(window))
+    assert totals[two_hours_ago.date().isoformat()][:2] == (2, 2.0)
