@@ -139,6 +139,17 @@ async def invalidate_closed(conn: AsyncConnection, started: Iterable[datetime]) 
         await invalidate(conn, keys)
 
 
+async def touched_hours(
+    conn: AsyncConnection, clauses: list[sa.ColumnElement[bool]]
+) -> list[datetime]:
+    """The hours (UTC) that runs matching ``clauses`` started in, where summaries exist."""
+    if conn.dialect.name != "postgresql":
+        return []  # SQLite keeps no summaries
+    hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", audit_runs.c.started_at))
+    found = (await conn.execute(sa.select(hour).where(*clauses).distinct())).scalars()
+    return [h.replace(tzinfo=UTC) for h in found]
+
+
 def periods(since: date, last: date, now: datetime) -> tuple[list[Period], datetime]:
     """The closed periods from ``since`` through ``last``, and where the open rest starts.
 

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.audit.daily import invalidate
+from bot.audit.daily import invalidate, invalidate_closed, touched_hours
 from bot.audit.errors import DbErrors
 from bot.audit.schema import audit_runs, row_to_record
 from bot.audit.types import (
@@ -263,11 +263,12 @@ class AuditQueries:
 
     async def delete_runs(self, run_filter: RunFilter) -> int:
         """Delete the matching runs; returns how many."""
-        query = audit_runs.delete().where(*self._narrow_where(run_filter))
+        clauses = self._narrow_where(run_filter)
         async with DbErrors("audit delete"), self.engine.begin() as conn:
-            deleted = (await conn.execute(query)).rowcount
+            touched = await touched_hours(conn, clauses)
+            deleted = (await conn.execute(audit_runs.delete().where(*clauses))).rowcount
             if deleted:
-                await invalidate(conn, None)  # erasures are rare: every day is summed again
+                await invalidate_closed(conn, touched)  # only the periods the runs were in
             return deleted
 
     async def replace_user_id(self, run_filter: RunFilter, pseudonym: str) -> int:
