@@ -252,7 +252,8 @@ class DailyRollups:
                     totals.add(row)
             return totals
         closed, tail = periods(since, last, now)
-        for period in [p for p in closed if p.key not in await self._done(closed)]:
+        summed = await self._done(closed)
+        for period in [p for p in closed if p.key not in summed]:
             async with DbErrors("audit daily summary"), self.engine.begin() as conn:
                 await self._summarize(conn, period)  # one per transaction: short statements
         async with DbErrors("audit daily totals"), self.engine.begin() as conn:
