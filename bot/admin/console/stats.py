@@ -1,8 +1,8 @@
 """The charts page: turns, cost and redacted entities per day; errors per day; cost by workspace.
 
-Everything comes from ``daily_totals`` (per UTC day, platform, workspace and status; closed
-days from their summaries on PostgreSQL), so the page costs about the same at a thousand runs
-and at a million. Without ``since`` it shows the last 30 days; the range covers whole days.
+Everything comes from ``daily_totals`` (on PostgreSQL, closed days and hours from their
+sums), so the page costs about the same at a thousand runs and at a million. Without
+``since`` it shows the last 30 days; the range covers whole days.
 """
 
 from __future__ import annotations
