@@ -292,3 +292,28 @@ async def test_charts_show_turns_cost_entities_errors_and_workspaces(rig: Rig) -
     assert "No runs in this range." in await recent.text()
     actions = [a for a in await audit.recent_actions() if a.action == "view_stats"]
     assert actions[-1].filter["since"].startswith("2026-02-01")
+
+
+async def test_erase_a_thread_from_its_page(rig: Rig) -> None:
+    audit = rig.stores.audit
+    tid = "slack:T1:C1:555.1"
+    gone = [run(thread_id=tid, user_id=f"U{n}") for n in range(2)]
+    kept = run()
+    for record in [*gone, kept]:
+        await audit.record(record)
+    await sign_in(rig.client)
+    thread = await (await rig.client.get(f"/admin/ui/thread/{tid}")).text()
+    assert "/admin/ui/erase?thread=slack%3AT1%3AC1%3A555.1" in thread
+    preview = await rig.client.get("/admin/ui/erase?thread=slack:T1:C1:555.1")
+    html = await preview.text()
+    assert '<strong id="erase-runs">2</strong>' in html
+    done = await rig.client.post(
+        "/admin/ui/erase", data={"thread": tid, "csrf": field(html, "csrf")}
+    )
+    assert '<dd id="runs-deleted">2</dd>' in await done.text()
+    assert await audit.count_runs(RunFilter(thread_id=tid)) == 0
+    assert await audit.get_run(kept.run_id) is not None
+    erased = [a for a in await audit.recent_actions() if a.action == "erase_thread"]
+    assert [(a.target, a.filter) for a in erased] == [(tid, {"thread_id": tid})]
+    bad = await rig.client.get("/admin/ui/erase?thread=not a thread")
+    assert bad.status == 400
