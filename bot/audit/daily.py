@@ -19,10 +19,8 @@ seen by it. Only filters the summary can answer (time, platform, workspace, stat
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -31,74 +29,24 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.audit.errors import DbErrors
+from bot.audit.periods import (
+    GRACE,
+    DailyRow,
+    DayTotals,
+    Period,
+    closed_before,
+    day_start,
+    hour_floor,
+    merge_spans,
+    period_key,
+    periods,
+)
 from bot.audit.schema import audit_daily, audit_daily_done, audit_runs
 from bot.audit.types import RunFilter
 
-GRACE = timedelta(hours=1)
-"""How long after midnight UTC a day's runs may still arrive (turns in flight, clock skew)."""
 _LOCK = 0x76656964  # advisory lock key shared by summarizers and invalidators
 _SUMMARY_FIELDS = {"platform", "workspace", "status", "since", "until"}
 _KEYS = ("platform", "workspace", "status")
-
-
-@dataclass(frozen=True, slots=True)
-class DailyRow:
-    """Totals of one UTC day, platform, workspace and status."""
-
-    day: str
-    platform: str
-    workspace: str
-    status: str
-    turns: int
-    cost_usd: float
-    entities: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class DayTotals:
-    """What the charts draw: per day, per day and status or entity type, cost per workspace."""
-
-    turns: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    cost_usd: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-    statuses: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
-    entities: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
-    workspaces: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-
-    def add(self, row: DailyRow) -> None:
-        """Count one row of day totals in."""
-        self.turns[row.day] += row.turns
-        self.cost_usd[row.day] += row.cost_usd
-        self.statuses[(row.day, row.status)] += row.turns
-        self.workspaces[row.workspace] += row.cost_usd
-        for kind, n in row.entities.items():
-            self.entities[(row.day, kind)] += n
-
-
-def closed_before(now: datetime) -> date:
-    """The first day that is not closed yet at ``now`` (every earlier day is)."""
-    return (now.astimezone(UTC) - GRACE).date()
-
-
-def day_start(day: date) -> datetime:
-    """Midnight UTC at the start of ``day``."""
-    return datetime.combine(day, time(0), tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Period:
-    """A closed stretch of time with its summary key (a day, or an hour of today)."""
-
-    key: str
-    start: datetime
-    end: datetime
-
-
-def _key(at: datetime, *, hour: bool) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H" if hour else "%Y-%m-%d")
-
-
-def _hour_floor(at: datetime) -> datetime:
-    return at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
 async def invalidate(
@@ -128,13 +76,13 @@ async def invalidate(
 async def invalidate_closed(conn: AsyncConnection, started: Iterable[datetime]) -> None:
     """Forget the summaries of closed periods among ``started`` (late records, replays)."""
     now = datetime.now(UTC)
-    first_open_day, first_open_hour = closed_before(now), _hour_floor(now - GRACE)
+    first_open_day, first_open_hour = closed_before(now), hour_floor(now - GRACE)
     keys = set()
     for at in started:
         if at.astimezone(UTC).date() < first_open_day:
-            keys.add(_key(at, hour=False))
-        elif _hour_floor(at) < first_open_hour:
-            keys.add(_key(at, hour=True))
+            keys.add(period_key(at, hour=False))
+        elif hour_floor(at) < first_open_hour:
+            keys.add(period_key(at, hour=True))
     if keys:
         await invalidate(conn, keys)
 
@@ -148,25 +96,6 @@ async def touched_hours(
     hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", audit_runs.c.started_at))
     found = (await conn.execute(sa.select(hour).where(*clauses).distinct())).scalars()
     return [h.replace(tzinfo=UTC) for h in found]
-
-
-def periods(since: date, last: date, now: datetime) -> tuple[list[Period], datetime]:
-    """The closed periods from ``since`` through ``last``, and where the open rest starts.
-
-    Closed days first, then the closed hours of the days still open (today, and yesterday
-    for an hour after midnight); the runs from the returned instant on are aggregated raw.
-    """
-    first_open = min(closed_before(now), last + timedelta(days=1))
-    out = [
-        Period(d.isoformat(), day_start(d), day_start(d + timedelta(days=1)))
-        for d in (since + timedelta(days=n) for n in range(max(0, (first_open - since).days)))
-    ]
-    at = day_start(max(since, first_open))
-    stop = min(_hour_floor(now - GRACE), day_start(last + timedelta(days=1)))
-    while at + timedelta(hours=1) <= stop:
-        out.append(Period(_key(at, hour=True), at, at + timedelta(hours=1)))
-        at += timedelta(hours=1)
-    return out, at
 
 
 def _day(dialect: str) -> sa.ColumnElement[Any]:
@@ -262,7 +191,7 @@ class DailyRollups:
             await _add_summaries(conn, totals, widened, done)
             # Periods not summed (an invalidation just now) and the open rest: from the runs.
             spans = [(p.start, p.end) for p in closed if p.key not in done]
-            for start, end in _merge([*spans, (tail, widened.until or tail)]):
+            for start, end in merge_spans([*spans, (tail, widened.until or tail)]):
                 if start < end:
                     span = dataclasses.replace(widened, since=start, until=end)
                     for row in await _from_runs(conn, self._where(span)):
@@ -339,14 +268,3 @@ async def _add_summaries(
     )
     for d, kind, n in await conn.execute(per_kind):
         totals.entities[(d, kind)] += int(n)
-
-
-def _merge(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
-    """Adjacent ``[start, end)`` spans joined, in order (fewer queries on the runs)."""
-    merged: list[tuple[datetime, datetime]] = []
-    for start, end in sorted(spans):
-        if merged and merged[-1][1] == start:
-            merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged

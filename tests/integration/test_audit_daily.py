@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import sqlalchemy as sa
 
-from bot.audit.daily import DayTotals, periods
+from bot.audit.periods import DayTotals, periods
 from bot.audit.schema import audit_daily_done
 from bot.audit.store import SqlAuditStore
 from bot.audit.types import RunFilter

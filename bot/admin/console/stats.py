@@ -16,7 +16,7 @@ from markupsafe import Markup
 from bot.admin.console.charts import Series, count, horizontal_bars, legend, stacked_bars, usd
 from bot.admin.console.filters import console_filter, form_values
 from bot.admin.console.web import Ctx, render
-from bot.audit.daily import DayTotals
+from bot.audit.periods import DayTotals
 from bot.core.types import TurnStatus
 
 DEFAULT_SINCE = "30d"
