@@ -42,7 +42,7 @@ from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.metrics import add_metrics_route
 from bot.settings import Settings
-from bot.stores import build_admin_tokens
+from bot.stores import add_console, build_admin_tokens
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +168,9 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
     tokens = build_admin_tokens(settings)
     if tokens:
         add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=readiness)
+        add_console(
+            http.app, settings, redis=app.redis, audit=app.audit, tokens=tokens, eraser=app.eraser
+        )
     else:
         add_probe_routes(http.app, readiness)
     add_metrics_route(http.app, app.metrics)

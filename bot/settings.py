@@ -196,6 +196,8 @@ class Settings(BaseSettings):
     admin_http_host: str = "127.0.0.1"
     admin_http_port: int = Field(default=8081, ge=0, le=65535)
     admin_chat_export_max_rows: int = Field(default=100_000, ge=1)
+    admin_session_ttl_seconds: int = Field(default=8 * 3600, ge=60, le=7 * 86400)
+    """How long an admin console session lasts from sign-in (``/admin/``), in seconds."""
 
     @field_validator(
         "vault_key",

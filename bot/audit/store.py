@@ -29,6 +29,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from bot.audit.actions import AdminActionLog
+from bot.audit.daily import DailyRollups, invalidate_closed
 from bot.audit.errors import DbErrors
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
@@ -140,7 +142,7 @@ class _Spool:
         self.depth = 0
 
 
-class SqlAuditStore(AuditQueries):
+class SqlAuditStore(AuditQueries, AdminActionLog, DailyRollups):
     """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
 
     Args:
@@ -287,6 +289,7 @@ class SqlAuditStore(AuditQueries):
                     await conn.execute(
                         self._insert_ignoring_duplicates(conn), rows[start : start + _REPLAY_BATCH]
                     )
+                await invalidate_closed(conn, (r["started_at"] for r in rows))
             logger.info("audit spool: replayed %d record(s)", len(rows))
         await asyncio.to_thread(spool.clear)
         self._maybe_spooled = False
@@ -301,6 +304,7 @@ class SqlAuditStore(AuditQueries):
     async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
         async with DbErrors(what), self.engine.begin() as conn:
             await conn.execute(audit_runs.insert(), rows)
+            await invalidate_closed(conn, (r["started_at"] for r in rows))
 
     async def _spool_row(self, row: dict[str, Any], run_id: str) -> None:
         assert self._spool is not None  # noqa: S101  (checked by the caller)
