@@ -16,25 +16,33 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
 life of the service: once at start, then daily.
+
+Stopping (``serve`` with a stop event, set by SIGTERM/SIGINT in ``bot.cli.stopping``), one log
+line per step: take no new events and let every ``Drainable`` (the adapters, and any worker
+given to ``running``) finish its work in flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
+close the adapters and the HTTP server; flush the audit spool; then ``build_app`` stops the
+rest (the embedded Redis last).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App
 from bot.audit.retention import DAY_SECONDS, retention_running
-from bot.core.errors import ConfigError, VeilbotError
-from bot.core.ports import PlatformAdapter
+from bot.core.errors import AdapterError, ConfigError, VeilbotError
+from bot.core.logsafe import describe, log_failure
+from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.metrics import add_metrics_route
 from bot.settings import Settings
-from bot.stores import build_admin_tokens
+from bot.stores import add_console, build_admin_tokens
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +98,24 @@ def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]
     return configured
 
 
+def check_model_for_platforms(settings: Settings) -> None:
+    """Refuse to serve people with the echo model unless it was chosen explicitly.
+
+    The echo model hands users their own words back; the console may fall back to it, a
+    platform may not.
+
+    Raises:
+        ConfigError: no model provider is configured and ``VEILBOT_MODEL_PROVIDER`` is not
+            ``echo``; the message names ``ANTHROPIC_API_KEY``.
+    """
+    if settings.use_echo_model and settings.model_provider != "echo":
+        raise ConfigError(
+            "no model to answer with: set ANTHROPIC_API_KEY (or VEILBOT_MODEL_PROVIDER="
+            "bedrock, vertex or openai with its settings); to serve with the offline echo "
+            "model, set VEILBOT_MODEL_PROVIDER=echo"
+        )
+
+
 def build_adapters(
     app: App, names: Sequence[str], http: HttpServer | None = None
 ) -> list[PlatformAdapter]:
@@ -112,22 +138,47 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
                 group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
     except* VeilbotError as group_error:
         raise group_error.exceptions[0] from None
+    except* Exception as group_error:  # an SDK error no adapter expected: one line, no group
+        first = group_error.exceptions[0]
+        log_failure(log, "a platform adapter failed", first)
+        raise AdapterError(f"a platform adapter failed: {describe(first)}") from None
 
 
-def build_http(app: App, names: Sequence[str]) -> HttpServer:
-    """The service's HTTP server (not started): probes and metrics always, admin with tokens."""
+def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = None) -> HttpServer:
+    """The service's HTTP server (not started): probes and metrics always, admin with tokens.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        draining: set while the service drains: ``/readyz`` is then 503 with
+            ``"serving": false``, so load balancers send new traffic elsewhere.
+    """
     settings = app.settings
     if "slack" in names and settings.slack_mode == "http":
         http = HttpServer(settings.slack_http_host, settings.slack_http_port)
     else:
         http = HttpServer(settings.admin_http_host, settings.admin_http_port)
+
+    async def readiness() -> dict[str, bool]:
+        checks = await app.readiness()
+        if draining is not None and draining.is_set():
+            checks["serving"] = False
+        return checks
+
     tokens = build_admin_tokens(settings)
     if tokens:
-        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=app.readiness)
+        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=readiness)
+        add_console(
+            http.app, settings, redis=app.redis, audit=app.audit, tokens=tokens, eraser=app.eraser
+        )
     else:
-        add_probe_routes(http.app, app.readiness)
+        add_probe_routes(http.app, readiness)
     add_metrics_route(http.app, app.metrics)
     return http
+
+
+_DRAIN_SLACK_SECONDS = 5.0
+"""Beyond the drain timeout: time for the components to cancel what did not finish."""
 
 
 @dataclass
@@ -138,18 +189,62 @@ class Service:
     adapters: list[PlatformAdapter]
     task: asyncio.Task[None]
     retention: asyncio.Task[None] | None
+    drainables: list[Drainable]
+    draining: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the drain starts (``/readyz`` turns 503)."""
 
     async def wait(self) -> None:
         """Serve until cancelled; an adapter's failure is raised."""
         await self.task
 
+    async def until(self, stop: asyncio.Event) -> None:
+        """Serve until ``stop`` is set; an adapter's failure is raised."""
+        stopped = asyncio.create_task(stop.wait(), name="veilbot-stop")
+        try:
+            await asyncio.wait({self.task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if self.task.done():
+            self.task.result()
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Let every drainable finish its work in flight, within ``timeout`` seconds."""
+        self.draining.set()
+        log.info("shutdown: waiting up to %gs for the work in flight", timeout)
+        began = time.monotonic()
+        drains = [d.drain(timeout) for d in self.drainables]
+        try:
+            results = await asyncio.wait_for(
+                asyncio.gather(*drains, return_exceptions=True), timeout + _DRAIN_SLACK_SECONDS
+            )
+        except TimeoutError:
+            log.error("shutdown: the drain did not end in %gs; going on", timeout)
+            return
+        for result in results:
+            if isinstance(result, Exception):
+                log_failure(log, "shutdown: a drain failed", result)
+        log.info("shutdown: work in flight done in %.1fs", time.monotonic() - began)
+
 
 @asynccontextmanager
 async def running(
-    app: App, names: Sequence[str], *, retention_interval: float = DAY_SECONDS
+    app: App,
+    names: Sequence[str],
+    *,
+    retention_interval: float = DAY_SECONDS,
+    workers: Sequence[Drainable] = (),
 ) -> AsyncIterator[Service]:
-    """Start the HTTP server, the retention task and the adapters; stop them on exit."""
-    http = build_http(app, names)
+    """Start the HTTP server, the retention task and the adapters; stop them on exit.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        retention_interval: seconds between two retention purges.
+        workers: more components with work in flight, drained after the adapters stop
+            taking events (a queue worker).
+    """
+    draining = asyncio.Event()
+    http = build_http(app, names, draining)
     adapters = build_adapters(app, names, http)  # Slack adds its route before the start
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(http)
@@ -161,13 +256,37 @@ async def running(
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
-            yield Service(http, adapters, task, retention)
+            yield Service(http, adapters, task, retention, [*adapters, *workers], draining)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
 
-async def serve(app: App, names: Sequence[str]) -> None:
-    """``veilbot run``: serve the platforms, HTTP endpoints and retention until cancelled."""
-    async with running(app, names) as service:
-        await service.wait()
+async def serve(
+    app: App,
+    names: Sequence[str],
+    stop: asyncio.Event | None = None,
+    *,
+    started: Callable[[], None] | None = None,
+    workers: Sequence[Drainable] = (),
+) -> None:
+    """``veilbot run``: serve the platforms, HTTP endpoints and retention.
+
+    Args:
+        app: the built core.
+        names: platform names from ``select_platforms``.
+        stop: set to stop: the service drains (see the module docstring) and returns;
+            without one it serves until cancelled.
+        started: called once everything serves.
+        workers: more components drained after the adapters (see ``running``).
+    """
+    async with running(app, names, workers=workers) as service:
+        if started is not None:
+            started()
+        if stop is None:
+            await service.wait()
+            return
+        await service.until(stop)
+        await service.drain(app.settings.drain_timeout_seconds)
+    log.info("shutdown: platforms and http server closed")
+    await app.audit.flush()

@@ -177,6 +177,9 @@ class Settings(BaseSettings):
 
     # Operations
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    drain_timeout_seconds: float = Field(default=20.0, ge=0)
+    """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the
+    turns in flight before it cancels them (keep it below the orchestrator's grace period)."""
 
     # Audit and admin
     audit_retention_days: int = Field(default=90, ge=0)
@@ -193,6 +196,8 @@ class Settings(BaseSettings):
     admin_http_host: str = "127.0.0.1"
     admin_http_port: int = Field(default=8081, ge=0, le=65535)
     admin_chat_export_max_rows: int = Field(default=100_000, ge=1)
+    admin_session_ttl_seconds: int = Field(default=8 * 3600, ge=60, le=7 * 86400)
+    """How long an admin console session lasts from sign-in (``/admin/``), in seconds."""
 
     @field_validator(
         "vault_key",

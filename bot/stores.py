@@ -14,8 +14,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
+from aiohttp import web
 
 from bot.admin.auth import AdminTokens
+from bot.admin.console.routes import add_console_routes
+from bot.admin.sessions import ConsoleSessions
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
@@ -26,6 +29,7 @@ from bot.state.client import open_redis
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
+from bot.state.sessions import RedisSessionBackend
 from guardrails.vaultkey import derive_pseudonym_key, load_vault_key
 
 
@@ -93,6 +97,21 @@ async def build_audit(settings: Settings) -> AsyncIterator[SqlAuditStore]:
 def build_admin_tokens(settings: Settings) -> AdminTokens:
     """The HTTP admin API's accepted tokens (hashes and scopes)."""
     return AdminTokens.parse(settings.admin_tokens)
+
+
+def add_console(
+    app: web.Application,
+    settings: Settings,
+    *,
+    redis: aioredis.Redis,
+    audit: SqlAuditStore,
+    tokens: AdminTokens,
+    eraser: Eraser,
+) -> None:
+    """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``."""
+    backend = RedisSessionBackend(redis, settings.redis_prefix)
+    sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
+    add_console_routes(app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser)
 
 
 def _eraser(

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 
@@ -78,6 +79,8 @@ class DiscordAdapter:
         self._admin = admin
         self._guild_ready_timeout = guild_ready_timeout
         self._told_about_files = OncePerThread()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._draining = False
         self.ready = asyncio.Event()
         """Set once the gateway session is ready (for tests and health checks)."""
 
@@ -103,6 +106,16 @@ class DiscordAdapter:
             raise AdapterError(f"Discord closed the gateway (code {exc.code})") from exc
         except discord.LoginFailure as exc:
             raise AdapterError("Discord rejected VEILBOT_DISCORD_TOKEN; check the token") from exc
+        except (aiohttp.ClientError, OSError, TimeoutError, discord.GatewayNotFound) as exc:
+            raise AdapterError(
+                f"cannot reach Discord ({type(exc).__name__}); check the network, a proxy, "
+                "and VEILBOT_DISCORD_API_URL / VEILBOT_DISCORD_GATEWAY_URL if set"
+            ) from exc
+        except discord.HTTPException as exc:
+            raise AdapterError(
+                f"Discord answered HTTP {exc.status} at start-up; check VEILBOT_DISCORD_TOKEN "
+                "and https://discordstatus.com"
+            ) from exc
 
     def _client(self) -> discord.Client:
         options: dict[str, Any] = {
@@ -124,10 +137,35 @@ class DiscordAdapter:
 
     async def on_message(self, client: discord.Client, message: discord.Message) -> None:
         """One new message (edits never come here). Errors are logged, never raised."""
+        if self._draining:
+            logger.info("discord message %s arrived while stopping; not answered", message.id)
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
         try:
             await self._on_message(client, message)
         except Exception as exc:  # a bad message must not stop the bot
             log_failure(logger, "discord message %s failed", exc, message.id)
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Answer no new message; wait up to ``timeout`` s for the turns in flight.
+
+        The rest are cancelled. The gateway stays connected meanwhile, so answers get posted.
+        """
+        self._draining = True
+        pending = {t for t in self._tasks if t is not asyncio.current_task()}
+        if not pending:
+            return
+        logger.info("discord: waiting up to %gs for %d turn(s) in flight", timeout, len(pending))
+        _, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            logger.warning("discord: %d turn(s) not done in %gs were cancelled", len(late), timeout)
 
     async def on_message_delete(self, client: discord.Client, message: discord.Message) -> None:
         """A member deleted a message the bot saw: drop it, its answer and its data.
@@ -270,7 +308,13 @@ def _point_at(settings: Settings) -> None:
 
 
 def _quiet_sdk_logs() -> None:
-    """At DEBUG discord.py logs gateway payloads, i.e. message text: keep it at INFO+."""
+    """At DEBUG discord.py logs gateway payloads, i.e. message text: keep it at INFO+.
+
+    The bot never joins voice: no warnings about missing voice libraries (PyNaCl, davey).
+    """
+    for flag in ("warn_nacl", "warn_dave"):
+        if hasattr(discord.VoiceClient, flag):
+            setattr(discord.VoiceClient, flag, False)
     sdk = logging.getLogger("discord")
     if sdk.getEffectiveLevel() < logging.INFO:
         sdk.setLevel(logging.INFO)

@@ -11,6 +11,7 @@ code block itself must be cut.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 WORD_JOINER = "\u2060"
 """Invisible character that keeps ``@here`` readable while stopping Slack from parsing it."""
@@ -18,6 +19,7 @@ WORD_JOINER = "\u2060"
 _BROADCAST = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>", re.IGNORECASE)
 _SUBTEAM = re.compile(r"<!subteam\^[A-Za-z0-9]+(?:\|@?([^>]*))?>")
 _OTHER_SPECIAL = re.compile(r"<!([^>]*)>")
+_USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>]*))?>")
 _BARE_BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _SLACK_TOKEN = re.compile(
     r"<(?:@[UW][A-Z0-9]+|#C[A-Z0-9]+(?:\|[^>]*)?|(?:https?|mailto|tel):[^>\s|]+(?:\|[^>]*)?)>"
@@ -36,13 +38,26 @@ _TOKEN = "\x00{}\x00"  # noqa: S105  (a marker, not a secret)
 _TOKEN_RE = re.compile("\x00(\\d+)\x00")
 
 
-def neutralize(text: str) -> str:
-    """Make broadcast mentions from the model harmless: they read as text and ping nobody.
+def mentioned_users(text: str) -> frozenset[str]:
+    """The user ids a Slack text mentions (``<@U…>``, ``<@W…|name>``)."""
+    return frozenset(m.group(1) for m in _USER_MENTION.finditer(text))
+
+
+def neutralize(text: str, asked: Collection[str] = ()) -> str:
+    """Make mentions from the model harmless: they read as text and ping nobody unasked.
 
     ``<!here>``, ``<!channel>``, ``<!everyone>`` and ``<!subteam^…>`` (user groups) become
-    plain words, and bare ``@here`` gets an invisible word joiner. User mentions (``<@U…>``)
-    stay: the guardrail restores them from placeholders and they should render.
+    plain words, and bare ``@here`` gets an invisible word joiner. A user mention (``<@U…>``)
+    stays a mention only for the users in ``asked`` (those the asker mentioned: the guardrail
+    restores them from placeholders and they should render), as on Discord; any other user
+    becomes plain ``@U…`` text.
     """
+    text = _USER_MENTION.sub(
+        lambda m: (
+            m.group(0) if m.group(1) in asked else f"@{WORD_JOINER}{m.group(2) or m.group(1)}"
+        ),
+        text,
+    )
     text = _BROADCAST.sub(lambda m: f"@{WORD_JOINER}{m.group(1).lower()}", text)
     text = _SUBTEAM.sub(lambda m: f"@{WORD_JOINER}{m.group(1) or 'group'}", text)
     text = _OTHER_SPECIAL.sub(lambda m: f"&lt;!{m.group(1)}&gt;", text)
@@ -94,16 +109,17 @@ def _block_line(line: str) -> str:
     return _inline(line)
 
 
-def to_mrkdwn(markdown: str) -> str:
+def to_mrkdwn(markdown: str, asked: Collection[str] = ()) -> str:
     """Convert Claude's Markdown to Slack mrkdwn, leaving code untouched but escaped.
 
     Code fences lose their language tag (Slack shows it as code otherwise); tables are shown
-    as code blocks so their columns stay aligned. Broadcast mentions are neutralized.
+    as code blocks so their columns stay aligned. Mentions are neutralized (``neutralize``):
+    only users in ``asked`` may be pinged.
     """
     out: list[str] = []
     fence: str | None = None
     in_table = False
-    for line in neutralize(markdown).split("\n"):
+    for line in neutralize(markdown, asked).split("\n"):
         match = _FENCE.match(line)
         if fence is None and match:
             fence = match.group(2)

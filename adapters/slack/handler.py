@@ -28,6 +28,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
+from adapters.slack.formatting import mentioned_users
+from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
@@ -41,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 SORRY = "Sorry, something went wrong on my side and I couldn't answer. Please try again."
 _NOTIFIED_MAX = 10_000
+_CANCEL_GRACE_SECONDS = 10.0
+"""When the adapter is cancelled without a drain first: how long answers in flight get."""
 
 
 def _quiet_sdk_loggers() -> None:
@@ -116,6 +120,9 @@ class SlackAdapter:
         )
         self._locks = KeyedLocks()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._socket: AsyncSocketModeHandler | None = None
+        self._draining = False
+        self._gate = SlackGate(secret) if secret is not None else None
         self._notified: OrderedDict[str, None] = OrderedDict()
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
@@ -138,6 +145,12 @@ class SlackAdapter:
         self.app.event("assistant_thread_context_changed")(self._ignore)
 
     async def _on_http(self, request: web.Request) -> web.Response:
+        if self._draining:  # stopping: a non-2xx makes Slack deliver the event again later
+            return web.Response(status=503, headers={"Retry-After": "1"}, text="stopping")
+        if self._gate is not None:  # the signature before any parsing
+            refused = self._gate.refuse(await request.read(), request.headers)
+            if refused is not None:
+                return web.Response(status=refused)
         bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
 
@@ -149,25 +162,41 @@ class SlackAdapter:
             await self._serve()
 
     async def _serve(self) -> None:
-        socket: AsyncSocketModeHandler | None = None
         try:
             if self._app_token is not None:
-                socket = AsyncSocketModeHandler(self.app, self._app_token)
-                await socket.connect_async()  # type: ignore[no-untyped-call]
+                self._socket = AsyncSocketModeHandler(self.app, self._app_token)
+                await self._socket.connect_async()  # type: ignore[no-untyped-call]
                 logger.info("slack socket mode connected")
             await asyncio.Event().wait()
         finally:
-            if socket is not None:
-                await socket.close_async()  # type: ignore[no-untyped-call]
-            await self.drain()
+            await self.drain(_CANCEL_GRACE_SECONDS)
 
-    async def drain(self, grace_seconds: float = 10.0) -> None:
-        """Wait for in-flight turns (up to ``grace_seconds``), then cancel the rest."""
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Take no new events, wait up to ``timeout`` s for those in flight, cancel the rest.
+
+        New HTTP deliveries get 503 (Slack retries them, on another replica or after the
+        restart); Socket Mode disconnects.
+        """
+        self._draining = True
+        # An event acked just now has its listener task created but not started: one turn of
+        # the loop lets it reach _track, so it is waited for below.
+        await asyncio.sleep(0)
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            await socket.close_async()  # type: ignore[no-untyped-call]
+        await self.idle(timeout)
+
+    async def idle(self, timeout: float) -> None:  # noqa: ASYNC109  (as drain)
+        """Wait up to ``timeout`` s for the events in flight, then cancel those left."""
         pending = {t for t in self._tasks if t is not asyncio.current_task()}
-        if pending:
-            _, late = await asyncio.wait(pending, timeout=grace_seconds)
-            for task in late:
-                task.cancel()
+        if not pending:
+            return
+        logger.info("slack: waiting up to %gs for %d event(s) in flight", timeout, len(pending))
+        _, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            logger.warning("slack: %d event(s) not done in %gs were cancelled", len(late), timeout)
 
     async def _ignore(self) -> None:
         return None
@@ -312,4 +341,5 @@ def _target(delivery: Delivery) -> Target:
         thread_ts=delivery.thread_ts,
         team=message.workspace,
         user=message.user_id,
+        asked=mentioned_users(message.text),  # the bot's own mention is removed already
     )

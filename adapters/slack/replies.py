@@ -46,12 +46,14 @@ class Target:
     thread_ts: str
     team: str
     user: str
+    asked: frozenset[str] = frozenset()
+    """Users the asker mentioned: the only ones the answer may ping."""
 
 
 async def post_text(client: AsyncWebClient, target: Target, markdown: str, limit: int) -> list[str]:
     """Post Markdown as mrkdwn thread replies, split under ``limit``; returns their ``ts``."""
     stamps: list[str] = []
-    for chunk in split_message(to_mrkdwn(markdown), limit):
+    for chunk in split_message(to_mrkdwn(markdown, target.asked), limit):
         resp = await client.chat_postMessage(
             channel=target.channel, thread_ts=target.thread_ts, text=chunk, unfurl_links=False
         )
@@ -159,7 +161,7 @@ class LiveReply:
                 self._stream_chars = 0
             text = self._carry + pending
             head, rest, reopen = take_chunk(text, STREAM_CAP - self._stream_chars)
-            await self._stream.append(markdown_text=neutralize(head))
+            await self._stream.append(markdown_text=neutralize(head, self._target.asked))
             self._stream_chars = STREAM_CAP if rest else self._stream_chars + len(head)
             self._shown += len(pending) - len(rest)
             self._carry = reopen
@@ -168,7 +170,11 @@ class LiveReply:
             await self._stream.stop()
 
     async def _show_update(self, *, final: bool) -> None:
-        chunks = split_message(to_mrkdwn(self._received), self._limit) if final else []
+        chunks = (
+            split_message(to_mrkdwn(self._received, self._target.asked), self._limit)
+            if final
+            else []
+        )
         head = chunks[0] if final else self._open_head()
         if not final and head == self._live_head:
             return  # nothing new to show: spare Slack an identical edit
@@ -204,11 +210,12 @@ class LiveReply:
         """
         if self._sealed is not None:
             return self._sealed
-        head, rest, _ = take_chunk(to_mrkdwn(self._received), self._limit)
+        head, rest, _ = take_chunk(to_mrkdwn(self._received, self._target.asked), self._limit)
         if not rest:
             return head
         lines_end = self._received.rfind("\n")
-        complete = to_mrkdwn(self._received[:lines_end]) if lines_end > 0 else ""
+        asked = self._target.asked
+        complete = to_mrkdwn(self._received[:lines_end], asked) if lines_end > 0 else ""
         if len(complete) > self._limit:
             self._sealed = take_chunk(complete, self._limit)[0] + " …"
         elif len(rest) > self._limit:

@@ -1,5 +1,8 @@
 """The HTTP admin API (aiohttp): audit runs, exports and stats, plus health probes.
 
+Every call (but the OpenAPI document) is recorded in the admin action log before it is
+answered: the token's id, the route's action, the filter or run id.
+
 ``add_admin_routes`` adds the routes to an ``aiohttp.web.Application`` so one server can carry
 them beside the Slack HTTP endpoint. Every ``/admin/*`` route needs ``Authorization: Bearer
 <token>`` with the ``admin`` scope: 401 without a token or with an unknown one, 403 for a
@@ -13,12 +16,13 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
 from bot.admin.openapi import OPENAPI
+from bot.audit.actions import ActionKind, ActionLog, AdminAction
 from bot.audit.export import FORMATS, ExportFormat, export_chunks, record_dict
 from bot.audit.types import (
     GROUPS,
@@ -34,6 +38,7 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Readiness = Callable[[], Awaitable[Mapping[str, bool]]]
 _STORE = web.AppKey("veilbot_audit", AuditQueryStore)
+_ACTIONS = web.AppKey("veilbot_admin_actions", ActionLog)
 _ID_PARAMS = ("thread_id", "user_id", "platform", "workspace", "channel", "status")
 _CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
 
@@ -42,10 +47,29 @@ def _error(status: int, message: str, **headers: str) -> web.Response:
     return web.json_response({"error": message}, status=status, headers=headers)
 
 
-def _guard(tokens: AdminTokens, handler: Handler) -> Handler:
+class AdminStore(AuditQueryStore, ActionLog, Protocol):
+    """The audit log and the admin action log (``SqlAuditStore``)."""
+
+
+async def _record(request: web.Request, who: str, kind: ActionKind | None) -> None:
+    """Record an API call in the admin action log before it is answered (fail closed)."""
+    if kind is None:
+        return
+    run_id = request.match_info.get("run_id")
+    described = {} if run_id else _filter(request).describe()
+    outcome = {
+        "via": "api",
+        **({"format": request.path.rsplit(".", 1)[-1]} if kind == "export" else {}),
+    }
+    action = AdminAction(who, kind, target=run_id, filter=described, outcome=outcome)
+    await request.app[_ACTIONS].record_action(action)
+
+
+def _guard(tokens: AdminTokens, handler: Handler, kind: ActionKind | None = None) -> Handler:
     async def guarded(request: web.Request) -> web.StreamResponse:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        scopes = tokens.scopes(token.strip()) if scheme.lower() == "bearer" and token else None
+        found = tokens.identify(token.strip()) if scheme.lower() == "bearer" and token else None
+        who, scopes = found if found is not None else ("", None)
         if scopes is None:
             log.warning("admin api unauthorized path=%s", request.path)
             return _error(401, "missing or unknown bearer token", **{"WWW-Authenticate": "Bearer"})
@@ -53,6 +77,7 @@ def _guard(tokens: AdminTokens, handler: Handler) -> Handler:
             log.warning("admin api forbidden path=%s", request.path)
             return _error(403, "this token lacks the admin scope")
         try:
+            await _record(request, who, kind)
             return await handler(request)
         except FilterRejected as exc:
             return _error(400, str(exc))
@@ -123,28 +148,47 @@ async def _stats(request: web.Request) -> web.Response:
     return web.json_response({"by": by, "runs": total, "groups": groups})
 
 
+async def stream_export(
+    request: web.Request,
+    store: AuditQueryStore,
+    run_filter: RunFilter,
+    fmt: ExportFormat,
+    *,
+    gzip: bool = False,
+) -> web.StreamResponse:
+    """Stream an export of ``run_filter`` as the response (the API's and the console's).
+
+    A database failure after the headers went out cuts the connection, so a partial file
+    can never look complete.
+    """
+    name = f"veilbot-audit.{fmt}" + (".gz" if gzip else "")
+    content_type = "application/gzip" if gzip else f"{_CONTENT_TYPES[fmt]}; charset=utf-8"
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": content_type,
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        }
+    )
+    await response.prepare(request)
+    try:
+        async with aclosing(export_chunks(store, run_filter, fmt, gzip=gzip)) as chunks:
+            async for chunk in chunks:
+                await response.write(chunk)
+    except StoreError as exc:  # headers are sent: cut the body so it cannot look complete
+        log.error("admin export aborted (%s)", type(exc).__name__)
+        if request.transport is not None:
+            request.transport.close()
+        return response
+    await response.write_eof()
+    return response
+
+
 def _export(fmt: ExportFormat) -> Handler:
     async def export(request: web.Request) -> web.StreamResponse:
         run_filter = _filter(request)  # before the response starts: bad filters get a 400
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": f"{_CONTENT_TYPES[fmt]}; charset=utf-8",
-                "Content-Disposition": f'attachment; filename="veilbot-audit.{fmt}"',
-                "Cache-Control": "no-store",
-            }
-        )
-        await response.prepare(request)
-        try:
-            async with aclosing(export_chunks(request.app[_STORE], run_filter, fmt)) as chunks:
-                async for chunk in chunks:
-                    await response.write(chunk)
-        except StoreError as exc:  # headers are sent: cut the body so it cannot look complete
-            log.error("admin export aborted (%s)", type(exc).__name__)
-            if request.transport is not None:
-                request.transport.close()
-            return response
-        await response.write_eof()
-        return response
+        return await stream_export(request, request.app[_STORE], run_filter, fmt)
 
     return export
 
@@ -180,24 +224,25 @@ def add_probe_routes(app: web.Application, readiness: Readiness) -> None:
 
 
 def add_admin_routes(
-    app: web.Application, *, store: AuditQueryStore, tokens: AdminTokens, readiness: Readiness
+    app: web.Application, *, store: AdminStore, tokens: AdminTokens, readiness: Readiness
 ) -> None:
     """Add the admin API and the health probes to ``app`` (before it starts).
 
     Args:
         app: the server's application (shared with the Slack HTTP endpoint).
-        store: the audit log.
+        store: the audit log, where every call is also recorded (who, what, when; ids only).
         tokens: accepted bearer tokens and their scopes.
         readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
     """
     app[_STORE] = store
-    routes: list[tuple[str, Handler]] = [
-        ("/admin/runs", _runs),
-        ("/admin/runs/{run_id}", _run),
-        ("/admin/stats", _stats),
-        ("/admin/openapi.json", _openapi),
-        *((f"/admin/export.{fmt}", _export(fmt)) for fmt in FORMATS),
+    app[_ACTIONS] = store
+    routes: list[tuple[str, Handler, ActionKind | None]] = [
+        ("/admin/runs", _runs, "view_runs"),
+        ("/admin/runs/{run_id}", _run, "view_run"),
+        ("/admin/stats", _stats, "view_stats"),
+        ("/admin/openapi.json", _openapi, None),
+        *((f"/admin/export.{fmt}", _export(fmt), "export") for fmt in FORMATS),
     ]
-    for path, handler in routes:
-        app.router.add_get(path, _guard(tokens, handler), allow_head=False)
+    for path, handler, kind in routes:
+        app.router.add_get(path, _guard(tokens, handler, kind), allow_head=False)
     add_probe_routes(app, readiness)

@@ -26,6 +26,11 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def token_id(digest: str) -> str:
+    """The public id of a token, from its SHA-256 hex digest (shown as "who" in logs)."""
+    return f"tok:{digest[:12]}"
+
+
 def new_token() -> str:
     """A fresh random bearer token (256 bits)."""
     return secrets.token_urlsafe(32)
@@ -62,6 +67,24 @@ class AdminTokens:
 
     def __bool__(self) -> bool:
         return bool(self._entries)
+
+    def identify(self, token: str) -> tuple[str, frozenset[str]] | None:
+        """The id and scopes of a presented token, or ``None`` when it is unknown.
+
+        The id (``tok:`` + the first 12 hex digits of the token's hash) names the admin in the
+        action log and in console sessions; it cannot be turned back into the token.
+        """
+        scopes = self.scopes(token)
+        if scopes is None:
+            return None
+        return token_id(hash_token(token)), scopes
+
+    def scopes_of(self, ident: str) -> frozenset[str] | None:
+        """The scopes of a token still configured, by its id; ``None`` once it was removed."""
+        for digest, scopes in self._entries:
+            if hmac.compare_digest(token_id(digest.hex()), ident):
+                return scopes
+        return None
 
     def scopes(self, token: str) -> frozenset[str] | None:
         """The scopes of a presented token, or ``None`` when it is unknown.

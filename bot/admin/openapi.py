@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.audit.export import EXPORT_FIELDS, PII_NOTICE
+from bot.audit.types import GROUPS
 
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@+=-]{1,255}$"}
 _STATUS = [
@@ -138,7 +139,7 @@ OPENAPI: dict[str, Any] = {
                         "by",
                         {
                             "type": "string",
-                            "enum": ["thread", "user", "channel", "day"],
+                            "enum": list(GROUPS),
                             "default": "day",
                         },
                         "Grouping",

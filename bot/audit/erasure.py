@@ -28,6 +28,31 @@ def pseudonym(key: bytes, user: UserRef) -> str:
     return f"hmac:{digest[:32]}"
 
 
+@dataclass(frozen=True, slots=True)
+class ErasurePlan:
+    """What a ``forget`` would erase: shown, and confirmed, before anything goes."""
+
+    threads: list[str]
+    """Threads whose history and vault would be deleted."""
+    runs: int
+    """Audit runs that would be deleted (or kept with a hashed user id)."""
+    keeps_runs: bool
+    """Whether the runs are kept with the user id replaced by a keyed hash."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether there is nothing to erase."""
+        return not self.threads and not self.runs
+
+    def describe(self) -> str:
+        """One line for a person: how many threads and runs, and what happens to the runs."""
+        fate = "kept with a hashed user id" if self.keeps_runs else "deleted"
+        return (
+            f"{len(self.threads)} thread(s) (history and vault deleted), "
+            f"{self.runs} audit run(s) {fate}"
+        )
+
+
 @dataclass(slots=True)
 class Eraser:
     """Erases what the service holds for a user or a thread.
@@ -43,6 +68,23 @@ class Eraser:
     history: HistoryStore
     locks: ThreadLocks
     pseudonym_key: bytes | None = None
+
+    async def plan_user(self, user: UserRef) -> ErasurePlan:
+        """What ``forget_user`` would erase, erasing nothing."""
+        runs = user.run_filter()
+        threads = await self.audit.thread_ids(runs)
+        return ErasurePlan(threads, await self.audit.count_runs(runs), self._keeps_runs)
+
+    async def plan_thread(self, thread: str) -> ErasurePlan:
+        """What ``forget_thread`` would erase, erasing nothing."""
+        tid = parse_thread_id(thread)
+        runs = await self.audit.count_runs(RunFilter(thread_id=tid))
+        held = runs > 0 or await self.history.exists(tid)
+        return ErasurePlan([tid] if held else [], runs, self._keeps_runs)
+
+    @property
+    def _keeps_runs(self) -> bool:
+        return self.pseudonym_key is not None
 
     async def forget_user(self, user: UserRef) -> ErasureCounts:
         """Erase the user's threads (history and vault) and their audit runs."""

@@ -7,7 +7,8 @@ holds:
 - CSV: the first line is ``#veilbot-audit-export {...json...}`` (skip it: ``tail -n +2``,
   ``pandas.read_csv(f, skiprows=1)``); the second is the header row. Nested fields
   (``entity_counts``, ``latencies_ms``, ``metadata``) are JSON text. Text cells that a
-  spreadsheet would run as a formula (``= + - @``, tab, CR) are prefixed with ``'``.
+  spreadsheet would run as a formula (``= + - @`` or their full-width forms, also after
+  leading spaces; a leading tab or CR) are prefixed with ``'``.
 
 Every field is placeholder text, entity types and counts, ids, tokens, cost, latencies or
 status: the audit log never held an original value, so no export can contain one.
@@ -40,7 +41,19 @@ CSV_META_PREFIX = "#veilbot-audit-export "
 EXPORT_FIELDS = tuple(f.name for f in fields(AuditRecord))
 """Every field of a run, in the order of ``AuditRecord``."""
 _JSON_FIELDS = {"entity_counts", "latencies_ms", "metadata"}
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_CHARS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
+"""``= + - @`` and their full-width forms (spreadsheets read ``＝1+1`` as a formula too)."""
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+def _formula_like(value: str) -> bool:
+    """Whether a spreadsheet could run the cell: a formula sign after any leading blanks."""
+    if value.startswith(("\t", "\r")):
+        return True
+    start = value.lstrip().lstrip(_INVISIBLE).lstrip()
+    return bool(start) and start[0] in _FORMULA_CHARS
+
+
 _CHUNK_BYTES = 64 * 1024
 
 
@@ -80,7 +93,7 @@ def _csv_cell(name: str, value: Any) -> Any:
         return ""
     if name in _JSON_FIELDS:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and _formula_like(value):
         return "'" + value
     return value
 

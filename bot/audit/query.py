@@ -11,13 +11,14 @@ stays flat however many rows match.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.audit.daily import invalidate, invalidate_closed, touched_hours
 from bot.audit.errors import DbErrors
 from bot.audit.schema import audit_runs, row_to_record
 from bot.audit.types import (
@@ -36,7 +37,12 @@ from bot.core.types import AuditRecord
 _STREAM_BATCH = 1000
 _ORDER = (audit_runs.c.started_at.desc(), audit_runs.c.run_id.desc())
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-_COLUMNS = {"thread": "thread_id", "user": "user_id", "channel": "channel"}
+_COLUMNS = {
+    "thread": "thread_id",
+    "user": "user_id",
+    "channel": "channel",
+    "workspace": "workspace",
+}
 
 
 def _meta_clauses(run_filter: RunFilter, dialect: str) -> list[sa.ColumnElement[bool]]:
@@ -239,7 +245,10 @@ class AuditQueries:
         """Delete runs started before ``cutoff``; returns how many."""
         query = audit_runs.delete().where(audit_runs.c.started_at < cutoff)
         async with DbErrors("audit purge"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            purged = (await conn.execute(query)).rowcount
+            if purged:
+                await invalidate(conn, None, through=cutoff.astimezone(UTC).date())
+            return purged
 
     async def thread_ids(self, run_filter: RunFilter) -> list[str]:
         """The distinct threads of the matching runs, sorted."""
@@ -254,12 +263,16 @@ class AuditQueries:
 
     async def delete_runs(self, run_filter: RunFilter) -> int:
         """Delete the matching runs; returns how many."""
-        query = audit_runs.delete().where(*self._narrow_where(run_filter))
+        clauses = self._narrow_where(run_filter)
         async with DbErrors("audit delete"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            touched = await touched_hours(conn, clauses)
+            deleted = (await conn.execute(audit_runs.delete().where(*clauses))).rowcount
+            if deleted:
+                await invalidate_closed(conn, touched)  # only the periods the runs were in
+            return deleted
 
     async def replace_user_id(self, run_filter: RunFilter, pseudonym: str) -> int:
         """Set ``user_id`` of the matching runs to ``pseudonym``; returns how many."""
         query = audit_runs.update().where(*self._narrow_where(run_filter)).values(user_id=pseudonym)
         async with DbErrors("audit pseudonymize"), self.engine.begin() as conn:
-            return (await conn.execute(query)).rowcount
+            return (await conn.execute(query)).rowcount  # per-day totals hold no user ids

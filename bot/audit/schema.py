@@ -99,10 +99,58 @@ audit_runs = sa.Table(
     *_v1_indexes(),
     sa.Index("ix_audit_runs_started_run", "started_at", "run_id"),  # step 2
     sa.Column("mangled_placeholders", sa.Integer, nullable=False, server_default="0"),  # step 3
+    sa.Index("ix_audit_runs_user_started", "user_id", "started_at"),  # step 4
 )
 """One row per turn; columns are the fields of ``AuditRecord``."""
 
 AUDIT_FIELDS = tuple(c.name for c in audit_runs.columns)
+
+
+def _admin_actions_columns() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("at", UTCDateTime, nullable=False),
+        sa.Column("actor", sa.String(64), nullable=False),
+        sa.Column("action", sa.String(32), nullable=False),
+        sa.Column("target", sa.String(255), nullable=True),
+        sa.Column("filter", JSONDocument, nullable=False),
+        sa.Column("outcome", JSONDocument, nullable=False),
+    ]
+
+
+admin_actions = sa.Table(
+    "admin_actions",
+    metadata,
+    *_admin_actions_columns(),
+    sa.Index("ix_admin_actions_at", "at"),
+)
+"""What admins did (step 4): who (a token id), which action, on which ids or filter, when.
+
+Ids and filters only: an admin action never carries prompt or answer text."""
+
+
+def _daily_columns() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("day", sa.String(13), primary_key=True),  # YYYY-MM-DD or YYYY-MM-DDTHH
+        sa.Column("platform", sa.String(16), primary_key=True),
+        sa.Column("workspace", sa.String(255), primary_key=True),
+        sa.Column("status", sa.String(32), primary_key=True),
+        sa.Column("turns", sa.Integer, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=False),
+        sa.Column("entities", JSONDocument, nullable=False),
+    ]
+
+
+def _daily_done_columns() -> list[sa.Column[Any]]:
+    return [sa.Column("day", sa.String(13), primary_key=True)]
+
+
+audit_daily = sa.Table("audit_daily", metadata, *_daily_columns())
+"""Totals of closed UTC days (or hours of today) by platform, workspace and status (step 4;
+``bot.audit.daily``)."""
+
+audit_daily_done = sa.Table("audit_daily_done", metadata, *_daily_done_columns())
+"""The periods whose ``audit_daily`` rows are complete (deleted when their runs change)."""
 
 
 def _create_audit_runs_v1(conn: Connection) -> None:
@@ -134,10 +182,34 @@ def _mangled_placeholders_v3(conn: Connection) -> None:
     )
 
 
+def _admin_console_v4(conn: Connection) -> None:
+    """The admin console (issue 13): action log, per-day roll-ups, runs by user in order.
+
+    Self-contained and idempotent (``checkfirst``, ``IF NOT EXISTS``): safe to renumber.
+    """
+    fresh = sa.MetaData()
+    tables = [
+        sa.Table(
+            "admin_actions", fresh, *_admin_actions_columns(), sa.Index("ix_admin_actions_at", "at")
+        ),
+        sa.Table("audit_daily", fresh, *_daily_columns()),
+        sa.Table("audit_daily_done", fresh, *_daily_done_columns()),
+    ]
+    for table in tables:
+        table.create(conn, checkfirst=True)
+    conn.execute(
+        sa.text(
+            "CREATE INDEX IF NOT EXISTS ix_audit_runs_user_started "
+            "ON audit_runs (user_id, started_at)"
+        )
+    )
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _create_audit_runs_v1,
     _index_for_queries_v2,
     _mangled_placeholders_v3,
+    _admin_console_v4,
 )
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,7 +30,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from bot.audit.actions import AdminActionLog
+from bot.audit.daily import DailyRollups, invalidate_closed
 from bot.audit.errors import DbErrors
+from bot.audit.periods import GRACE, closed_before, hour_floor
 from bot.audit.query import AuditQueries
 from bot.audit.schema import audit_runs, migrate, record_to_row, row_from_json, row_to_json
 from bot.audit.writer import GroupWriter, SqliteBatchInsert
@@ -87,12 +91,33 @@ def _is_sqlite_file(url: URL) -> bool:
     )
 
 
+def _in_open_periods(rows: list[dict[str, Any]]) -> bool:
+    """Whether no row started in a closed period (whose summaries ``_insert`` would forget)."""
+    now = datetime.now(UTC)
+    first_day, first_hour = closed_before(now), hour_floor(now - GRACE)
+    return all(
+        r["started_at"].astimezone(UTC).date() >= first_day
+        and hour_floor(r["started_at"]) >= first_hour
+        for r in rows
+    )
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` mode 0600 (or make it so), before SQLite opens it with the umask.
+
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)
+
+
 def _create_engine(url: URL, timeout: float) -> AsyncEngine:
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             try:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
+                _private_file(Path(database))
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the audit database directory ({type(exc).__name__})"
@@ -140,7 +165,7 @@ class _Spool:
         self.depth = 0
 
 
-class SqlAuditStore(AuditQueries):
+class SqlAuditStore(AuditQueries, AdminActionLog, DailyRollups):
     """``AuditStore`` on SQLAlchemy 2 async; use as ``async with SqlAuditStore(url) as audit``.
 
     Args:
@@ -222,6 +247,28 @@ class SqlAuditStore(AuditQueries):
         if engine is not None:
             await engine.dispose()
 
+    async def flush(self) -> None:
+        """On the way out: replay the spool if the database answers, else keep it on disk.
+
+        Spooled lines are fsynced when written, so a kept spool is replayed by the next start.
+        Logs one line either way.
+        """
+        if self._spool is None:
+            return
+        try:
+            async with self._lock:
+                replayed = await self._catch_up()
+        except StoreError as exc:
+            waiting = len(await asyncio.to_thread(self._spool.read))
+            logger.error(
+                "shutdown: audit spool kept, %d record(s) wait in %s for the next start (%s)",
+                waiting,
+                self._spool.path,
+                type(exc).__name__,
+            )
+            return
+        logger.info("shutdown: audit spool flushed (%d record(s) replayed)", replayed)
+
     async def record(self, record: AuditRecord) -> None:
         """Persist one turn's record, or spool it while the database is unreachable.
 
@@ -246,8 +293,12 @@ class SqlAuditStore(AuditQueries):
             logger.error("audit record %s spooled: %s", record.run_id, exc)
             await self._spool_row(row, record.run_id)
 
-    async def _catch_up(self) -> None:
-        """Migrate the schema if not done yet, then replay the spool (caller holds the lock)."""
+    async def _catch_up(self) -> int:
+        """Migrate the schema if not done yet, then replay the spool (caller holds the lock).
+
+        Returns:
+            The number of spooled records replayed.
+        """
         if not self._ready:
             async with DbErrors("audit schema migration"), self.engine.begin() as conn:
                 applied = await conn.run_sync(migrate)
@@ -255,9 +306,10 @@ class SqlAuditStore(AuditQueries):
                 logger.info("audit schema: applied %d migration step(s)", applied)
             self._ready = True
         if self._maybe_spooled and self._spool is not None:
-            await self._replay(self._spool)
+            return await self._replay(self._spool)
+        return 0
 
-    async def _replay(self, spool: _Spool) -> None:
+    async def _replay(self, spool: _Spool) -> int:
         lines = await asyncio.to_thread(spool.read)
         rows: list[dict[str, Any]] = []
         for number, line in enumerate(lines, start=1):
@@ -271,9 +323,11 @@ class SqlAuditStore(AuditQueries):
                     await conn.execute(
                         self._insert_ignoring_duplicates(conn), rows[start : start + _REPLAY_BATCH]
                     )
+                await invalidate_closed(conn, (r["started_at"] for r in rows))
             logger.info("audit spool: replayed %d record(s)", len(rows))
         await asyncio.to_thread(spool.clear)
         self._maybe_spooled = False
+        return len(rows)
 
     @staticmethod
     def _insert_ignoring_duplicates(conn: AsyncConnection) -> sa.Insert:
@@ -283,14 +337,15 @@ class SqlAuditStore(AuditQueries):
 
     async def _insert_batch(self, rows: list[dict[str, Any]], what: str) -> None:
         """The group writer's batches: through pysqlite for a SQLite file, else the engine."""
-        if self._batch_insert is not None:
+        if self._batch_insert is not None and _in_open_periods(rows):
             await self._batch_insert(rows, what)
-        else:
+        else:  # a late record must forget closed periods' summaries, in its transaction
             await self._insert(rows, what=what)
 
     async def _insert(self, rows: list[dict[str, Any]], *, what: str) -> None:
         async with DbErrors(what), self.engine.begin() as conn:
             await conn.execute(audit_runs.insert(), rows)
+            await invalidate_closed(conn, (r["started_at"] for r in rows))
 
     async def _spool_row(self, row: dict[str, Any], run_id: str) -> None:
         assert self._spool is not None  # noqa: S101  (checked by the caller)

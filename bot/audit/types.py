@@ -20,8 +20,8 @@ from bot.core.errors import InputRejected
 from bot.core.types import AuditRecord, TurnStatus
 
 MetaValue = str | int | float | bool
-GroupBy = Literal["thread", "user", "channel", "day"]
-GROUPS: tuple[GroupBy, ...] = ("thread", "user", "channel", "day")
+GroupBy = Literal["thread", "user", "channel", "workspace", "day"]
+GROUPS: tuple[GroupBy, ...] = ("thread", "user", "channel", "workspace", "day")
 MAX_PAGE = 1000
 _META_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ID = re.compile(r"[A-Za-z0-9_.:@+=-]{1,255}")

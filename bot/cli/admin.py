@@ -1,9 +1,10 @@
 """``veilbot admin serve | new-token | hash-token``.
 
-``admin serve`` runs the HTTP admin API on its own aiohttp server, with the stores only (no
-guardrail, so ``/readyz`` checks Redis and the database), and applies the audit retention
-daily: for deployments that keep the admin API apart from the bot. ``veilbot run`` serves the
-same routes on its own HTTP server (``bot.service``) when ``VEILBOT_ADMIN_TOKENS`` is set.
+``admin serve`` runs the HTTP admin API and the admin console (``/admin/``) on its own
+aiohttp server, with the stores only (no guardrail, so ``/readyz`` checks Redis and the
+database), and applies the audit retention daily: for deployments that keep the admin API
+apart from the bot. ``veilbot run`` serves the same routes on its own HTTP server
+(``bot.service``) when ``VEILBOT_ADMIN_TOKENS`` is set.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
 from bot.core.errors import ConfigError
 from bot.settings import Settings
-from bot.stores import build_admin_tokens, build_stores
+from bot.stores import add_console, build_admin_tokens, build_stores
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +51,20 @@ async def _serve(settings: Settings, host: str, port: int) -> int:
     async with build_stores(settings) as stores:
         app = web.Application()
         add_admin_routes(app, store=stores.audit, tokens=tokens, readiness=stores.readiness)
+        add_console(
+            app,
+            settings,
+            redis=stores.redis,
+            audit=stores.audit,
+            tokens=tokens,
+            eraser=stores.eraser,
+        )
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         try:
             site = web.TCPSite(runner, host, port)
             await site.start()
-            log.info("admin API listening on %s:%d", host, port)
+            log.info("admin API and console listening on http://%s:%d/admin/", host, port)
             async with retention_running(stores.audit, settings.audit_retention_days):
                 await asyncio.Event().wait()
         finally:

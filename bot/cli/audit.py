@@ -22,12 +22,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from bot.audit.erasure import ErasurePlan
 from bot.audit.export import export_chunks, record_dict
 from bot.audit.retention import purge_older_than
 from bot.audit.types import RunFilter, parse_duration, parse_user_ref
 from bot.cli.parser import filter_from_args
+from bot.core.errors import InputRejected
 from bot.settings import Settings
 from bot.stores import build_audit, build_stores
+
+_SHOWN_THREADS = 20
 
 
 def run_audit(settings: Settings, args: argparse.Namespace) -> int:
@@ -71,20 +75,35 @@ def _progress(total: int, to_terminal: bool) -> AbstractContextManager[Progress 
 async def _export(settings: Settings, args: argparse.Namespace) -> int:
     run_filter = filter_from_args(args)
     to_terminal = args.output == "-" and sys.stdout.isatty()
+    if args.gzip and to_terminal:  # as gzip does: compressed data is no use on a screen
+        raise InputRejected(
+            "compressed data not written to a terminal; use -o FILE or a pipe",
+            reason="terminal",
+        )
+    rows = written = 0
     async with build_audit(settings) as audit:
         total = await audit.count_runs(run_filter) if sys.stderr.isatty() else 0
         out = _open_output(args.output)
         try:
             with _progress(total, to_terminal) as bar:
                 task = bar.add_task("export", total=total) if bar else None
-                tick = (lambda: bar.advance(task)) if bar and task is not None else None
+
+                def tick() -> None:
+                    nonlocal rows
+                    rows += 1
+                    if bar is not None and task is not None:
+                        bar.advance(task)
+
                 chunks = export_chunks(audit, run_filter, args.format, gzip=args.gzip, on_row=tick)
                 async for chunk in chunks:
                     out.write(chunk)
+                    written += len(chunk)
             out.flush()
         finally:
             if out is not sys.stdout.buffer:
                 out.close()
+    where = "stdout" if args.output == "-" else args.output
+    print(f"exported {rows} run(s), {written} bytes, to {where}", file=sys.stderr)
     return 0
 
 
@@ -158,10 +177,14 @@ async def _purge(settings: Settings, args: argparse.Namespace) -> int:
 async def _forget(settings: Settings, args: argparse.Namespace) -> int:
     user = parse_user_ref(args.user) if args.user else None
     async with build_stores(settings) as stores:
+        eraser = stores.eraser
+        plan = await (eraser.plan_user(user) if user else eraser.plan_thread(args.thread))
+        if not _confirmed(plan, args):
+            return 0 if args.dry_run else 1
         if user is not None:
-            counts = await stores.eraser.forget_user(user)
+            counts = await eraser.forget_user(user)
         else:
-            counts = await stores.eraser.forget_thread(args.thread)
+            counts = await eraser.forget_thread(args.thread)
     if args.json:
         print(json.dumps(asdict(counts)))
     else:
@@ -171,3 +194,32 @@ async def _forget(settings: Settings, args: argparse.Namespace) -> int:
             f"{counts.runs_pseudonymized} audit run(s) kept with a hashed user id"
         )
     return 0
+
+
+def _confirmed(plan: ErasurePlan, args: argparse.Namespace) -> bool:
+    """Show what would go; ``True`` to erase (``--yes``, or a person said yes).
+
+    Raises:
+        InputRejected: nobody can be asked (stdin is not a terminal) and ``--yes`` is missing.
+    """
+    if args.dry_run:
+        print(f"would forget: {plan.describe()}")
+        for tid in plan.threads[:_SHOWN_THREADS]:
+            print(f"  {tid}")
+        if len(plan.threads) > _SHOWN_THREADS:
+            print(f"  … and {len(plan.threads) - _SHOWN_THREADS} more")
+        return False
+    if args.yes or plan.empty:  # nothing held: nothing to lose, and the counts say so
+        return True
+    if not sys.stdin.isatty():
+        raise InputRejected(
+            f"forget would erase {plan.describe()}; pass --yes to erase without asking "
+            "(or --dry-run to list it)",
+            reason="unconfirmed",
+        )
+    print(f"this erases {plan.describe()}, for good.", file=sys.stderr)
+    print("erase? [y/N] ", end="", file=sys.stderr, flush=True)
+    if sys.stdin.readline().strip().lower() in ("y", "yes"):
+        return True
+    print("nothing erased", file=sys.stderr)
+    return False

@@ -5,11 +5,11 @@ veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a termi
 veilbot run [discord|slack ...]                       serve platforms (default: all configured),
                                                       /healthz, /readyz, the admin API, retention
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
-veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]
+veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]  (summary on stderr)
 veilbot audit list [filters] [--limit N] [--cursor C] [--json]
 veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
-veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--json]
+veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.cli.parser import build_parser, check_filter_now
+from bot.cli.stopping import early_signals, stopped_early
 from bot.core.errors import ConfigError, InputRejected, VeilbotError
 from bot.core.logsafe import configure_logging
 
@@ -70,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
+        if args.command == "run":
+            with early_signals():  # before the slow imports: SIGTERM too ends start-up
+                return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)
     except ConfigError as exc:
         print(f"veilbot: configuration error: {exc}", file=sys.stderr)
@@ -81,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"veilbot: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130
+        return 0 if stopped_early() else 130
 
 
 if __name__ == "__main__":

@@ -101,6 +101,8 @@ def _add_audit_commands(sub: Any) -> None:
     target.add_argument("--user", help="slack:TEAM:USER, discord:USER or console:USER")
     target.add_argument("--thread", help="a thread id")
     forget.add_argument("--json", action="store_true")
+    forget.add_argument("--yes", "-y", action="store_true", help="erase without asking")
+    forget.add_argument("--dry-run", action="store_true", help="only show what would go")
 
 
 def _add_admin_commands(sub: Any) -> None:

@@ -9,29 +9,53 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
 from bot.app import build_app, build_redactor
+from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
-from bot.service import select_platforms
+from bot.service import check_model_for_platforms, select_platforms
 from bot.service import serve as serve_platforms
 from bot.settings import Settings
 
+log = logging.getLogger(__name__)
+
 
 def serve(settings: Settings, args: argparse.Namespace) -> int:
-    """``veilbot run``: serve the chosen (or every configured) platform until stopped."""
-    return asyncio.run(_serve(settings, args))
+    """``veilbot run``: serve the chosen (or every configured) platform until SIGTERM/SIGINT.
+
+    Returns 0 after a requested stop (drained, or start-up cut short), 130 when a second
+    signal cut the drain short.
+    """
+    try:
+        return asyncio.run(_serve(settings, args))
+    except asyncio.CancelledError:
+        log.warning("shutdown: stopped without draining")
+        return 130
 
 
 async def _serve(settings: Settings, args: argparse.Namespace) -> int:
     names = select_platforms(settings, args.platforms)
-    async with build_app(settings) as app:
-        for notice in app.notices:
-            print(f"veilbot: {notice}", file=sys.stderr)
-        await serve_platforms(app, names)
+    check_model_for_platforms(settings)
+    grace = settings.drain_timeout_seconds + WATCHDOG_MARGIN_SECONDS
+    with StopSignals(grace_seconds=grace) as stopping:
+        try:
+            async with build_app(settings) as app:
+                for notice in app.notices:
+                    print(f"veilbot: {notice}", file=sys.stderr)
+                await serve_platforms(app, names, stopping.requested, started=stopping.serving)
+        except asyncio.CancelledError:
+            if not stopping.startup_cancelled:
+                raise
+            # The signal came while starting: whatever had started is stopped; a clean stop.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+    log.info("shutdown: veilbot stopped (%s)", stopping.signal_name or "adapters ended")
     return 0
 
 

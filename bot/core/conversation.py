@@ -23,7 +23,6 @@ from bot.core.errors import (
     GuardrailError,
     InputRejected,
     ModelError,
-    ModelUnavailable,
     StoreError,
 )
 from bot.core.logsafe import describe, log_failure
@@ -42,12 +41,11 @@ from bot.core.ports import (
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
-    MODEL_BUSY_REPLY,
     MODEL_EMPTY_REPLY,
-    MODEL_REJECTED_REPLY,
     NOT_SAVED_NOTE,
     check_input,
     clean_user_text,
+    model_reply,
     rejection_reply,
 )
 from bot.core.types import (
@@ -205,9 +203,7 @@ class Conversation:
         except StoreError as exc:
             reply = turn.fail(TurnStatus.STORE_ERROR, FAILURE_REPLIES[TurnStatus.STORE_ERROR], exc)
         except ModelError as exc:
-            busy = isinstance(exc, ModelUnavailable)
-            text_ = MODEL_BUSY_REPLY if busy else MODEL_REJECTED_REPLY
-            reply = turn.fail(TurnStatus.MODEL_ERROR, text_, exc)
+            reply = turn.fail(TurnStatus.MODEL_ERROR, model_reply(exc), exc)
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
         await self._finish(turn)

@@ -3,8 +3,9 @@
 A third-party exception message may quote the text it choked on (a JSON decoder, a KeyError
 on a value, an SDK echoing a request), and that text may be a user's. Failures are therefore
 logged by type and by where they happened, never by message or with ``exc_info``. And SDK
-loggers (Slack, Discord, httpx, anthropic) log request bodies, i.e. message text, at DEBUG:
-``configure_logging`` never lets them go below INFO.
+loggers (Slack, Discord, httpx, anthropic) log request bodies, i.e. message text, at DEBUG, and
+SQL drivers (aiosqlite, SQLAlchemy, asyncpg) log statements with their parameters:
+``configure_logging`` keeps the SDKs at INFO or above and the SQL drivers at WARNING.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException, *args: ob
     logger.error("%s: %s", what % args if args else what, describe(exc))
 
 
+SQL_LOGGERS = ("aiosqlite", "sqlalchemy", "asyncpg")
+"""SQL drivers log statements with their parameters (the audit's prompts and answers), and
+SQLAlchemy does so at INFO: these stay at WARNING or above."""
+
 NOISY_LOGGERS = (
+    "redis",
+    # platform, HTTP and model SDKs log request and response bodies
     "slack_sdk",
     "slack_bolt",
     "discord",
@@ -41,9 +48,13 @@ NOISY_LOGGERS = (
     "openai",
     "botocore",
     "boto3",
-    "google.auth",
     "urllib3",
-    "aiohttp.access",
+    "requests",
+    "aiohttp",
+    "websockets",
+    "hpack",
+    "google",
+    "s3transfer",
     "asyncio",
     "presidio-analyzer",
 )
@@ -56,4 +67,6 @@ def configure_logging(level: str) -> None:
     )
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.INFO, logging.getLevelName(level)))
+    for name in SQL_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)

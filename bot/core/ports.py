@@ -239,3 +239,15 @@ class PlatformAdapter(Protocol):
     async def run(self) -> None:
         """Serve until cancelled."""
         ...
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Take no new events; wait up to ``timeout`` s for the work in flight; cancel the rest."""
+        ...
+
+
+class Drainable(Protocol):
+    """A component with work in flight that a stopping service lets finish (``drain``)."""
+
+    async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
+        """Take no new work; wait up to ``timeout`` s for the work in flight; cancel the rest."""
+        ...

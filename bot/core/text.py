@@ -8,7 +8,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.core.errors import InputRejected
+from bot.core.errors import (
+    InputRejected,
+    ModelError,
+    ModelMisconfigured,
+    ModelOverloaded,
+    ModelRateLimited,
+    ModelRejected,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelUnreachable,
+)
 from bot.core.types import TurnStatus
 
 # Zero-width and other invisible format characters that split a value without showing:
@@ -69,13 +79,47 @@ FAILURE_REPLIES: dict[TurnStatus, str] = {
     ),
 }
 
-MODEL_BUSY_REPLY = (
-    "The model is busy right now (overloaded or rate limited). Please try again in a minute."
-)
 MODEL_REJECTED_REPLY = (
     "The model couldn't process this request. Try rephrasing it, or start a new thread if "
     "this conversation has grown very long."
 )
+MODEL_REPLIES: tuple[tuple[type[ModelError], str], ...] = (
+    (
+        ModelUnreachable,
+        "I can't reach the model right now (its service or the network is down). "
+        "Please try again in a few minutes.",
+    ),
+    (
+        ModelRateLimited,
+        "The model has had too many requests from me (rate limited). Please try again in a minute.",
+    ),
+    (ModelOverloaded, "The model is overloaded right now. Please try again in a minute."),
+    (
+        ModelTimeout,
+        "The model took too long to answer. Please try again; a shorter question may help.",
+    ),
+    (
+        ModelMisconfigured,
+        "I can't use the model: it is set up wrongly here (for example, its key was refused). "
+        "Trying again won't help; please tell whoever runs this bot.",
+    ),
+    (ModelRejected, MODEL_REJECTED_REPLY),
+    (
+        ModelUnavailable,
+        "The model's service had an error and didn't answer. Please try again in a minute.",
+    ),
+)
+"""What a user is told for each model failure, most specific first (see ``model_reply``)."""
+
+
+def model_reply(exc: ModelError) -> str:
+    """The user's answer for a model failure: its own reply for each kind of failure."""
+    for kind, reply in MODEL_REPLIES:
+        if isinstance(exc, kind):
+            return reply
+    return MODEL_REPLIES[-1][1]
+
+
 MODEL_EMPTY_REPLY = "The model returned an empty answer. Please try again."
 NOT_SAVED_NOTE = "\n\n_(I couldn't save this exchange, so I may not remember it next time.)_"
 INTERNAL_REPLY = (

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import fcntl
 import hashlib
 import importlib.util
 import logging
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -37,6 +40,29 @@ logger = logging.getLogger(__name__)
 _MAX_SOCKET_PATH = 100
 _START_TIMEOUT = 10.0
 _STOP_TIMEOUT = 15.0
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+"""Loaded in the parent: the child between fork and exec only makes one call."""
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the forked child: SIGTERM the server when veilbot dies, even by SIGKILL.
+
+    Without it a killed veilbot leaves ``redis-server`` running with parent 1.
+    """
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def find_redis_server() -> str:
@@ -144,6 +170,7 @@ class EmbeddedRedis:
             logger.error("embedded Redis (pid %s) did not stop; killing it", proc.pid)
             proc.kill()
             await asyncio.to_thread(proc.wait)
+        logger.info("embedded Redis (pid %s) stopped", proc.pid)
 
     @contextlib.asynccontextmanager
     async def _start_lock(self) -> AsyncIterator[None]:
@@ -162,7 +189,11 @@ class EmbeddedRedis:
             "--daemonize", "no", "--logfile", str(self._log),
         ]  # fmt: skip
         return subprocess.Popen(  # noqa: S603
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent if _LIBC is not None else None,  # noqa: PLW1509
         )
 
     async def _wait_ready(self) -> None:

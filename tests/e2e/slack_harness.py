@@ -69,7 +69,7 @@ class Harness:
     async def settle(self) -> None:
         """Wait until no turn is in flight."""
         await asyncio.sleep(0.05)
-        await self.adapter.drain(30)
+        await self.adapter.idle(30)
 
 
 @asynccontextmanager

@@ -78,7 +78,12 @@ async def cli_text(app: App, tid: str) -> str:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await proc.communicate()
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
         assert proc.returncode == 0, err.decode()
         outputs.append(out.decode())
     assert tid in outputs[0]

@@ -2,7 +2,8 @@
 
 redis-py's default pool raised ``MaxConnectionsError`` under 150 simultaneous new-thread events
 (told "I can't reach my conversation store") and left thread locks held until they expired.
-Three times the old pool's size here; ``tests/perf/bench_burst.py`` sends 1 000 and prints times.
+Twice the old pool's size here (150 already lost 50 turns); ``tests/perf/bench_slack.py
+--threads 1000 --per-thread 1`` sends 1 000 and prints times.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import time
 from collections import Counter
 
+import pytest
 import redis.asyncio as aioredis
 
 from tests.e2e.conftest import MakeApp, message, unique_thread
@@ -18,9 +20,12 @@ from tests.e2e.slack_harness import slack_harness
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import mention
 
-BURST = 300
+BURST = 200
 
 
+# Every turn runs the real guardrail in this process: on a loaded 2-core machine the burst can
+# take minutes, so the wait is bounded by the test's own timeout, not by a guess at speed.
+@pytest.mark.timeout(600)
 async def test_a_burst_of_simultaneous_new_threads_are_all_answered_and_no_lock_stays_held(
     make_app: MakeApp, redis_url: str
 ) -> None:
@@ -28,7 +33,7 @@ async def test_a_burst_of_simultaneous_new_threads_are_all_answered_and_no_lock_
         events = [mention(f"burst number {i}") for i in range(BURST)]
         statuses = await asyncio.gather(*(h.send(e) for e in events))
         assert Counter(statuses) == {200: BURST}
-        deadline = time.monotonic() + 100  # a busy machine: the bound is generous, not a target
+        deadline = time.monotonic() + 540  # a bound for a stuck run, not a target
         while len(h.slack.all_replies()) < BURST and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         await h.settle()

@@ -5,8 +5,10 @@ with the real composition root: real Redis, real Presidio and the fake Anthropic
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
+from collections.abc import Callable
 
 import pytest
 import redis.asyncio as aioredis
@@ -312,8 +314,42 @@ async def test_deleting_a_message_withdraws_it_and_the_values_only_it_introduced
         "MESSAGE_DELETE",
         {"id": msg["id"], "channel_id": str(CHANNEL_ID), "guild_id": str(GUILD_ID)},
     )
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while await bot.app.vault.mapping(tid) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)  # the history goes first, then the values
     assert await bot.app.history.load(tid) == []
     assert await bot.app.vault.mapping(tid) == {}
+
+
+async def polled(check: Callable[[], bool], what: str, within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+async def test_a_drain_lets_the_turn_in_flight_answer_and_answers_no_new_message(
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    fake_anthropic: FakeAnthropic,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="adapters.discord.handler")
+    bot = await start_bot()
+    fake_anthropic.hold()
+    try:
+        first = fake_discord.message(f"{MENTION} what is a vault?", mentions=(BOT_ID,))
+        await fake_discord.dispatch("MESSAGE_CREATE", first)
+        await polled(lambda: len(fake_anthropic.requests) == 1, "the model call")
+        drain = asyncio.create_task(bot.adapter.drain(30))
+        second = fake_discord.message(f"{MENTION} and one more?", mentions=(BOT_ID,))
+        await fake_discord.dispatch("MESSAGE_CREATE", second)
+        await polled(lambda: "arrived while stopping" in caplog.text, "the refusal")
+        fake_anthropic.release()
+        await asyncio.wait_for(drain, 30)
+    finally:
+        fake_anthropic.release()
+    assert len(fake_discord.posts(int(first["id"]))) == 1  # the answer in flight was posted
+    assert fake_discord.posts(int(second["id"])) == []
+    assert len(fake_anthropic.requests) == 1

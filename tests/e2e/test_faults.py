@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from bot.core.errors import InputRejected
+from bot.core.text import MODEL_REPLIES
 from bot.core.types import TurnStatus, thread_id
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
@@ -84,36 +85,57 @@ async def test_redis_down_gets_a_clear_answer_and_recovers(
     assert [r["status"] for r in await audit_rows(app, thread)] == ["store_error", "ok"]
 
 
-@pytest.mark.parametrize(
-    ("status", "kind"), [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error")]
-)
-async def test_model_busy_after_retries_is_explained_and_history_not_appended(
-    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str, status: int, kind: str
-) -> None:
-    app = await make_app(model_max_retries=1)
-    fake_anthropic.fail(status, kind, times=2, retry_after_ms="5")
+FAILURES = {
+    # outage: (how the fake fails, a phrase of the user's answer, the audited error type)
+    "rate limited": ((429, "rate_limit_error"), "rate limited", "ModelRateLimited"),
+    "overloaded": ((529, "overloaded_error"), "overloaded", "ModelOverloaded"),
+    "server error": ((500, "api_error"), "service had an error", "ModelUnavailable"),
+    "bad key": ((401, "authentication_error"), "set up wrongly", "CredentialsRefused"),
+    "timeout": ("slow", "took too long", "ModelTimeout"),
+    "unreachable": ("refused", "can't reach the model", "ModelUnreachable"),
+}
+
+
+async def failed_turn(make_app: MakeApp, fake: FakeAnthropic, outage: str) -> tuple[Any, str, Any]:
+    """One turn through the real anthropic SDK while the model fails as ``outage`` says."""
+    how = FAILURES[outage][0]
+    overrides: dict[str, Any] = {"model_max_retries": 1}
+    if how == "refused":  # nothing listens there: connection refused
+        overrides["anthropic_base_url"] = f"http://127.0.0.1:{free_port()}"
+    if how == "slow":
+        overrides["model_timeout_seconds"] = 0.3
+    app = await make_app(**overrides)
+    if how == "slow":
+        fake.delay = 1.5
+    elif isinstance(how, tuple):
+        fake.fail(*how, times=2, retry_after_ms="5")
     thread = unique_thread()
-
     reply = await app.conversation.handle(message("Hello, I'm Maria Gonzalez", thread))
+    return reply, thread, app
 
+
+@pytest.mark.parametrize("outage", list(FAILURES))
+async def test_each_model_failure_gets_its_own_answer_and_its_type_is_audited(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str, outage: str
+) -> None:
+    reply, thread, app = await failed_turn(make_app, fake_anthropic, outage)
+    _, phrase, error_type = FAILURES[outage]
     assert reply is not None
     assert reply.status is TurnStatus.MODEL_ERROR
-    assert "busy" in reply.text
-    assert len(fake_anthropic.requests) == 2  # one retry, then the user is told
+    assert phrase in reply.text
     rows = await audit_rows(app, thread)
     assert [r["status"] for r in rows] == ["model_error"]
+    assert rows[0]["error"].startswith(f"{error_type}: ")
     assert "<PERSON_1>" in rows[0]["prompt"]
     assert ":history" not in redis_dump(redis_url, app.settings.redis_prefix)
 
 
-async def test_a_model_timeout_is_a_model_error(
-    make_app: MakeApp, fake_anthropic: FakeAnthropic
-) -> None:
-    app = await make_app(model_timeout_seconds=0.3)
-    fake_anthropic.delay = 1.5
-    reply = await app.conversation.handle(message("hello", unique_thread()))
-    assert reply is not None
-    assert reply.status is TurnStatus.MODEL_ERROR
+def test_no_two_model_failures_share_an_answer() -> None:
+    answers = [reply for _, reply in MODEL_REPLIES]
+    assert len(set(answers)) == len(answers)
+    phrases = [phrase for _, phrase, _ in FAILURES.values()]
+    for phrase in phrases:
+        assert sum(phrase in answer for answer in answers) == 1, phrase
 
 
 async def test_a_rejected_request_is_explained(

@@ -77,6 +77,44 @@ def test_log_failure_names_the_type_and_place_never_the_message(
     assert "4111" not in described
 
 
+SQL = ("aiosqlite", "sqlalchemy", "asyncpg")
+LIBRARY_LOGGERS = (
+    "aiosqlite",
+    "sqlalchemy",
+    "asyncpg",
+    "redis",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "aiohttp",
+    "urllib3",
+    "anthropic",
+    "openai",
+    "botocore",
+)
+
+
+async def test_sql_and_http_libraries_log_nothing_of_a_turn_at_debug(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    for text in TURNS:
+        await app.conversation.handle(message(text, thread))
+
+    assert leaked(SEEDED, debug_logs.text) == []
+    # the audit INSERT carries the (redacted) prompt: the driver must not log it
+    assert "about the refund" not in debug_logs.text
+    chatty = {
+        r.name
+        for r in debug_logs.records
+        if r.name.split(".")[0] in LIBRARY_LOGGERS
+        and r.levelno < (logging.WARNING if r.name.startswith(SQL) else logging.INFO)
+    }
+    assert chatty == set()
+
+
 def test_every_model_sdk_logger_stays_above_debug() -> None:
     # At DEBUG the SDKs log request bodies and signing material: never let them.
     configure_logging("DEBUG")

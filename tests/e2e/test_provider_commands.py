@@ -11,17 +11,16 @@ import asyncio
 import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 import aiohttp
 
 from tests.e2e.test_console import jsonl, run_console
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
-from tests.e2e.test_service import serving
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+from tests.fixtures.processes import spawned
 from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port
 
@@ -93,12 +92,9 @@ async def test_veilbot_run_answers_slack_through_each_provider(
             "VEILBOT_SLACK_STREAMING": "update",
             "VEILBOT_SLACK_UPDATE_INTERVAL_SECONDS": "0",
         }
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run", "slack", env=env, stderr=asyncio.subprocess.PIPE
-        )
         base = f"http://127.0.0.1:{port}"
-        try:
-            await serving(proc, f"{base}/healthz")
+        async with spawned(env, "run", "slack") as child:  # killed whatever happens
+            await child.serving(f"{base}/healthz")
             body = json.dumps(mention(TURNS[0]))
             async with aiohttp.ClientSession() as session:
                 url = f"{base}/slack/events"
@@ -111,11 +107,10 @@ async def test_veilbot_run_answers_slack_through_each_provider(
                 await asyncio.sleep(0.05)
             assert "Maria Gonzalez" in shown
             assert "john.smith@acme-corp.com" in shown
-        finally:
-            proc.send_signal(signal.SIGINT)
-            _, err = await asyncio.wait_for(proc.communicate(), 30)
-        assert proc.returncode in (0, 130), err.decode()
+            child.proc.send_signal(signal.SIGINT)
+            assert await child.exited() == 0, child.stderr
+        err = child.stderr
     assert len(provider.fake.requests) == 1
     assert "<PERSON_1>" in provider.fake.all_text_sent()
     assert leaked(SEEDED, provider.fake.everything_received()) == []
-    assert leaked(SEEDED, err.decode()) == []
+    assert leaked(SEEDED, err) == []

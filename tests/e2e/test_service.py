@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,6 +31,7 @@ from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.fixtures.audit_db import run
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+from tests.fixtures.processes import spawned
 from tests.fixtures.services import RedisServer, free_port
 
 TOKEN = "service-admin-token-abcdefghijkl"
@@ -191,12 +191,9 @@ async def test_veilbot_run_serves_slack_and_the_admin_api_on_one_port(
             "VEILBOT_SLACK_HTTP_PORT": str(port),
             "VEILBOT_ADMIN_TOKENS": hash_token(TOKEN),
         }
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run", "slack", env=env, stderr=asyncio.subprocess.PIPE
-        )
         base = f"http://127.0.0.1:{port}"
-        try:
-            await serving(proc, f"{base}/healthz")
+        async with spawned(env, "run", "slack") as child:  # killed whatever happens
+            await child.serving(f"{base}/healthz")
             status, ready = await get(f"{base}/readyz")
             assert (status, ready["checks"]["guardrail"]) == (200, True)
             assert (await get(f"{base}/admin/runs"))[0] == 401
@@ -206,23 +203,5 @@ async def test_veilbot_run_serves_slack_and_the_admin_api_on_one_port(
                 url = f"{base}/slack/events"
                 async with session.post(url, data=body, headers=signed_headers(body)) as r:
                     assert (r.status, await r.json()) == (200, {"challenge": "c-123"})
-        finally:
-            proc.send_signal(signal.SIGINT)
-            _, err = await asyncio.wait_for(proc.communicate(), 30)
-        assert proc.returncode in (0, 130), err.decode()
-
-
-async def serving(proc: asyncio.subprocess.Process, url: str) -> None:
-    """Wait until ``url`` answers (the guardrail loads first), failing if the process exits."""
-    async with aiohttp.ClientSession() as session:
-        for _ in range(1200):
-            if proc.returncode is not None:
-                raise AssertionError("veilbot run exited early")
-            try:
-                async with session.get(url) as r:
-                    if r.status == 200:
-                        return
-            except aiohttp.ClientConnectionError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError("veilbot run did not start serving")
+            child.proc.send_signal(signal.SIGINT)
+            assert await child.exited() == 0, child.stderr

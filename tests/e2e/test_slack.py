@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 
 import pytest
@@ -152,6 +153,33 @@ async def test_forged_and_stale_signatures_get_401_and_nothing_runs(
         assert [c.method for c in h.slack.calls] == []
 
 
+async def test_malformed_requests_get_400_or_401_and_one_log_line_without_a_traceback(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    body = json.dumps(mention("let me in"))
+    junk = "{not json"
+    form = "payload=%7Bnot"
+    bad_stamp = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "abc"}
+    cases = [
+        (body, {**bad_stamp, "X-Slack-Signature": "v0=00"}, 401),
+        (junk, {"Content-Type": "application/json"}, 401),
+        (junk, signed_headers(junk), 400),
+        (form, {**signed_headers(form), "Content-Type": "application/x-www-form-urlencoded"}, 400),
+    ]
+    async with slack_harness(make_app) as h:
+        for _ in range(50):
+            for text, headers, status in cases:
+                assert (await h.post(text, headers))[0] == status
+        await h.settle()
+    assert fake_anthropic.requests == []
+    assert [c.method for c in h.slack.calls] == []
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert all(r.exc_info is None for r in loud)
+    assert len(loud) <= 3, [r.getMessage() for r in loud]  # one per reason, not per request
+    assert "Traceback" not in caplog.text
+
+
 async def test_update_path_posts_then_edits_and_falls_back_when_streaming_is_unavailable(
     make_app: MakeApp, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -237,6 +265,23 @@ async def test_broadcast_mentions_from_the_model_ping_nobody(
             assert "here" in text
             assert "devs" in text
         fake_anthropic.answer("<!here> <!channel|channel> @everyone and <!subteam^S123|@devs> x")
+
+
+async def test_the_model_may_ping_only_users_the_asker_mentioned(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    for mode in ("update", "stream"):
+        fake_anthropic.answer("Ask <USER_1> or <@U999> today.")
+        async with slack_harness(make_app, slack_streaming=mode) as h:
+            payload = mention("who should I ask, <@U222>?")
+            ts = payload["event"]["ts"]
+            await h.send(payload)
+            await h.until(lambda ts=ts: any("today" in t for t in h.slack.thread("C1", ts)), "a")
+            await h.settle()
+            text = h.slack.thread("C1", ts)[0]
+            assert "<@U222>" in text  # the asker mentioned them: a real mention
+            assert "<@U999" not in text  # the model's own pick pings nobody...
+            assert "U999" in text  # ...but still reads as a name
 
 
 async def test_slack_429_is_retried_after_retry_after(

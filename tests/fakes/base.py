@@ -134,6 +134,7 @@ class FakeServer:
         self.responder: Responder = self.default_answer
         self.delay = 0.0
         self.delta_delay = 0.0
+        self.release()
 
     def default_answer(self, body: Body) -> str:
         """The answer when nothing is scripted (see ``default_answer_text``)."""
@@ -143,6 +144,16 @@ class FakeServer:
         """Queue scripted answers, used (in order) before the responder."""
         with self._lock:
             self._answers.extend(texts)
+
+    def hold(self) -> None:
+        """Hold every answer (after its request is recorded) until ``release``."""
+        self._gate: asyncio.Event | None = asyncio.Event()
+
+    def release(self) -> None:
+        """Let the held answers go (and answer at once from now on)."""
+        gate, self._gate = getattr(self, "_gate", None), None
+        if gate is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(gate.set)
 
     def fail(self, status: int, kind: str, *, times: int = 1, **headers: str) -> None:
         """Queue ``times`` HTTP errors in the provider's terms; headers by keyword, ``_``
@@ -273,6 +284,9 @@ class FakeServer:
     async def _wait(self) -> bool:
         """Apply ``delay``; ``False`` when the fake was reset meanwhile (the client left)."""
         generation = self._generation
+        gate = self._gate
+        if gate is not None:
+            await gate.wait()
         if self.delay:
             await asyncio.sleep(self.delay)
         return generation == self._generation

@@ -53,6 +53,8 @@ class FakeDiscord:
     """The fake server; ``await start()``, then point the adapter at ``api_url``/``gateway_url``."""
 
     identify_close_code: int | None = None
+    accepted_token: str | None = None
+    """When set, REST calls with any other bot token get Discord's 401."""
     requests: list[Request] = field(default_factory=list)
     identifies: list[dict[str, Any]] = field(default_factory=list)
     resumes: list[dict[str, Any]] = field(default_factory=list)
@@ -185,6 +187,9 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
+        wanted = self.accepted_token
+        if wanted is not None and request.headers.get("Authorization") != f"Bot {wanted}":
+            return web.json_response({"message": "401: Unauthorized", "code": 0}, status=401)
         files: list[tuple[str, bytes]] = []
         if request.content_type.startswith("multipart/"):
             body = await _read_multipart(request, files)

@@ -151,3 +151,23 @@ def test_token_settings_are_validated_without_echoing_them() -> None:
     tokens = AdminTokens.parse(f"{hash_token('x')}:admin+metrics")
     assert tokens.scopes("x") == frozenset({"admin", "metrics"})
     assert tokens.scopes("y") is None
+
+
+async def test_every_api_call_is_recorded_with_who_and_filter(
+    client: TestClient, audit_store: SqlAuditStore
+) -> None:
+    record = run()
+    await audit_store.record(record)
+    await client.get("/admin/runs?platform=slack&meta.source=dm", headers=auth())
+    await client.get(f"/admin/runs/{record.run_id}", headers=auth())
+    await client.get("/admin/export.csv?channel=C1", headers=auth())
+    await client.get("/admin/openapi.json", headers=auth())
+    await client.get("/admin/runs", headers=auth(READER))  # refused: not an action
+    actions = list(reversed(await audit_store.recent_actions()))
+    assert [(a.action, a.target, a.filter) for a in actions] == [
+        ("view_runs", None, {"platform": "slack", "metadata": {"source": "dm"}}),
+        ("view_run", record.run_id, {}),
+        ("export", None, {"channel": "C1"}),
+    ]
+    assert {a.actor for a in actions} == {f"tok:{hash_token(ADMIN)[:12]}"}
+    assert actions[2].outcome == {"via": "api", "format": "csv"}

@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.audit.schema import audit_runs, row_to_record, schema_version
+from bot.audit.schema import MIGRATIONS, audit_runs, row_to_record, schema_version
 from bot.audit.store import SqlAuditStore, async_url, sqlite_url
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord, TurnStatus, new_run_id
@@ -99,7 +99,7 @@ async def test_start_twice_migrates_once(db_url: str) -> None:
     async with SqlAuditStore(db_url) as audit:
         async with audit.engine.connect() as conn:
             versions = (await conn.execute(sa.select(schema_version.c.version))).scalars().all()
-    assert versions == [1, 2, 3]
+    assert versions == list(range(1, len(MIGRATIONS) + 1))
     assert record.run_id in await stored(db_url, record.run_id)
 
 
@@ -164,6 +164,15 @@ async def test_sqlite_uses_wal_and_creates_its_directory(tmp_path: Path) -> None
             mode = (await conn.execute(sa.text("PRAGMA journal_mode"))).scalar()
     assert mode == "wal"
     assert (tmp_path / "a" / "b" / "audit.db").exists()
+
+
+async def test_the_sqlite_audit_files_are_private(tmp_path: Path) -> None:
+    async with SqlAuditStore(sqlite_url(tmp_path)) as audit:
+        await audit.record(make_record())
+        files = sorted(tmp_path.glob("audit.db*"))
+        modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files}
+    assert "audit.db" in modes
+    assert set(modes.values()) == {0o600}, modes
 
 
 def test_urls_are_rewritten_to_async_drivers() -> None:

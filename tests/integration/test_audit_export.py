@@ -56,6 +56,20 @@ async def test_csv_has_a_comment_meta_line_a_header_and_defused_formulas(
     assert json.loads(rows[0]["latencies_ms"]) == {"model": 800.0}
 
 
+@pytest.mark.parametrize(
+    "cell",
+    ["  =1+1", "\u3000+SUM(A1)", "\uff1dcmd|' /C calc'!A0", "\uff0b1", " \uff0d1", "\uff20x"],
+)
+async def test_csv_defuses_formulas_behind_spaces_and_in_full_width(
+    audit_store: SqlAuditStore, cell: str
+) -> None:
+    await audit_store.record(run(prompt=cell, answer="- a list item"))
+    data = (await collect(audit_store, RunFilter(), "csv")).decode()
+    row = next(csv.DictReader(io.StringIO(data.split("\n", 1)[1])))
+    assert row["prompt"] == "'" + cell
+    assert row["answer"] == "'- a list item"
+
+
 async def test_max_rows_keeps_the_newest(audit_store: SqlAuditStore) -> None:
     records = [run(minutes=i) for i in range(5)]
     await bulk_insert(audit_store, records)

@@ -91,12 +91,17 @@ async def test_holders_in_another_process_never_overlap(
     output = asyncio.ensure_future(child.communicate())
     spans: list[tuple[float, float]] = []
     deadline = time.monotonic() + 30
-    while not output.done() and time.monotonic() < deadline:  # contend until the child is done
-        async with lk.hold(TID):
-            entered = time.time()
-            await asyncio.sleep(0.02)
-            spans.append((entered, time.time()))
-    out, _ = await asyncio.wait_for(output, 30)
+    try:
+        while not output.done() and time.monotonic() < deadline:  # contend until it is done
+            async with lk.hold(TID):
+                entered = time.time()
+                await asyncio.sleep(0.02)
+                spans.append((entered, time.time()))
+        out, _ = await asyncio.wait_for(output, 30)
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
     assert child.returncode == 0
     theirs = [tuple(map(float, line.split())) for line in out.decode().splitlines()]
     assert len(theirs) == 4

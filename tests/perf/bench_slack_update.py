@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -46,11 +46,11 @@ class Converted:
 
     def __init__(self) -> None:
         self.chars = 0
-        self._real: Callable[[str], str] = replies.to_mrkdwn
+        self._real: Callable[[str, Collection[str]], str] = replies.to_mrkdwn
 
-    def __call__(self, markdown: str) -> str:
+    def __call__(self, markdown: str, asked: Collection[str] = ()) -> str:
         self.chars += len(markdown)
-        return self._real(markdown)
+        return self._real(markdown, asked)
 
 
 async def stream_answer(text: str, *, delta: int = 20) -> tuple[list[str], Converted, float]:

@@ -20,7 +20,7 @@ from adapters.slack.formatting import WORD_JOINER, neutralize, split_message, to
         ("- one\n  * two\n1. three", "• one\n  • two\n1. three"),
         ("a < b && c > d", "a &lt; b &amp;&amp; c &gt; d"),
         ("> quoted **text**", "> quoted *text*"),
-        ("ask <@U123> or <#C42|general>", "ask <@U123> or <#C42|general>"),
+        ("ask <#C42|general>", "ask <#C42|general>"),
         ("mail <mailto:a@b.co|a@b.co>", "mail <mailto:a@b.co|a@b.co>"),
         ("use `x**2 < y`", "use `x**2 &lt; y`"),
     ],
@@ -41,8 +41,17 @@ def test_tables_become_code_blocks() -> None:
     assert to_mrkdwn(md) == "```\n| a | b |\n|---|---|\n| 1 | 2 |\n```\nafter"
 
 
-def test_broadcasts_are_neutralized_but_user_mentions_kept() -> None:
-    text = neutralize("<!here> <!channel> <!everyone|everyone> <!subteam^S1|@devs> @here <@U1>")
+def test_only_users_the_asker_mentioned_may_be_pinged() -> None:
+    answer = "ask <@U1>, <@U2|bob> or <@W3>"
+    assert neutralize(answer, {"U1"}) == f"ask <@U1>, @{WORD_JOINER}bob or @{WORD_JOINER}W3"
+    assert to_mrkdwn(answer, {"U1", "W3"}) == f"ask <@U1>, @{WORD_JOINER}bob or <@W3>"
+    assert "<@" not in to_mrkdwn(answer)
+
+
+def test_broadcasts_are_neutralized_but_asked_user_mentions_kept() -> None:
+    text = neutralize(
+        "<!here> <!channel> <!everyone|everyone> <!subteam^S1|@devs> @here <@U1>", {"U1"}
+    )
     for ping in ("<!here>", "<!channel>", "<!everyone", "<!subteam"):
         assert ping not in text
     assert f"@{WORD_JOINER}here" in text

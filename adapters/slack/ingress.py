@@ -1,0 +1,93 @@
+"""The gate in front of Slack's events endpoint: the signature first, then the body's shape.
+
+slack-bolt parses a request's body before it checks the signature, and a malformed body or
+a non-numeric ``X-Slack-Request-Timestamp`` raised out of it: 500 and a logged traceback per
+request, for anyone who can reach the port. Here the raw bytes are checked first:
+
+```
+timestamp not a number, stale, or signature wrong  -> 401
+signed, but the body is not what Slack sends       -> 400 (JSON, or a form whose payload is)
+otherwise                                          -> None: bolt handles the request
+```
+
+Refusals are logged by reason, never by content, at most once per ``interval`` seconds per
+reason with the count of those not logged (a flood makes one line, not one per request).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from urllib.parse import parse_qs
+
+from slack_sdk.signature import SignatureVerifier
+
+logger = logging.getLogger(__name__)
+
+_LOG_INTERVAL_SECONDS = 60.0
+
+
+class ThrottledLog:
+    """One warning per reason per ``interval`` seconds, with the count of those held back."""
+
+    def __init__(self, log: logging.Logger, interval: float = _LOG_INTERVAL_SECONDS) -> None:
+        self._log = log
+        self._interval = interval
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def warning(self, reason: str) -> None:
+        """Log ``reason`` (a fixed text, no request content) unless logged recently."""
+        now = time.monotonic()
+        last = self._last.get(reason)
+        if last is not None and now - last < self._interval:
+            self._held[reason] = self._held.get(reason, 0) + 1
+            return
+        held = self._held.pop(reason, 0)
+        self._last[reason] = now
+        more = f" (and {held} more in the last {self._interval:g}s)" if held else ""
+        self._log.warning("slack request refused: %s%s", reason, more)
+
+
+class SlackGate:
+    """Checks one request to the events endpoint before bolt sees it.
+
+    Args:
+        signing_secret: the app's signing secret.
+    """
+
+    def __init__(self, signing_secret: str) -> None:
+        self._verifier = SignatureVerifier(signing_secret)
+        self.refusals = ThrottledLog(logger)
+
+    def refuse(self, body: bytes, headers: Mapping[str, str]) -> int | None:
+        """The status to answer instead of handling the request, or ``None`` to handle it."""
+        stamp = headers.get("X-Slack-Request-Timestamp", "")
+        signature = headers.get("X-Slack-Signature", "")
+        if not stamp.isdigit() or not signature:
+            return self._refused(401, "unsigned or without a numeric timestamp")
+        if not self._verifier.is_valid(body, stamp, signature):
+            return self._refused(401, "bad or stale signature")
+        if not _well_formed(body, headers.get("Content-Type", "")):
+            return self._refused(400, "signed but malformed body")
+        return None
+
+    def _refused(self, status: int, reason: str) -> int:
+        self.refusals.warning(reason)
+        return status
+
+
+def _well_formed(body: bytes, content_type: str) -> bool:
+    """Whether the body parses as Slack sends it: JSON, or a form (``payload`` is JSON)."""
+    try:
+        text = body.decode("utf-8")
+        if content_type.startswith("application/json"):
+            return isinstance(json.loads(text), dict)
+        form = parse_qs(text, strict_parsing=bool(text))
+        if "payload" in form:
+            return isinstance(json.loads(form["payload"][0]), dict)
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return True
