@@ -174,28 +174,38 @@ class DiscordAdapter:
         carry the text the turn anonymized. Errors are logged, never raised.
         """
         try:
-            assert client.user is not None  # noqa: S101  (events arrive only after login)
-            bot_id = client.user.id
-            facts = facts_of(message)
-            trigger = classify(facts, bot_id, ignore_bots=self._settings.discord_ignore_bots)
-            if trigger is Trigger.IGNORE:
+            read = self._read(client, message)
+            if read is None:
                 return
-            mode = self._settings.discord_reply_mode
-            channel = conversation_channel(facts, trigger, reply_mode=mode)
-            inbound = to_inbound(facts, channel, bot_id)
+            inbound = read[2]
             await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
         except Exception as exc:  # a bad event must not stop the bot
             log_failure(logger, "discord message delete %s failed", exc, message.id)
 
-    async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
-        assert client.user is not None  # noqa: S101  (messages arrive only after login)
-        bot_id = client.user.id
+    def _read(
+        self, client: discord.Client, message: discord.Message
+    ) -> tuple[MessageFacts, Trigger, InboundMessage] | None:
+        """A message as the bot reads it: its facts, why it matters, the turn's input.
+
+        ``None`` for a message the bot ignores.
+        """
+        assert client.user is not None  # noqa: S101  (events arrive only after login)
         facts = facts_of(message)
+        bot_id = client.user.id
         trigger = classify(facts, bot_id, ignore_bots=self._settings.discord_ignore_bots)
         if trigger is Trigger.IGNORE:
-            return
+            return None
         mode = self._settings.discord_reply_mode
         inbound = to_inbound(facts, conversation_channel(facts, trigger, reply_mode=mode), bot_id)
+        return facts, trigger, inbound
+
+    async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
+        read = self._read(client, message)
+        if read is None:
+            return
+        facts, trigger, inbound = read
+        assert client.user is not None  # noqa: S101  (checked by _read)
+        bot_id = client.user.id
         if trigger is Trigger.THREAD_MESSAGE and not await self._follows(facts, inbound, bot_id):
             return
         target, reply_to = await self._destination(client, message, trigger, inbound)

@@ -114,3 +114,16 @@ def conversation_with(app: App, guardrail: Any) -> Conversation:
         budget_tokens=1000,
         max_input_chars=1000,
     )
+
+
+class CrashingAnalyzer:
+    """A Presidio analyzer whose NLP pipeline is broken: the guardrail must fail closed."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def analyze(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("spaCy pipeline crashed")

@@ -10,7 +10,14 @@ from bot.core.errors import InputRejected
 from bot.core.text import MODEL_REPLIES
 from bot.core.types import TurnStatus, thread_id
 from guardrails.presidio import PresidioGuardrail
-from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
+from tests.e2e.conftest import (
+    CrashingAnalyzer,
+    MakeApp,
+    audit_rows,
+    conversation_with,
+    message,
+    unique_thread,
+)
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import RedisServer, free_port, redis_dump
 
@@ -149,24 +156,11 @@ async def test_a_rejected_request_is_explained(
     assert "couldn't process" in reply.text
 
 
-class _CrashingAnalyzer:
-    """An analyzer whose NLP pipeline is broken (the failure we must survive)."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def analyze(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("spaCy pipeline crashed")
-
-
 async def test_guardrail_failure_fails_closed(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, presidio_analyzer: Any
 ) -> None:
     app = await make_app()
-    broken = PresidioGuardrail(_CrashingAnalyzer(presidio_analyzer), app.vault)
+    broken = PresidioGuardrail(CrashingAnalyzer(presidio_analyzer), app.vault)
     conversation = conversation_with(app, broken)
     thread = unique_thread()
     reply = await conversation.handle(

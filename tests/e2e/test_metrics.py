@@ -20,7 +20,7 @@ from bot.core.conversation import Conversation
 from bot.core.types import TurnStatus
 from bot.service import build_http, running
 from guardrails.presidio import PresidioGuardrail
-from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.e2e.conftest import CrashingAnalyzer, MakeApp, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
@@ -76,19 +76,6 @@ async def until(check: Callable[[], Any], what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-class _CrashingAnalyzer:
-    """An analyzer whose NLP pipeline is broken: the guardrail must fail closed."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def analyze(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("spaCy pipeline crashed")
-
-
 async def test_metrics_count_guarded_turns_and_hold_no_personal_data(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, presidio_analyzer: Any
 ) -> None:
@@ -135,7 +122,7 @@ async def test_metrics_count_guarded_turns_and_hold_no_personal_data(
 
             # A turn whose guardrail cannot run, counted by the same metrics.
             broken = Conversation(
-                guardrail=PresidioGuardrail(_CrashingAnalyzer(presidio_analyzer), app.vault),
+                guardrail=PresidioGuardrail(CrashingAnalyzer(presidio_analyzer), app.vault),
                 history=app.history,
                 model=app.model,
                 audit=app.audit,
