@@ -169,7 +169,7 @@ class Conversation:
         self._budget = budget_tokens
         self._max_chars = max_input_chars
         self._metrics = metrics
-        # The one cap on turns in flight, whoever calls (adapters, queue workers): a burst
+        # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
         self._in_flight = asyncio.Semaphore(max_in_flight)
