@@ -104,12 +104,17 @@ class RedisThreadLocks:
             token = secrets.token_hex(16)
             await self._acquire(thread_id, key, token, deadline)
             self._metrics.lock_waited(time.monotonic() - started, acquired=True)
-            renewer = asyncio.create_task(self._keep_alive(thread_id, key, token))
+            released = asyncio.Event()
+            renewer = asyncio.create_task(self._keep_alive(thread_id, key, token, released))
             try:
                 yield
             finally:
+                # The event, not the cancellation alone, stops the renewer: a cancellation
+                # that lands inside a renewal can be lost in the client library (seen under
+                # load), and a renewer that lives on keeps the thread locked for good.
                 # Shielded: a turn cancelled (again) here still gives its lock back at once,
                 # not at its expiry.
+                released.set()
                 renewer.cancel()
                 await asyncio.shield(self._release_after(renewer, thread_id, key, token))
 
@@ -154,10 +159,18 @@ class RedisThreadLocks:
             await asyncio.shield(self._give_back(thread_id, key, token))
             raise
 
-    async def _keep_alive(self, thread_id: ThreadId, key: str, token: str) -> None:
+    async def _keep_alive(
+        self, thread_id: ThreadId, key: str, token: str, released: asyncio.Event
+    ) -> None:
+        """Renew the lock every third of its ttl until ``released`` is set."""
         interval = self._ttl_ms / 3000
-        while True:
-            await asyncio.sleep(interval)
+        while not released.is_set():
+            try:
+                async with asyncio.timeout(interval):
+                    await released.wait()
+                return
+            except TimeoutError:
+                pass
             try:
                 async with store_errors(f"lock renew {thread_id}"):
                     renewed = await self._renew(keys=[key], args=[token, self._ttl_ms])

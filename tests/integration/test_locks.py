@@ -233,3 +233,39 @@ async def test_a_holder_cancelled_twice_still_gives_its_lock_back_at_once(
     while await clients[1].exists(key) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
     assert not await clients[1].exists(key)
+
+
+class RenewalOutlivesCancel(aioredis.Redis):
+    """A real client whose script calls finish even when cancelled meanwhile.
+
+    In the three-replica test, under load, a holder's renewer was cancelled while a renewal
+    was in flight and the cancellation was lost inside the client: the renewer lived on,
+    renewing the lock for ever, and the thread's later events were never answered.
+    """
+
+    in_script: asyncio.Event
+
+    async def evalsha(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        self.in_script.set()
+        call = asyncio.ensure_future(super().evalsha(*args, **kwargs))  # type: ignore[arg-type]
+        try:
+            return await asyncio.shield(call)
+        except asyncio.CancelledError:  # lost here, as the library lost it
+            return await call
+
+
+async def test_lock_is_released_when_a_cancelled_renewal_finishes_anyway(
+    redis_url: str, keys: KeySpace
+) -> None:
+    client = RenewalOutlivesCancel.from_url(redis_url)
+    client.in_script = asyncio.Event()
+    lk = locks(client, keys, ttl=0.3)
+    key = keys.thread(TID, "lock")
+    try:
+        async with asyncio.timeout(5):  # far below "for ever"; a release takes milliseconds
+            async with lk.hold(TID):
+                client.in_script.clear()
+                await client.in_script.wait()  # a renewal is in flight as the turn ends
+        assert not await client.exists(key), "the lock outlived its holder"
+    finally:
+        await client.aclose()
