@@ -18,8 +18,8 @@ The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for 
 life of the service: once at start, then daily.
 
 Stopping (``serve`` with a stop event, set by SIGTERM/SIGINT in ``bot.cli.stopping``), one log
-line per step: take no new events and let every ``Drainable`` (the adapters, and any worker
-given to ``running``) finish its work in flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
+line per step: take no new events and let every ``Drainable`` (the platform adapters) finish
+its work in flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
 close the adapters and the HTTP server; flush the audit spool; then ``build_app`` stops the
 rest (the embedded Redis last).
 """
@@ -232,7 +232,6 @@ async def running(
     names: Sequence[str],
     *,
     retention_interval: float = DAY_SECONDS,
-    workers: Sequence[Drainable] = (),
 ) -> AsyncIterator[Service]:
     """Start the HTTP server, the retention task and the adapters; stop them on exit.
 
@@ -240,8 +239,6 @@ async def running(
         app: the built core.
         names: platform names from ``select_platforms``.
         retention_interval: seconds between two retention purges.
-        workers: more components with work in flight, drained after the adapters stop
-            taking events (a queue worker).
     """
     draining = asyncio.Event()
     http = build_http(app, names, draining)
@@ -256,7 +253,7 @@ async def running(
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
-            yield Service(http, adapters, task, retention, [*adapters, *workers], draining)
+            yield Service(http, adapters, task, retention, list(adapters), draining)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -268,7 +265,6 @@ async def serve(
     stop: asyncio.Event | None = None,
     *,
     started: Callable[[], None] | None = None,
-    workers: Sequence[Drainable] = (),
 ) -> None:
     """``veilbot run``: serve the platforms, HTTP endpoints and retention.
 
@@ -278,9 +274,8 @@ async def serve(
         stop: set to stop: the service drains (see the module docstring) and returns;
             without one it serves until cancelled.
         started: called once everything serves.
-        workers: more components drained after the adapters (see ``running``).
     """
-    async with running(app, names, workers=workers) as service:
+    async with running(app, names) as service:
         if started is not None:
             started()
         if stop is None:
