@@ -1,8 +1,9 @@
 """E-mail addresses and IP addresses from two third-party generators, in chat sentences.
 
 Values come from ``hypothesis`` (``strategies.emails()`` over ``provisional.domains()``,
-``strategies.ip_addresses(v=4)`` and ``(v=6)``: RFC-shaped values, edge cases included) and from ``Faker`` (``email``,
-``free_email``, ``company_email``, ``ipv4_public``, ``ipv6``, in several locales). Neither
+``strategies.ip_addresses(v=4)`` and ``(v=6)``: RFC-shaped values, edge cases included) and
+from ``Faker`` (``email``, ``free_email``, ``company_email``, ``ipv4_public``, ``ipv6``, in
+several locales). Neither
 generator was written with veilbot in mind. Each value goes into one of a few neutral chat
 sentences (the same sentences for every generator), so the only personal value in a text is
 the labelled one: labels are complete.
