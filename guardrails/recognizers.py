@@ -26,9 +26,8 @@ from presidio_analyzer import (  # noqa: E402
     PatternRecognizer,
     RecognizerResult,
 )
-from presidio_analyzer.predefined_recognizers.generic import iban_patterns  # noqa: E402
 
-from guardrails import blocks, phones, urls  # noqa: E402
+from guardrails import blocks, ibans, phones, urls  # noqa: E402
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
@@ -79,31 +78,9 @@ def luhn(value: str, *, minimum: int = 13) -> bool:
 
 
 def iban(value: str) -> bool:
-    """Whether ``value`` (any grouping, any case) is an IBAN with a valid mod-97 checksum.
+    """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.ibans``)."""
+    return ibans.valid(value)
 
-    The country code must be one that issues IBANs and, where Presidio's table has the
-    country, the rest must have that country's length and layout: one run of words in 97
-    passes mod-97 by chance ("fd90 keeps timing out when" after an IPv6 address did).
-    """
-    compact = re.sub(r"[\s.\-]", "", value).upper()
-    if not 15 <= len(compact) <= 34:
-        return False
-    layout = IBAN_LAYOUTS.get(compact[:2])
-    if layout is None and compact[:2] not in IBAN_OTHER_COUNTRIES:
-        return False
-    if layout is not None and not re.fullmatch(layout, compact):
-        return False
-    rotated = compact[4:] + compact[:4]
-    return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
-
-
-IBAN_LAYOUTS: dict[str, str] = iban_patterns.regex_per_country
-"""Country code -> the layout of its IBANs (Presidio's table, from the IBAN registry)."""
-IBAN_OTHER_COUNTRIES = frozenset(
-    "BI DJ FK HN MN NI OM RU SD SO ST SV YE "  # in the IBAN registry, not in Presidio's table
-    "AO BF BJ CF CG CI CM CV DZ GA GQ GW IR KM MA MG ML MZ NE SN TD TG".split()  # partial IBANs
-)
-"""Countries that issue IBANs but have no layout in Presidio's table: mod-97 alone."""
 
 _I = re.IGNORECASE
 _WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
