@@ -135,6 +135,9 @@ _AGE = (
 # its first letter or digit a local part may hold RFC 5322's other characters ("o'brien",
 # "j!smith", "ops#1"), but not "=", "/" or "?": those end a key ("email=") or a URL path.
 _LOCAL_EXTRA = r"!#$%&'*^`{|}~"
+# A quoted local part (RFC 5321): '"john doe"@example.com'; Presidio's recognizer covers
+# only "doe"@…, its NER the name, and the domain stayed in clear between them.
+_QUOTED_EMAIL = r'"[^"\n@]{1,64}"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])'
 _EMAIL = (
     rf"(?<![\w.+\-%])[.+\-]*+\w[\w.+\-{_LOCAL_EXTRA}]*+"
     r"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
@@ -188,6 +191,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95),
     Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(

@@ -299,7 +299,9 @@ def test_values_spaced_with_unicode_spaces_are_found_whole(presidio_analyzer, te
     assert expected in found(presidio_analyzer, text)
 
 
-@pytest.mark.parametrize("value", ["7a!=iKX@G.gRoup", "9s`LgFu&@Zw.hsbc", "o'brien@acme.ie"])
+@pytest.mark.parametrize(
+    "value", ["7a!=iKX@G.gRoup", "9s`LgFu&@Zw.hsbc", "o'brien@acme.ie", '"john doe"@example.com']
+)
 def test_an_address_with_rfc_5322_characters_is_not_cut_at_them(presidio_analyzer, value):
     # hypothesis' e-mail strategy: the old URL trim cut at "&" or "=" and left the start
     assert ("EMAIL_ADDRESS", value) in found(presidio_analyzer, f"Contact: {value}")

@@ -259,7 +259,13 @@ def test_emails_with_a_bracketed_at_or_an_address_literal(value):
 
 @pytest.mark.parametrize(
     "value",
-    ["o'brien@acme.ie", "j!smith@mail.example.com", "ops#1@corp.example", "9s`LgFu&@Zw.hsbc"],
+    [
+        "o'brien@acme.ie",
+        "j!smith@mail.example.com",
+        "ops#1@corp.example",
+        "9s`LgFu&@Zw.hsbc",
+        '"john doe"@example.com',
+    ],
 )
 def test_emails_with_rfc_5322_characters_in_the_local_part_are_found_whole(value):
     # Hypothesis' e-mail strategy generates these; the old local part stopped at "'" or "!"
