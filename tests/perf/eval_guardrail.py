@@ -10,9 +10,9 @@ stock Presidio on the same spaCy model (``tests.perf.eval_detectors``): text fro
 ``presidio-evaluator``'s generator (the ``eval`` extra), e-mail and IP values from hypothesis
 and Faker in chat sentences (``sources.generators``), and labelled examples from peers' public
 test suites read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``; the README
-has the clone commands); the "peers combined" row adds up the checkouts. Each outside source is split in a fixed dev and test half by a
-hash of the case id; ``--show-failures`` prints failing dev cases and is refused for the test
-split, which is only ever reported as figures. Measures in ``tests.perf.eval_score``.
+has the clone commands); the "peers combined" row adds up the checkouts. Each outside source
+is split in a fixed dev and test half by a hash of the case id; ``--show-failures`` prints
+failing dev cases and is refused for the test split, which is only ever reported as figures. Measures in ``tests.perf.eval_score``.
 
 The regression set (``regression``, ``tests.perf.eval_regression``): the team's own held-out
 and dev corpora through both detectors, plus the corpus metrics and the thread evaluation of
