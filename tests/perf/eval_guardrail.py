@@ -12,7 +12,8 @@ and Faker in chat sentences (``sources.generators``), and labelled examples from
 test suites read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``; the README
 has the clone commands); the "peers combined" row adds up the checkouts. Each outside source
 is split in a fixed dev and test half by a hash of the case id; ``--show-failures`` prints
-failing dev cases and is refused for the test split, which is only ever reported as figures. Measures in ``tests.perf.eval_score``.
+failing dev cases and is refused for the test split, which is only ever reported as figures.
+Measures in ``tests.perf.eval_score``.
 
 The regression set (``regression``, ``tests.perf.eval_regression``): the team's own held-out
 and dev corpora through both detectors, plus the corpus metrics and the thread evaluation of
