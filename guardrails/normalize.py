@@ -17,6 +17,9 @@ What each construct becomes for the analyzer, and what detection does with it:
   (channel and role ids are not personal; keeping the markup keeps them working);
 - a line break inside an e-mail address ("jane.doe@exam" / "ple.com", as mail clients and
   narrow windows wrap it): dropped, so the address is read whole;
+- Unicode spaces (no-break, narrow no-break, figure, ideographic): a plain space, and line
+  and paragraph separators a line break, so "06\u00a012\u00a034\u00a056\u00a078" reads as a
+  phone number;
 - HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
   backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept, and inline
   code (an identifier, not prose) is remembered so that NER names are not taken from it.
@@ -33,6 +36,15 @@ from bot.core.types import Platform
 INVISIBLE_RE = re.compile(
     "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
+# Unicode spaces (no-break, narrow no-break, figure, ideographic, ...) read as a plain space,
+# line and paragraph separators as a line break: "06\u00a012\u00a034\u00a056\u00a078" is a
+# phone number and "FR76\u202f3000 ..." an IBAN however the keyboard or the typography spaced
+# them. One character for one, so the offset map is unchanged.
+SPACES = str.maketrans(
+    dict.fromkeys("\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                  "\u2009\u200a\u202f\u205f\u3000", " ")
+    | dict.fromkeys("\u2028\u2029", "\n")
+)  # fmt: skip
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
 _MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
@@ -179,7 +191,7 @@ class _Builder:
         self.out.ends.extend([end] * len(text))
 
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces)
+        self.out.text = "".join(self.pieces).translate(SPACES)
         return self.out
 
 

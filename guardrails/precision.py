@@ -29,7 +29,10 @@ _CODE_LIKE = re.compile(
     r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")
-_URL_TAIL = re.compile(r".*[/?=&:]")
+# What ends a URL path or a key before an address: "/", "?", ":", or "=" after a key word
+# ("?a=1&email=", "EMAIL="). Not "&" or "=" after other characters: RFC 5322 allows them in a
+# local part ("j&j@", "7a!=x@"), and cutting there left the start of the address in clear.
+_URL_TAIL = re.compile(r".*(?:[/?:]|[^\W\d]=)")
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:

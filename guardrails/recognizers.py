@@ -27,7 +27,7 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import blocks, phones, urls  # noqa: E402
+from guardrails import blocks, ibans, phones, urls  # noqa: E402
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
 from guardrails.names import NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
@@ -78,12 +78,8 @@ def luhn(value: str, *, minimum: int = 13) -> bool:
 
 
 def iban(value: str) -> bool:
-    """Whether ``value`` (any grouping, any case) is an IBAN with a valid mod-97 checksum."""
-    compact = re.sub(r"[\s.\-]", "", value).upper()
-    if not 15 <= len(compact) <= 34:
-        return False
-    rotated = compact[4:] + compact[:4]
-    return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
+    """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.ibans``)."""
+    return ibans.valid(value)
 
 
 _I = re.IGNORECASE
@@ -135,8 +131,17 @@ _AGE = (
     r"|\b(?:aged?|turn(?:ed|s|ing)?|age\s+is|age\s*:)\s+(?P<w>\d{1,3})\b(?![.,:]\d|\s*(?:%|percent"
     r"|minutes?|hours?|days?|weeks?|months?|times|degrees|am|pm|o'clock|th|st|nd|rd)\b)"
 )
-# Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain.
-_EMAIL = r"(?<![\w.+\-%])[\w.+\-]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
+# Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain. After
+# its first letter or digit a local part may hold RFC 5322's other characters ("o'brien",
+# "j!smith", "ops#1"), but not "=", "/" or "?": those end a key ("email=") or a URL path.
+_LOCAL_EXTRA = r"!#$%&'*^`{|}~"
+# A quoted local part (RFC 5321): '"john doe"@example.com'; Presidio's recognizer covers
+# only "doe"@…, its NER the name, and the domain stayed in clear between them.
+_QUOTED_EMAIL = r'"[^"\n@]{1,64}"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])'
+_EMAIL = (
+    rf"(?<![\w.+\-%])[.+\-]*+\w[\w.+\-{_LOCAL_EXTRA}]*+"
+    r"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
+)
 
 _NEVER = re.compile(r"(?!)")
 BUILTIN_RULES: tuple[Rule, ...] = (
@@ -186,6 +191,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95),
     Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
     Rule(

@@ -275,3 +275,39 @@ def test_lower_case_towns_after_a_place_word_are_redacted(presidio_analyzer, tex
 )
 def test_towns_that_are_english_words_stay(presidio_analyzer, text):
     assert [t for t, _ in found(presidio_analyzer, text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "+33\u00a06\u00a012\u00a034\u00a056\u00a078",
+            ("PHONE_NUMBER", "+33\u00a06\u00a012\u00a034\u00a056\u00a078"),
+        ),
+        (
+            "tel 06\u202f12\u202f34\u202f56\u202f78 ok",
+            ("PHONE_NUMBER", "06\u202f12\u202f34\u202f56\u202f78"),
+        ),
+        (
+            "IBAN FR76\u00a03000\u202f6000\u20070112 3456\u00a07890\u00a0189.",
+            ("IBAN_CODE", "FR76\u00a03000\u202f6000\u20070112 3456\u00a07890\u00a0189"),
+        ),
+    ],
+)
+def test_values_spaced_with_unicode_spaces_are_found_whole(presidio_analyzer, text, expected):
+    # French typography groups digits with no-break spaces (piighost's pattern tests)
+    assert expected in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "value", ["7a!=iKX@G.gRoup", "9s`LgFu&@Zw.hsbc", "o'brien@acme.ie", '"john doe"@example.com']
+)
+def test_an_address_with_rfc_5322_characters_is_not_cut_at_them(presidio_analyzer, value):
+    # hypothesis' e-mail strategy: the old URL trim cut at "&" or "=" and left the start
+    assert ("EMAIL_ADDRESS", value) in found(presidio_analyzer, f"Contact: {value}")
+
+
+def test_an_address_after_a_key_or_in_a_url_query_leaves_the_key(presidio_analyzer):
+    text = "EMAIL=bob@acme.com and https://x.io/?a=1&email=sofia@x.io"
+    emails = [v for t, v in found(presidio_analyzer, text) if t == "EMAIL_ADDRESS"]
+    assert emails == ["bob@acme.com", "sofia@x.io"]

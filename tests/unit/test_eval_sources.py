@@ -222,3 +222,64 @@ def test_failures_are_shown_for_dev_cases_and_never_for_test_cases():
     leaked = score.failures[0]
     with pytest.raises(ValueError, match="never shown"):
         eval_failures.render("veilbot", [leaked.__class__(case, "leak", "PERSON", 0, 3, "")], 5)
+
+
+PIIGHOST_PATTERNS = """
+TRUE_POSITIVES: list[tuple[str, str]] = [("EMAIL", "a@b.io"), ("IPV4", "10.0.0.1")]
+TRUE_NEGATIVES: list[tuple[str, str]] = [("US_ZIP", "1234")]
+RESILIENCE_WRAPPERS: list[str] = ["{v}.", "Reach me at {v}."]
+RESILIENCE_VALUES: list[tuple[str, str]] = [("FR_PHONE", "+33612345678")]
+"""
+PIIGHOST_REGEX = """
+class TestSpaces:
+    async def test_digits(self) -> None:
+        detector = RegexDetector({"DIGITS": r"\\d+"})
+        assert await detector.detect("id 4242") != []
+
+    async def test_iban(self) -> None:
+        detector = RegexDetector({"IBAN": IBAN})
+        iban = "FR76 3000"
+        (detection,) = await detector.detect(f"IBAN {iban}.")
+        assert detection.text == iban
+"""
+
+
+def test_piighost_pattern_and_regex_tests_become_cases(tmp_path):
+    import subprocess
+
+    from tests.perf.sources import piighost
+    from tests.perf.sources.peers import Checkout
+
+    folder = tmp_path / "tests/components/detector"
+    folder.mkdir(parents=True)
+    (folder / "test_patterns.py").write_text(PIIGHOST_PATTERNS)
+    (folder / "test_regex.py").write_text(PIIGHOST_REGEX)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)  # noqa: S603
+    subprocess.run([*git, "add", "-A"], check=True)  # noqa: S603
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)  # noqa: S603
+    cases = {c.text: c for c in piighost.load(Checkout("piighost", tmp_path))}
+    labelled = {t: [(lb.type, lb.value) for lb in c.labels] for t, c in cases.items()}
+    assert labelled == {
+        "a@b.io": [("EMAIL_ADDRESS", "a@b.io")],
+        "10.0.0.1": [("IP_ADDRESS", "10.0.0.1")],
+        "1234": [],
+        "+33612345678.": [("PHONE_NUMBER", "+33612345678")],
+        "Reach me at +33612345678.": [("PHONE_NUMBER", "+33612345678")],
+        "IBAN FR76 3000.": [("IBAN_CODE", "FR76 3000")],  # DIGITS is configuration, not data
+    }
+    assert [k.kind for k in cases["1234"].keeps] == ["negative:LOCATION"]
+    assert cases["a@b.io"].origin.file == "tests/components/detector/test_patterns.py"
+
+
+def test_generated_values_are_the_same_on_every_run_and_leave_out_the_unspecified_ip():
+    from tests.perf.sources import generators
+
+    first = [c.text for c in generators.load_hypothesis(count=20)]
+    assert first == [c.text for c in generators.load_hypothesis(count=20)]
+    faker = [c.text for c in generators.load_faker(per_locale=1)]
+    assert faker == [c.text for c in generators.load_faker(per_locale=1)]
+    assert len(faker) == len(generators.LOCALES) * len(generators.FAKER_METHODS)
+    values = [c.labels[0].value for c in generators.load_hypothesis(count=20)]
+    assert "::" not in values  # hypothesis draws it among its first IPv6 values
+    assert all(v in t for v, t in zip(values, first, strict=True))

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from tests.perf.sources import (
     evaluator,
+    generators,
     llm_guard,
+    piighost,
     presidio_demo,
     presidio_research,
     presidio_tests,
@@ -41,8 +43,13 @@ SOURCES = (
     Source(llm_guard.TESTS, "llm-guard", llm_guard.load_tests, "LLM Guard anonymize tests"),
     Source(llm_guard.PATTERNS, "llm-guard", llm_guard.load_patterns, "LLM Guard pattern examples"),
     Source(scrubadub.NAME, "scrubadub", scrubadub.load, "scrubadub detector tests"),
+    Source(piighost.NAME, "piighost", piighost.load, "piighost regex pattern tests"),
+    Source(generators.HYPOTHESIS, None, generators.load_hypothesis, "hypothesis e-mails, IPs"),
+    Source(generators.FAKER, None, generators.load_faker, "Faker e-mails, IPs, 20 locales"),
 )
 NAMES = tuple(s.name for s in SOURCES)
+PEER_NAMES = frozenset(s.name for s in SOURCES if s.peer is not None)
+"""Sources read from peers' checkouts: the ones the "peers combined" row adds up."""
 
 
 def load(source: Source, peers: Path | None) -> list[Case]:

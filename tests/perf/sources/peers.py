@@ -17,6 +17,7 @@ PEERS = {
     "presidio-research": "https://github.com/microsoft/presidio-research",
     "llm-guard": "https://github.com/protectai/llm-guard",
     "scrubadub": "https://github.com/LeapBeyond/scrubadub",
+    "piighost": "https://github.com/Athroniaeth/piighost",
 }
 """Checkout folder name -> the repository it is a clone of."""
 

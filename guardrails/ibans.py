@@ -1,0 +1,40 @@
+"""IBAN validation: a country that issues IBANs, that country's length, the mod-97 checksum.
+
+Mod-97 alone lets one run of characters in 97 through: "fd90 keeps timing out when", after
+an IPv6 address, passed and took the address's tail. Lengths are the IBAN registry's (SWIFT);
+Presidio's own layout table has four of them wrong (MU, PS, PT, QA), so it is not used.
+Countries with "partial" IBANs (used by some banks, not in the registry) are checked by
+mod-97 alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+LENGTHS: dict[str, int] = {
+    entry[:2]: int(entry[2:])
+    for entry in (
+        "AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 "
+        "DJ27 DK18 DO28 EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HN28 "
+        "HR21 HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 "
+        "MC27 MD24 ME22 MK19 MN20 MR27 MT31 MU30 NI28 NL18 NO15 OM23 PK24 PL28 PS29 PT25 QA29 "
+        "RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 SO23 ST25 SV28 TL23 TN24 TR26 UA29 "
+        "VA22 VG24 XK20 YE30"
+    ).split()
+}
+"""Country code -> IBAN length, from the IBAN registry."""
+PARTIAL = frozenset("AO BF BJ CF CG CI CM CV DZ GA GQ GW IR KM MA MG ML MZ NE SN TD TG".split())
+"""Countries whose banks issue IBANs outside the registry: length not checked."""
+_SEPARATORS = re.compile(r"[\s.\-]")
+
+
+def valid(value: str) -> bool:
+    """Whether ``value`` (any grouping, any case) is an IBAN: country, length, checksum."""
+    compact = _SEPARATORS.sub("", value).upper()
+    country = compact[:2]
+    if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
+        return False
+    if LENGTHS.get(country, len(compact) if country in PARTIAL else 0) != len(compact):
+        return False
+    rotated = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
