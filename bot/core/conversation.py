@@ -297,7 +297,7 @@ class Conversation:
     ) -> Reply:
         streamed = sink is not None
         try:
-            await self._history.append(turn.message.thread_id, [user, answer])
+            kept = await self._history.append(turn.message.thread_id, [user, answer])
         except StoreError as exc:
             # The answer is computed and paid for: deliver it, say it was not saved.
             turn.record.error = f"{type(exc).__name__}: {exc}"
@@ -305,7 +305,7 @@ class Conversation:
             return turn.reply(restored.text + NOT_SAVED_NOTE, TurnStatus.STORE_ERROR)
         turn.lap("history_append")
         try:
-            await self._retain(turn.message.thread_id)
+            await self._guardrail.retain(turn.message.thread_id, [m.text for m in kept])
         except StoreError as exc:  # answered and saved; the values go at the next write
             log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
         turn.lap("retain")

@@ -32,8 +32,14 @@ class HistoryStore(Protocol):
         """All kept messages of the thread, oldest first (one round trip)."""
         ...
 
-    async def append(self, thread_id: ThreadId, messages: Sequence[ChatMessage]) -> None:
-        """Append messages in one atomic write that trims and refreshes the thread's TTL."""
+    async def append(
+        self, thread_id: ThreadId, messages: Sequence[ChatMessage]
+    ) -> list[ChatMessage]:
+        """Append messages in one atomic write that trims and refreshes the thread's TTL.
+
+        Returns:
+            The thread's kept messages after the write, oldest first (as ``load`` would).
+        """
         ...
 
     async def exists(self, thread_id: ThreadId) -> bool:
