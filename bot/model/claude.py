@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Final
 
 import anthropic
 import httpx2
@@ -148,6 +148,12 @@ def _result_of_body(
         provider=provider,
         cost_note=note,
     )
+
+
+NO_SDK_SPANS: Final = False
+"""The SDK's OpenTelemetry spans, off: veilbot reports through its own metrics and sets up no
+tracing, and without a tracer the SDK skips the span (attributes from every request's options)
+it would otherwise build for OpenTelemetry's no-op tracer on each call."""
 
 
 _SdkClient = (
@@ -310,6 +316,7 @@ class AnthropicModelClient(ClaudeClient):
             timeout=timeout,
             max_retries=max_retries,
             _strict_response_validation=strict_response_validation,
+            open_telemetry=NO_SDK_SPANS,
         )
         super().__init__(
             sdk,
