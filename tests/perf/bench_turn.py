@@ -28,6 +28,15 @@ guarded turns per second and the per-turn latency under that load.
     .venv/bin/python tests/perf/bench_turn.py [--turns 300] [--no-baselines]
     .venv/bin/python tests/perf/bench_turn.py [--turns 300] [--provider all|anthropic|...]
     .venv/bin/python tests/perf/bench_turn.py --concurrency 32 --workers 2 [--turns 600]
+    valgrind --tool=callgrind --instr-atstart=no .venv/bin/python tests/perf/bench_turn.py \
+        --callgrind [--turns 60]
+
+``--callgrind`` counts instructions instead, which no load on the machine moves: under
+callgrind with instrumentation off at start, it runs 20 warm-up turns and then switches
+instrumentation on (``callgrind_control -i on``) for the turns only, detection in 2 worker
+processes (not traced), so the count is the service process's own work (and the fake
+model's thread, the same for any version). Instructions per turn: callgrind's "Collected"
+divided by ``--turns``. Set ``PYTHONHASHSEED=0`` to compare versions.
 
 Targets on a 2-core machine: ratio at p50 <= 1.3, turn overhead p99 <= 60 ms, RSS <= 400 MB,
 the turn beyond its own detection <= 3 ms at p50, >= 100 turns/s with 2 workers.
@@ -41,6 +50,7 @@ import json
 import os
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -313,6 +323,24 @@ def inbound(i: int, text: str, thread: str) -> InboundMessage:
     )
 
 
+async def run_callgrind(settings: Settings, texts: list[str]) -> None:
+    """The turns one after another, callgrind's instrumentation on around them only."""
+    warm = messages(20, seed=11)
+    async with build_app(settings) as app:
+        for i, text in enumerate(warm):
+            await app.conversation.handle(inbound(10_000 + i, text, f"bench{i % 30}"))
+        _callgrind("on")
+        for i, text in enumerate(texts):
+            await app.conversation.handle(inbound(i, text, f"bench{i % 30}"))
+        _callgrind("off")
+    print(f"{len(texts)} turns instrumented: instructions per turn = callgrind's total / that")
+
+
+def _callgrind(state: str) -> None:
+    command = ["callgrind_control", "-i", state, str(os.getpid())]
+    subprocess.run(command, check=True, capture_output=True)  # noqa: S603
+
+
 async def run_throughput(
     settings: Settings, texts: list[str], concurrency: int, fake: FakeServer
 ) -> None:
@@ -408,9 +436,12 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--provider", choices=[*PROVIDERS, "all"], default=None)
     parser.add_argument("--concurrency", type=int, default=0, help="throughput mode")
-    parser.add_argument("--workers", type=int, default=2, help="with --concurrency")
+    parser.add_argument("--workers", type=int, default=2, help="with --concurrency or --callgrind")
     parser.add_argument(
         "--no-baselines", action="store_true", help="skip stock Presidio and detection alone"
+    )
+    parser.add_argument(
+        "--callgrind", action="store_true", help="instructions per turn, under valgrind"
     )
     args = parser.parse_args()
     configure_logging("WARNING")
@@ -438,8 +469,11 @@ async def main() -> None:
                 anthropic_api_key="bench",  # type: ignore[arg-type]
                 anthropic_base_url=fake.url,
                 model_max_retries=0,
-                guardrail_workers=args.workers if args.concurrency else 1,
+                guardrail_workers=args.workers if args.concurrency or args.callgrind else 1,
             )
+            if args.callgrind:
+                await run_callgrind(settings, texts)
+                return
             if args.concurrency:
                 await run_throughput(settings, texts, args.concurrency, fake)
                 return
