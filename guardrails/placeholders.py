@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Final
 
 from bot.core.types import Restoration
@@ -195,6 +195,11 @@ class PlaceholderRestorer:
         self._shown: list[str] = []
         self._unknown = 0
         self._mangled = 0
+
+    @property
+    def placeholders(self) -> Collection[str]:
+        """The placeholders it fills: every one the thread's vault held when it was made."""
+        return self._values.keys()
 
     def feed(self, delta: str) -> str:
         """Accept a delta; return what can be shown now (never half a placeholder)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from bot.core.errors import GuardrailError
@@ -197,17 +197,24 @@ class PresidioGuardrail:
         )
         return redaction
 
-    async def retain(self, thread_id: ThreadId, kept: Sequence[str]) -> int:
+    async def retain(
+        self, thread_id: ThreadId, kept: Sequence[str], *, issued: Collection[str] | None = None
+    ) -> int:
         """Forget the thread's values that none of the ``kept`` texts refers to.
 
         The conversation calls it with the thread's kept history after every write to it, so
         a deleted or trimmed message takes the values only it introduced out of the vault.
+        With ``issued`` (every placeholder the vault holds, read under the thread's lock)
+        all of which the kept texts use, there is nothing to forget and Redis is not asked:
+        the usual turn, whose history was not trimmed and which left no value unused.
 
         Raises:
             StoreError: the vault could not be read or written.
         """
         types = KNOWN_TYPES | self._policy.enabled
         used = {canonical(m) for text in kept for m in find_placeholders(text, types)}
+        if issued is not None and used.issuperset(issued):
+            return 0
         return await self._vault.retain(thread_id, used)
 
     def _may_hold(self, text: str) -> bool:

@@ -256,9 +256,11 @@ class Conversation:
         )
         record.answer = stored.text
         turn.lap("output_scan")
-        return await self._remember(
-            turn, user, ChatMessage("assistant", stored.text), restored, sink
-        )
+        # What the vault holds now: what the restorer read (after the input's values were
+        # placed) and what the output scan placed since; this turn holds the thread's lock.
+        issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
+        answer = ChatMessage("assistant", stored.text)
+        return await self._remember(turn, user, answer, restored, sink, issued)
 
     async def _ask(
         self, turn: _Turn, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink | None
@@ -294,10 +296,11 @@ class Conversation:
         answer: ChatMessage,
         restored: Restoration,
         sink: ReplySink | None,
+        issued: set[str],
     ) -> Reply:
         streamed = sink is not None
         try:
-            await self._history.append(turn.message.thread_id, [user, answer])
+            kept = await self._history.append(turn.message.thread_id, [user, answer])
         except StoreError as exc:
             # The answer is computed and paid for: deliver it, say it was not saved.
             turn.record.error = f"{type(exc).__name__}: {exc}"
@@ -305,7 +308,9 @@ class Conversation:
             return turn.reply(restored.text + NOT_SAVED_NOTE, TurnStatus.STORE_ERROR)
         turn.lap("history_append")
         try:
-            await self._retain(turn.message.thread_id)
+            await self._guardrail.retain(
+                turn.message.thread_id, [m.text for m in kept], issued=issued
+            )
         except StoreError as exc:  # answered and saved; the values go at the next write
             log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
         turn.lap("retain")

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -32,8 +32,14 @@ class HistoryStore(Protocol):
         """All kept messages of the thread, oldest first (one round trip)."""
         ...
 
-    async def append(self, thread_id: ThreadId, messages: Sequence[ChatMessage]) -> None:
-        """Append messages in one atomic write that trims and refreshes the thread's TTL."""
+    async def append(
+        self, thread_id: ThreadId, messages: Sequence[ChatMessage]
+    ) -> list[ChatMessage]:
+        """Append messages in one atomic write that trims and refreshes the thread's TTL.
+
+        Returns:
+            The thread's kept messages after the write, oldest first (as ``load`` would).
+        """
         ...
 
     async def exists(self, thread_id: ThreadId) -> bool:
@@ -67,6 +73,11 @@ class EventDedupe(Protocol):
 
 class StreamRestorer(Protocol):
     """Turns a streamed placeholder answer into user text, delta by delta."""
+
+    @property
+    def placeholders(self) -> Collection[str]:
+        """Every placeholder the thread's vault held when the restorer was made."""
+        ...
 
     def feed(self, delta: str) -> str:
         """Accept a delta; return what can be shown now (never half a placeholder)."""
@@ -102,8 +113,14 @@ class Guardrail(Protocol):
         """Redact personal data the model produced itself, for the stored copy of an answer."""
         ...
 
-    async def retain(self, thread_id: ThreadId, kept: Sequence[str]) -> int:
+    async def retain(
+        self, thread_id: ThreadId, kept: Sequence[str], *, issued: Collection[str] | None = None
+    ) -> int:
         """Forget the thread's values that none of the ``kept`` texts (its history) refers to.
+
+        ``issued``: every placeholder the thread's vault holds, when the caller knows them
+        (read under the thread's lock); when the kept texts use them all, nothing is asked
+        of the store.
 
         Returns:
             How many values were forgotten.

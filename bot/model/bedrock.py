@@ -23,7 +23,7 @@ import anthropic
 import httpx2
 
 from bot.core.errors import ModelError, ModelMisconfigured
-from bot.model.claude import ClaudeClient
+from bot.model.claude import NO_SDK_SPANS, ClaudeClient
 from bot.model.errors import CredentialsRefused
 from bot.model.pricing import Pricing
 
@@ -88,6 +88,7 @@ class BedrockModelClient(ClaudeClient):
             timeout=timeout,
             max_retries=max_retries,
             _strict_response_validation=strict_response_validation,
+            open_telemetry=NO_SDK_SPANS,
         )
         super().__init__(
             sdk,

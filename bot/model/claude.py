@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Final
 
 import anthropic
 import httpx2
@@ -121,6 +121,41 @@ def _result(message: Message, fallback_model: str, provider: str, pricing: Prici
     )
 
 
+def _result_of_body(
+    body: _Json, fallback_model: str, provider: str, pricing: Pricing
+) -> ModelResult:
+    """``_result`` read from the response body itself, without the SDK's ``Message`` model.
+
+    The SDK builds a tree of pydantic models for every response (``construct``, recursively);
+    the turn reads five fields of it.
+    """
+    texts = [b.get("text") or "" for b in body.get("content") or () if b.get("type") == "text"]
+    raw = body.get("usage") or {}
+    usage = Usage(
+        input_tokens=raw.get("input_tokens") or 0,
+        output_tokens=raw.get("output_tokens") or 0,
+        cache_read_tokens=raw.get("cache_read_input_tokens") or 0,
+        cache_write_tokens=raw.get("cache_creation_input_tokens") or 0,
+    )
+    model = body.get("model") or fallback_model
+    cost, note = pricing.cost(model, usage)
+    return ModelResult(
+        text="".join(texts),
+        model=model,
+        usage=usage,
+        cost_usd=cost,
+        stop_reason=body.get("stop_reason"),
+        provider=provider,
+        cost_note=note,
+    )
+
+
+NO_SDK_SPANS: Final = False
+"""The SDK's OpenTelemetry spans, off: veilbot reports through its own metrics and sets up no
+tracing, and without a tracer the SDK skips the span (attributes from every request's options)
+it would otherwise build for OpenTelemetry's no-op tracer on each call."""
+
+
 _SdkClient = (
     anthropic.AsyncAnthropic | anthropic.AsyncAnthropicBedrock | anthropic.AsyncAnthropicVertex
 )
@@ -153,6 +188,9 @@ class ClaudeClient:
         pricing: Pricing | None = None,
     ) -> None:
         self._client = sdk
+        # Strict clients (tests) let the SDK validate each answer into its models; the
+        # others read the body (same fields, same errors: status errors raise before).
+        self._validate = bool(getattr(sdk, "_strict_response_validation", False))
         self._provider = provider
         self._model = model
         self._max_tokens = max_tokens
@@ -192,10 +230,17 @@ class ClaudeClient:
             ModelMisconfigured: bad credentials, no permission, unknown model.
         """
         try:
-            message = await self._client.messages.create(**self._kwargs(request))
+            raw = await self._client.messages.with_raw_response.create(**self._kwargs(request))
+            if self._validate:
+                message = await raw.parse()
+            else:
+                body = raw.http_response.json()
         except self._caught as exc:
             raise self.convert_error(exc) from exc
-        result = _result(message, self._model, self._provider, self._pricing)
+        if self._validate:
+            result = _result(message, self._model, self._provider, self._pricing)
+        else:
+            result = _result_of_body(body, self._model, self._provider, self._pricing)
         logger.debug("model answered: stop_reason=%s usage=%s", result.stop_reason, result.usage)
         return result
 
@@ -271,6 +316,7 @@ class AnthropicModelClient(ClaudeClient):
             timeout=timeout,
             max_retries=max_retries,
             _strict_response_validation=strict_response_validation,
+            open_telemetry=NO_SDK_SPANS,
         )
         super().__init__(
             sdk,

@@ -21,7 +21,7 @@ from typing import Any
 import anthropic
 
 from bot.core.errors import ModelError
-from bot.model.claude import ClaudeClient
+from bot.model.claude import NO_SDK_SPANS, ClaudeClient
 from bot.model.errors import CredentialsRefused, connection_error
 from bot.model.pricing import Pricing
 
@@ -107,6 +107,7 @@ class VertexModelClient(ClaudeClient):
             timeout=timeout,
             max_retries=max_retries,
             _strict_response_validation=strict_response_validation,
+            open_telemetry=NO_SDK_SPANS,
         )
         super().__init__(
             sdk,

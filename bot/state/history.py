@@ -4,7 +4,9 @@ Every write is one Lua script, so it is atomic and one round trip. ``append`` tr
 to the newest ``max_messages`` and then drops any assistant messages left at its head, so a
 trimmed history always starts with a user message (it may then hold ``max_messages - 1``).
 ``append`` also refreshes the TTL of every per-thread key (history and vault), so the vault
-never expires before the history that references its placeholders.
+never expires before the history that references its placeholders, and returns what the
+thread keeps after the write: the turn needs it next (vault retention), and reading it in
+the same script saves a round trip.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ end
 for i = 1, #KEYS do
   redis.call('EXPIRE', KEYS[i], ARGV[1])
 end
-return redis.call('LLEN', KEYS[1])
+return redis.call('LRANGE', KEYS[1], 0, -1)
 """
 
 # KEYS: history. ARGV: user text, tombstone. Removes the newest matching user message and
@@ -100,26 +102,24 @@ class RedisHistoryStore:
         """
         async with store_errors(f"history load {thread_id}"):
             raw = await self._redis.lrange(self._keys.thread(thread_id, "history"), 0, -1)
-        messages: list[ChatMessage] = []
-        for item in raw:
-            try:
-                messages.append(ChatMessage.from_json(item))
-            except (ValueError, KeyError, TypeError):
-                continue
-        if len(messages) != len(raw):
-            logger.warning(
-                "history of %s: skipped %d unreadable entries", thread_id, len(raw) - len(messages)
-            )
-        return messages
+        return _parsed(thread_id, raw)
 
-    async def append(self, thread_id: ThreadId, messages: Sequence[ChatMessage]) -> None:
-        """Append messages, trim, and refresh the TTL of every per-thread key, atomically."""
+    async def append(
+        self, thread_id: ThreadId, messages: Sequence[ChatMessage]
+    ) -> list[ChatMessage]:
+        """Append messages, trim, and refresh the TTL of every per-thread key, atomically.
+
+        Returns:
+            The thread's kept messages after the write, oldest first, as ``load`` reads them
+            (the same script: no second round trip). Nothing to append: ``load``.
+        """
         if not messages:
-            return
+            return await self.load(thread_id)
         keys = self._thread_keys(thread_id)
         args: list[str | int] = [self._ttl, self._max, *(m.to_json() for m in messages)]
         async with store_errors(f"history append {thread_id}"):
-            await self._append(keys=keys, args=args)
+            raw = await self._append(keys=keys, args=args)
+        return _parsed(thread_id, raw)
 
     async def exists(self, thread_id: ThreadId) -> bool:
         """Whether the thread has any kept history (one EXISTS, no payload)."""
@@ -151,3 +151,18 @@ class RedisHistoryStore:
     def _thread_keys(self, thread_id: ThreadId) -> list[str]:
         history = self._keys.thread(thread_id, "history")
         return [history, *(k for k in self._keys.thread_keys(thread_id) if k != history)]
+
+
+def _parsed(thread_id: ThreadId, raw: Sequence[str | bytes]) -> list[ChatMessage]:
+    """The messages of a history list; unreadable entries are skipped (and counted in a log)."""
+    messages: list[ChatMessage] = []
+    for item in raw:
+        try:
+            messages.append(ChatMessage.from_json(item))
+        except (ValueError, KeyError, TypeError):
+            continue
+    if len(messages) != len(raw):
+        logger.warning(
+            "history of %s: skipped %d unreadable entries", thread_id, len(raw) - len(messages)
+        )
+    return messages

@@ -70,6 +70,16 @@ async def test_trim_never_leaves_an_assistant_message_first(
     assert history == [u("q1"), a("a1")]
 
 
+async def test_append_returns_what_the_thread_keeps_after_the_write(
+    redis_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    store = RedisHistoryStore(redis_client, keys, ttl_seconds=3600, max_messages=3)
+    assert await store.append(TID, [u("q0"), a("a0")]) == [u("q0"), a("a0")]
+    kept = await store.append(TID, [u("q1"), a("a1")])
+    assert kept == [u("q1"), a("a1")]
+    assert kept == await store.load(TID)
+
+
 async def test_append_sets_ttl_and_refreshes_the_vault_ttl(
     store: RedisHistoryStore, redis_client: aioredis.Redis, keys: KeySpace
 ) -> None:

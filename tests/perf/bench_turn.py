@@ -10,7 +10,10 @@ ratio of the turn to stock Presidio, what the turn adds to its own detection, an
 measured minutes apart, so on a shared machine it moves with the load), and per turn, the
 wall time minus the model stage minus the time that turn's own detection took in its worker
 thread (the thread hop, Redis, vault, history, output scan and audit write all count as the
-turn's): the steadier figure.
+turn's): the steadier figure. The steadiest is CPU time: the service's CPU per turn (every
+thread of this process but the fake model server's), and that less its own detection; it
+barely moves with the load others put on a shared machine. ``--no-baselines`` skips stock
+Presidio and detection alone (the turn's own figures only, for quick before/after runs).
 
 With ``--provider`` the turns run once per model provider, each against its fake (Bedrock
 verifying SigV4, Vertex with a service-account token, an OpenAI-compatible server), and the
@@ -22,8 +25,18 @@ thread per concurrent caller (no lock waits), through the whole pipeline with de
 ``--workers`` processes (``VEILBOT_GUARDRAIL_WORKERS``) and the zero-latency model; it prints
 guarded turns per second and the per-turn latency under that load.
 
+    .venv/bin/python tests/perf/bench_turn.py [--turns 300] [--no-baselines]
     .venv/bin/python tests/perf/bench_turn.py [--turns 300] [--provider all|anthropic|...]
     .venv/bin/python tests/perf/bench_turn.py --concurrency 32 --workers 2 [--turns 600]
+    valgrind --tool=callgrind --instr-atstart=no .venv/bin/python tests/perf/bench_turn.py \
+        --callgrind [--turns 60]
+
+``--callgrind`` counts instructions instead, which no load on the machine moves: under
+callgrind with instrumentation off at start, it runs 20 warm-up turns and then switches
+instrumentation on (``callgrind_control -i on``) for the turns only, detection in 2 worker
+processes (not traced), so the count is the service process's own work (and the fake
+model's thread, the same for any version). Instructions per turn: callgrind's "Collected"
+divided by ``--turns``. Set ``PYTHONHASHSEED=0`` to compare versions.
 
 Targets on a 2-core machine: ratio at p50 <= 1.3, turn overhead p99 <= 60 ms, RSS <= 400 MB,
 the turn beyond its own detection <= 3 ms at p50, >= 100 turns/s with 2 workers.
@@ -37,9 +50,11 @@ import json
 import os
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
@@ -50,7 +65,7 @@ from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import App, build_app  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
-from bot.core.types import InboundMessage, thread_id  # noqa: E402
+from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
@@ -171,33 +186,85 @@ def veilbot_detection(model: str, texts: list[str]) -> list[float]:
 
 
 class _DetectionClock:
-    """Time spent in the turn's own detection (in the worker thread, hop excluded)."""
+    """Time and CPU spent in the turn's own detection (in the worker thread, hop excluded)."""
 
     def __init__(self, app: App) -> None:
         engines = app.guardrail._detector._engines  # type: ignore[attr-defined]  # noqa: SLF001
         self.spent_ms = 0.0
+        self.cpu_s = 0.0
         inner = engines.detect
 
         def timed(text: str, platform: str, prose: bool) -> object:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return inner(text, platform, prose)
             finally:
                 if prose:  # the input's detection; the output scan is the turn's own work
                     self.spent_ms += (time.perf_counter() - start) * 1000
+                    self.cpu_s += time.thread_time() - cpu
 
         engines.detect = timed
 
 
-async def run_turns(
-    settings: Settings, texts: list[str]
-) -> tuple[list[float], list[float], list[float]]:
+class _ModelClock:
+    """CPU of this process's thread spent in the model call (the SDK's client side)."""
+
+    def __init__(self, app: App) -> None:
+        self.cpu_s = 0.0
+        inner = app.model.complete
+
+        async def timed(request: ModelRequest) -> ModelResult:
+            cpu = time.thread_time()
+            try:
+                return await inner(request)
+            finally:
+                self.cpu_s += time.thread_time() - cpu
+
+        app.model.complete = timed  # type: ignore[method-assign]
+
+
+class _CpuClock:
+    """CPU seconds of this process, all its threads but the fake model server's.
+
+    The fake serves from a thread of this process (``tests.fakes.base``); its work is the
+    model's side of the call, not the service's. CPU time, unlike wall time, barely moves
+    with the load other work puts on a shared machine.
+    """
+
+    def __init__(self, fake: FakeServer | None) -> None:
+        thread = fake._thread if fake is not None else None  # noqa: SLF001
+        ident = thread.ident if thread is not None else None
+        self._fake = time.pthread_getcpuclockid(ident) if ident is not None else None
+
+    def now(self) -> float:
+        spent = time.process_time()
+        if self._fake is not None:
+            spent -= time.clock_gettime(self._fake)
+        return spent
+
+
+@dataclass
+class Turns:
     """Per turn in ms: wall time minus the model stage, the model stage, and wall time minus
-    the model stage and the turn's own detection (measured inside that turn)."""
+    the model stage and the turn's own detection; CPU ms per turn of the service (fake model
+    excluded) and of that in its own detection."""
+
+    turn: list[float]
+    model: list[float]
+    beyond: list[float]
+    cpu_ms: float = 0.0
+    detection_cpu_ms: float = 0.0
+    model_cpu_ms: float = 0.0
+
+
+async def run_turns(settings: Settings, texts: list[str], fake: FakeServer | None = None) -> Turns:
+    """The turns one after another; detection is measured inside each turn."""
     walls: dict[str, float] = {}
     detection: dict[str, float] = {}
+    cpu = _CpuClock(fake)
     async with build_app(settings) as app:
-        clock = _DetectionClock(app)
+        clock, model_clock = _DetectionClock(app), _ModelClock(app)
+        cpu_start = cpu.now()
         for i, text in enumerate(texts):
             name = f"bench{i % 30}"
             msg = InboundMessage(
@@ -216,10 +283,18 @@ async def run_turns(
                 raise SystemExit(f"turn {i} failed: {reply}")
             walls[reply.run_id] = (time.perf_counter() - start) * 1000
             detection[reply.run_id] = clock.spent_ms - before
+        cpu_ms = (cpu.now() - cpu_start) * 1000 / len(texts)
+        detection_cpu_ms = clock.cpu_s * 1000 / len(texts)
+        model_cpu_ms = model_clock.cpu_s * 1000 / len(texts)
     model_ms = await model_stage_ms(settings)
-    turn = [walls[run] - model_ms[run] for run in walls]
-    beyond = [walls[run] - model_ms[run] - detection[run] for run in walls]
-    return turn, [model_ms[run] for run in walls], beyond
+    return Turns(
+        turn=[walls[run] - model_ms[run] for run in walls],
+        model=[model_ms[run] for run in walls],
+        beyond=[walls[run] - model_ms[run] - detection[run] for run in walls],
+        cpu_ms=cpu_ms,
+        detection_cpu_ms=detection_cpu_ms,
+        model_cpu_ms=model_cpu_ms,
+    )
 
 
 async def model_stage_ms(settings: Settings) -> dict[str, float]:
@@ -248,8 +323,29 @@ def inbound(i: int, text: str, thread: str) -> InboundMessage:
     )
 
 
-async def run_throughput(settings: Settings, texts: list[str], concurrency: int) -> None:
+async def run_callgrind(settings: Settings, texts: list[str]) -> None:
+    """The turns one after another, callgrind's instrumentation on around them only."""
+    warm = messages(20, seed=11)
+    async with build_app(settings) as app:
+        for i, text in enumerate(warm):
+            await app.conversation.handle(inbound(10_000 + i, text, f"bench{i % 30}"))
+        _callgrind("on")
+        for i, text in enumerate(texts):
+            await app.conversation.handle(inbound(i, text, f"bench{i % 30}"))
+        _callgrind("off")
+    print(f"{len(texts)} turns instrumented: instructions per turn = callgrind's total / that")
+
+
+def _callgrind(state: str) -> None:
+    command = ["callgrind_control", "-i", state, str(os.getpid())]
+    subprocess.run(command, check=True, capture_output=True)  # noqa: S603
+
+
+async def run_throughput(
+    settings: Settings, texts: list[str], concurrency: int, fake: FakeServer
+) -> None:
     """Turns ``concurrency`` at a time, one thread per caller; prints turns/s and latency."""
+    service = _CpuClock(fake)
     async with build_app(settings) as app:
         pending = list(enumerate(texts))
         pending.reverse()
@@ -264,9 +360,10 @@ async def run_throughput(settings: Settings, texts: list[str], concurrency: int)
                     raise SystemExit(f"turn {i} failed: {reply}")
                 walls.append((time.perf_counter() - start) * 1000)
 
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu, own = time.perf_counter(), time.process_time(), service.now()
         await asyncio.gather(*(caller(n) for n in range(concurrency)))
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        own = service.now() - own
     print(
         f"{len(texts)} turns, {concurrency} at a time, "
         f"{settings.guardrail_workers} detection worker(s), zero-latency model"
@@ -275,23 +372,30 @@ async def run_throughput(settings: Settings, texts: list[str], concurrency: int)
     cells = "  ".join(f"p{p} {pct(walls, p):.1f}" for p in (50, 95, 99))
     print(f"turn latency under load (ms): {cells}")
     print(f"service process CPU per turn (workers excluded): {cpu / len(texts) * 1000:.2f} ms")
+    print(f"  of which the service, fake model's thread excluded: {own / len(texts) * 1000:.2f} ms")
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 
-def report(turn: list[float], bare: list[float], own: list[float], beyond: list[float]) -> None:
+def report(turns: Turns, bare: list[float] | None, own: list[float] | None) -> None:
+    turn, beyond = turns.turn, turns.beyond
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{'':28}{'p50':>9}{'p95':>9}{'p99':>9}")
-    rows = (
-        ("turn minus model call (ms)", turn),
-        ("stock Presidio (ms)", bare),
-        ("veilbot detection alone (ms)", own),
-    )
+    rows = [("turn minus model call (ms)", turn)]
+    if bare is not None and own is not None:
+        rows += [("stock Presidio (ms)", bare), ("veilbot detection alone (ms)", own)]
     for label, values in rows:
         print(f"{label:28}" + "".join(f"{pct(values, p):9.2f}" for p in (50, 95, 99)))
-    print(f"ratio at p50: {pct(turn, 50) / pct(bare, 50):.2f}   (target <= 1.3)")
-    print(f"turn beyond its own detection at p50: {pct(turn, 50) - pct(own, 50):.1f} ms")
+    if bare is not None and own is not None:
+        print(f"ratio at p50: {pct(turn, 50) / pct(bare, 50):.2f}   (target <= 1.3)")
+        print(f"turn beyond its own detection at p50: {pct(turn, 50) - pct(own, 50):.1f} ms")
     cells = "  ".join(f"p{p} {pct(beyond, p):.2f}" for p in (50, 95, 99))
     print(f"turn beyond the detection it ran, per turn (ms): {cells}   (target p50 <= 3)")
+    rest = turns.cpu_ms - turns.detection_cpu_ms - turns.model_cpu_ms
+    print(
+        f"service CPU per turn (fake model's thread excluded): {turns.cpu_ms:.2f} ms: "
+        f"its own detection {turns.detection_cpu_ms:.2f}, "
+        f"the model call (SDK) {turns.model_cpu_ms:.2f}, the rest of the turn {rest:.2f}"
+    )
     print(f"turn overhead p99: {pct(turn, 99):.1f} ms   (target <= 60)")
     print(f"peak RSS: {rss_mb:.0f} MB   (target <= 400)")
     print(f"load average: {os.getloadavg()[0]:.2f}")
@@ -322,9 +426,9 @@ async def per_provider(names: list[str], redis_url: str, texts: list[str]) -> No
                 model_max_retries=0,
                 **provider_settings(name, fake, key_file),
             )
-            turn, model, _ = await run_turns(settings, texts)
-        cells = "".join(f"{pct(turn, p):9.2f}" for p in (50, 95, 99))
-        print(f"{name + ': turn minus model':28}{cells}{pct(model, 50):11.2f}")
+            turns = await run_turns(settings, texts)
+        cells = "".join(f"{pct(turns.turn, p):9.2f}" for p in (50, 95, 99))
+        print(f"{name + ': turn minus model':28}{cells}{pct(turns.model, 50):11.2f}")
 
 
 async def main() -> None:
@@ -332,7 +436,13 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--provider", choices=[*PROVIDERS, "all"], default=None)
     parser.add_argument("--concurrency", type=int, default=0, help="throughput mode")
-    parser.add_argument("--workers", type=int, default=2, help="with --concurrency")
+    parser.add_argument("--workers", type=int, default=2, help="with --concurrency or --callgrind")
+    parser.add_argument(
+        "--no-baselines", action="store_true", help="skip stock Presidio and detection alone"
+    )
+    parser.add_argument(
+        "--callgrind", action="store_true", help="instructions per turn, under valgrind"
+    )
     args = parser.parse_args()
     configure_logging("WARNING")
     texts = messages(args.turns)
@@ -359,17 +469,22 @@ async def main() -> None:
                 anthropic_api_key="bench",  # type: ignore[arg-type]
                 anthropic_base_url=fake.url,
                 model_max_retries=0,
-                guardrail_workers=args.workers if args.concurrency else 1,
+                guardrail_workers=args.workers if args.concurrency or args.callgrind else 1,
             )
-            if args.concurrency:
-                await run_throughput(settings, texts, args.concurrency)
+            if args.callgrind:
+                await run_callgrind(settings, texts)
                 return
-            turn, _, beyond = await run_turns(settings, texts)
-            model = resolve_model(settings.spacy_model)
-            bare = bare_presidio(stock_analyzer(model), texts)
-            own = veilbot_detection(model, texts)
+            if args.concurrency:
+                await run_throughput(settings, texts, args.concurrency, fake)
+                return
+            turns = await run_turns(settings, texts, fake)
+            bare = own = None
+            if not args.no_baselines:
+                model = resolve_model(settings.spacy_model)
+                bare = bare_presidio(stock_analyzer(model), texts)
+                own = veilbot_detection(model, texts)
         print(f"{len(texts)} turns, {len({t for t in texts})} distinct messages, 30 threads")
-        report(turn, bare, own, beyond)
+        report(turns, bare, own)
     finally:
         if server:
             server.cleanup()
