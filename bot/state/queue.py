@@ -8,8 +8,8 @@ it later. Keys (all under one ``{queue}`` hash tag, ``KeySpace.queue``)::
     attempts                 hash        entry -> how many workers began it
     thread:<thread id>       list        the thread's entries, oldest first
     scheduled                hash        thread id -> 1 while a token names the thread
-    tokens                   stream      one token per scheduled thread; consumer group
-                                         ``workers``
+    tokens:<platform>        stream      one token per scheduled thread; consumer group
+                                         ``workers`` (a process reads its platforms' only)
 
 Ordering without waiting: ``put`` is one Lua step that appends the entry to its thread's list
 and adds a token to the stream only if the thread has none. The worker that reads a token
@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ResponseError
 
 from bot.core.errors import StoreError
 from bot.core.keys import KeySpace
@@ -50,6 +49,7 @@ from bot.core.logsafe import log_failure
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics, QueueHandler, Sealer
 from bot.core.types import QueuedEvent, ThreadId
+from bot.state import queue_lua
 from bot.state.client import store_errors
 
 logger = logging.getLogger(__name__)
@@ -59,84 +59,6 @@ _FAIR_ENTRIES = 8
 """Entries one token holder works before its thread goes to the back of the stream."""
 _CANCEL_GRACE_SECONDS = 10.0
 """When ``run`` is cancelled without a drain first: how long entries in flight get."""
-
-_PUT = """
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('RPUSH', KEYS[3], ARGV[1])
-if redis.call('HSETNX', KEYS[4], ARGV[4], '1') == 1 then
-  redis.call('XADD', KEYS[5], '*', 't', ARGV[4])
-end
-return 1
-"""
-
-# Whether ARGV[2] (a token) is pending for consumer ARGV[3] of group ARGV[1].
-_OWNS = """
-local function owns(stream, group, token, me)
-  local p = redis.call('XPENDING', stream, group, token, token, 1)
-  return #p == 1 and p[1][2] == me
-end
-"""
-
-# The next entry of a thread: {-1} the token is not ours; {0} the list is empty (the token
-# is released); {1, entry, attempt, sealed} (sealed missing when the payload is gone).
-_BEGIN = (
-    _OWNS
-    + """
-if not owns(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) then return {-1} end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if not head then
-  redis.call('HDEL', KEYS[5], ARGV[4])
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('XDEL', KEYS[1], ARGV[2])
-  return {0}
-end
-local attempt = redis.call('HINCRBY', KEYS[4], head, 1)
-return {1, head, attempt, redis.call('HGET', KEYS[3], head)}
-"""
-)
-
-# An entry is done: pop it (if still the head), forget its payload. Then, if we own the
-# token: 0 released (list empty), 1 go on, 2 requeued for fairness (ARGV[6] == '1'); -1 if
-# the token is not ours any more.
-_DONE = (
-    _OWNS
-    + """
-if redis.call('LINDEX', KEYS[2], 0) == ARGV[5] then redis.call('LPOP', KEYS[2]) end
-redis.call('HDEL', KEYS[3], ARGV[5])
-redis.call('HDEL', KEYS[4], ARGV[5])
-if not owns(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) then return -1 end
-if redis.call('LLEN', KEYS[2]) == 0 then
-  redis.call('HDEL', KEYS[5], ARGV[4])
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('XDEL', KEYS[1], ARGV[2])
-  return 0
-end
-if ARGV[6] == '1' then
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('XDEL', KEYS[1], ARGV[2])
-  redis.call('XADD', KEYS[1], '*', 't', ARGV[4])
-  return 2
-end
-return 1
-"""
-)
-
-# Keep our tokens fresh: XCLAIM (idle reset) each one we still own; returns those we lost.
-_TOUCH = (
-    _OWNS
-    + """
-local lost = {}
-for i = 3, #ARGV do
-  if owns(KEYS[1], ARGV[1], ARGV[i], ARGV[2]) then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-  else
-    table.insert(lost, ARGV[i])
-  end
-end
-return lost
-"""
-)
 
 
 def default_replica_id() -> str:
@@ -148,16 +70,23 @@ def default_replica_id() -> str:
 class _Held:
     """A thread token this process works."""
 
+    stream: str
+    token: str
     thread: ThreadId
     lost: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 class RedisTurnQueue:
-    """``TurnQueue`` on a Redis stream with a consumer group, and its worker.
+    """``TurnQueue`` on Redis streams with a consumer group (one per platform), and its worker.
 
     ``run`` works the queue until ``drain`` (or ``stop``); the composition root runs it in
-    ``veilbot run``. Adapters ``put`` and ``register``.
+    ``veilbot run``. Adapters ``put`` and ``register``; a process works only the platforms it
+    registered (a Discord-only replica never takes a Slack thread).
 
     Args:
         redis: the client (see ``bot.state.client.open_redis``).
@@ -193,21 +122,24 @@ class RedisTurnQueue:
         self._ttl = dedupe_ttl_seconds
         self._block_ms = max(1, int(block_seconds * 1000))
         self._metrics = metrics
-        self._put = redis.register_script(_PUT)
-        self._begin = redis.register_script(_BEGIN)
-        self._done = redis.register_script(_DONE)
-        self._touch = redis.register_script(_TOUCH)
+        self._put = redis.register_script(queue_lua.PUT)
+        self._begin = redis.register_script(queue_lua.BEGIN)
+        self._done = redis.register_script(queue_lua.DONE)
+        self._touch = redis.register_script(queue_lua.TOUCH)
         self._handlers: dict[str, QueueHandler] = {}
-        self._held: dict[str, _Held] = {}
+        self._held: dict[tuple[str, str], _Held] = {}
         self._stopping = asyncio.Event()
         self._finished = asyncio.Event()
         self._freed = asyncio.Event()
-        self._grouped = False
-        self.tokens = keys.queue("tokens")
+        self._grouped: set[str] = set()
+
+    def stream(self, platform: str) -> str:
+        """The token stream of one platform's threads."""
+        return self._keys.queue(f"tokens:{platform}")
 
     # producing ---------------------------------------------------------------------------
     def register(self, platform: str, handler: QueueHandler) -> None:
-        """Work ``platform``'s entries with ``handler``."""
+        """Work ``platform``'s entries with ``handler`` (``run`` reads only those platforms)."""
         self._handlers[platform] = handler
 
     async def put(self, platform: str, event_id: str, thread_id: ThreadId, body: bytes) -> bool:
@@ -226,26 +158,32 @@ class RedisTurnQueue:
                     q("payloads"),
                     q(f"thread:{thread_id}"),
                     q("scheduled"),
-                    self.tokens,
+                    self.stream(platform),
                 ],
                 args=[entry, self._sealer.seal(entry, body), self._ttl, thread_id],
             )
         self._metrics.queue_event("put" if queued else "duplicate")
         return bool(queued)
 
-    # working -----------------------------------------------------------------------------
+    # the worker's life -------------------------------------------------------------------
     async def run(self) -> None:
-        """Work the queue until ``drain`` or ``stop``; returns once nothing is in flight."""
+        """Work the registered platforms' entries until ``drain`` or ``stop``.
+
+        Returns once nothing is in flight. Cancelled, it cancels what is in flight at once:
+        those entries stay queued and are claimed again after the claim idle.
+        """
         self._stopping.clear()
         self._finished.clear()
-        await self._ensure_group()
+        streams = [self.stream(p) for p in sorted(self._handlers)]
+        if not streams:
+            return
+        for name in streams:
+            await self._ensure_group(name)
         keeper = asyncio.create_task(self._keep_fresh(), name="veilbot-queue-touch")
-        claimer = asyncio.create_task(self._claim_loop(), name="veilbot-queue-claim")
+        claimer = asyncio.create_task(self._claim_loop(streams), name="veilbot-queue-claim")
         try:
-            await self._read_loop()
+            await self._read_loop(streams)
         except asyncio.CancelledError:
-            # Cancelled without a drain: what is in flight stays queued, so no grace period;
-            # another worker (or this one, restarted) takes it after the claim idle.
             self._stopping.set()
             for held in self._held.values():
                 if held.task is not None:
@@ -274,8 +212,9 @@ class RedisTurnQueue:
 
     async def idle(self, timeout: float) -> bool:  # noqa: ASYNC109  (tests, benchmarks)
         """Wait up to ``timeout`` s until the queue holds no entry at all; whether it did."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while asyncio.get_running_loop().time() < deadline:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
             async with store_errors("queue depth"):
                 depth = await self._redis.hlen(self._keys.queue("payloads"))
             if depth == 0 and not self._held:
@@ -300,18 +239,14 @@ class RedisTurnQueue:
             await asyncio.wait(late, timeout=5.0)
         return len(late)
 
-    async def _ensure_group(self) -> None:
-        if self._grouped:
-            return
+    async def _ensure_group(self, stream: str) -> None:
         try:
             async with store_errors("queue group"):
-                await self._redis.xgroup_create(self.tokens, GROUP, id="0", mkstream=True)
+                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
         except StoreError as exc:
-            if not isinstance(exc.__cause__, ResponseError) or "BUSYGROUP" not in str(
-                exc.__cause__
-            ):
+            if "BUSYGROUP" not in str(exc.__cause__):
                 raise
-        self._grouped = True
+        self._grouped.add(stream)
 
     async def _pause(self, seconds: float) -> None:
         """Sleep, or less when stopping."""
@@ -321,7 +256,8 @@ class RedisTurnQueue:
         except TimeoutError:
             pass
 
-    async def _read_loop(self) -> None:
+    # reading and claiming ----------------------------------------------------------------
+    async def _read_loop(self, streams: list[str]) -> None:
         while not self._stopping.is_set():
             free = self._workers - len(self._held)
             if free <= 0:
@@ -335,31 +271,34 @@ class RedisTurnQueue:
             try:
                 async with store_errors("queue read"):
                     read = await self._redis.xreadgroup(
-                        GROUP, self.consumer, {self.tokens: ">"}, count=free, block=self._block_ms
+                        GROUP,
+                        self.consumer,
+                        dict.fromkeys(streams, ">"),
+                        count=free,
+                        block=self._block_ms,
                     )
             except StoreError as exc:
-                if isinstance(exc.__cause__, ResponseError) and "NOGROUP" in str(exc.__cause__):
-                    self._grouped = False  # the stream was deleted (a reset): make it again
-                    await self._ensure_group()
+                if "NOGROUP" in str(exc.__cause__):  # the stream was deleted: make it again
+                    for name in streams:
+                        await self._ensure_group(name)
                     continue
                 logger.warning("queue: read failed: %s", exc)
                 await self._pause(1.0)
                 continue
-            stream: Any
-            for stream in read or []:
-                for token, fields in stream[1]:
-                    self._start(token, fields)
+            found: Any
+            for found in read or []:
+                for token, fields in found[1]:
+                    self._start(_text(found[0]), token, fields)
 
-    def _start(self, token: Any, fields: dict[Any, Any] | None) -> None:
-        token_id = token.decode() if isinstance(token, bytes) else str(token)
+    def _start(self, stream: str, token: Any, fields: dict[Any, Any] | None) -> None:
+        token_id = _text(token)
         raw = (fields or {}).get(b"t") or (fields or {}).get("t")
-        if token_id in self._held or raw is None:
+        if (stream, token_id) in self._held or raw is None:
             return
-        tid = ThreadId(raw.decode() if isinstance(raw, bytes) else str(raw))
-        held = self._held[token_id] = _Held(tid)
-        held.task = asyncio.create_task(self._work(token_id, held), name="veilbot-queue-thread")
+        held = self._held[stream, token_id] = _Held(stream, token_id, ThreadId(_text(raw)))
+        held.task = asyncio.create_task(self._work(held), name="veilbot-queue-thread")
 
-    async def _claim_loop(self) -> None:
+    async def _claim_loop(self, streams: list[str]) -> None:
         """Take tokens a dead replica left idle; keep the depth gauge current."""
         interval = max(0.1, min(self._claim_idle / 3, 5.0))
         while not self._stopping.is_set():
@@ -367,11 +306,12 @@ class RedisTurnQueue:
             if self._stopping.is_set():
                 return
             try:
-                await self._claim_once()
+                for name in streams:
+                    await self._claim_once(name)
             except StoreError as exc:
                 logger.warning("queue: claim failed: %s", exc)
 
-    async def _claim_once(self) -> None:
+    async def _claim_once(self, stream: str) -> None:
         async with store_errors("queue claim"):
             depth = await self._redis.hlen(self._keys.queue("payloads"))
             self._metrics.queue_depth(int(depth))
@@ -379,7 +319,7 @@ class RedisTurnQueue:
             if free <= 0:
                 return
             claimed = await self._redis.xautoclaim(
-                self.tokens,
+                stream,
                 GROUP,
                 self.consumer,
                 min_idle_time=int(self._claim_idle * 1000),
@@ -391,7 +331,7 @@ class RedisTurnQueue:
             logger.info("queue: claimed %d idle thread(s) from stopped workers", len(taken))
             self._metrics.queue_event("claimed", len(taken))
         for token, fields in taken:
-            self._start(token, fields)
+            self._start(stream, token, fields)
 
     async def _keep_fresh(self) -> None:
         """Touch the tokens in flight every third of the claim idle, until ``run`` ends."""
@@ -403,29 +343,30 @@ class RedisTurnQueue:
                 return
             except TimeoutError:
                 pass
-            if self._held:
-                await self._touch_held()
+            for stream in {h.stream for h in self._held.values()}:
+                await self._touch_held(stream)
 
-    async def _touch_held(self) -> None:
-        held = list(self._held)
+    async def _touch_held(self, stream: str) -> None:
+        held = [token for (name, token) in self._held if name == stream]
         try:
             async with store_errors("queue touch"):
-                lost = await self._touch(keys=[self.tokens], args=[GROUP, self.consumer, *held])
+                lost = await self._touch(keys=[stream], args=[GROUP, self.consumer, *held])
         except StoreError as exc:
             logger.warning("queue: touch failed: %s", exc)
             return
         for token in lost or []:
-            name = token.decode() if isinstance(token, bytes) else str(token)
-            if name in self._held:
-                self._held[name].lost = True
-                logger.error("queue: a thread's token was taken while in flight (%s)", name)
+            mine = self._held.get((stream, _text(token)))
+            if mine is not None:
+                mine.lost = True
+                logger.error("queue: a thread's token was taken while in flight (%s)", mine.thread)
 
-    async def _work(self, token: str, held: _Held) -> None:
+    # working a thread --------------------------------------------------------------------
+    async def _work(self, held: _Held) -> None:
         """Work one thread's entries in order, while this worker owns its token."""
         try:
             worked = 0
             while not self._stopping.is_set() and not held.lost:
-                if not await self._step(token, held, worked + 1 >= _FAIR_ENTRIES):
+                if not await self._step(held, fair=worked + 1 >= _FAIR_ENTRIES):
                     return
                 worked += 1
         except StoreError as exc:  # the token stays pending: claimed again after the idle
@@ -433,33 +374,33 @@ class RedisTurnQueue:
         except Exception as exc:  # noqa: BLE001  (one bad entry must not stop the worker)
             log_failure(logger, "queue: thread %s failed", exc, held.thread)
         finally:
-            del self._held[token]
+            del self._held[held.stream, held.token]
             self._freed.set()
 
-    async def _step(self, token: str, held: _Held, fair: bool) -> bool:
+    async def _step(self, held: _Held, *, fair: bool) -> bool:
         """Work the thread's head entry; whether to go on with the next one."""
         q, tid = self._keys.queue, held.thread
-        keys = [self.tokens, q(f"thread:{tid}"), q("payloads"), q("attempts"), q("scheduled")]
+        keys = [held.stream, q(f"thread:{tid}"), q("payloads"), q("attempts"), q("scheduled")]
         async with store_errors(f"queue begin {tid}"):
-            got = await self._begin(keys=keys, args=[GROUP, token, self.consumer, tid])
+            got = await self._begin(keys=keys, args=[GROUP, held.token, self.consumer, tid])
         if int(got[0]) <= 0:
             return False
-        entry = got[1].decode() if isinstance(got[1], bytes) else str(got[1])
-        attempt = int(got[2])
+        entry, attempt = _text(got[1]), int(got[2])
         if len(got) > 3 and got[3] is not None:
             await self._handle(entry, tid, attempt, got[3])
         else:
             logger.warning("queue: entry without payload dropped thread=%s", tid)
         async with store_errors(f"queue done {tid}"):
             state = await self._done(
-                keys=keys, args=[GROUP, token, self.consumer, tid, entry, "1" if fair else "0"]
+                keys=keys,
+                args=[GROUP, held.token, self.consumer, tid, entry, "1" if fair else "0"],
             )
         return int(state) == 1
 
     async def _handle(self, entry: str, tid: ThreadId, attempt: int, sealed: bytes) -> None:
         platform, _, event_id = entry.partition(":")
         handler = self._handlers.get(platform)
-        if handler is None:
+        if handler is None:  # not possible: only registered platforms' streams are read
             logger.error("queue: no handler for %s entries; entry dropped", platform)
             return
         if attempt > 1:

@@ -279,7 +279,7 @@ async def test_queued_events_hold_no_personal_data_and_are_deleted_once_answered
         left = {k.decode() async for k in client.scan_iter(match=f"{redis_prefix}:*")}
         # Only the delivery's dedupe mark (it expires) and the empty stream stay.
         keys = KeySpace(redis_prefix)
-        assert left == {keys.queue("seen:slack:T1:C1:1"), keys.queue("tokens")}
+        assert left == {keys.queue("seen:slack:T1:C1:1"), keys.queue("tokens:slack")}
     finally:
         await client.aclose()
 
