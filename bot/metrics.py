@@ -24,8 +24,7 @@ name                                         type       labels
 ``veilbot_lock_wait_seconds``                histogram  (time to get a thread's lock)
 ``veilbot_lock_timeouts_total``              counter    (thread stayed busy: "thread busy")
 ``veilbot_audit_spool_records``              gauge      (records waiting for the database)
-``veilbot_queue_events_total``               counter    kind (put, duplicate, claimed,
-                                                        redelivered)
+``veilbot_queue_events_total``               counter    kind (put, claimed, redelivered)
 ``veilbot_queue_entries``                    gauge      (queued events not answered yet)
 ===========================================  =========  ===================================
 """
@@ -55,7 +54,7 @@ _STAGE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _ENTITY = re.compile(r"[A-Z][A-Z0-9_]{0,47}")
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}")
 _TOKEN_KINDS = ("input", "output", "cache_read", "cache_write")
-QUEUE_KINDS = frozenset({"put", "duplicate", "claimed", "redelivered"})
+QUEUE_KINDS = frozenset({"put", "claimed", "redelivered"})
 
 STAGE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 LOCK_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30)
@@ -173,8 +172,9 @@ class PrometheusMetrics:
         self._queue = _Children(
             Counter(
                 "veilbot_queue_events",
-                "Turn queue events: put, duplicate (a retry queued once), claimed (threads "
-                "taken from a stopped replica), redelivered (entries begun again).",
+                "Turn queue events: put (queued, then acked), claimed (threads taken from a "
+                "stopped replica), redelivered (entries begun again). Retries are counted "
+                "as duplicate deliveries.",
                 ["kind"],
                 registry=reg,
             )

@@ -273,7 +273,7 @@ class Metrics(Protocol):
         ...
 
     def queue_event(self, kind: str, count: int = 1) -> None:
-        """Count turn queue events: ``put``, ``duplicate``, ``claimed``, ``redelivered``."""
+        """Count turn queue events: ``put``, ``claimed``, ``redelivered``."""
         ...
 
     def queue_depth(self, entries: int) -> None:

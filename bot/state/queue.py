@@ -97,7 +97,7 @@ class RedisTurnQueue:
         workers: threads worked at once.
         dedupe_ttl_seconds: how long a queued delivery is remembered (platform retries).
         block_seconds: how long one read waits for new tokens (below the client's timeout).
-        metrics: counts puts, duplicates, claims, redeliveries; the depth.
+        metrics: counts puts, duplicates dropped, claims, redeliveries; the depth.
     """
 
     def __init__(
@@ -162,7 +162,10 @@ class RedisTurnQueue:
                 ],
                 args=[entry, self._sealer.seal(entry, body), self._ttl, thread_id],
             )
-        self._metrics.queue_event("put" if queued else "duplicate")
+        if queued:
+            self._metrics.queue_event("put")
+        else:
+            self._metrics.duplicate_dropped(platform)
         return bool(queued)
 
     # the worker's life -------------------------------------------------------------------
@@ -177,8 +180,6 @@ class RedisTurnQueue:
         streams = [self.stream(p) for p in sorted(self._handlers)]
         if not streams:
             return
-        for name in streams:
-            await self._ensure_group(name)
         keeper = asyncio.create_task(self._keep_fresh(), name="veilbot-queue-touch")
         claimer = asyncio.create_task(self._claim_loop(streams), name="veilbot-queue-claim")
         try:
@@ -259,6 +260,14 @@ class RedisTurnQueue:
     # reading and claiming ----------------------------------------------------------------
     async def _read_loop(self, streams: list[str]) -> None:
         while not self._stopping.is_set():
+            if not self._grouped.issuperset(streams):
+                try:
+                    for name in streams:
+                        await self._ensure_group(name)
+                except StoreError as exc:
+                    logger.warning("queue: consumer group not ready: %s", exc)
+                    await self._pause(1.0)
+                    continue
             free = self._workers - len(self._held)
             if free <= 0:
                 self._freed.clear()
@@ -278,9 +287,8 @@ class RedisTurnQueue:
                         block=self._block_ms,
                     )
             except StoreError as exc:
-                if "NOGROUP" in str(exc.__cause__):  # the stream was deleted: make it again
-                    for name in streams:
-                        await self._ensure_group(name)
+                if "NOGROUP" in str(exc.__cause__):  # the stream is gone (Redis lost its data)
+                    self._grouped.clear()
                     continue
                 logger.warning("queue: read failed: %s", exc)
                 await self._pause(1.0)
