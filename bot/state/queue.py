@@ -132,6 +132,7 @@ class RedisTurnQueue:
         self._finished = asyncio.Event()
         self._freed = asyncio.Event()
         self._grouped: set[str] = set()
+        self._cursors: dict[str, str] = {}
 
     def stream(self, platform: str) -> str:
         """The token stream of one platform's threads."""
@@ -326,14 +327,17 @@ class RedisTurnQueue:
             free = self._workers - len(self._held)
             if free <= 0:
                 return
+            # From where the last scan stopped: one call looks at no more than 10 x count
+            # pending tokens, and the idle ones may sit behind many live ones.
             claimed = await self._redis.xautoclaim(
                 stream,
                 GROUP,
                 self.consumer,
                 min_idle_time=int(self._claim_idle * 1000),
-                start_id="0-0",
+                start_id=self._cursors.get(stream, "0-0"),
                 count=free,
             )
+        self._cursors[stream] = _text(claimed[0])
         taken = [t for t in claimed[1] if t and t[1] is not None]
         if taken:
             logger.info("queue: claimed %d idle thread(s) from stopped workers", len(taken))

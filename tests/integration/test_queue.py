@@ -292,3 +292,45 @@ async def test_a_put_while_redis_is_down_raises_store_unavailable(redis_prefix: 
             await queue.put("slack", "T1:C1:1", tid(1), body(1, 1))
     finally:
         await client.aclose()
+
+
+async def test_a_dead_replicas_thread_is_found_behind_many_live_ones(replicas: Replicas) -> None:
+    # One XAUTOCLAIM call looks at no more than 10 x COUNT pending tokens: a claimer with one
+    # free worker must go on scanning where it stopped, not start over at the head each time.
+    live, release = 30, asyncio.Event()
+    busy = await replicas.queue("busy", workers=live, claim_idle_seconds=0.5)
+
+    async def holds(event: QueuedEvent) -> None:
+        await release.wait()
+
+    busy.register("slack", holds)
+    for t in range(live):
+        await busy.put("slack", f"T1:C{t}:1", tid(t), body(t, 1))
+    replicas.start(busy)
+    await until(lambda: busy.in_flight == live, "the live threads taken")
+
+    dying = await replicas.queue("dying", workers=1)
+    stuck = asyncio.Event()
+
+    async def hangs(event: QueuedEvent) -> None:
+        stuck.set()
+        await asyncio.Event().wait()
+
+    dying.register("slack", hangs)
+    await dying.put("slack", "T1:C99:1", tid(99), body(99, 1))
+    replicas.start(dying)
+    await asyncio.wait_for(stuck.wait(), 10)
+    await replicas.kill(dying)
+
+    survivor = await replicas.queue("survivor", workers=1, claim_idle_seconds=0.5)
+    worked: list[int] = []
+
+    async def answers(event: QueuedEvent) -> None:
+        worked.append(json.loads(event.body)["thread"])
+
+    survivor.register("slack", answers)
+    replicas.start(survivor)
+    try:
+        await until(lambda: worked == [99], "the dead replica's thread answered", within=20)
+    finally:
+        release.set()
