@@ -82,7 +82,7 @@ async def bench(threads: int, per_thread: int, model_delay: float, redis_url: st
             settings = Settings(
                 data_dir=Path(data),
                 redis_url=redis_url,
-                redis_prefix="bench",
+                redis_prefix=f"bench-{os.getpid()}-{int(time.time())}",  # no earlier run's dedupe
                 vault_key=TEST_VAULT_KEY_B64,
                 anthropic_api_key="bench-key",
                 anthropic_base_url=model.url,
@@ -95,12 +95,13 @@ async def bench(threads: int, per_thread: int, model_delay: float, redis_url: st
             )
             async with build_app(settings) as app:
                 http = HttpServer("127.0.0.1", 0)
-                adapter = SlackAdapter(settings, app.conversation, http)
+                adapter = SlackAdapter(settings, app.conversation, http, queue=app.queue)
                 async with (
                     http,
                     aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=threads)) as session,
                 ):
                     runner = asyncio.create_task(adapter.run())
+                    worker = asyncio.create_task(app.queue.run()) if app.queue else None
                     url = f"{http.url}{settings.slack_http_path}"
                     acks: list[float] = []
                     start = time.perf_counter()
@@ -110,11 +111,16 @@ async def bench(threads: int, per_thread: int, model_delay: float, redis_url: st
                     acked = time.perf_counter() - start
                     while _check(slack, total)[0] < total and time.perf_counter() - start < 300:
                         await asyncio.sleep(0.05)
+                    if app.queue is not None:
+                        await app.queue.drain(60)
                     await adapter.drain(60)
                     elapsed = time.perf_counter() - start
-                    held = [k async for k in app.redis.scan_iter(match="bench:*:lock")]
+                    prefix = settings.redis_prefix
+                    held = [k async for k in app.redis.scan_iter(match=f"{prefix}:*:lock")]
                     runner.cancel()
-                    await asyncio.gather(runner, return_exceptions=True)
+                    await asyncio.gather(
+                        *(t for t in (runner, worker) if t), return_exceptions=True
+                    )
             answers, duplicates, disordered = _check(slack, total)
     acks.sort()
     p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))]
