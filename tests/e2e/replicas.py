@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 import redis.asyncio as aioredis
@@ -76,6 +76,24 @@ class Replica:
         return bot_token(self.index)
 
 
+class Target(Protocol):
+    """Where deliveries go: a replica, or a service in the benchmark's own process."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def events_url(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A service's events endpoint (``Target``) that is not a spawned replica."""
+
+    index: int
+    events_url: str
+
+
 def api_key(index: int) -> str:
     """The model key replica ``index`` uses."""
     return f"test-key-r{index}"
@@ -93,17 +111,21 @@ def replica_env(
     data_dir: Path,
     redis_url: str,
     prefix: str,
-    database_url: str,
+    database_url: str | None,
     slack: FakeSlack,
     model: FakeAnthropic,
     **extra: str,
 ) -> dict[str, str]:
-    """The environment of replica ``index``: shared stores, its own port, key and token."""
+    """The environment of replica ``index``: shared stores, its own port, key and token.
+
+    Without a ``database_url`` each replica keeps its audit log in its own SQLite file.
+    """
+    if database_url is not None:
+        extra = {"VEILBOT_DATABASE_URL": database_url, **extra}
     return base_env(
         VEILBOT_DATA_DIR=str(data_dir / f"r{index}"),
         VEILBOT_REDIS_URL=redis_url,
         VEILBOT_REDIS_PREFIX=prefix,
-        VEILBOT_DATABASE_URL=database_url,
         VEILBOT_VAULT_KEY=TEST_VAULT_KEY_B64,
         VEILBOT_SPACY_MODEL=TEST_MODEL,
         VEILBOT_ANTHROPIC_API_KEY=api_key(index),
@@ -193,7 +215,7 @@ class Sent:
 
 
 async def _deliver(
-    session: aiohttp.ClientSession, replica: Replica, body: str, retry: int | None, sent: Sent
+    session: aiohttp.ClientSession, replica: Target, body: str, retry: int | None, sent: Sent
 ) -> tuple[int, int]:
     start = time.perf_counter()
     try:
@@ -212,7 +234,7 @@ async def _deliver(
 
 async def send_thread(
     session: aiohttp.ClientSession,
-    replicas: Sequence[Replica],
+    replicas: Sequence[Target],
     events: Sequence[Event],
     sent: Sent,
     *,
@@ -233,7 +255,7 @@ async def send_thread(
 
 
 async def send_burst(
-    replicas: Sequence[Replica], burst: Sequence[Sequence[Event]], *, copies: int = 3
+    replicas: Sequence[Target], burst: Sequence[Sequence[Event]], *, copies: int = 3
 ) -> Sent:
     """Send every thread of ``burst`` concurrently; returns what the deliveries got."""
     sent = Sent()
