@@ -30,14 +30,16 @@ from bot.settings import Settings
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
+from bot.state.queue import RedisTurnQueue
 from bot.stores import check_ready, open_stores
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
 from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
 from guardrails.reveal import RevealPolicy
+from guardrails.sealing import AesGcmSealer
 from guardrails.vault import RedisVault
-from guardrails.vaultkey import load_vault_key
+from guardrails.vaultkey import derive_queue_key, load_vault_key
 from guardrails.workers import ProcessDetector
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,9 @@ class App:
     eraser: Eraser
     notices: list[str] = field(default_factory=list)
     metrics: PrometheusMetrics = field(default_factory=PrometheusMetrics)
+    queue: RedisTurnQueue | None = None
+    """The turn queue ``veilbot run`` acks platform events into (``VEILBOT_QUEUE_ENABLED``);
+    the console does not use it."""
 
     async def readiness(self) -> dict[str, bool]:
         """The ``/readyz`` checks: Redis and the database answer, and the guardrail works.
@@ -140,6 +145,30 @@ def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
     )
 
 
+def build_queue(
+    settings: Settings,
+    client: aioredis.Redis,
+    keys: KeySpace,
+    master: bytes,
+    metrics: PrometheusMetrics,
+) -> RedisTurnQueue | None:
+    """The turn queue (``VEILBOT_QUEUE_*``), or ``None`` when turned off."""
+    if not settings.queue_enabled:
+        return None
+    return RedisTurnQueue(
+        client,
+        keys,
+        sealer=AesGcmSealer(derive_queue_key(master)),
+        consumer=settings.replica_id,
+        claim_idle_seconds=settings.queue_claim_idle_seconds,
+        workers=settings.queue_workers,
+        dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
+        # one read waits at most half the client's reply timeout
+        block_seconds=min(1.0, settings.store_timeout_seconds / 2),
+        metrics=metrics,
+    )
+
+
 @asynccontextmanager
 async def build_app(settings: Settings) -> AsyncIterator[App]:
     """Start every component; stop them in reverse order on exit.
@@ -155,12 +184,8 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         stores = await open_stores(settings, stack, spool=True, metrics=metrics)
         client, keys, audit = stores.redis, stores.keys, stores.audit
         history, locks = stores.history, stores.locks
-        vault = RedisVault(
-            client,
-            keys,
-            key=load_vault_key(settings.vault_key, settings.data_dir),
-            ttl_seconds=settings.history_ttl_seconds,
-        )
+        master = load_vault_key(settings.vault_key, settings.data_dir)
+        vault = RedisVault(client, keys, key=master, ttl_seconds=settings.history_ttl_seconds)
         guardrail = await _guardrail(settings, vault, stack)
         metrics.watch_spool(lambda: audit.spool_depth)
         dedupe = RedisEventDedupe(
@@ -195,4 +220,5 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             eraser=stores.eraser,
             notices=notices,
             metrics=metrics,
+            queue=build_queue(settings, client, keys, master, metrics),
         )

@@ -24,6 +24,8 @@ name                                         type       labels
 ``veilbot_lock_wait_seconds``                histogram  (time to get a thread's lock)
 ``veilbot_lock_timeouts_total``              counter    (thread stayed busy: "thread busy")
 ``veilbot_audit_spool_records``              gauge      (records waiting for the database)
+``veilbot_queue_events_total``               counter    kind (put, claimed, redelivered)
+``veilbot_queue_entries``                    gauge      (queued events not answered yet)
 ===========================================  =========  ===================================
 """
 
@@ -52,6 +54,7 @@ _STAGE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _ENTITY = re.compile(r"[A-Z][A-Z0-9_]{0,47}")
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}")
 _TOKEN_KINDS = ("input", "output", "cache_read", "cache_write")
+QUEUE_KINDS = frozenset({"put", "claimed", "redelivered"})
 
 STAGE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 LOCK_BUCKETS = (0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30)
@@ -166,6 +169,21 @@ class PrometheusMetrics:
             "Audit records spooled to a file while the database is unreachable.",
             registry=reg,
         )
+        self._queue = _Children(
+            Counter(
+                "veilbot_queue_events",
+                "Turn queue events: put (queued, then acked), claimed (threads taken from a "
+                "stopped replica), redelivered (entries begun again). Retries are counted "
+                "as duplicate deliveries.",
+                ["kind"],
+                registry=reg,
+            )
+        )
+        self._queue_depth = Gauge(
+            "veilbot_queue_entries",
+            "Queued platform events not answered yet, all replicas (sampled).",
+            registry=reg,
+        )
 
     def turn_finished(self, record: AuditRecord) -> None:
         """Count a finished turn from its audit record."""
@@ -209,6 +227,14 @@ class PrometheusMetrics:
         self._lock_wait.observe(max(seconds, 0.0))
         if not acquired:
             self._lock_timeouts.inc()
+
+    def queue_event(self, kind: str, count: int = 1) -> None:
+        """Count turn queue events by kind."""
+        self._queue(kind if kind in QUEUE_KINDS else OTHER).inc(count)
+
+    def queue_depth(self, entries: int) -> None:
+        """Set the queued entries gauge."""
+        self._queue_depth.set(entries)
 
     def watch_spool(self, depth: Callable[[], int]) -> None:
         """Report ``depth()`` as the audit spool gauge at every scrape."""

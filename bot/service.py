@@ -17,9 +17,14 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
 life of the service: once at start, then daily.
 
+The turn queue's worker (``bot.state.queue``, on unless ``VEILBOT_QUEUE_ENABLED=false``) runs
+beside the adapters when one of them registered with it (Slack): events acked by any replica
+are answered by whichever replica's worker takes them.
+
 Stopping (``serve`` with a stop event, set by SIGTERM/SIGINT in ``bot.cli.stopping``), one log
-line per step: take no new events and let every ``Drainable`` (the platform adapters) finish
-its work in flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
+line per step: take no new events and let every ``Drainable`` (the platform adapters and the
+queue worker, which leaves a thread's later entries to the other replicas) finish its work in
+flight within ``VEILBOT_DRAIN_TIMEOUT_SECONDS``;
 close the adapters and the HTTP server; flush the audit spool; then ``build_app`` stops the
 rest (the embedded Redis last).
 """
@@ -42,6 +47,7 @@ from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.metrics import add_metrics_route
 from bot.settings import Settings
+from bot.state.queue import RedisTurnQueue
 from bot.stores import add_console, build_admin_tokens
 
 log = logging.getLogger(__name__)
@@ -60,7 +66,7 @@ def _discord_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
 def _slack_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.slack.handler import SlackAdapter
 
-    return SlackAdapter(app.settings, app.conversation, http, admin=app.admin)
+    return SlackAdapter(app.settings, app.conversation, http, admin=app.admin, queue=app.queue)
 
 
 PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
@@ -250,13 +256,27 @@ async def running(
                 app.audit, app.settings.audit_retention_days, interval_seconds=retention_interval
             )
         )
+        drainables: list[Drainable] = list(adapters)
+        queue = app.queue
+        if queue is not None:
+            stack.push_async_callback(_stop_worker, queue, asyncio.create_task(queue.run()))
+            drainables.append(queue)
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
-            yield Service(http, adapters, task, retention, list(adapters), draining)
+            yield Service(http, adapters, task, retention, drainables, draining)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def _stop_worker(queue: RedisTurnQueue, worker: asyncio.Task[None]) -> None:
+    """Stop the queue worker: by its event first (a cancellation can be lost in redis-py)."""
+    queue.stop()
+    _, late = await asyncio.wait([worker], timeout=_DRAIN_SLACK_SECONDS)
+    for task in late:
+        task.cancel()
+    await asyncio.gather(worker, return_exceptions=True)
 
 
 async def serve(

@@ -65,6 +65,20 @@ class Settings(BaseSettings):
     turn may hold two connections (a command and its lock's renewal). Unset: 48, or half of a
     smaller pool."""
 
+    # The turn queue (``bot.state.queue``): ``veilbot run`` acks an event only once it is
+    # queued in Redis, and any replica answers it.
+    queue_enabled: bool = True
+    """Queue platform events in Redis before acking them (off: answer in the acking process,
+    and an event acked by a process that dies is never answered)."""
+    queue_claim_idle_seconds: float = Field(default=30.0, gt=0)
+    """How long an entry a replica took may sit untouched before another replica claims it
+    (live replicas touch their entries in flight every third of this, so a long turn is never
+    taken from them; a dead replica's entries are answered this long after it died)."""
+    queue_workers: int = Field(default=32, ge=1)
+    """Threads one process works from the queue at once."""
+    replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
+    """This process's consumer name in the queue; unset: hostname-pid-random."""
+
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
 

@@ -68,6 +68,17 @@ def derive_pseudonym_key(master: bytes) -> bytes:
     return _hkdf(master, b"audit-pseudonym")
 
 
+def derive_queue_key(master: bytes) -> bytes:
+    """The AES-GCM key that seals queued platform events (raw user text) in Redis.
+
+    Raises:
+        ConfigError: the master key is not 32 bytes long.
+    """
+    if len(master) != KEY_BYTES:
+        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
+    return _hkdf(master, b"turn-queue")
+
+
 def _hkdf(master: bytes, info: bytes) -> bytes:
     hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=_HKDF_SALT, info=info)
     return hkdf.derive(master)

@@ -1,24 +1,36 @@
 """The Slack adapter: slack-bolt's ``AsyncApp`` wired to the core's ``MessageHandler``.
 
 Transports, chosen by ``VEILBOT_SLACK_MODE``: the Events API over HTTP (bolt verifies the
-signature; the route lives on the shared ``HttpServer``) or Socket Mode. Bolt acknowledges
-every request before the listener runs (``process_before_response=False``), so Slack's
-3-second deadline never waits for the model. Turns of one thread start in arrival order
-(an in-process FIFO lock per thread; the core's Redis lock orders them across replicas).
+signature; the route lives on the shared ``HttpServer``) or Socket Mode.
+
+With a ``TurnQueue`` (``veilbot run``; ``bot.state.queue``) a message event is acked only once
+it is queued: a listener middleware puts it (sealed) and answers bolt's request itself, so an
+event Redis did not take gets a non-2xx (HTTP) or no ack (Socket Mode) and Slack sends it
+again. Any replica's worker then answers it (``_work_queued``) in the thread's order; an entry
+another worker began and did not finish comes back with ``attempt > 1``, and is answered only
+if the thread holds no answer to it yet (answers carry the event in their message
+``metadata``). Without a queue, bolt acks every request before the listener runs and the turn
+runs in this process; turns of one thread start in arrival order (an in-process FIFO lock per
+thread; the core's Redis lock orders them across replicas). Commands and buttons are never
+queued: bolt acks them within Slack's 3 seconds either way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -27,15 +39,31 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.commands import FILES_NOT_READ
-from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
+from adapters.slack.events import (
+    Delivery,
+    deleted_message,
+    is_dm,
+    skip_reason,
+    team_of,
+    to_delivery,
+)
 from adapters.slack.formatting import mentioned_users
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
-from adapters.slack.replies import SLACK_ERRORS, LiveReply, Mode, Target, _err, post_text
-from bot.core.errors import InputRejected
+from adapters.slack.replies import (
+    SLACK_ERRORS,
+    LiveReply,
+    Mode,
+    Target,
+    _err,
+    answered_before,
+    post_text,
+)
+from bot.core.errors import InputRejected, StoreError
 from bot.core.logsafe import log_failure
-from bot.core.ports import AdminCommands, MessageHandler
+from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
+from bot.core.types import QueuedEvent
 from bot.http_server import HttpServer
 from bot.settings import Settings, require
 
@@ -81,6 +109,8 @@ class SlackAdapter:
             routes can live beside it; without one, ``http`` mode serves its own on
             ``VEILBOT_SLACK_HTTP_HOST``/``_PORT`` while ``run`` runs.
         admin: the core's admin commands, for ``/veilbot audit export`` (none: refused).
+        queue: the turn queue: message events are acked once queued and answered by any
+            replica's worker (none: answered here, after the ack).
 
     Raises:
         ConfigError: a credential the chosen transport needs is missing (the error names it).
@@ -95,6 +125,7 @@ class SlackAdapter:
         http: HttpServer | None = None,
         *,
         admin: AdminCommands | None = None,
+        queue: TurnQueue | None = None,
     ) -> None:
         _quiet_sdk_loggers()
         token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
@@ -134,13 +165,17 @@ class SlackAdapter:
             settings.slack_message_chars,
             admin=admin,
         )
+        self._queue = queue
+        if queue is not None:
+            queue.register("slack", self._work_queued)
         self._register()
         if http is not None and secret is not None:
             http.app.router.add_post(settings.slack_http_path, self._on_http)
 
     def _register(self) -> None:
-        self.app.event("app_mention")(self._on_mention)
-        self.app.event("message")(self._on_message)
+        queued = [self._enqueue] if self._queue is not None else None
+        self.app.event("app_mention", middleware=queued)(self._on_mention)
+        self.app.event("message", middleware=queued)(self._on_message)
         self.app.event("assistant_thread_started")(self._on_assistant_started)
         self.app.event("assistant_thread_context_changed")(self._ignore)
 
@@ -201,6 +236,43 @@ class SlackAdapter:
     async def _ignore(self) -> None:
         return None
 
+    async def _enqueue(
+        self, body: dict[str, Any], context: dict[str, Any], next_: Callable[[], Awaitable[None]]
+    ) -> BoltResponse:
+        """Listener middleware (queue on): queue the event, then ack it; never run the listener.
+
+        A non-2xx when Redis did not take it: Slack sends the event again (to any replica).
+        """
+        del next_  # the listener runs later, in a queue worker
+        found = _queueable(body, context, self._settings)
+        if found is None:
+            return BoltResponse(status=200, body="")
+        thread, event_id, payload = found
+        assert self._queue is not None  # noqa: S101  (registered only with a queue)
+        try:
+            await self._queue.put("slack", event_id, thread, payload)
+        except StoreError as exc:
+            logger.error("slack event not queued, not acked (Slack retries): %s", exc)
+            return BoltResponse(status=503, body="", headers={"Retry-After": "1"})
+        return BoltResponse(status=200, body="")
+
+    async def _work_queued(self, event: QueuedEvent) -> None:
+        """The queue worker's handler: answer one queued event, as the listener would have."""
+        try:
+            data = json.loads(event.body)
+            body, trigger = data["body"], str(data["trigger"])
+        except (ValueError, KeyError, TypeError):
+            logger.error("queued slack event unreadable; dropped")
+            return
+        context = {"bot_user_id": data.get("bot_user_id"), "bot_id": data.get("bot_id")}
+        if trigger == "deleted":
+            deleted = deleted_message(body, bot_user_id=context["bot_user_id"])
+            if deleted is not None:
+                tid, text = deleted
+                await self._track(self._handler.message_deleted(tid, text, platform="slack"))
+            return
+        await self._track(self._on_user_message(body, context, trigger, queued=event))
+
     async def _on_mention(self, body: dict[str, Any], context: dict[str, Any]) -> None:
         await self._track(self._on_user_message(body, context, "mention"))
 
@@ -233,7 +305,11 @@ class SlackAdapter:
                 self._tasks.discard(task)
 
     async def _on_user_message(
-        self, body: dict[str, Any], context: dict[str, Any], trigger: str
+        self,
+        body: dict[str, Any],
+        context: dict[str, Any],
+        trigger: str,
+        queued: QueuedEvent | None = None,
     ) -> None:
         reason = skip_reason(
             body["event"],
@@ -249,14 +325,21 @@ class SlackAdapter:
         except InputRejected:
             logger.warning("slack event with unusable ids skipped")
             return
+        if queued is not None:  # the queue dedupes deliveries; every attempt is one audit run
+            message = replace(delivery.message, event_id=None, run_id=queued.run_id)
+            delivery = replace(delivery, message=message)
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
             if trigger == "followup" and not await self._handler.knows_thread(tid):
                 return
-            await self._deliver(delivery)
+            target = _target(delivery, queued)
+            if queued is not None and queued.attempt > 1:
+                if await answered_before(self.client, target):
+                    logger.info("queued slack event was answered before; not again thread=%s", tid)
+                    return
+            await self._deliver(delivery, target)
 
-    async def _deliver(self, delivery: Delivery) -> None:
-        target = _target(delivery)
+    async def _deliver(self, delivery: Delivery, target: Target) -> None:
         if delivery.has_files:
             await self._tell_files_once(delivery, target)
             if not delivery.message.text.strip():
@@ -334,7 +417,7 @@ class SlackAdapter:
         )
 
 
-def _target(delivery: Delivery) -> Target:
+def _target(delivery: Delivery, queued: QueuedEvent | None = None) -> Target:
     message = delivery.message
     return Target(
         channel=message.channel,
@@ -342,4 +425,60 @@ def _target(delivery: Delivery) -> Target:
         team=message.workspace,
         user=message.user_id,
         asked=mentioned_users(message.text),  # the bot's own mention is removed already
+        event=queued.event_id if queued is not None else None,
     )
+
+
+def _queueable(
+    body: dict[str, Any], context: dict[str, Any], settings: Settings
+) -> tuple[Any, str, bytes] | None:
+    """What to queue for a ``message``/``app_mention`` event: thread, dedupe id, payload.
+
+    ``None`` for an event the listener would ignore. The trigger is decided here, as the
+    listeners decide it; whether a follow-up's thread is known is checked by the worker, in
+    the thread's order.
+    """
+    event = body.get("event") or {}
+    bot_user_id = context.get("bot_user_id")
+    if event.get("type") == "message" and event.get("subtype") == "message_deleted":
+        deleted = deleted_message(body, bot_user_id=bot_user_id)
+        if deleted is None:
+            return None
+        stamp = str(event.get("deleted_ts") or event.get("ts"))
+        key = f"{team_of(body)}:{event.get('channel')}:{stamp}:deleted"
+        return deleted[0], key, _payload(body, context, "deleted")
+    trigger = _trigger(event, bot_user_id, settings.slack_reply_to_followups)
+    if trigger is None or skip_reason(
+        event,
+        bot_user_id=bot_user_id,
+        bot_id=context.get("bot_id"),
+        ignore_bots=settings.slack_ignore_bots,
+    ):
+        return None
+    try:
+        delivery = to_delivery(body, bot_user_id=bot_user_id, trigger=trigger)
+    except InputRejected:
+        logger.warning("slack event with unusable ids skipped")
+        return None
+    assert delivery.message.event_id is not None  # noqa: S101  (to_delivery always sets it)
+    return delivery.message.thread_id, delivery.message.event_id, _payload(body, context, trigger)
+
+
+def _trigger(event: dict[str, Any], bot_user_id: str | None, followups: bool) -> str | None:
+    if event.get("type") == "app_mention":
+        return "mention"
+    if is_dm(event):
+        return "dm"
+    if event.get("thread_ts") and followups and f"<@{bot_user_id}" not in str(event.get("text")):
+        return "followup"
+    return None
+
+
+def _payload(body: dict[str, Any], context: dict[str, Any], trigger: str) -> bytes:
+    data = {
+        "trigger": trigger,
+        "body": body,
+        "bot_user_id": context.get("bot_user_id"),
+        "bot_id": context.get("bot_id"),
+    }
+    return json.dumps(data, separators=(",", ":")).encode()

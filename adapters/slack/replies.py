@@ -48,14 +48,73 @@ class Target:
     user: str
     asked: frozenset[str] = frozenset()
     """Users the asker mentioned: the only ones the answer may ping."""
+    event: str | None = None
+    """The queued event this answers (``team:channel:ts``): carried in the answer's message
+    ``metadata``, so a worker that takes the event over can see it was answered."""
 
 
-async def post_text(client: AsyncWebClient, target: Target, markdown: str, limit: int) -> list[str]:
-    """Post Markdown as mrkdwn thread replies, split under ``limit``; returns their ``ts``."""
+ANSWER_EVENT_TYPE = "veilbot_answer"
+_REPLIES_PAGES = 5
+
+
+def answer_metadata(target: Target) -> dict[str, Any] | None:
+    """The message ``metadata`` of an answer to ``target.event`` (none when not queued)."""
+    if target.event is None:
+        return None
+    return {"event_type": ANSWER_EVENT_TYPE, "event_payload": {"event": target.event}}
+
+
+async def answered_before(client: AsyncWebClient, target: Target) -> bool:
+    """Whether the thread already holds an answer to ``target.event`` (a message of ours).
+
+    Asked when a queued event comes back after a worker stopped in its middle. If Slack
+    cannot be asked, ``False``: answering twice is better than never.
+    """
+    cursor: str | None = None
+    try:
+        for _ in range(_REPLIES_PAGES):
+            resp = await client.conversations_replies(
+                channel=target.channel,
+                ts=target.thread_ts,
+                include_all_metadata=True,
+                limit=200,
+                cursor=cursor,
+            )
+            for message in resp.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == ANSWER_EVENT_TYPE and (
+                    payload.get("event") == target.event
+                ):
+                    return True
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return False
+    except SLACK_ERRORS as exc:
+        logger.warning("slack: could not check the thread for an earlier answer: %s", _err(exc))
+    return False
+
+
+async def post_text(
+    client: AsyncWebClient,
+    target: Target,
+    markdown: str,
+    limit: int,
+    *,
+    metadata: dict[str, Any] | None = None,
+) -> list[str]:
+    """Post Markdown as mrkdwn thread replies, split under ``limit``; returns their ``ts``.
+
+    ``metadata`` (``answer_metadata``) goes on every message posted.
+    """
     stamps: list[str] = []
     for chunk in split_message(to_mrkdwn(markdown, target.asked), limit):
         resp = await client.chat_postMessage(
-            channel=target.channel, thread_ts=target.thread_ts, text=chunk, unfurl_links=False
+            channel=target.channel,
+            thread_ts=target.thread_ts,
+            text=chunk,
+            unfurl_links=False,
+            metadata=metadata,
         )
         stamps.append(str(resp.get("ts", "")))
     return stamps
@@ -88,6 +147,7 @@ class LiveReply:
         self._live_head: str | None = None  # what the edited message shows now
         self._sealed: str | None = None  # the first message once full (update mode)
         self._broken = False
+        self._metadata = answer_metadata(target)
 
     @property
     def started(self) -> bool:
@@ -115,7 +175,7 @@ class LiveReply:
             streamed = True  # the answer plus a note (e.g. "not saved"): keep one message
         if not streamed:
             await self._close_partial()
-            await post_text(self._client, self._target, text, self._limit)
+            await post_text(self._client, self._target, text, self._limit, metadata=self._metadata)
             return
         if text.startswith(self._received):
             self._received = text
@@ -123,7 +183,7 @@ class LiveReply:
             await self._show(final=True)
         if self._broken or self._mode == "off":
             rest = self._received[self._shown :]
-            await post_text(self._client, self._target, rest, self._limit)
+            await post_text(self._client, self._target, rest, self._limit, metadata=self._metadata)
 
     async def _show(self, *, final: bool) -> None:
         try:
@@ -148,7 +208,7 @@ class LiveReply:
             pending = pending[: tail.start()]
         while pending:
             if self._stream is not None and STREAM_CAP - self._stream_chars < 200:
-                await self._stream.stop()
+                await self._stream.stop(metadata=self._metadata)
                 self._stream = None
             if self._stream is None:
                 self._stream = await self._client.chat_stream(
@@ -167,7 +227,7 @@ class LiveReply:
             self._carry = reopen
             pending = rest
         if final and self._stream is not None:
-            await self._stream.stop()
+            await self._stream.stop(metadata=self._metadata)
 
     async def _show_update(self, *, final: bool) -> None:
         chunks = (
@@ -185,6 +245,7 @@ class LiveReply:
                 thread_ts=self._target.thread_ts,
                 text=head,
                 unfurl_links=False,
+                metadata=self._metadata,
             )
             self._update_ts = str(resp["ts"])
         else:
@@ -198,6 +259,7 @@ class LiveReply:
                     thread_ts=self._target.thread_ts,
                     text=chunk,
                     unfurl_links=False,
+                    metadata=self._metadata,
                 )
             self._shown = len(self._received)
 
@@ -248,5 +310,7 @@ def _stream_unsupported(exc: Exception) -> bool:
 def _err(exc: Exception) -> str:
     """A log-safe description of a Slack failure: the error code, never message text."""
     if isinstance(exc, SlackApiError):
-        return f"slack error {exc.response.get('error')!s}"
+        data = exc.response.data
+        code = data.get("error") if isinstance(data, dict) else f"http {exc.response.status_code}"
+        return f"slack error {code!s}"
     return type(exc).__name__

@@ -79,7 +79,7 @@ class _Turn:
         now = utcnow()
         meta: dict[str, Any] = {**message.metadata, "private": message.private}
         record = AuditRecord(
-            run_id=new_run_id(),
+            run_id=message.run_id or new_run_id(),
             thread_id=message.thread_id,
             platform=message.platform,
             workspace=message.workspace,

@@ -36,3 +36,12 @@ class KeySpace:
     def event(self, platform: str, event_id: str) -> str:
         """The dedupe key of one platform delivery."""
         return f"{self.prefix}:event:{platform}:{event_id}"
+
+    def queue(self, kind: str) -> str:
+        """A key of the turn queue (``bot.state.queue``): ``tokens``, ``payloads``, ...
+
+        Every queue key carries the one ``{queue}`` hash tag: the queue's Lua steps touch the
+        stream, a thread's list and the delivery's dedupe key together, so in Redis Cluster
+        they must share a slot (the queue lives on one shard; the threads' data does not).
+        """
+        return f"{self.prefix}:{{queue}}:{kind}"

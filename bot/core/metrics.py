@@ -22,5 +22,11 @@ class NoMetrics:
     def lock_waited(self, seconds: float, *, acquired: bool) -> None:
         """Drop it."""
 
+    def queue_event(self, kind: str, count: int = 1) -> None:
+        """Drop it."""
+
+    def queue_depth(self, entries: int) -> None:
+        """Drop it."""
+
 
 NO_METRICS = NoMetrics()

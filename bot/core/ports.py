@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -18,6 +18,7 @@ from bot.core.types import (
     ModelRequest,
     ModelResult,
     Platform,
+    QueuedEvent,
     Redaction,
     Reply,
     Restoration,
@@ -195,6 +196,47 @@ class MessageHandler(Protocol):
         ...
 
 
+class Sealer(Protocol):
+    """Encrypts values that must rest in a store with raw user text inside."""
+
+    def seal(self, name: str, data: bytes) -> bytes:
+        """Encrypt ``data``, bound to ``name``."""
+        ...
+
+    def open(self, name: str, sealed: bytes) -> bytes:
+        """Decrypt a value sealed for ``name``.
+
+        Raises:
+            StoreError: it does not open (another name or key, or altered).
+        """
+        ...
+
+
+QueueHandler = Callable[[QueuedEvent], Awaitable[None]]
+"""Works one queued event; it must not raise (a failure is answered and logged inside)."""
+
+
+class TurnQueue(Protocol):
+    """A durable queue of acked platform events: any replica works them, each once, in order.
+
+    An adapter ``put``s an event before acknowledging it to the platform, and ``register``s
+    the handler that later works it (maybe in another process). Events of one thread are
+    worked one at a time, in the order they were put.
+    """
+
+    async def put(self, platform: str, event_id: str, thread_id: ThreadId, body: bytes) -> bool:
+        """Queue an event; ``False`` when this delivery was queued already (a retry).
+
+        Raises:
+            StoreUnavailable: it could not be queued: the platform must not get an ack.
+        """
+        ...
+
+    def register(self, platform: str, handler: QueueHandler) -> None:
+        """Work ``platform``'s events with ``handler`` (one handler per platform)."""
+        ...
+
+
 class AdminCommands(Protocol):
     """What adapters call for admin chat commands (``/veilbot audit export …``)."""
 
@@ -228,6 +270,14 @@ class Metrics(Protocol):
 
     def lock_waited(self, seconds: float, *, acquired: bool) -> None:
         """Observe a wait for a thread's lock; ``acquired=False`` when it timed out."""
+        ...
+
+    def queue_event(self, kind: str, count: int = 1) -> None:
+        """Count turn queue events: ``put``, ``claimed``, ``redelivered``."""
+        ...
+
+    def queue_depth(self, entries: int) -> None:
+        """Set the number of queued entries not done yet (all replicas)."""
         ...
 
 

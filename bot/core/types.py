@@ -101,6 +101,9 @@ class InboundMessage:
         event_id: platform delivery id used for dedupe; ``None`` disables dedupe.
         private: ``True`` in a direct message, where the reveal policy may show more.
         metadata: free-form, non-personal facts copied into the audit record.
+        run_id: the audit run id to use, else a fresh one. A queued delivery sets it from
+            its queue entry, so a turn run again (its first worker died) writes the same
+            audit row, which the store keeps once.
     """
 
     thread_id: ThreadId
@@ -113,6 +116,7 @@ class InboundMessage:
     event_id: str | None = None
     private: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +247,39 @@ class AdminReply:
 def new_run_id() -> str:
     """A fresh, sortable-enough run id."""
     return uuid.uuid4().hex
+
+
+_QUEUED_RUNS = uuid.UUID("5f0c8a4e-3c52-4d8e-9a57-7d1f2b6c0e91")
+
+
+def queued_run_id(entry: str) -> str:
+    """The run id of a queued delivery: the same for every attempt at one queue entry."""
+    return uuid.uuid5(_QUEUED_RUNS, entry).hex
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedEvent:
+    """A platform event as the turn queue hands it back to the adapter that queued it.
+
+    Attributes:
+        platform: the adapter that queued it (``slack``, ``discord``).
+        event_id: the delivery's dedupe id, as given to ``TurnQueue.put``.
+        thread_id: the thread it belongs to; a thread's events come in the order queued.
+        body: the adapter's own bytes (raw user text inside: sealed while in Redis).
+        attempt: 1 the first time; more when an earlier worker took the entry and did not
+            finish it (it died, or drained): that one may have answered already.
+    """
+
+    platform: str
+    event_id: str
+    thread_id: ThreadId
+    body: bytes
+    attempt: int = 1
+
+    @property
+    def run_id(self) -> str:
+        """The audit run id every attempt at this entry uses."""
+        return queued_run_id(f"{self.platform}:{self.event_id}")
 
 
 def utcnow() -> datetime:

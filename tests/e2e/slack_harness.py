@@ -37,6 +37,15 @@ class Harness:
             session,
         )
 
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def kill(self) -> None:
+        """Cancel the adapter and the queue worker at once, without a drain: what the worker
+        held in the queue stays unacked, as after a SIGKILL."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.wait(self.tasks, timeout=10)
+
     @property
     def events_url(self) -> str:
         return f"{self.http.url}{self.app.settings.slack_http_path}"
@@ -67,8 +76,10 @@ class Harness:
         raise AssertionError(f"timed out waiting for {what}")
 
     async def settle(self) -> None:
-        """Wait until no turn is in flight."""
+        """Wait until no turn is in flight and nothing acked waits in the queue."""
         await asyncio.sleep(0.05)
+        if self.app.queue is not None:
+            assert await self.app.queue.idle(60), "queued events not answered in 60s"
         await self.adapter.idle(30)
 
 
@@ -88,13 +99,24 @@ async def slack_harness(make_app: MakeApp, **overrides: Any) -> AsyncIterator[Ha
         values.update(overrides)
         app = await make_app(**values)
         http = HttpServer("127.0.0.1", 0)
-        adapter = SlackAdapter(app.settings, app.conversation, http, admin=app.admin)
+        adapter = SlackAdapter(
+            app.settings, app.conversation, http, admin=app.admin, queue=app.queue
+        )
         async with http, aiohttp.ClientSession() as session:
             runner = asyncio.create_task(adapter.run())
+            worker = asyncio.create_task(app.queue.run()) if app.queue is not None else None
             try:
                 if app.settings.slack_mode == "socket":
                     await slack.wait_connected()
-                yield Harness(app, adapter, slack, http, session)
+                harness = Harness(app, adapter, slack, http, session)
+                harness.tasks = [t for t in (runner, worker) if t is not None]
+                yield harness
             finally:
+                if app.queue is not None:
+                    app.queue.stop()  # its event first: a cancellation can be lost in redis-py
+                tasks = [t for t in (runner, worker) if t is not None]
                 runner.cancel()
-                await asyncio.gather(runner, return_exceptions=True)
+                _, late = await asyncio.wait(tasks, timeout=15)
+                for task in late:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)

@@ -63,6 +63,7 @@ class Posted:
     streaming: bool = False
     edits: int = 0
     blocks: list[Any] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
 
 
 def _json_fields(params: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +114,7 @@ class FakeSlack:
     async def __aenter__(self) -> FakeSlack:
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)  # slack-sdk reads some with GET
         app.router.add_get("/link/", self._socket)
         app.router.add_post("/respond/{n}", self._respond)
         app.router.add_post("/upload/{file_id}", self._upload)
@@ -219,6 +221,7 @@ class FakeSlack:
             str(p.get("text") or ""),
             streaming=streaming,
             blocks=list(p.get("blocks") or []),
+            metadata=p.get("metadata") or None,
         )
         self.messages[ts] = msg
         return msg
@@ -244,6 +247,8 @@ class FakeSlack:
         if msg is None:
             return {"ok": False, "error": "message_not_found"}
         msg.text, msg.edits = str(p.get("text") or ""), msg.edits + 1
+        if p.get("metadata"):
+            msg.metadata = p["metadata"]
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "text": msg.text}
 
     def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -272,7 +277,31 @@ class FakeSlack:
             return {"ok": False, "error": "message_not_in_streaming_state"}
         msg.text += chunks_text(p)
         msg.streaming = False
+        if p.get("metadata"):
+            msg.metadata = p["metadata"]
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "message": {"text": msg.text}}
+
+    def _m_conversations_replies(self, p: dict[str, Any]) -> dict[str, Any]:
+        """The bot's messages in a thread (people's are not kept), metadata on request."""
+        thread = [
+            m
+            for m in self.all_replies()
+            if m.channel == str(p.get("channel")) and m.thread_ts == str(p.get("ts"))
+        ]
+        with_meta = str(p.get("include_all_metadata", "")).lower() in ("1", "true")
+        messages = [
+            {
+                "type": "message",
+                "ts": m.ts,
+                "thread_ts": m.thread_ts,
+                "text": m.text,
+                "user": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                **({"metadata": m.metadata} if with_meta and m.metadata else {}),
+            }
+            for m in thread
+        ]
+        return {"ok": True, "messages": messages, "has_more": False, "response_metadata": {}}
 
     def _m_conversations_open(self, p: dict[str, Any]) -> dict[str, Any]:
         users = str(p.get("users") or "")

@@ -46,6 +46,8 @@ def exposed() -> dict[str, set[str]]:
     metrics.duplicate_dropped("slack")
     metrics.lock_waited(0.1, acquired=False)
     metrics.watch_spool(lambda: 0)
+    metrics.queue_event("claimed")
+    metrics.queue_depth(0)
     names: dict[str, set[str]] = {}
     for family in text_string_to_metric_families(metrics.exposition().decode()):
         for sample in family.samples:

@@ -18,6 +18,8 @@ SCOPES = {
     "assistant_threads_setSuggestedPrompts": "assistant:write",
     "conversations_open": "im:write",
     "files_upload_v2": "files:write",
+    # and groups:history / im:history in private channels and DMs, granted beside it
+    "conversations_replies": "channels:history",
 }
 
 

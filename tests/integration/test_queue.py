@@ -1,0 +1,294 @@
+"""RedisTurnQueue against a real Redis: in order per thread, once each, nothing lost.
+
+Several queues on one prefix play the replicas. A replica "dies" when its worker is cancelled
+in the middle of an entry: its thread tokens stay in its pending list, unacked, as after a
+SIGKILL (the process-level kill is in the three-replica end-to-end test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
+
+import pytest
+import redis.asyncio as aioredis
+
+from bot.core.errors import StoreUnavailable
+from bot.core.keys import KeySpace
+from bot.core.types import QueuedEvent, ThreadId, thread_id
+from bot.state.client import open_redis
+from bot.state.queue import RedisTurnQueue
+from guardrails.sealing import AesGcmSealer
+from tests.fixtures.services import free_port
+
+SEALER = AesGcmSealer(b"k" * 32)
+PII = ("Jane Doe", "jane.doe@example.com", "+1 415 555 0132")
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def tid(n: int) -> ThreadId:
+    return thread_id("slack", "T1", "C1", f"1700000000.{n:06d}")
+
+
+def body(thread: int, seq: int, text: str = "hello") -> bytes:
+    return json.dumps({"thread": thread, "seq": seq, "text": text}).encode()
+
+
+class Replicas:
+    """Queues on one prefix, each with its own client and worker task; all stopped at exit."""
+
+    def __init__(self, redis_url: str, prefix: str, stack: AsyncExitStack) -> None:
+        self._url, self._keys, self._stack = redis_url, KeySpace(prefix), stack
+        self.runs: dict[RedisTurnQueue, asyncio.Task[None]] = {}
+
+    async def queue(self, name: str, **kwargs: object) -> RedisTurnQueue:
+        client = open_redis(self._url, timeout=2)
+        self._stack.push_async_callback(client.aclose)
+        kwargs.setdefault("claim_idle_seconds", 1.0)
+        return RedisTurnQueue(client, self._keys, sealer=SEALER, consumer=name, **kwargs)  # type: ignore[arg-type]
+
+    def start(self, queue: RedisTurnQueue) -> None:
+        self.runs[queue] = asyncio.create_task(queue.run())
+
+    async def kill(self, queue: RedisTurnQueue) -> None:
+        """Stop a worker without acking what it holds (as a SIGKILL would)."""
+        task = self.runs.pop(queue)
+        task.cancel()
+        await asyncio.wait([task], timeout=10)
+        assert task.done()
+
+    async def close(self) -> None:
+        for queue in self.runs:
+            queue.stop()
+        tasks = list(self.runs.values())
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=15)
+            for task in late:
+                task.cancel()
+            await asyncio.wait(tasks, timeout=5)
+
+
+@pytest.fixture
+async def replicas(redis_url: str, redis_prefix: str) -> AsyncIterator[Replicas]:
+    async with AsyncExitStack() as stack:
+        made = Replicas(redis_url, redis_prefix, stack)
+        try:
+            yield made
+        finally:
+            await made.close()
+
+
+async def until(check: Callable[[], bool], what: str, within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def test_a_retried_delivery_is_queued_once(replicas: Replicas) -> None:
+    queue = await replicas.queue("a")
+    assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+    assert not await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+    worked: list[QueuedEvent] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        worked.append(event)
+
+    queue.register("slack", handler)
+    replicas.start(queue)
+    assert await queue.idle(20)
+    assert [(e.event_id, e.attempt) for e in worked] == [("T1:C1:1.000001", 1)]
+
+
+async def test_three_replicas_answer_each_event_once_and_each_thread_in_order(
+    replicas: Replicas,
+) -> None:
+    threads, per_thread = 12, 15
+    queues = [await replicas.queue(name, workers=4) for name in "abc"]
+    seen: dict[int, list[int]] = defaultdict(list)
+    running: set[int] = set()
+    overlaps: list[int] = []
+
+    def handler_for(name: str) -> Callable[[QueuedEvent], object]:
+        async def handler(event: QueuedEvent) -> None:
+            data = json.loads(event.body)
+            if data["thread"] in running:
+                overlaps.append(data["thread"])
+            running.add(data["thread"])
+            await asyncio.sleep(0.002 * (data["seq"] % 3))
+            seen[data["thread"]].append(data["seq"])
+            running.discard(data["thread"])
+
+        return handler
+
+    for name, queue in zip("abc", queues, strict=True):
+        queue.register("slack", handler_for(name))  # type: ignore[arg-type]
+        replicas.start(queue)
+    # Every event is put three times, through different replicas, as Slack retries do.
+    puts = [
+        queues[(t + s + k) % 3].put("slack", f"T1:C{t}:{s}", tid(t), body(t, s))
+        for s in range(per_thread)
+        for t in range(threads)
+        for k in range(3)
+    ]
+    results = [await p for p in puts]  # in order: a thread's events are put in order
+    assert sum(results) == threads * per_thread
+    await until(lambda: sum(map(len, seen.values())) >= threads * per_thread, "all answered")
+    assert await queues[0].idle(20)
+    assert overlaps == []
+    assert {t: seen[t] for t in range(threads)} == {
+        t: list(range(per_thread)) for t in range(threads)
+    }
+
+
+async def test_a_dead_replicas_threads_are_claimed_and_answered_in_order(
+    replicas: Replicas,
+) -> None:
+    dying = await replicas.queue("dying")
+    stuck = asyncio.Event()
+    worked: list[tuple[str, int, int]] = []
+
+    async def hangs(event: QueuedEvent) -> None:
+        stuck.set()
+        await asyncio.Event().wait()  # it dies in the middle of the turn
+
+    dying.register("slack", hangs)
+    for seq in range(3):
+        await dying.put("slack", f"T1:C1:{seq}", tid(1), body(1, seq))
+    replicas.start(dying)
+    await asyncio.wait_for(stuck.wait(), 10)
+    await replicas.kill(dying)
+
+    survivor = await replicas.queue("survivor", claim_idle_seconds=0.5)
+
+    async def answers(event: QueuedEvent) -> None:
+        worked.append(("survivor", json.loads(event.body)["seq"], event.attempt))
+
+    survivor.register("slack", answers)
+    replicas.start(survivor)
+    await until(lambda: len(worked) == 3, "the claimed thread answered")
+    # The entry the dead replica began comes back marked as a second attempt (it may have
+    # answered already); the others are first attempts; the order is kept.
+    assert worked == [("survivor", 0, 2), ("survivor", 1, 1), ("survivor", 2, 1)]
+    assert await survivor.idle(10)
+
+
+async def test_a_long_turn_is_not_taken_from_a_live_replica(replicas: Replicas) -> None:
+    owner = await replicas.queue("owner", claim_idle_seconds=0.6)
+    other = await replicas.queue("other", claim_idle_seconds=0.6)
+    worked: list[tuple[str, int]] = []
+
+    def handler_for(name: str, seconds: float) -> Callable[[QueuedEvent], object]:
+        async def handler(event: QueuedEvent) -> None:
+            worked.append((name, event.attempt))
+            await asyncio.sleep(seconds)
+
+        return handler
+
+    owner.register("slack", handler_for("owner", 2.5))  # type: ignore[arg-type]
+    other.register("slack", handler_for("other", 0))  # type: ignore[arg-type]
+    await owner.put("slack", "T1:C1:1", tid(1), body(1, 1))
+    replicas.start(owner)
+    await until(lambda: bool(worked), "the owner began")
+    replicas.start(other)
+    assert await owner.idle(20)
+    assert worked == [("owner", 1)]
+
+
+async def test_a_drain_finishes_the_entry_in_flight_and_leaves_the_rest_to_others(
+    replicas: Replicas,
+) -> None:
+    draining = await replicas.queue("draining", claim_idle_seconds=0.5)
+    began, release = asyncio.Event(), asyncio.Event()
+    worked: list[tuple[str, int, int]] = []
+
+    async def slow(event: QueuedEvent) -> None:
+        began.set()
+        await release.wait()
+        worked.append(("draining", json.loads(event.body)["seq"], event.attempt))
+
+    draining.register("slack", slow)
+    for seq in range(3):
+        await draining.put("slack", f"T1:C1:{seq}", tid(1), body(1, seq))
+    replicas.start(draining)
+    await asyncio.wait_for(began.wait(), 10)
+    drain = asyncio.create_task(draining.drain(10))
+    await asyncio.sleep(0.1)
+    assert not drain.done()  # it waits for the entry in flight
+    release.set()
+    await asyncio.wait_for(drain, 10)
+    await asyncio.wait_for(replicas.runs.pop(draining), 10)
+    assert worked == [("draining", 0, 1)]
+
+    other = await replicas.queue("other", claim_idle_seconds=0.5)
+
+    async def answers(event: QueuedEvent) -> None:
+        worked.append(("other", json.loads(event.body)["seq"], event.attempt))
+
+    other.register("slack", answers)
+    replicas.start(other)
+    await until(lambda: len(worked) == 3, "the rest answered elsewhere")
+    assert worked[1:] == [("other", 1, 1), ("other", 2, 1)]
+
+
+async def _everything_under(client: aioredis.Redis, prefix: str) -> bytes:
+    dump = b""
+    async for key in client.scan_iter(match=f"{prefix}:*", count=500):
+        kind = (await client.type(key)).decode()
+        if kind == "string":
+            dump += await client.get(key) or b""
+        elif kind == "hash":
+            for field, value in (await client.hgetall(key)).items():
+                dump += field + value
+        elif kind == "list":
+            dump += b"".join(await client.lrange(key, 0, -1))
+        elif kind == "stream":
+            for _, fields in await client.xrange(key):
+                dump += b"".join(k + v for k, v in fields.items())
+        dump += key
+    return dump
+
+
+async def test_queued_events_hold_no_personal_data_and_are_deleted_once_answered(
+    replicas: Replicas, redis_url: str, redis_prefix: str
+) -> None:
+    queue = await replicas.queue("a")
+    text = f"I am {PII[0]}, mail {PII[1]} or call {PII[2]}"
+    await queue.put("slack", "T1:C1:1", tid(1), body(1, 1, text))
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        stored = await _everything_under(client, redis_prefix)
+        assert stored  # the entry is there, sealed
+        for value in PII:
+            assert value.encode() not in stored
+        got: list[str] = []
+
+        async def handler(event: QueuedEvent) -> None:
+            got.append(json.loads(event.body)["text"])
+
+        queue.register("slack", handler)
+        replicas.start(queue)
+        assert await queue.idle(20)
+        assert got == [text]
+        left = {k.decode() async for k in client.scan_iter(match=f"{redis_prefix}:*")}
+        # Only the delivery's dedupe mark (it expires) and the empty stream stay.
+        keys = KeySpace(redis_prefix)
+        assert left == {keys.queue("seen:slack:T1:C1:1"), keys.queue("tokens:slack")}
+    finally:
+        await client.aclose()
+
+
+async def test_a_put_while_redis_is_down_raises_store_unavailable(redis_prefix: str) -> None:
+    client = open_redis(f"redis://127.0.0.1:{free_port()}", timeout=0.5)
+    try:
+        queue = RedisTurnQueue(client, KeySpace(redis_prefix), sealer=SEALER)
+        with pytest.raises(StoreUnavailable):
+            await queue.put("slack", "T1:C1:1", tid(1), body(1, 1))
+    finally:
+        await client.aclose()
