@@ -326,7 +326,9 @@ class SlackAdapter:
             logger.warning("slack event with unusable ids skipped")
             return
         if queued is not None:  # the queue dedupes deliveries; every attempt is one audit run
-            message = replace(delivery.message, event_id=None, run_id=queued.run_id)
+            message = replace(
+                delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
+            )
             delivery = replace(delivery, message=message)
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id

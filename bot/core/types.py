@@ -104,6 +104,8 @@ class InboundMessage:
         run_id: the audit run id to use, else a fresh one. A queued delivery sets it from
             its queue entry, so a turn run again (its first worker died) writes the same
             audit row, which the store keeps once.
+        attempt: 1, or more when a queued delivery is run again because the worker that
+            began it died: the earlier attempt may have stored the exchange already.
     """
 
     thread_id: ThreadId
@@ -117,6 +119,7 @@ class InboundMessage:
     private: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
+    attempt: int = 1
 
 
 @dataclass(frozen=True, slots=True)
