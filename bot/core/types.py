@@ -10,6 +10,7 @@ import json
 import re
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -271,6 +272,9 @@ class QueuedEvent:
         body: the adapter's own bytes (raw user text inside: sealed while in Redis).
         attempt: 1 the first time; more when an earlier worker took the entry and did not
             finish it (it died, or drained): that one may have answered already.
+        still_mine: whether this worker still holds the entry (a worker whose loop stalled
+            past the claim idle may have lost it to another, which answers it): asked right
+            before the answer is posted.
     """
 
     platform: str
@@ -278,6 +282,7 @@ class QueuedEvent:
     thread_id: ThreadId
     body: bytes
     attempt: int = 1
+    still_mine: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False)
 
     @property
     def run_id(self) -> str:

@@ -148,7 +148,8 @@ async def running_replicas(count: int, **env: Any) -> AsyncIterator[list[Replica
     Yields once every replica answers ``/readyz`` 200.
     """
     async with AsyncExitStack() as stack:
-        replicas = []
+        replicas: list[Replica] = []
+        stack.callback(_keep_logs, replicas, env["data_dir"])
         for index in range(count):
             port = free_port()
             child = await stack.enter_async_context(
@@ -159,6 +160,12 @@ async def running_replicas(count: int, **env: Any) -> AsyncIterator[list[Replica
             *(r.child.serving(f"{r.base}/readyz", within=START_SECONDS) for r in replicas)
         )
         yield replicas
+
+
+def _keep_logs(replicas: Sequence[Replica], data_dir: Path) -> None:
+    """Write each replica's stderr to ``<data_dir>/r<i>.log`` (read after a failure)."""
+    for replica in replicas:
+        (data_dir / f"{replica.name}.log").write_text(replica.child.stderr)
 
 
 # ------------------------------------------------------------------------------ the burst
