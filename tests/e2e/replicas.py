@@ -10,7 +10,8 @@ text starts with a marker ``msg-<t>-<k>`` (thread ``t``, ``k``-th event of the t
 the echoing fake model copies into the answer, so an answer names the event it answers. Each
 event is delivered to every replica, as the original and Slack's retries (``X-Slack-Retry-Num``);
 the next event of a thread is sent once the previous one's deliveries have returned, as Slack
-sends a thread's messages in order.
+sends a thread's messages in order. An event that no replica acked (503: Redis was out of reach,
+or the replica was dead) is delivered again a second later, as Slack retries it.
 
 Used by ``tests/e2e/test_replicas.py`` and ``tests/perf/bench_slack.py --replicas N``.
 """
@@ -43,6 +44,10 @@ MARK = re.compile(r"msg-(\d+)-(\d+)\b")
 Key = tuple[int, int]
 """An event's ``(thread, k)``."""
 
+SLACK_RETRIES = 10
+"""Further rounds of deliveries for an event no replica acked (each to every target)."""
+RETRY_AFTER_SECONDS = 1.0
+"""The pause before such a round: the ``Retry-After`` the service answers with a 503."""
 START_SECONDS = 240.0
 """Three replicas loading spaCy and Presidio at once on a busy 2-core machine."""
 
@@ -220,6 +225,10 @@ class Sent:
     def acked_by(self, index: int) -> set[Key]:
         return {k for k, got in self.statuses.items() if (index, 200) in got}
 
+    def never_acked(self) -> list[Key]:
+        """Events no delivery got a 200 for (Slack would still be retrying them)."""
+        return sorted(k for k, got in self.statuses.items() if all(s != 200 for _, s in got))
+
 
 async def _deliver(
     session: aiohttp.ClientSession, replica: Target, body: str, retry: int | None, sent: Sent
@@ -258,6 +267,15 @@ async def send_thread(
                 for i, r in enumerate(targets)
             )
         )
+        retry = copies
+        while all(status != 200 for _, status in got) and retry < copies + SLACK_RETRIES:
+            # refused everywhere (503 while Redis is out of reach, a dead replica): Slack
+            # delivers the event again later, as the 503's Retry-After asks
+            await asyncio.sleep(RETRY_AFTER_SECONDS)
+            got += await asyncio.gather(
+                *(_deliver(session, r, event.body, retry, sent) for r in targets)
+            )
+            retry += 1
         sent.statuses[event.key] = list(got)
 
 

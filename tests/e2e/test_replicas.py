@@ -263,6 +263,7 @@ async def test_three_replicas_answer_every_event_once_in_order_though_one_is_kil
         await until(lambda: queue_settled_now(redis_server.url), "the queue to settle", 120)
         assert await stop(survivors) == [0, 0], [r.child.stderr[-3000:] for r in survivors]
         keys, final_redis = await redis_everything(redis_server.url)
+    assert sent.never_acked() == []
     assert sent.acked_by(victim.index), "the killed replica acked nothing"
     got = answers(slack)
     lost = sorted(held - set(got))
@@ -336,6 +337,7 @@ async def test_a_replica_stopped_mid_burst_finishes_its_turns_and_sends_new_deli
     finished = {k: got.get(k) for k in held}
     assert all(v == [stopping.index] for v in finished.values()), finished
     assert all(r is not None and r.isdigit() for r in sent.retry_after)
+    assert sent.never_acked() == []
     burst.append([probe])
     check_answers(slack, fake_anthropic, burst)
     check_audit(await audit_rows(audit_database), burst)
