@@ -326,7 +326,9 @@ class SlackAdapter:
             logger.warning("slack event with unusable ids skipped")
             return
         if queued is not None:  # the queue dedupes deliveries; every attempt is one audit run
-            message = replace(delivery.message, event_id=None, run_id=queued.run_id)
+            message = replace(
+                delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
+            )
             delivery = replace(delivery, message=message)
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
@@ -337,9 +339,11 @@ class SlackAdapter:
                 if await answered_before(self.client, target):
                     logger.info("queued slack event was answered before; not again thread=%s", tid)
                     return
-            await self._deliver(delivery, target)
+            await self._deliver(delivery, target, queued)
 
-    async def _deliver(self, delivery: Delivery, target: Target) -> None:
+    async def _deliver(
+        self, delivery: Delivery, target: Target, queued: QueuedEvent | None = None
+    ) -> None:
         if delivery.has_files:
             await self._tell_files_once(delivery, target)
             if not delivery.message.text.strip():
@@ -347,9 +351,11 @@ class SlackAdapter:
         if delivery.command is not None:
             await self.interactions.in_thread(delivery, target)
             return
-        await self._answer(delivery, target)
+        await self._answer(delivery, target, queued)
 
-    async def _answer(self, delivery: Delivery, target: Target) -> None:
+    async def _answer(
+        self, delivery: Delivery, target: Target, queued: QueuedEvent | None = None
+    ) -> None:
         if delivery.message.private and delivery.message.metadata.get("in_thread"):
             await self._set_status(target, "is thinking…")
         sink = LiveReply(
@@ -368,6 +374,10 @@ class SlackAdapter:
             return
         if reply is None:
             logger.debug("duplicate slack delivery dropped")
+            return
+        if queued is not None and queued.still_mine is not None and not await queued.still_mine():
+            # another worker took the entry while this one stalled: it gives the stored answer
+            logger.warning("queued slack event taken over; its new worker answers it")
             return
         await sink.finish(reply.text, streamed=reply.streamed)
 

@@ -141,6 +141,11 @@ def _count_placeholders(record: AuditRecord, restored: Restoration) -> None:
         )
 
 
+def _stored_exchange(history: list[ChatMessage], user: ChatMessage) -> bool:
+    """Whether the history ends with this user message and an answer to it."""
+    return len(history) >= 2 and history[-2] == user and history[-1].role == "assistant"
+
+
 class Conversation:
     """The ``MessageHandler`` every adapter calls."""
 
@@ -244,6 +249,8 @@ class Conversation:
         )
         turn.lap("history_load")
         user = ChatMessage("user", redaction.text)
+        if msg.attempt > 1 and _stored_exchange(history, user):
+            return self._replay(turn, history[-1], restorer)
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=self._system)
         record.metadata["context_messages"] = len(messages)
         request = ModelRequest(system=self._system, messages=messages)
@@ -261,6 +268,20 @@ class Conversation:
         issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
         return await self._remember(turn, user, answer, restored, sink, issued)
+
+    def _replay(self, turn: _Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
+        """The answer an earlier attempt stored but never delivered: give it, store nothing.
+
+        Asking again would keep the exchange twice in the history (the model would see the
+        question twice from then on), and bill a second answer.
+        """
+        restorer.feed(answer.text)
+        restored = restorer.finish()
+        turn.record.answer = answer.text
+        turn.record.metadata["replayed"] = True
+        turn.lap("replay")
+        log.info("answer stored by an earlier attempt given again run=%s", turn.record.run_id)
+        return turn.reply(restored.text, TurnStatus.OK)
 
     async def _ask(
         self, turn: _Turn, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink | None

@@ -10,6 +10,7 @@ import json
 import re
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -104,6 +105,8 @@ class InboundMessage:
         run_id: the audit run id to use, else a fresh one. A queued delivery sets it from
             its queue entry, so a turn run again (its first worker died) writes the same
             audit row, which the store keeps once.
+        attempt: 1, or more when a queued delivery is run again because the worker that
+            began it died: the earlier attempt may have stored the exchange already.
     """
 
     thread_id: ThreadId
@@ -117,6 +120,7 @@ class InboundMessage:
     private: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
+    attempt: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +272,9 @@ class QueuedEvent:
         body: the adapter's own bytes (raw user text inside: sealed while in Redis).
         attempt: 1 the first time; more when an earlier worker took the entry and did not
             finish it (it died, or drained): that one may have answered already.
+        still_mine: whether this worker still holds the entry (a worker whose loop stalled
+            past the claim idle may have lost it to another, which answers it): asked right
+            before the answer is posted.
     """
 
     platform: str
@@ -275,6 +282,7 @@ class QueuedEvent:
     thread_id: ThreadId
     body: bytes
     attempt: int = 1
+    still_mine: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False)
 
     @property
     def run_id(self) -> str:

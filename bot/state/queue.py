@@ -399,7 +399,7 @@ class RedisTurnQueue:
             return False
         entry, attempt = _text(got[1]), int(got[2])
         if len(got) > 3 and got[3] is not None:
-            await self._handle(entry, tid, attempt, got[3])
+            await self._handle(held, entry, attempt, got[3])
         else:
             logger.warning("queue: entry without payload dropped thread=%s", tid)
         async with store_errors(f"queue done {tid}"):
@@ -409,8 +409,9 @@ class RedisTurnQueue:
             )
         return int(state) == 1
 
-    async def _handle(self, entry: str, tid: ThreadId, attempt: int, sealed: bytes) -> None:
+    async def _handle(self, held: _Held, entry: str, attempt: int, sealed: bytes) -> None:
         platform, _, event_id = entry.partition(":")
+        tid = held.thread
         handler = self._handlers.get(platform)
         if handler is None:  # not possible: only registered platforms' streams are read
             logger.error("queue: no handler for %s entries; entry dropped", platform)
@@ -422,4 +423,31 @@ class RedisTurnQueue:
         except StoreError as exc:
             logger.error("queue: %s; dropped", exc)
             return
-        await handler(QueuedEvent(platform, event_id, tid, body, attempt))
+        await handler(
+            QueuedEvent(
+                platform, event_id, tid, body, attempt, still_mine=lambda: self._still_mine(held)
+            )
+        )
+
+    async def _still_mine(self, held: _Held) -> bool:
+        """Whether this consumer still holds the thread's token (one ``XPENDING``).
+
+        A worker whose event loop stalled past the claim idle may have lost it: the new
+        holder answers the entry, so this one must not post as well. Unsure (Redis down):
+        yes, since a duplicate answer is better than none.
+        """
+        if held.lost:
+            return False
+        try:
+            async with store_errors("queue owner"):
+                found = await self._redis.xpending_range(
+                    held.stream, GROUP, min=held.token, max=held.token, count=1
+                )
+        except StoreError as exc:
+            logger.warning("queue: owner check failed: %s", exc)
+            return True
+        mine = bool(found) and _text(found[0]["consumer"]) == self.consumer
+        if not mine:
+            held.lost = True
+            logger.error("queue: a thread's token was taken while in flight (%s)", held.thread)
+        return mine

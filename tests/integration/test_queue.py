@@ -334,3 +334,30 @@ async def test_a_dead_replicas_thread_is_found_behind_many_live_ones(replicas: R
         await until(lambda: worked == [99], "the dead replica's thread answered", within=20)
     finally:
         release.set()
+
+
+async def test_a_worker_whose_thread_was_taken_while_it_stalled_is_told_before_answering(
+    replicas: Replicas, redis_client: aioredis.Redis
+) -> None:
+    # Found by tests/e2e/test_replicas.py: a replica's loop stalled past the claim idle in a
+    # burst, another claimed the thread and both posted the answer.
+    owner = await replicas.queue("owner", claim_idle_seconds=30)
+    began, claimed = asyncio.Event(), asyncio.Event()
+    seen: list[tuple[bool, bool]] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        assert event.still_mine is not None
+        before = await event.still_mine()
+        began.set()
+        await claimed.wait()
+        seen.append((before, await event.still_mine()))
+
+    owner.register("slack", handler)
+    await owner.put("slack", "T1:C1:1", tid(1), body(1, 1))
+    replicas.start(owner)
+    await until(lambda: began.is_set(), "the owner began")
+    # what another replica's XAUTOCLAIM does once the owner's token looks idle
+    await redis_client.xautoclaim(owner.stream("slack"), "workers", "other", 0, "0-0")
+    claimed.set()
+    await until(lambda: bool(seen), "the owner asked again")
+    assert seen == [(True, False)]
