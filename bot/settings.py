@@ -74,8 +74,9 @@ class Settings(BaseSettings):
     """How long an entry a replica took may sit untouched before another replica claims it
     (live replicas touch their entries in flight every third of this, so a long turn is never
     taken from them; a dead replica's entries are answered this long after it died)."""
-    queue_workers: int = Field(default=32, ge=1)
-    """Threads one process works from the queue at once."""
+    queue_workers: int = Field(default=32, ge=0)
+    """Threads one process works from the queue at once; 0: this process only acks and queues
+    (an ingress replica, whose acks never wait behind turns), other replicas answer."""
     replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     """This process's consumer name in the queue; unset: hostname-pid-random."""
 

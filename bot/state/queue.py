@@ -113,8 +113,8 @@ class RedisTurnQueue:
         block_seconds: float = 0.5,
         metrics: Metrics = NO_METRICS,
     ) -> None:
-        if claim_idle_seconds <= 0 or workers < 1 or dedupe_ttl_seconds < 1:
-            raise ValueError("claim_idle_seconds, workers and dedupe_ttl_seconds must be positive")
+        if claim_idle_seconds <= 0 or workers < 0 or dedupe_ttl_seconds < 1:
+            raise ValueError("claim idle and dedupe ttl must be positive, workers not negative")
         self._redis, self._keys, self._sealer = redis, keys, sealer
         self.consumer = consumer or default_replica_id()
         self._claim_idle = claim_idle_seconds
@@ -174,12 +174,13 @@ class RedisTurnQueue:
         """Work the registered platforms' entries until ``drain`` or ``stop``.
 
         Returns once nothing is in flight. Cancelled, it cancels what is in flight at once:
-        those entries stay queued and are claimed again after the claim idle.
+        those entries stay queued and are claimed again after the claim idle. With no workers
+        (an ingress replica: it only acks and puts) it returns at once.
         """
         self._stopping.clear()
         self._finished.clear()
         streams = [self.stream(p) for p in sorted(self._handlers)]
-        if not streams:
+        if not streams or self._workers == 0:
             return
         keeper = asyncio.create_task(self._keep_fresh(), name="veilbot-queue-touch")
         claimer = asyncio.create_task(self._claim_loop(streams), name="veilbot-queue-claim")

@@ -166,3 +166,20 @@ async def test_a_queued_event_rests_sealed_in_redis(
             await h.settle()
     finally:
         fake_anthropic.release()
+
+
+@pytest.mark.timeout(120)
+async def test_an_ingress_replica_acks_and_queues_and_a_worker_replica_answers(
+    make_app: MakeApp,
+) -> None:
+    event = mention("how long is a marathon?")
+    async with (
+        slack_harness(make_app, slack_streaming="off", queue_workers=0) as ingress,
+        slack_harness(make_app, slack_streaming="off") as worker,
+    ):
+        assert await ingress.send(event) == 200
+        await worker.until(lambda: len(worker.slack.all_replies()) == 1, "the answer")
+        await worker.settle()
+        (reply,) = worker.slack.all_replies()
+        assert reply.thread_ts == event["event"]["ts"]
+        assert ingress.slack.all_replies() == []  # the ingress replica answers nothing
