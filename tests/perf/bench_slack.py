@@ -7,12 +7,14 @@ the total time and the answer rate (guarded turns per second, from the first del
 last answer). Run on demand, not part of the suite:
 
     python -m tests.perf.bench_slack [--threads 100] [--per-thread 5] [--model-delay 1.0]
-        [--guardrail-workers 1] [--replicas 0] [--copies 1]
+        [--guardrail-workers 1] [--replicas 0] [--copies 1] [--ingress 0]
 
 ``--replicas 0`` (the default) runs the service (``bot.service.running``) in this process;
 ``--replicas N`` starts N ``veilbot run slack`` processes on one Redis (the harness of
 ``tests/e2e/test_replicas.py``; each its own SQLite audit file unless ``--database-url``)
 and, with ``--copies 3``, delivers every event to three of them as Slack's retries do.
+``--ingress K`` (with ``--replicas N``) starts K more with ``VEILBOT_QUEUE_WORKERS=0`` and
+delivers every event to those only: acks that never wait behind turns, the N answer.
 Throughput: ``--model-delay 0 --guardrail-workers 2 --threads 200 --per-thread 5``.
 """
 
@@ -25,6 +27,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
@@ -128,19 +131,28 @@ async def replicated(
         "VEILBOT_GUARDRAIL_WORKERS": str(args.guardrail_workers),
         "VEILBOT_LOG_LEVEL": "WARNING",
     }
-    async with FakeSlack() as slack:
-        async with running_replicas(
-            args.replicas,
-            data_dir=data,
-            redis_url=redis_url,
-            prefix=PREFIX,
-            database_url=args.database_url,
-            slack=slack,
-            model=model,
-            **extra,
-        ) as replicas:
-            burst = plan(args.threads, args.per_thread)
-            sent, clock = await _burst(replicas, burst, slack, copies=args.copies)
+    shared = {"redis_url": redis_url, "prefix": PREFIX, "database_url": args.database_url}
+    async with FakeSlack() as slack, AsyncExitStack() as stack:
+        replicas = await stack.enter_async_context(
+            running_replicas(
+                args.replicas, data_dir=data, slack=slack, model=model, **shared, **extra
+            )
+        )
+        if args.ingress:  # they take every delivery; the replicas above only work the queue
+            (data / "ingress").mkdir()
+            ingress_only = {**extra, "VEILBOT_QUEUE_WORKERS": "0"}
+            replicas = await stack.enter_async_context(
+                running_replicas(
+                    args.ingress,
+                    data_dir=data / "ingress",
+                    slack=slack,
+                    model=model,
+                    **shared,
+                    **ingress_only,
+                )
+            )
+        burst = plan(args.threads, args.per_thread)
+        sent, clock = await _burst(replicas, burst, slack, copies=args.copies)
     return sent, clock, slack
 
 
@@ -155,6 +167,8 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
     disordered = sum(1 for ks in thread_orders(slack, burst).values() if ks != sorted(ks))
     span = clock.last_answer - clock.start
     where = f"{args.replicas} replica processes" if args.replicas else "in this process"
+    if args.ingress:
+        where += f", deliveries to {args.ingress} more with VEILBOT_QUEUE_WORKERS=0"
     print(f"service:              {where}, guardrail workers {args.guardrail_workers}")
     print(
         f"events sent:          {total} ({args.threads} threads x {args.per_thread}), "
@@ -193,11 +207,14 @@ def main() -> None:
     parser.add_argument("--guardrail-workers", type=int, default=1)
     parser.add_argument("--replicas", type=int, default=0)
     parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--ingress", type=int, default=0)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--redis-url", default=os.environ.get("VEILBOT_TEST_REDIS_URL"))
     args = parser.parse_args()
-    if args.copies > max(1, args.replicas):
-        parser.error("--copies cannot exceed --replicas")
+    if args.copies > max(1, args.ingress or args.replicas):
+        parser.error("--copies cannot exceed the replicas that take deliveries")
+    if args.ingress and not args.replicas:
+        parser.error("--ingress needs --replicas (the processes that answer)")
     server = None
     if args.redis_url is None:
         binary = find_redis_server()
