@@ -46,15 +46,20 @@ class VaultKeys:
         return "VaultKeys(<hidden>)"
 
 
+def _subkey(master: bytes, purpose: bytes) -> bytes:
+    """One subkey of the 32-byte master key; ``ConfigError`` for a key of another length."""
+    if len(master) != KEY_BYTES:
+        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
+    return _hkdf(master, purpose)
+
+
 def derive_keys(master: bytes) -> VaultKeys:
     """Derive the encryption and HMAC subkeys from a 32-byte master key.
 
     Raises:
         ConfigError: the master key is not 32 bytes long.
     """
-    if len(master) != KEY_BYTES:
-        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
-    return VaultKeys(encryption=_hkdf(master, b"encryption"), index=_hkdf(master, b"index"))
+    return VaultKeys(encryption=_subkey(master, b"encryption"), index=_subkey(master, b"index"))
 
 
 def derive_pseudonym_key(master: bytes) -> bytes:
@@ -63,9 +68,7 @@ def derive_pseudonym_key(master: bytes) -> bytes:
     Raises:
         ConfigError: the master key is not 32 bytes long.
     """
-    if len(master) != KEY_BYTES:
-        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
-    return _hkdf(master, b"audit-pseudonym")
+    return _subkey(master, b"audit-pseudonym")
 
 
 def derive_queue_key(master: bytes) -> bytes:
@@ -74,9 +77,7 @@ def derive_queue_key(master: bytes) -> bytes:
     Raises:
         ConfigError: the master key is not 32 bytes long.
     """
-    if len(master) != KEY_BYTES:
-        raise ConfigError(f"the vault key must be {KEY_BYTES} bytes, got {len(master)}")
-    return _hkdf(master, b"turn-queue")
+    return _subkey(master, b"turn-queue")
 
 
 def _hkdf(master: bytes, info: bytes) -> bytes:

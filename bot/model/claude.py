@@ -100,25 +100,8 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
 
 
 def _result(message: Message, fallback_model: str, provider: str, pricing: Pricing) -> ModelResult:
-    texts = [block.text for block in message.content if block.type == "text"]
-    raw = message.usage
-    usage = Usage(
-        input_tokens=raw.input_tokens or 0,
-        output_tokens=raw.output_tokens or 0,
-        cache_read_tokens=raw.cache_read_input_tokens or 0,
-        cache_write_tokens=raw.cache_creation_input_tokens or 0,
-    )
-    model = message.model or fallback_model
-    cost, note = pricing.cost(model, usage)
-    return ModelResult(
-        text="".join(texts),
-        model=model,
-        usage=usage,
-        cost_usd=cost,
-        stop_reason=message.stop_reason,
-        provider=provider,
-        cost_note=note,
-    )
+    """``_result_of_body`` of an SDK ``Message`` (the streaming path's final message)."""
+    return _result_of_body(message.to_dict(), fallback_model, provider, pricing)
 
 
 def _result_of_body(
