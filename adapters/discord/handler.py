@@ -11,9 +11,9 @@ matters, where the conversation lives), and any replica's worker answers it in t
 order: the destination (a new thread from the message, the same channel or thread, or an inline
 reply) is rebuilt from ids over REST. Discord never redelivers a message, so a replica that dies
 mid-turn must not take it along. Deletions go through the queue too, behind the turn they
-withdraw. An entry another worker began and did not finish (``attempt > 1``) is answered only if
-the destination holds no answer from the bot after the message yet (``answered_before``; only
-the thread's head entry is ever worked, so a bot message there answers this one); the first post
+withdraw. Answers reply to the asker's message (without pinging them), except in a thread
+started from it. An entry another worker began and did not finish (``attempt > 1``) is answered
+only if the destination holds no answer to the message yet (``answered_before``); the first post
 of an answer also carries the message id as its ``nonce`` with ``enforce_nonce``, so Discord
 itself refuses a second copy for a few minutes. Without a queue the turn runs in the process
 that received the message.
@@ -329,7 +329,8 @@ class DiscordAdapter:
         if event.attempt > 1 and await answered_before(target, facts.message_id, bot_id, reply_to):
             logger.info("queued discord message %s was answered before; not again", event.event_id)
             return
-        await self._answer(inbound, facts, target, reply_to, bot_id)
+        ping = trigger is Trigger.CHANNEL_MENTION  # inline mode pings the asker, as before
+        await self._answer(inbound, facts, target, reply_to, bot_id, ping_reply=ping)
 
     async def _rebuilt_destination(
         self,
@@ -341,10 +342,10 @@ class DiscordAdapter:
         """``_destination`` from ids alone, over REST (this process may never have seen it)."""
         facts = queued.facts
         channel = client.get_partial_messageable(facts.channel_id, guild_id=facts.guild_id)
-        if trigger is not Trigger.CHANNEL_MENTION:
-            return channel, None
         asked = channel.get_partial_message(facts.message_id)
-        if queued.mode == "inline":
+        if trigger is not Trigger.CHANNEL_MENTION or queued.mode == "inline":
+            # A reply to the asker's message (not pinging them, but inline): how a later
+            # attempt tells this answer from the answer to an earlier message posted after it.
             return channel, asked
         bot_name = client.user.name if client.user else "veilbot"
         name = thread_name(inbound.text, fallback=f"Chat with {bot_name}")
@@ -438,6 +439,8 @@ class DiscordAdapter:
         target: discord.abc.Messageable,
         reply_to: discord.Message | discord.PartialMessage | None,
         bot_id: int,
+        *,
+        ping_reply: bool = True,
     ) -> None:
         """Run the turn with a typing indicator and post its reply."""
         if facts.attachments and self._told_about_files.first(inbound.thread_id):
@@ -451,6 +454,7 @@ class DiscordAdapter:
             asked=[i for i in facts.mention_ids if i != bot_id],
             edit_interval=interval if self._settings.discord_progressive_edits else None,
             nonce=inbound.message_id,
+            ping_reply=ping_reply,
         )
         async with target.typing():
             reply = await self._handler.handle(inbound, poster if poster.streaming else None)
@@ -470,9 +474,11 @@ async def answered_before(
 
     Discord messages carry no metadata, so this reads the destination back: a message by the
     bot after the asker's (snowflakes grow with time), not the attachments notice and not a
-    slash command's response, and (inline) one replying to the asker's message. Sound
-    because a thread's queued entries are worked one at a time, in order: while this entry
-    is the head, no later one has been answered.
+    slash command's response, and, where answers reply to the asker (``reply_to``: every
+    destination but a thread started from the message), one replying to that message: the
+    answer to an earlier message of the thread may be posted after this one arrived. In a
+    thread started from the message, this message's entry is the thread's first, so any
+    bot message there answers it.
     """
     try:
         after = discord.Object(id=message_id)

@@ -31,6 +31,7 @@ class ReplyPoster:
         edit_interval: seconds between live edits; ``None`` disables progressive edits.
         nonce: sent with the answer's first post (``enforce_nonce``): Discord creates no
             second message with it for a few minutes (the asker's message id fits: unique).
+        ping_reply: whether replying to ``reply_to`` pings its author.
     """
 
     def __init__(
@@ -41,9 +42,11 @@ class ReplyPoster:
         asked: Sequence[int],
         edit_interval: float | None,
         nonce: str | None = None,
+        ping_reply: bool = True,
     ) -> None:
         self._channel = channel
         self._nonce = nonce
+        self._ping_reply = ping_reply
         self._reply_to = reply_to
         self._asked = tuple(asked)
         self._interval = edit_interval
@@ -91,7 +94,8 @@ class ReplyPoster:
     async def _send(
         self, content: str, *, reference: discord.Message | discord.PartialMessage | None
     ) -> discord.Message:
-        mentions = allowed_mentions(content, self._asked, reply=reference is not None)
+        reply = reference is not None and self._ping_reply
+        mentions = allowed_mentions(content, self._asked, reply=reply)
         once: dict[str, Any] = {} if self._nonce is None else {"nonce": self._nonce}
         self._nonce = None  # the first post only
         if reference is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -195,3 +196,33 @@ def _facts(msg: dict[str, object]) -> MessageFacts:
         content=str(msg["content"]),
         mention_ids=tuple(int(u["id"]) for u in mentions),
     )
+
+
+@pytest.mark.timeout(120)
+async def test_the_answer_to_an_earlier_message_posted_later_does_not_count_as_this_ones(
+    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic
+) -> None:
+    bot = await start_bot()
+    dm = 650000000000000012
+    # X arrives while A's turn is in flight, so A's answer is posted after X; then the worker
+    # dies before answering X, and X comes back as a second attempt.
+    earlier = fake_discord.message("what is a vault?", channel=dm, guild=None)
+    unanswered = fake_discord.message("and a placeholder?", channel=dm, guild=None)
+    await bot.say(earlier, channel=dm)
+    await bot.settle()
+    (first,) = fake_discord.created(dm)
+    assert int(first["id"]) > int(unanswered["id"])
+    assert first["message_reference"]["message_id"] == earlier["id"]  # answers reply, silently
+    assert not fake_discord.posts(dm)[0].body["allowed_mentions"].get("replied_user")
+    facts = replace(_facts(unanswered), guild_id=None)
+    queued = QueuedMessage(facts, Trigger.DIRECT.value, dm, BOT_ID, "thread")
+    tid = thread_id("discord", "dm", str(dm))
+    assert bot.app.queue is not None
+    await bot.app.queue._handlers["discord"](
+        QueuedEvent("discord", unanswered["id"], tid, queued.to_bytes(), 2)
+    )
+    assert [m["content"] for m in fake_discord.created(dm)] == [
+        "Noted: what is a vault?",
+        "Noted: and a placeholder?",
+    ]
+    assert len(fake_anthropic.requests) == 2
