@@ -21,6 +21,7 @@ from bot.core.types import QueuedEvent, thread_id
 from tests.e2e.discord_harness import RunningBot, StartBot
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
+from tests.fixtures.services import RedisServer
 
 MENTION = f"<@{BOT_ID}>"
 SEEDED = ("Maria Gonzalez", "maria.gonzalez@example.com")
@@ -226,3 +227,24 @@ async def test_the_answer_to_an_earlier_message_posted_later_does_not_count_as_t
         "Noted: and a placeholder?",
     ]
     assert len(fake_anthropic.requests) == 2
+
+
+@pytest.mark.timeout(120)
+async def test_a_message_redis_did_not_take_is_answered_by_the_replica_that_received_it(
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    redis_server: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bot = await start_bot(redis_url=redis_server.url)
+    dm = 650000000000000013
+    redis_server.stop()
+    try:
+        msg = fake_discord.message(f"Hi, I'm {SEEDED[0]}", channel=dm, guild=None)
+        await fake_discord.dispatch("MESSAGE_CREATE", msg)
+        # Discord never sends it again: the user is told something rather than nothing.
+        await bot.until(lambda: len(fake_discord.created(dm)) == 1)
+    finally:
+        redis_server.start()
+    assert "not queued, worked here" in caplog.text
+    assert SEEDED[0] not in caplog.text
