@@ -154,6 +154,8 @@ class DiscordAdapter:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._draining = False
         self._client_now: discord.Client | None = None
+        self._logged_in = asyncio.Event()
+        """Set once the REST client is logged in: all the queue worker needs (no gateway)."""
         self.ready = asyncio.Event()
         """Set once the gateway session is ready (for tests and health checks)."""
         self._queue = queue
@@ -208,6 +210,7 @@ class DiscordAdapter:
 
     async def setup(self, client: discord.Client) -> None:
         """After login: register the slash commands (on the replica that runs shard 0)."""
+        self._logged_in.set()
         tree = build_tree(client, self._handler, self._admin)
         ids = self._settings.discord_shard_ids
         if ids is None or 0 in ids:
@@ -306,7 +309,7 @@ class DiscordAdapter:
             logger.error("queued discord message unreadable; dropped")
             return
         try:
-            await self.ready.wait()  # REST needs the logged-in client
+            await self._logged_in.wait()  # REST needs the logged-in client, not the gateway
             assert self._client_now is not None  # noqa: S101  (set before ready)
             await self._answer_queued(self._client_now, queued, event)
         except Exception as exc:  # one bad entry must not stop the worker
