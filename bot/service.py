@@ -18,8 +18,8 @@ The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for 
 life of the service: once at start, then daily.
 
 The turn queue's worker (``bot.state.queue``, on unless ``VEILBOT_QUEUE_ENABLED=false``) runs
-beside the adapters when one of them registered with it (Slack): events acked by any replica
-are answered by whichever replica's worker takes them.
+beside the adapters when one of them registered with it (Slack, Discord): events acked (Slack)
+or received (Discord) by any replica are answered by whichever replica's worker takes them.
 
 Stopping (``serve`` with a stop event, set by SIGTERM/SIGINT in ``bot.cli.stopping``), one log
 line per step: take no new events and let every ``Drainable`` (the platform adapters and the
@@ -60,7 +60,7 @@ PlatformFactory = Callable[[App, HttpServer | None], PlatformAdapter]
 def _discord_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.discord.handler import DiscordAdapter
 
-    return DiscordAdapter(app.settings, app.conversation, admin=app.admin)
+    return DiscordAdapter(app.settings, app.conversation, admin=app.admin, queue=app.queue)
 
 
 def _slack_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:

@@ -65,11 +65,11 @@ class Settings(BaseSettings):
     turn may hold two connections (a command and its lock's renewal). Unset: 48, or half of a
     smaller pool."""
 
-    # The turn queue (``bot.state.queue``): ``veilbot run`` acks an event only once it is
-    # queued in Redis, and any replica answers it.
+    # The turn queue (``bot.state.queue``): ``veilbot run`` acks a Slack event only once it is
+    # queued in Redis, queues a Discord message as it arrives, and any replica answers it.
     queue_enabled: bool = True
-    """Queue platform events in Redis before acking them (off: answer in the acking process,
-    and an event acked by a process that dies is never answered)."""
+    """Queue platform events in Redis (Slack: before acking them; Discord: on arrival). Off:
+    answer in the receiving process, and an event that process dies on is never answered."""
     queue_claim_idle_seconds: float = Field(default=30.0, gt=0)
     """How long an entry a replica took may sit untouched before another replica claims it
     (live replicas touch their entries in flight every third of this, so a long turn is never

@@ -4,12 +4,27 @@ A mention in a text channel starts a conversation in a public thread made from t
 (or an inline reply); in a thread the bot follows, members talk without mentioning it; direct
 messages work. The core (``MessageHandler``) runs the guarded turn, dedupes redeliveries by
 message id and writes the friendly error texts; this module only translates and posts.
+
+With a ``TurnQueue`` (``veilbot run``; ``bot.state.queue``) a gateway message is put on the
+queue (sealed) as soon as it arrives, as data (``QueuedMessage``: the message's facts, why it
+matters, where the conversation lives), and any replica's worker answers it in the thread's
+order: the destination (a new thread from the message, the same channel or thread, or an inline
+reply) is rebuilt from ids over REST. Discord never redelivers a message, so a replica that dies
+mid-turn must not take it along. Deletions go through the queue too, behind the turn they
+withdraw. Answers reply to the asker's message (without pinging them), except in a thread
+started from it. An entry another worker began and did not finish (``attempt > 1``) is answered
+only if the destination holds no answer to the message yet (``answered_before``); the first post
+of an answer also carries the message id as its ``nonce`` with ``enforce_nonce``, so Discord
+itself refuses a second copy for a few minutes. Without a queue the turn runs in the process
+that received the message.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import aiohttp
@@ -28,10 +43,10 @@ from adapters.discord.events import (
     to_inbound,
 )
 from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
-from bot.core.errors import AdapterError
+from bot.core.errors import AdapterError, StoreError
 from bot.core.logsafe import log_failure
-from bot.core.ports import AdminCommands, MessageHandler
-from bot.core.types import InboundMessage
+from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
+from bot.core.types import InboundMessage, QueuedEvent
 from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)
@@ -42,6 +57,60 @@ INTENT_HELP = (
     "Bot -> Privileged Gateway Intents -> Message Content Intent, save, and restart veilbot."
 )
 _THREAD_EXISTS = 160004  # Discord: "A thread has already been created for this message"
+_DELETED = "deleted"
+_HISTORY_LOOKBACK = 50
+"""Messages after the asker's read back to see whether an earlier attempt answered it."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedMessage:
+    """A Discord message as it rests in the turn queue: data, never a ``discord.Message``.
+
+    Attributes:
+        facts: what the adapter decides on (raw text inside: the queue seals it).
+        trigger: why it matters, or ``"deleted"`` for a deletion.
+        channel: the conversation's channel id (names the thread the queue orders by).
+        bot_id: the bot's user id when it arrived.
+        mode: ``VEILBOT_DISCORD_REPLY_MODE`` when it arrived (the conversation id depends on it).
+    """
+
+    facts: MessageFacts
+    trigger: str
+    channel: int
+    bot_id: int
+    mode: str
+
+    def to_bytes(self) -> bytes:
+        """The queue payload (JSON)."""
+        data = {
+            "facts": asdict(self.facts),
+            "trigger": self.trigger,
+            "channel": self.channel,
+            "bot_id": self.bot_id,
+            "mode": self.mode,
+        }
+        return json.dumps(data, separators=(",", ":")).encode()
+
+    @classmethod
+    def from_bytes(cls, body: bytes) -> QueuedMessage:
+        """Read a payload back.
+
+        Raises:
+            ValueError: not a payload ``to_bytes`` wrote.
+        """
+        try:
+            data = json.loads(body)
+            raw = dict(data["facts"])
+            raw["mention_ids"] = tuple(int(i) for i in raw.get("mention_ids", ()))
+            return cls(
+                facts=MessageFacts(**raw),
+                trigger=str(data["trigger"]),
+                channel=int(data["channel"]),
+                bot_id=int(data["bot_id"]),
+                mode=str(data["mode"]),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError("not a queued Discord message") from exc
 
 
 def intents() -> discord.Intents:
@@ -62,6 +131,8 @@ class DiscordAdapter:
         handler: the guarded turn.
         admin: the core's admin commands, for ``/audit export`` (none: refused).
         guild_ready_timeout: seconds discord.py waits for more guilds before ``on_ready``.
+        queue: the turn queue: messages are queued on arrival and answered by any replica's
+            worker (none: answered in this process).
     """
 
     name = "discord"
@@ -73,6 +144,7 @@ class DiscordAdapter:
         *,
         admin: AdminCommands | None = None,
         guild_ready_timeout: float = 2.0,
+        queue: TurnQueue | None = None,
     ) -> None:
         self._settings = settings
         self._handler = handler
@@ -81,8 +153,16 @@ class DiscordAdapter:
         self._told_about_files = OncePerThread()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._draining = False
+        self._client_now: discord.Client | None = None
+        self._logged_in = asyncio.Event()
+        """Set once the REST client is logged in: all the queue worker needs (no gateway)."""
         self.ready = asyncio.Event()
         """Set once the gateway session is ready (for tests and health checks)."""
+        self._queue = queue
+        self._put_order = asyncio.Lock()
+        """Puts in gateway order: discord.py runs each event in its own task (FIFO waiters)."""
+        if queue is not None:
+            queue.register("discord", self._work_queued)
 
     async def run(self) -> None:
         """Connect and serve until cancelled.
@@ -94,7 +174,7 @@ class DiscordAdapter:
         token = require(self._settings.discord_token, "VEILBOT_DISCORD_TOKEN")
         _point_at(self._settings)
         _quiet_sdk_logs()
-        client = self._client()
+        client = self._client_now = self._client()
         try:
             async with client:
                 await client.start(token)
@@ -130,13 +210,20 @@ class DiscordAdapter:
 
     async def setup(self, client: discord.Client) -> None:
         """After login: register the slash commands (on the replica that runs shard 0)."""
+        self._logged_in.set()
         tree = build_tree(client, self._handler, self._admin)
         ids = self._settings.discord_shard_ids
         if ids is None or 0 in ids:
             await sync_commands(tree, self._settings.discord_guild_id)
 
     async def on_message(self, client: discord.Client, message: discord.Message) -> None:
-        """One new message (edits never come here). Errors are logged, never raised."""
+        """One new message (edits never come here). Errors are logged, never raised.
+
+        With a queue it is queued (even while stopping: any replica answers it); a message
+        Redis did not take is answered here, as without a queue (Discord never sends it again).
+        """
+        if self._queue is not None and await self._enqueue(client, message):
+            return
         if self._draining:
             logger.info("discord message %s arrived while stopping; not answered", message.id)
             return
@@ -174,6 +261,8 @@ class DiscordAdapter:
         carry the text the turn anonymized. Errors are logged, never raised.
         """
         try:
+            if self._queue is not None and await self._enqueue(client, message, deleted=True):
+                return
             read = self._read(client, message)
             if read is None:
                 return
@@ -181,6 +270,105 @@ class DiscordAdapter:
             await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
         except Exception as exc:  # a bad event must not stop the bot
             log_failure(logger, "discord message delete %s failed", exc, message.id)
+
+    async def _enqueue(
+        self, client: discord.Client, message: discord.Message, *, deleted: bool = False
+    ) -> bool:
+        """Queue a message (or its deletion); whether it is queued or needs nothing.
+
+        ``False`` when Redis did not take it: the caller works it in this process.
+        """
+        read = self._read(client, message)
+        if read is None:
+            return True
+        facts, trigger, inbound = read
+        assert client.user is not None  # noqa: S101  (checked by _read)
+        assert self._queue is not None  # noqa: S101  (called only with a queue)
+        queued = QueuedMessage(
+            facts,
+            _DELETED if deleted else trigger.value,
+            int(inbound.channel),
+            client.user.id,
+            self._settings.discord_reply_mode,
+        )
+        event_id = f"{facts.message_id}:{_DELETED}" if deleted else str(facts.message_id)
+        try:
+            # No await before this lock: events take it in the order the gateway sent them.
+            async with self._put_order:
+                await self._queue.put("discord", event_id, inbound.thread_id, queued.to_bytes())
+        except StoreError as exc:
+            logger.error("discord message %s not queued, worked here: %s", message.id, exc)
+            return False
+        return True
+
+    async def _work_queued(self, event: QueuedEvent) -> None:
+        """The queue worker's handler: work one queued message as ``on_message`` would have."""
+        try:
+            queued = QueuedMessage.from_bytes(event.body)
+        except ValueError:
+            logger.error("queued discord message unreadable; dropped")
+            return
+        try:
+            await self._logged_in.wait()  # REST needs the logged-in client, not the gateway
+            assert self._client_now is not None  # noqa: S101  (set before ready)
+            await self._answer_queued(self._client_now, queued, event)
+        except Exception as exc:  # one bad entry must not stop the worker
+            log_failure(logger, "queued discord message %s failed", exc, queued.facts.message_id)
+
+    async def _answer_queued(
+        self, client: discord.Client, queued: QueuedMessage, event: QueuedEvent
+    ) -> None:
+        facts, bot_id = queued.facts, queued.bot_id
+        inbound = to_inbound(facts, queued.channel, bot_id)
+        if queued.trigger == _DELETED:
+            await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
+            return
+        # The queue dedupes deliveries; every attempt at an entry is one audit run.
+        inbound = replace(inbound, event_id=None, run_id=event.run_id)
+        trigger = Trigger(queued.trigger)
+        if trigger is Trigger.THREAD_MESSAGE and not await self._follows(facts, inbound, bot_id):
+            return
+        target, reply_to = await self._rebuilt_destination(client, queued, trigger, inbound)
+        if event.attempt > 1 and await answered_before(target, facts.message_id, bot_id, reply_to):
+            logger.info("queued discord message %s was answered before; not again", event.event_id)
+            return
+        ping = trigger is Trigger.CHANNEL_MENTION  # inline mode pings the asker, as before
+        await self._answer(inbound, facts, target, reply_to, bot_id, ping_reply=ping)
+
+    async def _rebuilt_destination(
+        self,
+        client: discord.Client,
+        queued: QueuedMessage,
+        trigger: Trigger,
+        inbound: InboundMessage,
+    ) -> tuple[discord.abc.Messageable, discord.PartialMessage | None]:
+        """``_destination`` from ids alone, over REST (this process may never have seen it)."""
+        facts = queued.facts
+        channel = client.get_partial_messageable(facts.channel_id, guild_id=facts.guild_id)
+        asked = channel.get_partial_message(facts.message_id)
+        if trigger is not Trigger.CHANNEL_MENTION or queued.mode == "inline":
+            # A reply to the asker's message (not pinging them, but inline): how a later
+            # attempt tells this answer from the answer to an earlier message posted after it.
+            return channel, asked
+        bot_name = client.user.name if client.user else "veilbot"
+        name = thread_name(inbound.text, fallback=f"Chat with {bot_name}")
+        try:
+            await client.http.start_thread_with_message(
+                facts.channel_id, facts.message_id, name=name, auto_archive_duration=1440
+            )
+        except discord.HTTPException as exc:
+            if exc.code != _THREAD_EXISTS:  # exists: an earlier attempt made it
+                logger.warning(
+                    "no thread for message %s (HTTP %s, code %s): replying inline",
+                    facts.message_id,
+                    exc.status,
+                    exc.code,
+                )
+                return channel, asked
+        thread = client.get_partial_messageable(
+            facts.message_id, guild_id=facts.guild_id, type=discord.ChannelType.public_thread
+        )
+        return thread, None
 
     def _read(
         self, client: discord.Client, message: discord.Message
@@ -252,8 +440,10 @@ class DiscordAdapter:
         inbound: InboundMessage,
         facts: MessageFacts,
         target: discord.abc.Messageable,
-        reply_to: discord.Message | None,
+        reply_to: discord.Message | discord.PartialMessage | None,
         bot_id: int,
+        *,
+        ping_reply: bool = True,
     ) -> None:
         """Run the turn with a typing indicator and post its reply."""
         if facts.attachments and self._told_about_files.first(inbound.thread_id):
@@ -266,6 +456,8 @@ class DiscordAdapter:
             reply_to=reply_to,
             asked=[i for i in facts.mention_ids if i != bot_id],
             edit_interval=interval if self._settings.discord_progressive_edits else None,
+            nonce=inbound.message_id,
+            ping_reply=ping_reply,
         )
         async with target.typing():
             reply = await self._handler.handle(inbound, poster if poster.streaming else None)
@@ -273,6 +465,38 @@ class DiscordAdapter:
             logger.info("message %s was already answered (redelivery)", inbound.message_id)
             return
         await poster.finish(reply.text)
+
+
+async def answered_before(
+    target: discord.abc.Messageable,
+    message_id: int,
+    bot_id: int,
+    reply_to: discord.Message | discord.PartialMessage | None,
+) -> bool:
+    """Whether the bot posted an answer to ``message_id`` in ``target`` already.
+
+    Discord messages carry no metadata, so this reads the destination back: a message by the
+    bot after the asker's (snowflakes grow with time), not the attachments notice and not a
+    slash command's response, and, where answers reply to the asker (``reply_to``: every
+    destination but a thread started from the message), one replying to that message: the
+    answer to an earlier message of the thread may be posted after this one arrived. In a
+    thread started from the message, this message's entry is the thread's first, so any
+    bot message there answers it.
+    """
+    try:
+        after = discord.Object(id=message_id)
+        async for posted in target.history(limit=_HISTORY_LOOKBACK, after=after):
+            if posted.author.id != bot_id or posted.interaction_metadata is not None:
+                continue
+            if posted.content == ATTACHMENTS_NOTICE:
+                continue
+            ref = posted.reference
+            if reply_to is not None and (ref is None or ref.message_id != message_id):
+                continue
+            return True
+    except discord.NotFound:  # no thread: nothing was posted in it
+        return False
+    return False
 
 
 class _Hooks:

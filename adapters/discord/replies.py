@@ -6,6 +6,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 
@@ -28,17 +29,24 @@ class ReplyPoster:
         reply_to: the message to reply to (inline mode), or ``None``.
         asked: ids of users the asker mentioned; only they may be pinged.
         edit_interval: seconds between live edits; ``None`` disables progressive edits.
+        nonce: sent with the answer's first post (``enforce_nonce``): Discord creates no
+            second message with it for a few minutes (the asker's message id fits: unique).
+        ping_reply: whether replying to ``reply_to`` pings its author.
     """
 
     def __init__(
         self,
         channel: discord.abc.Messageable,
         *,
-        reply_to: discord.Message | None,
+        reply_to: discord.Message | discord.PartialMessage | None,
         asked: Sequence[int],
         edit_interval: float | None,
+        nonce: str | None = None,
+        ping_reply: bool = True,
     ) -> None:
         self._channel = channel
+        self._nonce = nonce
+        self._ping_reply = ping_reply
         self._reply_to = reply_to
         self._asked = tuple(asked)
         self._interval = edit_interval
@@ -83,12 +91,17 @@ class ReplyPoster:
             self._live = await self._live.edit(content=content, allowed_mentions=mentions)
         self._shown = content
 
-    async def _send(self, content: str, *, reference: discord.Message | None) -> discord.Message:
-        mentions = allowed_mentions(content, self._asked, reply=reference is not None)
+    async def _send(
+        self, content: str, *, reference: discord.Message | discord.PartialMessage | None
+    ) -> discord.Message:
+        reply = reference is not None and self._ping_reply
+        mentions = allowed_mentions(content, self._asked, reply=reply)
+        once: dict[str, Any] = {} if self._nonce is None else {"nonce": self._nonce}
+        self._nonce = None  # the first post only
         if reference is None:
-            return await self._channel.send(content, allowed_mentions=mentions)
+            return await self._channel.send(content, allowed_mentions=mentions, **once)
         ref = reference.to_reference(fail_if_not_exists=False)
-        return await self._channel.send(content, reference=ref, allowed_mentions=mentions)
+        return await self._channel.send(content, reference=ref, allowed_mentions=mentions, **once)
 
 
 class OncePerThread:

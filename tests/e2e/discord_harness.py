@@ -1,6 +1,9 @@
 """A running Discord adapter on the real core, against the fake Discord: e2e fixtures.
 
-``tests/e2e/conftest.py`` registers the ``fake_discord`` and ``start_bot`` fixtures.
+``tests/e2e/conftest.py`` registers the ``fake_discord`` and ``start_bot`` fixtures. As in
+``veilbot run``, messages go through the turn queue (``VEILBOT_QUEUE_ENABLED``) and the bot's
+queue worker answers them; ``start_bot(worker=False)`` queues without answering (a replica
+that stops before its worker gets to the message).
 """
 
 from __future__ import annotations
@@ -25,6 +28,23 @@ class RunningBot:
     adapter: DiscordAdapter
     task: asyncio.Task[None]
     fake: FakeDiscord
+    worker: asyncio.Task[None] | None = None
+
+    async def stop(self) -> None:
+        """Stop the worker (by its event first: redis-py can lose a cancellation) and the bot."""
+        if self.app.queue is not None:
+            self.app.queue.stop()
+        tasks = [t for t in (self.task, self.worker) if t is not None and not t.done()]
+        self.task.cancel()
+        _, late = await asyncio.wait(tasks, timeout=15) if tasks else (set(), set())
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def settle(self) -> None:
+        """Wait until nothing queued waits to be answered."""
+        if self.app.queue is not None:
+            assert await self.app.queue.idle(60), "queued messages not answered in 60s"
 
     async def until(self, predicate: Callable[[], bool]) -> None:
         waiter = asyncio.ensure_future(self.fake.wait_for(predicate))
@@ -68,9 +88,9 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
 async def start_bot(
     make_app: Callable[..., Awaitable[App]], fake_discord: FakeDiscord
 ) -> AsyncIterator[StartBot]:
-    tasks: list[asyncio.Task[None]] = []
+    bots: list[RunningBot] = []
 
-    async def start(**overrides: Any) -> RunningBot:
+    async def start(*, worker: bool = True, **overrides: Any) -> RunningBot:
         overrides = {
             "discord_token": "test-token",
             "discord_api_url": fake_discord.api_url,
@@ -79,17 +99,21 @@ async def start_bot(
         }
         app = await make_app(**overrides)
         adapter = DiscordAdapter(
-            app.settings, app.conversation, admin=app.admin, guild_ready_timeout=0.05
+            app.settings,
+            app.conversation,
+            admin=app.admin,
+            guild_ready_timeout=0.05,
+            queue=app.queue,
         )
         task = asyncio.create_task(adapter.run())
-        tasks.append(task)
-        bot = RunningBot(app, adapter, task, fake_discord)
+        running = None
+        if worker and app.queue is not None:
+            running = asyncio.create_task(app.queue.run())
+        bot = RunningBot(app, adapter, task, fake_discord, running)
+        bots.append(bot)
         await bot.ready()
         return bot
 
     yield start
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with pytest.raises(asyncio.CancelledError):
-            await task
+    for bot in bots:
+        await bot.stop()

@@ -61,6 +61,9 @@ class FakeDiscord:
     shards_reported: int = 1
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(800000000000000001))
     _threads: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _posted: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Messages the bot created, per channel, oldest first (``GET .../messages`` reads them)."""
+    _nonces: dict[str, dict[str, Any]] = field(default_factory=dict)
     _ws: web.WebSocketResponse | None = None
     _seq: int = 0
     _log: list[dict[str, Any]] = field(default_factory=list)
@@ -168,6 +171,10 @@ class FakeDiscord:
             and (channel is None or r.path == f"/channels/{channel}/messages")
         ]
 
+    def created(self, channel: int) -> list[dict[str, Any]]:
+        """Messages the bot created in ``channel`` (a post Discord deduped by nonce: once)."""
+        return list(self._posted.get(channel, []))
+
     def edits(self) -> list[Request]:
         return [r for r in self.requests if r.method == "PATCH" and "/messages/" in r.path]
 
@@ -197,7 +204,7 @@ class FakeDiscord:
             body = await request.json() if request.can_read_body else None
         self.requests.append(Request(request.method, path, body, files))
         try:
-            status, payload = self._route(request.method, path, body)
+            status, payload = self._route(request.method, path, body, request.query)
         finally:
             await self._changed_now()
         if payload is None:
@@ -208,7 +215,7 @@ class FakeDiscord:
             headers={"Content-Type": "application/json"},
         )
 
-    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+    def _route(self, method: str, path: str, body: Any, query: Any = None) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
         fixed = {"/users/@me": BOT_USER, "/oauth2/applications/@me": wire.APPLICATION}
         if path in fixed:
@@ -216,7 +223,7 @@ class FakeDiscord:
         if path in ("/gateway/bot", "/gateway"):
             return 200, wire.gateway_bot(self.gateway_url, self.shards_reported)
         if parts[0] == "channels":
-            return self._channel_route(method, parts, body)
+            return self._channel_route(method, parts, body, query or {})
         if parts[0] == "applications" and method == "PUT":
             return 200, [wire.command(c) for c in body]
         if parts[0] == "webhooks" and method == "POST":
@@ -227,17 +234,41 @@ class FakeDiscord:
             return 200, {"interaction": answer}
         return 404, {"message": "404: Not Found", "code": 0}
 
-    def _channel_route(self, method: str, parts: list[str], body: Any) -> tuple[int, Any]:
+    def _channel_route(
+        self, method: str, parts: list[str], body: Any, query: Any
+    ) -> tuple[int, Any]:
         channel = int(parts[1])
         if parts[-1] == "typing":
             return 204, None
         if parts[-1] == "messages" and method == "POST":
-            return 200, wire.message(self.next_id(), channel, body.get("content", ""))
+            return 200, self._create(channel, body)
+        if parts[-1] == "messages" and method == "GET":
+            after, limit = int(query.get("after", 0)), int(query.get("limit", 50))
+            found = [m for m in self._posted.get(channel, []) if int(m["id"]) > after]
+            return 200, list(reversed(found[:limit]))  # newest first, as Discord answers
         if len(parts) == 4 and method == "PATCH":
             return 200, wire.message(int(parts[3]), channel, body.get("content", ""))
         if parts[-1] == "threads" and method == "POST":
             return self._start_thread(channel, int(parts[3]), body["name"])
         return 404, {"message": "404: Not Found", "code": 0}
+
+    def _create(self, channel: int, body: dict[str, Any]) -> dict[str, Any]:
+        """A message the bot posts: a reply when it references one; ``enforce_nonce`` honoured."""
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce") and nonce in self._nonces:
+            return self._nonces[nonce]  # Discord returns the message made with this nonce
+        created = wire.message(self.next_id(), channel, body.get("content", ""))
+        reference = body.get("message_reference")
+        if reference:
+            created["type"] = 19
+            created["message_reference"] = {
+                "message_id": str(reference["message_id"]),
+                "channel_id": str(reference.get("channel_id", channel)),
+            }
+        self._posted.setdefault(channel, []).append(created)
+        if nonce is not None:
+            self._nonces[nonce] = created
+        return created
 
     def _start_thread(self, channel: int, message: int, name: str) -> tuple[int, Any]:
         if message in self._threads:
