@@ -43,6 +43,7 @@ from adapters.discord.events import (
     to_inbound,
 )
 from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
+from adapters.inflight import finish_in_flight
 from bot.core.errors import AdapterError, StoreError
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
@@ -244,15 +245,7 @@ class DiscordAdapter:
         The rest are cancelled. The gateway stays connected meanwhile, so answers get posted.
         """
         self._draining = True
-        pending = {t for t in self._tasks if t is not asyncio.current_task()}
-        if not pending:
-            return
-        logger.info("discord: waiting up to %gs for %d turn(s) in flight", timeout, len(pending))
-        _, late = await asyncio.wait(pending, timeout=timeout)
-        for task in late:
-            task.cancel()
-        if late:
-            logger.warning("discord: %d turn(s) not done in %gs were cancelled", len(late), timeout)
+        await finish_in_flight(self._tasks, timeout, log=logger, platform="discord", noun="turn(s)")
 
     async def on_message_delete(self, client: discord.Client, message: discord.Message) -> None:
         """A member deleted a message the bot saw: drop it, its answer and its data.

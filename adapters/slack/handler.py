@@ -38,6 +38,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.inflight import finish_in_flight
 from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.events import (
     Delivery,
@@ -223,15 +224,7 @@ class SlackAdapter:
 
     async def idle(self, timeout: float) -> None:  # noqa: ASYNC109  (as drain)
         """Wait up to ``timeout`` s for the events in flight, then cancel those left."""
-        pending = {t for t in self._tasks if t is not asyncio.current_task()}
-        if not pending:
-            return
-        logger.info("slack: waiting up to %gs for %d event(s) in flight", timeout, len(pending))
-        _, late = await asyncio.wait(pending, timeout=timeout)
-        for task in late:
-            task.cancel()
-        if late:
-            logger.warning("slack: %d event(s) not done in %gs were cancelled", len(late), timeout)
+        await finish_in_flight(self._tasks, timeout, log=logger, platform="slack", noun="event(s)")
 
     async def _ignore(self) -> None:
         return None
