@@ -44,7 +44,7 @@ from guardrails.placeholders import (
 from guardrails.policy import Policy, default_policy
 from guardrails.reveal import RevealPolicy
 from guardrails.spans import Detection, resolve_overlaps
-from guardrails.vault import RedisVault, VaultEntry
+from guardrails.vault import RedisVault, VaultEntry, VaultFields
 from guardrails.workers import WARM_UP_TEXT, Detector, ThreadDetector
 
 if TYPE_CHECKING:
@@ -130,18 +130,62 @@ class PresidioGuardrail:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
+        redaction, _ = await self._anonymize(thread_id, text, platform, None)
+        return redaction
+
+    async def anonymize_turn(
+        self, thread_id: ThreadId, text: str, *, platform: Platform, private: bool
+    ) -> tuple[Redaction, PlaceholderRestorer]:
+        """``anonymize``, and the ``restorer`` of the vault as that left it: one vault read.
+
+        The vault is read once, while detection runs; the known-value lookups and the
+        restorer's values come from that read, plus what this anonymization placed. The
+        caller holds the thread's lock, so nothing else writes to the vault in between.
+
+        Raises:
+            GuardrailError: detection could not run; nothing may be sent to the model.
+            StoreError: the vault could not be read or written.
+        """
+        placed: dict[str, tuple[str, str]] = {}
+        redaction, fields = await self._anonymize(thread_id, text, platform, placed)
+        mapping = self._vault.opened(thread_id, fields)
+        for placeholder, value in placed.items():
+            mapping.setdefault(placeholder, value)  # new: issued for the value that made it
+        return redaction, self._restorer(mapping, private)
+
+    async def _anonymize(
+        self,
+        tid: ThreadId,
+        text: str,
+        platform: Platform,
+        placed: dict[str, tuple[str, str]] | None,
+    ) -> tuple[Redaction, VaultFields]:
+        """The redaction and the vault as read before it (``placed``: what it assigned)."""
         typed = self._typed_placeholders(text)
         ranges = [(s.start, s.end) for s in typed]
         masked = _mask(text, ranges) if typed else text
-        spans = await self._detect(masked, platform)
-        spans = await self._link_known(thread_id, masked, spans)
+        spans, fields = await self._detect_and_read(tid, masked, platform)
+        spans = self._link_known(tid, fields, masked, spans)
         if typed:
             spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
-        redaction = await self._redact(thread_id, text, spans)
+        redaction = await self._redact(tid, text, spans, placed)
         logger.debug(
-            "anonymized thread=%s platform=%s entities=%s", thread_id, platform, redaction.counts()
+            "anonymized thread=%s platform=%s entities=%s", tid, platform, redaction.counts()
         )
-        return redaction
+        return redaction, fields
+
+    async def _detect_and_read(
+        self, tid: ThreadId, text: str, platform: Platform
+    ) -> tuple[list[Detection], VaultFields]:
+        """Detection, and the vault read while it runs; a detection failure comes first."""
+        reading = asyncio.ensure_future(self._vault.read(tid))
+        try:
+            spans = await self._detect(text, platform)
+        except BaseException:
+            reading.cancel()
+            await asyncio.gather(reading, return_exceptions=True)
+            raise
+        return spans, await reading
 
     def _typed_placeholders(self, text: str) -> list[Detection]:
         """Placeholder-shaped text the user typed, in any form the restorer reads.
@@ -166,7 +210,9 @@ class PresidioGuardrail:
         Raises:
             StoreError: the vault could not be read.
         """
-        mapping = await self._vault.mapping(thread_id)
+        return self._restorer(await self._vault.mapping(thread_id), private)
+
+    def _restorer(self, mapping: dict[str, tuple[str, str]], private: bool) -> PlaceholderRestorer:
         shown = {
             ph: self._reveal.render(ph, entity_type, value, private=private)
             for ph, (entity_type, value) in mapping.items()
@@ -240,12 +286,13 @@ class PresidioGuardrail:
         self._working = True
         return found
 
-    async def _link_known(
-        self, tid: ThreadId, text: str, spans: list[Detection]
+    def _link_known(
+        self, tid: ThreadId, fields: VaultFields, text: str, spans: list[Detection]
     ) -> list[Detection]:
         """Add what this thread knows: its values in any case or accent, and its people's words.
 
-        "Jane" after "Jane Doe", "jose muller" after "José Müller"; one ``HMGET``. A known
+        "Jane" after "Jane Doe", "jose muller" after "José Müller"; looked up in the vault as
+        read (``fields``), not in Redis. A known
         value or person also takes over a name-model span it covers whole, whatever type the
         model gave it ("Jane" read as a place keeps Jane Doe's placeholder). Only
         words outside markup and outside validated findings are looked up.
@@ -255,8 +302,8 @@ class PresidioGuardrail:
         tokens = []
         if "PERSON" in self._policy.enabled:
             tokens = [t for t in name_tokens(text) if not _blocked(text, t[:2], fixed)]
-        values, owners = await self._vault.known(
-            tid, [text[a:b] for a, b in grams], [t[2] for t in tokens]
+        values, owners = self._vault.lookup(
+            tid, fields, [text[a:b] for a, b in grams], [t[2] for t in tokens]
         )
         known = [
             Detection(placeholder_type(ph), a, b, KNOWN_VALUE)
@@ -271,8 +318,14 @@ class PresidioGuardrail:
         known = [k for k in known if not any(_cuts_into(k, n) for n in named)]
         return resolve_overlaps([*spans, *known]) if known else spans
 
-    async def _redact(self, tid: ThreadId, text: str, spans: list[Detection]) -> Redaction:
-        """Swap each span for its vault placeholder."""
+    async def _redact(
+        self,
+        tid: ThreadId,
+        text: str,
+        spans: list[Detection],
+        placed: dict[str, tuple[str, str]] | None = None,
+    ) -> Redaction:
+        """Swap each span for its vault placeholder (``placed``: each with its first value)."""
         if not spans:
             return Redaction(text=text)
         values = [(s.type, text[s.start : s.end]) for s in spans]
@@ -284,6 +337,10 @@ class PresidioGuardrail:
         for span, placeholder in zip(spans, placeholders, strict=True):
             pieces += [text[position : span.start], placeholder]
             position = span.end
+            if placed is not None:
+                placed.setdefault(
+                    placeholder, (placeholder_type(placeholder), text[span.start : span.end])
+                )
         pieces.append(text[position:])
         entities = tuple(EntityRef(placeholder_type(p), p) for p in placeholders)
         return Redaction(text="".join(pieces), entities=entities)

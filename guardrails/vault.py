@@ -125,6 +125,10 @@ return dropped
 """
 
 
+VaultFields = dict[str, bytes | str]
+"""A thread's vault hash as ``RedisVault.read`` returns it: field name to stored value."""
+
+
 class VaultEntry(NamedTuple):
     """A value to place in the vault.
 
@@ -268,8 +272,35 @@ class RedisVault:
         async with redis_errors_as_store_errors("lookup", tid):
             raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
         found = [v.decode() if isinstance(v, bytes) else v for v in raw]
-        owners = [o if o and o != "*" else None for o in found[len(values) :]]
-        return found[: len(values)], owners
+        return _split(found, len(values))
+
+    async def read(self, tid: ThreadId) -> VaultFields:
+        """The thread's whole vault hash as it stands (one ``HGETALL``), values still sealed.
+
+        ``lookup`` and ``opened`` answer from it what ``known`` and ``mapping`` would ask
+        Redis, for as long as nothing else writes to the vault: under the thread's lock.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis failed.
+        """
+        async with redis_errors_as_store_errors("load", tid):
+            raw = await self._redis.hgetall(self._keys.thread(tid, "vault"))
+        return {_text(name): value for name, value in raw.items()}
+
+    def lookup(
+        self, tid: ThreadId, fields: VaultFields, values: Sequence[str], tokens: Sequence[str]
+    ) -> tuple[list[str | None], list[str | None]]:
+        """What ``known`` answers, from fields ``read`` returned (no round trip).
+
+        An empty vault (a new thread) needs no HMAC at all.
+        """
+        if not fields:
+            return [None] * len(values), [None] * len(tokens)
+        names = [f"h:{h}" for h in self._indexes(tid, values)]
+        names += [f"t:{h}" for h in self._indexes(tid, tokens, domain=_PART_DOMAIN)]
+        found = [_text(v) if (v := fields.get(name)) is not None else None for name in names]
+        return _split(found, len(values))
 
     async def mapping(self, tid: ThreadId) -> dict[str, tuple[str, str]]:
         """Every placeholder of the thread with its entity type and value (one ``HGETALL``).
@@ -278,11 +309,16 @@ class RedisVault:
             StoreUnavailable: Redis cannot be reached.
             StoreError: Redis failed, or an entry does not decrypt (wrong key, tampering).
         """
-        async with redis_errors_as_store_errors("load", tid):
-            fields = await self._redis.hgetall(self._keys.thread(tid, "vault"))
+        return self.opened(tid, await self.read(tid))
+
+    def opened(self, tid: ThreadId, fields: VaultFields) -> dict[str, tuple[str, str]]:
+        """Every placeholder in fields ``read`` returned, with its entity type and value.
+
+        Raises:
+            StoreError: an entry does not decrypt (wrong key, tampering).
+        """
         result: dict[str, tuple[str, str]] = {}
-        for raw_field, raw_value in fields.items():
-            name = raw_field.decode() if isinstance(raw_field, bytes) else str(raw_field)
+        for name, raw_value in fields.items():
             if not name.startswith("p:"):
                 continue
             entity_type = _entity_type(tid, name[2:])
@@ -317,6 +353,16 @@ class RedisVault:
                 f"vault entry of type {entity_type} in thread {tid} does not decrypt: "
                 f"wrong {KEY_SETTING} or tampered data"
             ) from exc
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+def _split(found: list[str | None], values: int) -> tuple[list[str | None], list[str | None]]:
+    """Placeholders of the values, then the owners of the tokens (``*``: none, ambiguous)."""
+    owners = [o if o and o != "*" else None for o in found[values:]]
+    return found[:values], owners
 
 
 def _entity_type(tid: ThreadId, placeholder: str) -> str:

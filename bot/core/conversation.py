@@ -1,7 +1,7 @@
 """The guarded turn: one user message in, one answer out, written against the ports only.
 
 ```
-dedupe ─▶ clean + check input ─▶ per-thread lock ─▶ anonymize ─▶ history.load ─▶ budget
+dedupe ─▶ clean + check input ─▶ per-thread lock ─▶ anonymize ‖ history.load ─▶ budget
       ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
@@ -239,15 +239,15 @@ class Conversation:
 
     async def _guarded(self, turn: _Turn, text: str, sink: ReplySink | None) -> Reply:
         msg, record = turn.message, turn.record
-        redaction = await self._guardrail.anonymize(msg.thread_id, text, platform=msg.platform)
+        # The history is read while the guardrail works: it does not depend on the redaction.
+        (redaction, restorer), history = await asyncio.gather(
+            self._guardrail.anonymize_turn(
+                msg.thread_id, text, platform=msg.platform, private=msg.private
+            ),
+            self._history.load(msg.thread_id),
+        )
         record.prompt, record.entity_counts = redaction.text, redaction.counts()
         turn.lap("anonymize")
-        # Two independent reads: wait for one round trip, not two.
-        history, restorer = await asyncio.gather(
-            self._history.load(msg.thread_id),
-            self._guardrail.restorer(msg.thread_id, platform=msg.platform, private=msg.private),
-        )
-        turn.lap("history_load")
         user = ChatMessage("user", redaction.text)
         if msg.attempt > 1 and _stored_exchange(history, user):
             return self._replay(turn, history[-1], restorer)

@@ -110,6 +110,20 @@ class Guardrail(Protocol):
         """A restorer bound to this thread's vault and the audience's reveal policy."""
         ...
 
+    async def anonymize_turn(
+        self, thread_id: ThreadId, text: str, *, platform: Platform, private: bool
+    ) -> tuple[Redaction, StreamRestorer]:
+        """``anonymize``, then ``restorer`` bound to the vault as that left it.
+
+        For a caller that holds the thread's lock: the guardrail may read the vault once for
+        both.
+
+        Raises:
+            GuardrailError: detection could not run; the caller must not call the model.
+            StoreError: the vault could not be read or written.
+        """
+        ...
+
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact personal data the model produced itself, for the stored copy of an answer."""
         ...

@@ -66,6 +66,29 @@ async def test_answer_round_trip_restores_the_values(guardrail):
     )
 
 
+async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
+    """One vault read serves the lookups and the restorer: values placed by this very
+    anonymization, values of earlier turns, names linked to them and typed placeholders
+    all restore as a fresh read of the vault restores them."""
+    texts = [
+        SEEDED_TEXT,
+        "maria gonzalez and Jane Doe met at 12 Baker Street; ask MARIA about <PERSON_9>.",
+        "Jane said 212 555 0187 is right; write jane.doe@example.org.",
+    ]
+    for private in (True, False):
+        for text in texts:
+            redaction, restorer = await guardrail.anonymize_turn(
+                T1, text, platform="slack", private=private
+            )
+            fresh = await guardrail.restorer(T1, platform="slack", private=private)
+            assert set(restorer.placeholders) == set(fresh.placeholders)
+            restored = restorer.restore(redaction.text)
+            assert restored == fresh.restore(redaction.text)
+            assert restored.unknown_placeholders == 0
+            if private and text == SEEDED_TEXT:  # later mentions restore as first written
+                assert restored.text == text
+
+
 async def test_same_person_same_placeholder_across_turns(guardrail):
     first = await guardrail.anonymize(T1, "Please email John Smith about Berlin.", platform="slack")
     second = await guardrail.anonymize(
