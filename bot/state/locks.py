@@ -1,6 +1,6 @@
 """Per-thread locks in Redis, so turns of one thread never overlap, across processes.
 
-A lock is ``SET <thread lock key> <random token> NX PX <ttl>``. While held, a background task
+A lock is ``SET <thread lock key> <random token> NX PX <ttl>``. While held, a timer
 extends it every ``ttl / 3`` (only if the token still matches), so a slow model call does not
 lose it; if the holder's process dies, the lock expires after ``ttl``. Release compares the
 token before deleting, so a holder never deletes a lock that has passed to someone else.
@@ -104,19 +104,13 @@ class RedisThreadLocks:
             token = secrets.token_hex(16)
             await self._acquire(thread_id, key, token, deadline)
             self._metrics.lock_waited(time.monotonic() - started, acquired=True)
-            released = asyncio.Event()
-            renewer = asyncio.create_task(self._keep_alive(thread_id, key, token, released))
+            lease = _Lease(self, thread_id, key, token)
             try:
                 yield
             finally:
-                # The event, not the cancellation alone, stops the renewer: a cancellation
-                # that lands inside a renewal can be lost in the client library (seen under
-                # load), and a renewer that lives on keeps the thread locked for good.
                 # Shielded: a turn cancelled (again) here still gives its lock back at once,
                 # not at its expiry.
-                released.set()
-                renewer.cancel()
-                await asyncio.shield(self._release_after(renewer, thread_id, key, token))
+                await asyncio.shield(lease.end())
 
     @asynccontextmanager
     async def _local_turn(self, thread_id: ThreadId, deadline: float) -> AsyncIterator[None]:
@@ -159,33 +153,17 @@ class RedisThreadLocks:
             await asyncio.shield(self._give_back(thread_id, key, token))
             raise
 
-    async def _keep_alive(
-        self, thread_id: ThreadId, key: str, token: str, released: asyncio.Event
-    ) -> None:
-        """Renew the lock every third of its ttl until ``released`` is set."""
-        interval = self._ttl_ms / 3000
-        while not released.is_set():
-            try:
-                async with asyncio.timeout(interval):
-                    await released.wait()
-                return
-            except TimeoutError:
-                pass
-            try:
-                async with store_errors(f"lock renew {thread_id}"):
-                    renewed = await self._renew(keys=[key], args=[token, self._ttl_ms])
-            except StoreError as exc:
-                logger.warning("lock of %s not renewed: %s", thread_id, exc)
-                continue
-            if not renewed:
-                logger.error("lock of %s was lost while held (expired or taken)", thread_id)
-                return
-
-    async def _release_after(
-        self, renewer: asyncio.Task[None], thread_id: ThreadId, key: str, token: str
-    ) -> None:
-        await asyncio.wait([renewer])
-        await self._give_back(thread_id, key, token)
+    async def _renew_lock(self, thread_id: ThreadId, key: str, token: str) -> bool:
+        """Extend a held lock by its ttl; ``False`` when it was lost (expired or taken)."""
+        try:
+            async with store_errors(f"lock renew {thread_id}"):
+                renewed = await self._renew(keys=[key], args=[token, self._ttl_ms])
+        except StoreError as exc:
+            logger.warning("lock of %s not renewed: %s", thread_id, exc)
+            return True  # unknown: try again at the next interval
+        if not renewed:
+            logger.error("lock of %s was lost while held (expired or taken)", thread_id)
+        return bool(renewed)
 
     async def _give_back(self, thread_id: ThreadId, key: str, token: str) -> None:
         try:
@@ -194,3 +172,44 @@ class RedisThreadLocks:
         except StoreError as exc:
             # It expires by itself after the ttl; raising here would hide the block's error.
             logger.warning("lock of %s not released: %s", thread_id, exc)
+
+
+class _Lease:
+    """Renews one held lock every third of its ttl until ``end`` gives it back.
+
+    A timer, not a task per turn: most turns end long before the first renewal is due, and
+    then nothing but the timer was ever made. A renewal in flight is never cancelled (a
+    cancellation can be lost in the client library, seen under load); ``end`` waits for it to
+    finish, so no renewal runs after the release.
+    """
+
+    __slots__ = ("_ended", "_key", "_locks", "_renewing", "_thread", "_timer", "_token")
+
+    def __init__(self, locks: RedisThreadLocks, thread_id: ThreadId, key: str, token: str) -> None:
+        self._locks, self._thread, self._key, self._token = locks, thread_id, key, token
+        self._ended = False
+        self._renewing: asyncio.Task[None] | None = None
+        self._timer = self._schedule()
+
+    def _schedule(self) -> asyncio.TimerHandle:
+        interval = self._locks._ttl_ms / 3000  # noqa: SLF001  (the lease is part of the locks)
+        return asyncio.get_running_loop().call_later(interval, self._due)
+
+    def _due(self) -> None:
+        if not self._ended:
+            self._renewing = asyncio.create_task(self._renew())
+
+    async def _renew(self) -> None:
+        held = await self._locks._renew_lock(self._thread, self._key, self._token)  # noqa: SLF001
+        if held and not self._ended:
+            self._timer = self._schedule()
+
+    async def end(self) -> None:
+        """Stop renewing, wait for a renewal in flight, and give the lock back."""
+        self._ended = True
+        self._timer.cancel()
+        if self._renewing is not None:
+            await asyncio.wait([self._renewing])
+            if not self._renewing.cancelled() and self._renewing.exception() is not None:
+                logger.error("lock of %s: renewal failed", self._thread)
+        await self._locks._give_back(self._thread, self._key, self._token)  # noqa: SLF001
