@@ -292,16 +292,19 @@ class PresidioGuardrail:
         """Add what this thread knows: its values in any case or accent, and its people's words.
 
         "Jane" after "Jane Doe", "jose muller" after "José Müller"; looked up in the vault as
-        read (``fields``), not in Redis. A known
-        value or person also takes over a name-model span it covers whole, whatever type the
-        model gave it ("Jane" read as a place keeps Jane Doe's placeholder). Only
-        words outside markup and outside validated findings are looked up.
+        read (``fields``), not in Redis. A known value or person also takes over a name-model
+        span it covers whole, whatever type the model gave it ("Jane" read as a place keeps
+        Jane Doe's placeholder). Only words outside markup and outside validated findings are
+        looked up; a vault with nothing to look up (a new thread) is not asked at all.
         """
+        if not self._vault.may_know(fields):
+            return spans
         fixed = [(s.start, s.end) for s in spans if s.type not in NAME_TYPES]
-        grams = [g for g in value_grams(text) if not _blocked(text, g, fixed)]
+        markup = "<" in text
+        grams = [g for g in value_grams(text) if not _blocked(text, g, fixed, markup)]
         tokens = []
         if "PERSON" in self._policy.enabled:
-            tokens = [t for t in name_tokens(text) if not _blocked(text, t[:2], fixed)]
+            tokens = [t for t in name_tokens(text) if not _blocked(text, t[:2], fixed, markup)]
         values, owners = self._vault.lookup(
             tid, fields, [text[a:b] for a, b in grams], [t[2] for t in tokens]
         )
@@ -367,10 +370,15 @@ def _start(span: Detection) -> int:
     return span.start
 
 
-def _blocked(text: str, span: tuple[int, int], fixed: Sequence[tuple[int, int]]) -> bool:
-    """Whether a word span is in markup or overlaps a validated finding."""
+def _blocked(
+    text: str, span: tuple[int, int], fixed: Sequence[tuple[int, int]], markup: bool = True
+) -> bool:
+    """Whether a word span is in markup or overlaps a validated finding.
+
+    ``markup=False``: the text has no ``<`` (nothing is in markup), said once per text.
+    """
     start, end = span
-    return _in_markup(text, start) or any(start < b and a < end for a, b in fixed)
+    return (markup and _in_markup(text, start)) or any(start < b and a < end for a, b in fixed)
 
 
 def _cuts_into(known: Detection, named: Detection) -> bool:

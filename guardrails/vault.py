@@ -302,6 +302,11 @@ class RedisVault:
         found = [_text(v) if (v := fields.get(name)) is not None else None for name in names]
         return _split(found, len(values))
 
+    @staticmethod
+    def may_know(fields: VaultFields) -> bool:
+        """Whether fields ``read`` returned hold any lookup (``h:`` or ``t:``) to answer."""
+        return any(name.startswith(("h:", "t:")) for name in fields)
+
     async def mapping(self, tid: ThreadId) -> dict[str, tuple[str, str]]:
         """Every placeholder of the thread with its entity type and value (one ``HGETALL``).
 
