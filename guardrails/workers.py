@@ -5,10 +5,9 @@ spaCy holds the GIL for most of a pass, so threads cannot use a second core. Wit
 analyzer built once (about 170 MB each with the small model), and the event loop only waits.
 Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
 
-A worker that dies (the OOM killer, a crash in native code) breaks a ``ProcessPoolExecutor`` for
-good: every later call fails. ``ProcessDetector`` replaces a broken pool at once with a new one
-(logged at ERROR, by exception type), so the analyses that were in flight fail closed, later
-ones wait for the new workers to warm up, and readiness recovers on its own.
+A worker that dies (the OOM killer, a crash in native code) is replaced at once by a new one
+(logged at ERROR): the analysis it had fails closed, later ones wait for the new worker to warm
+up, and readiness recovers on its own.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import multiprocessing.connection
 import os
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -33,6 +32,8 @@ from guardrails.policy import Policy, default_policy
 from guardrails.spans import Detection
 
 if TYPE_CHECKING:
+    from multiprocessing.context import SpawnContext
+
     from presidio_analyzer import AnalyzerEngine
 
 logger = logging.getLogger(__name__)
@@ -141,8 +142,50 @@ def _detect_in_worker(text: str, platform: Platform, prose: bool) -> list[Detect
     return _worker.detect(text, platform, prose)
 
 
+def _serve(conn: Connection, model: str, policy_file: str | None, chunk_chars: int) -> None:
+    """A worker process: build the analyzer, then answer analyses until the pipe closes.
+
+    A failed analysis is answered with its exception's type name only (no text crosses back).
+    A worker that cannot build its analyzer exits, which closes the pipe: fail closed.
+    """
+    _init_worker(model, policy_file, chunk_chars)
+    while True:
+        try:
+            text, platform, prose = conn.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, object] = (True, _detect_in_worker(text, platform, prose))
+        except Exception as exc:  # noqa: BLE001  (the service fails closed on it)
+            reply = (False, type(exc).__name__)
+        conn.send(reply)
+
+
+class _Worker:
+    """One worker process, the service's end of its pipe, and the analysis it is doing."""
+
+    def __init__(self, context: SpawnContext, initargs: tuple[str, str | None, int]) -> None:
+        ours, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, *initargs), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.conn = ours
+        self.born = time.monotonic()
+        self.proven = False  # no analysis has worked on it yet
+        self.pending: asyncio.Future[list[Detection]] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+
 class ProcessDetector:
-    """Detection in a pool of worker processes, one analyzer each.
+    """Detection in worker processes, one analyzer each, one analysis at a time each.
+
+    Each worker has a pipe of its own that the event loop reads directly: an analysis costs
+    one write and one read in the service, where a ``ProcessPoolExecutor`` adds a management
+    thread and a queue feeder thread (two more thread wake-ups each way, and the GIL passed
+    between them). A worker that died is noticed when its pipe closes (the analysis it had
+    fails closed) or before it is given one, and replaced at once (logged at ERROR); one
+    that never worked (a missing model, a bad policy file) is replaced at most every
+    ``_RETRY_SECONDS``, and analyses fail closed meanwhile.
 
     Args:
         model: the resolved spaCy model name or path.
@@ -155,90 +198,102 @@ class ProcessDetector:
         self, model: str, policy_file: Path | None, chunk_chars: int, workers: int
     ) -> None:
         self._initargs = (model, str(policy_file) if policy_file else None, chunk_chars)
-        self._workers = workers
-        self._pool = self._new_pool()
-        self._warming: set[asyncio.Task[None]] = set()
-
-    def _new_pool(self) -> ProcessPoolExecutor:
-        self._proven = False  # no analysis has worked on it yet
-        self._born = time.monotonic()
-        return ProcessPoolExecutor(
-            self._workers,
-            mp_context=multiprocessing.get_context("spawn"),  # no fork of a threaded process
-            initializer=_init_worker,
-            initargs=self._initargs,
-        )
+        self._context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+        self._workers = [_Worker(self._context, self._initargs) for _ in range(workers)]
+        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        for worker in self._workers:
+            self._idle.put_nowait(worker)
+        self._closed = False
 
     async def start(self) -> None:
         """Start every worker and wait until each has built and warmed up its analyzer."""
-        await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(self._workers)))
+        count = len(self._workers)
+        await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(count)))
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
-        """Detect in the next free worker process.
+        """Detect in the next free worker process (waiting for one when all are busy).
 
-        A pool found broken before the analysis was handed over is replaced and the analysis
-        runs on the new one; an analysis in flight when a worker died fails closed.
+        A cancelled caller does not free the worker early: its answer is still read, then
+        dropped, and only then does the worker take the next analysis.
         """
+        worker = await self._take()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[list[Detection]] = loop.create_future()
         try:
-            pool, future = self._submit(text, platform, prose)
-        except BrokenProcessPool:
-            try:
-                pool, future = self._submit(text, platform, prose)
-            except BrokenProcessPool as exc:  # not replaced (it never worked): fail closed
-                raise _failed(exc) from exc
+            worker.conn.send((text, platform, prose))
+        except OSError as exc:  # it died after the check
+            self._lost(worker, exc)
+            raise _failed(exc) from exc
+        worker.pending, worker.loop = done, loop
+        loop.add_reader(worker.conn.fileno(), self._answered, worker)
+        return await done
+
+    async def _take(self) -> _Worker:
+        if self._closed:
+            raise _failed(RuntimeError("closed"))
+        worker = await self._idle.get()
+        if worker.process.is_alive():
+            return worker
+        replacement = self._replacement(worker)
+        if replacement is None:
+            self._idle.put_nowait(worker)  # fails the next analysis fast too
+            raise _failed(BrokenProcessPool(f"exit code {worker.process.exitcode}"))
+        return replacement
+
+    def _answered(self, worker: _Worker) -> None:
+        """The worker's pipe is readable: its answer, or its end."""
+        assert worker.loop is not None  # noqa: S101  (set with the reader)
+        worker.loop.remove_reader(worker.conn.fileno())
+        done, worker.pending = worker.pending, None
         try:
-            found = await asyncio.wrap_future(future)
-        except BrokenProcessPool as exc:
-            self._replace(pool, exc)
-            raise _failed(exc) from exc
-        except Exception as exc:
-            raise _failed(exc) from exc
-        self._proven = self._proven or pool is self._pool
-        return found
-
-    def _submit(
-        self, text: str, platform: Platform, prose: bool
-    ) -> tuple[ProcessPoolExecutor, Future[list[Detection]]]:
-        pool = self._pool
-        try:
-            return pool, pool.submit(_detect_in_worker, text, platform, prose)
-        except BrokenProcessPool as exc:
-            self._replace(pool, exc)
-            raise
-        except RuntimeError as exc:  # shut down: closing
-            raise _failed(exc) from exc
-
-    def _replace(self, broken: ProcessPoolExecutor, exc: BaseException) -> None:
-        """Swap a broken pool for a new one (once, whoever notices first) and warm it up.
-
-        A pool whose workers never worked (a missing model, a bad policy file) is replaced at
-        most every ``_RETRY_SECONDS``, so a broken configuration does not respawn in a loop.
-        """
-        if self._pool is not broken:
+            ok, payload = worker.conn.recv()
+        except (EOFError, OSError) as exc:
+            if done is not None and not done.done():
+                done.set_exception(_failed(BrokenProcessPool(type(exc).__name__)))
+            self._lost(worker, exc)
             return
-        if not self._proven and time.monotonic() - self._born < _RETRY_SECONDS:
-            return
+        if done is not None and not done.done():
+            if ok:
+                worker.proven = True
+                done.set_result(payload)
+            else:
+                done.set_exception(GuardrailError(f"PII detection failed ({payload}); fail closed"))
+        self._idle.put_nowait(worker)
+
+    def _lost(self, worker: _Worker, exc: BaseException) -> None:
+        """A worker found dead while it had an analysis: free its slot, replaced if allowed."""
+        worker.process.join(0)
+        self._idle.put_nowait(self._replacement(worker) or worker)
+
+    def _replacement(self, dead: _Worker) -> _Worker | None:
+        """A new worker in place of ``dead``; ``None`` while a never-working one may not yet."""
+        if self._closed:
+            return None
+        if not dead.proven and time.monotonic() - dead.born < _RETRY_SECONDS:
+            return None
         logger.error(
-            "guardrail worker process died (%s); starting %d new workers",
-            type(exc).__name__,
-            self._workers,
+            "guardrail worker process died (exit code %s); starting a new one",
+            dead.process.exitcode,
         )
-        self._pool = self._new_pool()
-        broken.shutdown(wait=False, cancel_futures=True)
-        task = asyncio.get_running_loop().create_task(self._warm_up())
-        self._warming.add(task)
-        task.add_done_callback(self._warming.discard)
-
-    async def _warm_up(self) -> None:
-        """Start the new workers now, so the next turn does not pay for it (failures logged)."""
-        try:
-            await self.start()
-        except GuardrailError as exc:
-            logger.error("new guardrail workers failed to start (%s)", type(exc.__cause__).__name__)
+        dead.conn.close()
+        new = _Worker(self._context, self._initargs)
+        self._workers[self._workers.index(dead)] = new
+        return new
 
     async def close(self) -> None:
-        """Stop the workers (running analyses are abandoned)."""
-        for task in list(self._warming):
-            task.cancel()
-        await asyncio.gather(*self._warming, return_exceptions=True)
-        await asyncio.to_thread(self._pool.shutdown, wait=True, cancel_futures=True)
+        """Stop the workers (running analyses fail closed)."""
+        self._closed = True
+        for worker in self._workers:
+            if worker.pending is not None and worker.loop is not None:
+                worker.loop.remove_reader(worker.conn.fileno())
+                if not worker.pending.done():
+                    worker.pending.set_exception(_failed(RuntimeError("closed")))
+            worker.conn.close()  # the worker reads the end of its pipe and exits
+        await asyncio.to_thread(self._join)
+
+    def _join(self) -> None:
+        for worker in self._workers:
+            worker.process.join(10)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
