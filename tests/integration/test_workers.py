@@ -92,3 +92,22 @@ async def test_dead_workers_are_replaced_and_later_analyses_succeed(
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors
     assert all("Maria" not in r.getMessage() for r in caplog.records)
+
+
+async def test_a_cancelled_analysis_never_answers_the_next_one() -> None:
+    """A turn cancelled mid-analysis (a drain's deadline): the worker's late answer to it is
+    read and dropped, so each later analysis gets its own answer."""
+    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=1)
+    try:
+        await pool.start()
+        long = asyncio.create_task(pool.detect("I'm Maria Gonzalez. " * 400, "console"))
+        await asyncio.sleep(0)  # handed to the worker
+        long.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await long
+        quiet = await pool.detect("deploy v4.2 of the billing service on Friday", "console")
+        named = await pool.detect("I'm Maria Gonzalez", "console")
+    finally:
+        await pool.close()
+    assert quiet == []
+    assert [d.type for d in named] == ["PERSON"]
