@@ -149,16 +149,21 @@ def _serve(conn: Connection, model: str, policy_file: str | None, chunk_chars: i
     A worker that cannot build its analyzer exits, which closes the pipe: fail closed.
     """
     _init_worker(model, policy_file, chunk_chars)
-    while True:
-        try:
+    message: object = _READY
+    try:
+        while True:
+            conn.send(message)
             text, platform, prose = conn.recv()
-        except EOFError:
-            return
-        try:
-            reply: tuple[bool, object] = (True, _detect_in_worker(text, platform, prose))
-        except Exception as exc:  # noqa: BLE001  (the service fails closed on it)
-            reply = (False, type(exc).__name__)
-        conn.send(reply)
+            try:
+                message = (True, _detect_in_worker(text, platform, prose))
+            except Exception as exc:  # noqa: BLE001  (the service fails closed on it)
+                message = (False, type(exc).__name__)
+    except (EOFError, OSError):  # the service closed the pipe (or is gone): done
+        return
+
+
+_READY = "ready"
+"""What a worker sends once its analyzer is built; answers are ``(ok, payload)`` tuples."""
 
 
 class _Worker:
@@ -171,7 +176,7 @@ class _Worker:
         theirs.close()
         self.conn = ours
         self.born = time.monotonic()
-        self.proven = False  # no analysis has worked on it yet
+        self.ready = False  # it has built its analyzer (it started; any death is later)
         self.pending: asyncio.Future[list[Detection]] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -222,7 +227,7 @@ class ProcessDetector:
         try:
             worker.conn.send((text, platform, prose))
         except OSError as exc:  # it died after the check
-            self._lost(worker, exc)
+            self._lost(worker)
             raise _failed(exc) from exc
         worker.pending, worker.loop = done, loop
         loop.add_reader(worker.conn.fileno(), self._answered, worker)
@@ -232,6 +237,9 @@ class ProcessDetector:
         if self._closed:
             raise _failed(RuntimeError("closed"))
         worker = await self._idle.get()
+        if self._closed:  # closed while waiting: pass the wake-up on to the next waiter
+            self._idle.put_nowait(worker)
+            raise _failed(RuntimeError("closed"))
         if worker.process.is_alive():
             return worker
         replacement = self._replacement(worker)
@@ -241,43 +249,70 @@ class ProcessDetector:
         return replacement
 
     def _answered(self, worker: _Worker) -> None:
-        """The worker's pipe is readable: its answer, or its end."""
+        """The worker's pipe is readable: that it is ready, its answer, or its end."""
         assert worker.loop is not None  # noqa: S101  (set with the reader)
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError) as exc:
+            message = exc
+        if message == _READY:
+            worker.ready = True
+            return  # the answer comes next
         worker.loop.remove_reader(worker.conn.fileno())
         done, worker.pending = worker.pending, None
-        try:
-            ok, payload = worker.conn.recv()
-        except (EOFError, OSError) as exc:
+        if isinstance(message, BaseException):
             if done is not None and not done.done():
-                done.set_exception(_failed(BrokenProcessPool(type(exc).__name__)))
-            self._lost(worker, exc)
+                done.set_exception(_failed(BrokenProcessPool(type(message).__name__)))
+            self._lost(worker)
             return
+        ok, payload = message
         if done is not None and not done.done():
             if ok:
-                worker.proven = True
                 done.set_result(payload)
             else:
                 done.set_exception(GuardrailError(f"PII detection failed ({payload}); fail closed"))
         self._idle.put_nowait(worker)
 
-    def _lost(self, worker: _Worker, exc: BaseException) -> None:
+    def _lost(self, worker: _Worker) -> None:
         """A worker found dead while it had an analysis: free its slot, replaced if allowed."""
         worker.process.join(0)
-        self._idle.put_nowait(self._replacement(worker) or worker)
+        replacement = self._replacement(worker)
+        if replacement is not None:
+            self._restart_idle()
+        self._idle.put_nowait(replacement or worker)
+
+    def _restart_idle(self) -> None:
+        """After a crash, start the idle workers over too, as a ``ProcessPoolExecutor`` does.
+
+        Whatever killed one (the OOM killer, all of them at once) may be killing the others,
+        not found dead yet: the next analyses should wait for new workers, not fail on those.
+        Busy workers keep their analyses.
+        """
+        idle = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
+        for worker in idle:
+            self._idle.put_nowait(self._replace(worker))
 
     def _replacement(self, dead: _Worker) -> _Worker | None:
-        """A new worker in place of ``dead``; ``None`` while a never-working one may not yet."""
+        """A new worker in place of ``dead``; ``None`` for one that died starting, for a while.
+
+        A worker that never built its analyzer (a missing model, a bad policy file) is
+        replaced at most every ``_RETRY_SECONDS``, so a broken configuration does not
+        respawn in a loop; one that was killed after it started is replaced at once.
+        """
         if self._closed:
             return None
-        if not dead.proven and time.monotonic() - dead.born < _RETRY_SECONDS:
+        if not _started(dead) and time.monotonic() - dead.born < _RETRY_SECONDS:
             return None
         logger.error(
             "guardrail worker process died (exit code %s); starting a new one",
             dead.process.exitcode,
         )
-        dead.conn.close()
+        return self._replace(dead)
+
+    def _replace(self, old: _Worker) -> _Worker:
+        old.conn.close()  # a live one reads the end of its pipe and exits
         new = _Worker(self._context, self._initargs)
-        self._workers[self._workers.index(dead)] = new
+        self._workers[self._workers.index(old)] = new
         return new
 
     async def close(self) -> None:
@@ -288,6 +323,8 @@ class ProcessDetector:
                 worker.loop.remove_reader(worker.conn.fileno())
                 if not worker.pending.done():
                     worker.pending.set_exception(_failed(RuntimeError("closed")))
+                worker.pending = None
+                self._idle.put_nowait(worker)  # wakes an analysis waiting for a worker
             worker.conn.close()  # the worker reads the end of its pipe and exits
         await asyncio.to_thread(self._join)
 
@@ -297,3 +334,13 @@ class ProcessDetector:
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+
+
+def _started(worker: _Worker) -> bool:
+    """Whether a dead worker had built its analyzer (its unread messages say so)."""
+    try:
+        while not worker.ready and worker.conn.poll(0):
+            worker.ready = worker.conn.recv() == _READY
+    except (EOFError, OSError):
+        pass
+    return worker.ready
