@@ -187,6 +187,7 @@ class Conversation:
         never hold up the other threads.
         """
         turn = _Turn.begin(message)
+        finishing: asyncio.Task[None] | None = None
         try:
             if message.event_id and not await self._dedupe.first_delivery(
                 message.platform, message.event_id
@@ -199,6 +200,8 @@ class Conversation:
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
                 reply = await self._guarded(turn, text, sink)
+                # Audited while the lock is given back: one round trip's wait, not two.
+                finishing = asyncio.create_task(self._finish(turn))
         except InputRejected as exc:
             reply = turn.fail(TurnStatus.REJECTED_INPUT, rejection_reply(exc), exc)
         except GuardrailError as exc:
@@ -211,7 +214,7 @@ class Conversation:
             reply = turn.fail(TurnStatus.MODEL_ERROR, model_reply(exc), exc)
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
-        await self._finish(turn)
+        await (finishing if finishing is not None else self._finish(turn))
         return reply
 
     async def forget(self, thread_id: ThreadId) -> int:
