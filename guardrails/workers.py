@@ -19,6 +19,7 @@ import multiprocessing.connection
 import os
 import threading
 import time
+from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -177,19 +178,31 @@ class _Worker:
         self.conn = ours
         self.born = time.monotonic()
         self.ready = False  # it has built its analyzer (it started; any death is later)
-        self.pending: asyncio.Future[list[Detection]] | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pending: deque[asyncio.Future[list[Detection]]] = deque()  # answered in order
+        self.loop: asyncio.AbstractEventLoop | None = None  # reading its pipe while pending
+        self.successor: _Worker | None = None  # what took its place (its slots follow)
+
+    def current(self) -> _Worker:
+        worker = self
+        while worker.successor is not None:
+            worker = worker.successor
+        return worker
+
+
+_DEPTH = 2
+"""Analyses handed to one worker at once: the next waits in its pipe, so a worker never
+idles while the event loop (busy under a burst) gets round to reading its last answer."""
 
 
 class ProcessDetector:
-    """Detection in worker processes, one analyzer each, one analysis at a time each.
+    """Detection in worker processes, one analyzer each.
 
     Each worker has a pipe of its own that the event loop reads directly: an analysis costs
     one write and one read in the service, where a ``ProcessPoolExecutor`` adds a management
     thread and a queue feeder thread (two more thread wake-ups each way, and the GIL passed
-    between them). A worker that died is noticed when its pipe closes (the analysis it had
-    fails closed) or before it is given one, and replaced at once (logged at ERROR); one
-    that never worked (a missing model, a bad policy file) is replaced at most every
+    between them). Each worker has ``_DEPTH`` slots in one FIFO of free slots. A worker that
+    died is noticed when its pipe closes (the analyses it had fail closed) or before it is
+    given one, and replaced at once (logged at ERROR); one that never worked (a missing model, a bad policy file) is replaced at most every
     ``_RETRY_SECONDS``, and analyses fail closed meanwhile.
 
     Args:
@@ -205,9 +218,10 @@ class ProcessDetector:
         self._initargs = (model, str(policy_file) if policy_file else None, chunk_chars)
         self._context = multiprocessing.get_context("spawn")  # no fork of a threaded process
         self._workers = [_Worker(self._context, self._initargs) for _ in range(workers)]
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
-        for worker in self._workers:
-            self._idle.put_nowait(worker)
+        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()  # free slots, by worker
+        for _ in range(_DEPTH):
+            for worker in self._workers:
+                self._idle.put_nowait(worker)
         self._closed = False
 
     async def start(self) -> None:
@@ -229,14 +243,16 @@ class ProcessDetector:
         except OSError as exc:  # it died after the check
             self._lost(worker)
             raise _failed(exc) from exc
-        worker.pending, worker.loop = done, loop
-        loop.add_reader(worker.conn.fileno(), self._answered, worker)
+        worker.pending.append(done)
+        if len(worker.pending) == 1:
+            worker.loop = loop
+            loop.add_reader(worker.conn.fileno(), self._answered, worker)
         return await done
 
     async def _take(self) -> _Worker:
         if self._closed:
             raise _failed(RuntimeError("closed"))
-        worker = await self._idle.get()
+        worker = (await self._idle.get()).current()
         if self._closed:  # closed while waiting: pass the wake-up on to the next waiter
             self._idle.put_nowait(worker)
             raise _failed(RuntimeError("closed"))
@@ -258,15 +274,14 @@ class ProcessDetector:
         if message == _READY:
             worker.ready = True
             return  # the answer comes next
-        worker.loop.remove_reader(worker.conn.fileno())
-        done, worker.pending = worker.pending, None
         if isinstance(message, BaseException):
-            if done is not None and not done.done():
-                done.set_exception(_failed(BrokenProcessPool(type(message).__name__)))
             self._lost(worker)
             return
+        done = worker.pending.popleft()
+        if not worker.pending:
+            worker.loop.remove_reader(worker.conn.fileno())
         ok, payload = message
-        if done is not None and not done.done():
+        if not done.done():
             if ok:
                 done.set_result(payload)
             else:
@@ -274,12 +289,14 @@ class ProcessDetector:
         self._idle.put_nowait(worker)
 
     def _lost(self, worker: _Worker) -> None:
-        """A worker found dead while it had an analysis: free its slot, replaced if allowed."""
+        """A worker found dead with analyses: they fail closed; replaced if allowed."""
         worker.process.join(0)
+        slots = _fail(worker, BrokenProcessPool("worker died"))
         replacement = self._replacement(worker)
         if replacement is not None:
             self._restart_idle()
-        self._idle.put_nowait(replacement or worker)
+        for _ in range(slots):
+            self._idle.put_nowait(replacement or worker)
 
     def _restart_idle(self) -> None:
         """After a crash, start the idle workers over too, as a ``ProcessPoolExecutor`` does.
@@ -288,9 +305,9 @@ class ProcessDetector:
         not found dead yet: the next analyses should wait for new workers, not fail on those.
         Busy workers keep their analyses.
         """
-        idle = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
-        for worker in idle:
-            self._idle.put_nowait(self._replace(worker))
+        for worker in list(self._workers):
+            if not worker.pending and worker.successor is None and worker.ready:
+                self._replace(worker)
 
     def _replacement(self, dead: _Worker) -> _Worker | None:
         """A new worker in place of ``dead``; ``None`` for one that died starting, for a while.
@@ -310,21 +327,21 @@ class ProcessDetector:
         return self._replace(dead)
 
     def _replace(self, old: _Worker) -> _Worker:
+        slots = _fail(old, BrokenProcessPool("worker replaced"))
         old.conn.close()  # a live one reads the end of its pipe and exits
         new = _Worker(self._context, self._initargs)
         self._workers[self._workers.index(old)] = new
+        old.successor = new
+        for _ in range(slots):  # the slots of the analyses that just failed
+            self._idle.put_nowait(new)
         return new
 
     async def close(self) -> None:
         """Stop the workers (running analyses fail closed)."""
         self._closed = True
         for worker in self._workers:
-            if worker.pending is not None and worker.loop is not None:
-                worker.loop.remove_reader(worker.conn.fileno())
-                if not worker.pending.done():
-                    worker.pending.set_exception(_failed(RuntimeError("closed")))
-                worker.pending = None
-                self._idle.put_nowait(worker)  # wakes an analysis waiting for a worker
+            _fail(worker, RuntimeError("closed"))
+            self._idle.put_nowait(worker)  # wakes an analysis waiting for a slot (passed on)
             worker.conn.close()  # the worker reads the end of its pipe and exits
         await asyncio.to_thread(self._join)
 
@@ -344,3 +361,15 @@ def _started(worker: _Worker) -> bool:
     except (EOFError, OSError):
         pass
     return worker.ready
+
+
+def _fail(worker: _Worker, exc: BaseException) -> int:
+    """Stop reading a worker's pipe and fail the analyses it had; how many it had."""
+    slots = len(worker.pending)
+    if worker.pending and worker.loop is not None:
+        worker.loop.remove_reader(worker.conn.fileno())
+    while worker.pending:
+        done = worker.pending.popleft()
+        if not done.done():
+            done.set_exception(_failed(exc))
+    return slots
