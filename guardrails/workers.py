@@ -202,8 +202,9 @@ class ProcessDetector:
     thread and a queue feeder thread (two more thread wake-ups each way, and the GIL passed
     between them). Each worker has ``_DEPTH`` slots in one FIFO of free slots. A worker that
     died is noticed when its pipe closes (the analyses it had fail closed) or before it is
-    given one, and replaced at once (logged at ERROR); one that never worked (a missing model, a bad policy file) is replaced at most every
-    ``_RETRY_SECONDS``, and analyses fail closed meanwhile.
+    given one, and replaced at once (logged at ERROR); while none has ever worked (a missing
+    model, a bad policy file) at most every ``_RETRY_SECONDS``, analyses failing closed
+    meanwhile.
 
     Args:
         model: the resolved spaCy model name or path.
@@ -223,6 +224,7 @@ class ProcessDetector:
             for worker in self._workers:
                 self._idle.put_nowait(worker)
         self._closed = False
+        self._proven = False  # a worker of this detector has answered: the configuration works
 
     async def start(self) -> None:
         """Start every worker and wait until each has built and warmed up its analyzer."""
@@ -283,6 +285,7 @@ class ProcessDetector:
         ok, payload = message
         if not done.done():
             if ok:
+                self._proven = True
                 done.set_result(payload)
             else:
                 done.set_exception(GuardrailError(f"PII detection failed ({payload}); fail closed"))
@@ -312,13 +315,14 @@ class ProcessDetector:
     def _replacement(self, dead: _Worker) -> _Worker | None:
         """A new worker in place of ``dead``; ``None`` for one that died starting, for a while.
 
-        A worker that never built its analyzer (a missing model, a bad policy file) is
-        replaced at most every ``_RETRY_SECONDS``, so a broken configuration does not
-        respawn in a loop; one that was killed after it started is replaced at once.
+        Until a worker of this detector has answered, one that never built its analyzer (a
+        missing model, a bad policy file) is replaced at most every ``_RETRY_SECONDS``, so a
+        broken configuration does not respawn in a loop; otherwise at once.
         """
         if self._closed:
             return None
-        if not _started(dead) and time.monotonic() - dead.born < _RETRY_SECONDS:
+        starting = not self._proven and not _started(dead)
+        if starting and time.monotonic() - dead.born < _RETRY_SECONDS:
             return None
         logger.error(
             "guardrail worker process died (exit code %s); starting a new one",
