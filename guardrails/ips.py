@@ -26,8 +26,12 @@ from collections.abc import Iterator
 SCORE = 0.6
 """Presidio's own score for an IP address pattern."""
 
-_RUN = re.compile(r"[0-9A-Fa-f]*[:.][0-9A-Fa-f:.]*[0-9A-Fa-f:](?:%[0-9A-Za-z]{1,16})?(?:/\d{1,3})?")
-"""A run of hex digits with a colon or dot in it: the only places an address can be."""
+_RUN = re.compile(
+    r"(?<![0-9A-Fa-f:.])(?=[0-9A-Fa-f]*+[:.])[0-9A-Fa-f:.]++"
+    r"(?:%[0-9A-Za-z]{1,16})?(?:/\d{1,3})?"
+)
+"""A whole run of hex digits, colons and dots with a colon or dot in it: the only places an
+address can be. Possessive and anchored at the run's start, so a long word costs linear time."""
 _ASCII_ALNUM = re.compile(r"[0-9A-Za-z]")
 _PORT = re.compile(r":\d{1,5}$")
 
@@ -36,6 +40,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each IP address in ``text``."""
     for run in _RUN.finditer(text):
         start, end = run.span()
+        while text.startswith(".", start) and start < end:
+            start += 1  # "...10.0.0.1": an ellipsis before it
         if end < len(text) and _ASCII_ALNUM.match(text, end):
             continue  # glued to a word after it: "3af5:beef" in an identifier
         if start > 0 and _ASCII_ALNUM.match(text, start - 1):
