@@ -16,6 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -103,10 +106,29 @@ class _Engines:
 _worker: _Engines | None = None
 
 
+def _exit_with_parent() -> None:
+    """In a worker: exit as soon as the service process is gone, even killed by SIGKILL.
+
+    A pool's workers otherwise outlive a killed service (about 170 MB each, parent 1) and keep
+    its stderr open, so whatever reads that pipe never sees it end. The parent's sentinel
+    becomes readable when the parent exits; a daemon thread waits on it, then ends the process.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=wait, name="exit-with-parent", daemon=True).start()
+
+
 def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     from guardrails.engine import build_analyzer
     from guardrails.policy import load_policy
 
+    _exit_with_parent()
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = _Engines(build_analyzer(model), policy, chunk_chars)

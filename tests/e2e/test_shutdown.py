@@ -138,3 +138,31 @@ async def test_a_stop_signal_during_start_up_stops_cleanly(
     assert rc == 0, child.stderr
     assert "start-up cancelled" in child.stderr
     assert not alive(redis_pid), "the embedded redis-server outlived veilbot"
+
+
+def detection_workers(child: Spawned) -> list[int]:
+    return [
+        pid
+        for pid in children_of(child.proc.pid)
+        if "multiprocessing.spawn" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    ]
+
+
+@pytest.mark.timeout(240)
+async def test_a_killed_service_leaves_no_detection_worker_behind(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """SIGKILL gives no chance to shut the pool down: its workers must still go with it.
+
+    Left behind they hold about 170 MB each and the service's stderr, so a supervisor reading
+    that pipe never sees the service end.
+    """
+    async with FakeSlack() as slack:
+        port = free_port()
+        env = {**run_env(tmp_path, slack, fake_anthropic, port), "VEILBOT_GUARDRAIL_WORKERS": "2"}
+        async with spawned(env, "run", "slack") as child:
+            await child.serving(f"http://127.0.0.1:{port}/readyz")
+            workers = detection_workers(child)
+            assert len(workers) == 2, child.stderr
+            child.proc.kill()
+            await until(lambda: not any(map(alive, workers)), "the workers to exit", 30)
