@@ -94,6 +94,8 @@ class _Detector:
             towns=towns,
             people=people,
             full_name=people.is_name if people else None,
+            name_word=people.user_name if people else None,
+            english=people.english if people else None,
         )
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self._recognizers for e in r.supported_entities}

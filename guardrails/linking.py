@@ -1,7 +1,8 @@
 """What makes two detected values "the same" within a thread.
 
 ``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
-link, the digits of a phone number, the user id of a mention. ``name_parts`` are the tokens of
+link or of one written out ("jane at acme dot com"), the digits of a phone number, the user
+id of a mention. ``name_parts`` are the tokens of
 a person's name: the vault remembers which placeholder each token belongs to, so a later "Jane"
 reuses the placeholder of "Jane Doe", unless two people share the token.
 """
@@ -22,6 +23,10 @@ _NOT_PARTS = re.compile(r"[<>|\[\]()/@:._\d]")
 _ABBREVIATIONS = re.compile(r"(?i:\b(?:mr|mrs|ms|dr|prof|st|jr|sr)\.|\b[^\W\d_]\.)")
 """Titles and initials, whose dots are part of a name ("Dr. Jane Doe", "John F. Kennedy")."""
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})
+_SPACED_AT = re.compile(r"\s*[@＠]\s*")
+_WRITTEN_AT = re.compile(r"\s*(?:[\[({<]\s*at\s*[\])}>]|\bat\b)\s*", re.IGNORECASE)
+_WRITTEN_DOT = re.compile(r"\s*(?:[\[({<]\s*dot\s*[\])}>]|\bdot\b)\s*", re.IGNORECASE)
+"""How an e-mail address is written out: "jane at acme dot com", "jane [at] acme.com"."""
 _COMPACT_TYPES = frozenset({"CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER"})
 MAX_PARTS = 4
 
@@ -39,6 +44,10 @@ def identity(entity_type: str, value: str) -> str:
         return f"tel:{digits}" if len(digits) >= 6 else value
     if entity_type in _COMPACT_TYPES:
         return re.sub(r"[\s.\-]", "", value).upper()
+    if entity_type == "EMAIL_ADDRESS":
+        if "@" in value or "＠" in value:  # "at" and "dot" may be words of a real address
+            return _SPACED_AT.sub("@", value, count=1).strip()
+        return _WRITTEN_DOT.sub(".", _WRITTEN_AT.sub("@", value, count=1)).strip()
     return value
 
 

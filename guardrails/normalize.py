@@ -20,6 +20,7 @@ What each construct becomes for the analyzer, and what detection does with it:
 - Unicode spaces (no-break, narrow no-break, figure, ideographic): a plain space, and line
   and paragraph separators a line break, so "06\u00a012\u00a034\u00a056\u00a078" reads as a
   phone number;
+- fullwidth ASCII ("＠", "１９２．１６８", as CJK input methods type them): the ASCII character;
 - HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
   backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept, and inline
   code (an identifier, not prose) is remembered so that NER names are not taken from it.
@@ -45,6 +46,16 @@ SPACES = str.maketrans(
                   "\u2009\u200a\u202f\u205f\u3000", " ")
     | dict.fromkeys("\u2028\u2029", "\n")
 )  # fmt: skip
+# Fullwidth letters, digits and the characters of addresses, as CJK input methods type them
+# ("jane.doe＠example.com", "１９２．１６８．０．１"), read as their ASCII forms (what NFKC
+# makes of them), one character for one. Fullwidth prose punctuation ("，", "：", "！")
+# stays: the NER model reads CJK sentences by it.
+FULLWIDTH = str.maketrans(
+    {
+        chr(ord(c) + 0xFEE0): c
+        for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz@.+-_%/#"
+    }
+)
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
 _MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
@@ -191,7 +202,7 @@ class _Builder:
         self.out.ends.extend([end] * len(text))
 
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces).translate(SPACES)
+        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
         return self.out
 
 

@@ -38,6 +38,8 @@ FIRST_RANK = 1000
 SINGLE_RANK = 500
 LOWER_RANK = 300
 ENGLISH_SURNAME_RANK = 300
+RUN_TOGETHER_RANK = 500
+"""Best rank of each part of names run together in a user name ("evanwagner")."""
 
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĪİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŹŻŽȘȚ"
 _LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůűźżžșț"
@@ -191,6 +193,37 @@ class PeopleFinder:
     def company(self, text: str, end: int) -> bool:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
         return _company_after(text, end)
+
+    def name_word(self, word: str) -> bool:
+        """Whether one word is a first or last name of the lexicon and no English word."""
+        return self._name_word(word) and not self.english(word)
+
+    def user_name(self, word: str) -> bool:
+        """Whether a word is a name, or names run together as user names are made.
+
+        "john"; "evanwagner" (first and last), "pughanthony" (last and first), "raustin" (an
+        initial and a last name). Each part has four letters or more, ranks high in the lexicon
+        and is no English word: "grafana" ("graf" + "ana"), "proxy" ("p" + "roxy") are not.
+        """
+        if self.name_word(word):
+            return True
+        key = _key(word)
+        for cut in (1, *range(4, len(key) - 3)):
+            head, tail = key[:cut], key[cut:]
+            if len(tail) < 4 or self.english(tail) or cut > 1 and self.english(head):
+                continue
+            if cut == 1 and self._rank(tail, last=True) <= ENGLISH_SURNAME_RANK:
+                return True
+            if cut > 1 and (self._first_last(head, tail) or self._first_last(tail, head)):
+                return True
+        return False
+
+    def _first_last(self, first: str, last: str) -> bool:
+        ranks = self._rank(first), self._rank(last, last=True)
+        return max(ranks) <= RUN_TOGETHER_RANK
+
+    def _rank(self, key: str, *, last: bool = False) -> int:
+        return (self._names.last if last else self._names.first).get(key, 10**9)
 
     def _name_word(self, word: str) -> bool:
         key = _key(word)

@@ -19,6 +19,7 @@ from guardrails.engine import offline
 
 offline()  # before presidio (and its tldextract) is imported
 
+import tldextract  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
     AnalysisExplanation,
     EntityRecognizer,
@@ -27,9 +28,9 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import blocks, ibans, phones, urls  # noqa: E402
+from guardrails import blocks, ibans, ips, phones, urls  # noqa: E402
 from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
-from guardrails.names import NAME_PATTERNS  # noqa: E402
+from guardrails.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
 
@@ -117,10 +118,21 @@ _BRACKETED_EMAIL = (
     r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(]at[\])])\s*[\w\-]+"
     r"(?:\s*(?:\.|[\[(]dot[\])])\s*[\w\-]+)*\s*[\[(]dot[\])]\s*[a-z]{2,24}\b"
 )
-# "jane(at)acme.com", "jane [at] acme.com": the "at" bracketed, the domain written as usual.
+# "jane(at)acme.com", "jane [at] acme.com", "jane<at>acme.com": the "at" bracketed, the
+# domain written as usual.
 _AT_BRACKETED_EMAIL = (
-    r"(?<![\w.+\-])[\w.+\-]*\w\s*[\[({]at[\])}]\s*[\w\-]+(?:\.[\w\-]+)*\.[a-z]{2,24}\b"
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*[\[({<]at[\])}>]\s*[\w\-]+(?:\.[\w\-]+)*\.[a-z]{2,24}\b"
 )
+# "john at gmail.com" (scrubadub's EmailDetector reads it so), "jane.doe @ example.com",
+# "jane.doe@ example.com": the "@" written as a word or spaced, the domain as usual. Which
+# local parts are addresses, not "look at github.com", decides ``_word_at_emails``.
+_WORD_AT_EMAIL = (
+    r"(?<![\w.+\-%@'’])\w(?:[\w.+\-]*\w)?(?:[ \t]+(?:at|@)[ \t]+|[ \t]+@|@[ \t]+)"
+    r"[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@]|\.\w)"
+)
+_WORD_AT_EMAIL_RE = re.compile(_WORD_AT_EMAIL, re.IGNORECASE)
+_WORD_AT = re.compile(r"[ \t]+(?:at|@)[ \t]+|[ \t]+@|@[ \t]+", re.IGNORECASE)
+_MAIL_WORD = re.compile(r"\b(?:e-?mail|mail|contact|reach|write)", re.IGNORECASE)
 # RFC 5321 address literals: "postmaster@[192.0.2.1]", "jane@[IPv6:2001:db8::1]".
 _LITERAL_EMAIL = (
     r"(?<![\w.+\-%])[\w.+\-]*\w@\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\d{1,3}(?:\.\d{1,3}){3})\]"
@@ -169,6 +181,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         shrink=True,
     ),
     Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find),
+    Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find),
     Rule(
         "PERSON",
         re.compile(
@@ -266,6 +279,35 @@ def _cuts(text: str, start: int, end: int, shrink: bool) -> list[int]:
     return [end, *(i for i in separators if text[i - 1] not in " .-/\n\t")]
 
 
+def _word_at_emails(
+    name_word: Validator | None, english: Validator | None, text: str
+) -> Iterable[tuple[int, int, float]]:
+    """E-mail addresses with "at" or a spaced "@" for the "@" ("john at gmail.com").
+
+    The domain must end in a public suffix. A spaced "@" is evidence enough, but for a stop
+    word before it ("me @ example.com"). With the word "at", the local part must hold a
+    person's name ("john at gmail.com", "jane.doe at …", "adam80 at …", "evanwagner at …"),
+    or be no English word after an e-mail word on its line ("email: wmiller at example.com",
+    not "my mail is hosted at …"): "look at github.com", "kubectl at k8s.io", "python3 at
+    python.org" are not addresses.
+    """
+    for match in _WORD_AT_EMAIL_RE.finditer(text):
+        value = match.group()
+        local, domain = _WORD_AT.split(value, maxsplit=1)
+        if not tldextract.extract(domain).fqdn:
+            continue
+        if "@" in value[len(local) : len(value) - len(domain)]:
+            if len(local) > 1 and local.casefold() not in COMMON_WORDS:
+                yield match.start(), match.end(), 0.9
+            continue
+        words = re.findall(r"[^\W\d_]{3,}", local)
+        named = name_word is not None and any(name_word(w) for w in words)
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        unknown = english is not None and not any(english(w) for w in words)
+        if named or unknown and _MAIL_WORD.search(line[-40:]):
+            yield match.start(), match.end(), 0.9
+
+
 def _url_people(full_name: urls.NameCheck | None, text: str) -> Iterable[tuple[int, int, float]]:
     # Above NER: a span of its over the whole URL would hide this one.
     return ((start, end, 0.9) for start, end in urls.personal_parts(text, full_name))
@@ -278,6 +320,8 @@ def build_recognizers(
     towns: Validator | None = None,
     people: Finder | None = None,
     full_name: urls.NameCheck | None = None,
+    name_word: Validator | None = None,
+    english: Validator | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
@@ -289,6 +333,9 @@ def build_recognizers(
             it, "moved to porto" is a ``LOCATION`` in any case.
         people: names by the name lexicon (``guardrails.people``).
         full_name: whether the words of a URL segment are a full name (the same lexicon).
+        name_word: whether a word is a person's name and no English word (the same
+            lexicon); without it, "john at gmail.com" is not read as an e-mail address.
+        english: whether a word is English (the same lexicon).
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
     places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
@@ -298,8 +345,11 @@ def build_recognizers(
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people))
     in_urls = Rule("PERSON", _NEVER, 0.0, finder=functools.partial(_url_people, full_name))
+    word_at = Rule(
+        "EMAIL_ADDRESS", _NEVER, 0.0, finder=functools.partial(_word_at_emails, name_word, english)
+    )
     heuristics = (*names, *places) if prose else ()
-    rules = [r for r in (*BUILTIN_RULES, in_urls, *heuristics) if r.type in policy.enabled]
+    rules = [r for r in (*BUILTIN_RULES, word_at, in_urls, *heuristics) if r.type in policy.enabled]
     by_type: dict[str, list[Rule]] = {}
     for rule in rules:
         by_type.setdefault(rule.type, []).append(rule)

@@ -1,18 +1,24 @@
 """The Slack adapter: slack-bolt's ``AsyncApp`` wired to the core's ``MessageHandler``.
 
-Transports, chosen by ``VEILBOT_SLACK_MODE``: the Events API over HTTP (bolt verifies the
-signature; the route lives on the shared ``HttpServer``) or Socket Mode.
+Transports, chosen by ``VEILBOT_SLACK_MODE``: the Events API over HTTP (the route lives on the
+shared ``HttpServer``; ``SlackGate`` checks the signature first) or Socket Mode.
 
 With a ``TurnQueue`` (``veilbot run``; ``bot.state.queue``) a message event is acked only once
-it is queued: a listener middleware puts it (sealed) and answers bolt's request itself, so an
-event Redis did not take gets a non-2xx (HTTP) or no ack (Socket Mode) and Slack sends it
-again. Any replica's worker then answers it (``_work_queued``) in the thread's order; an entry
-another worker began and did not finish comes back with ``attempt > 1``, and is answered only
-if the thread holds no answer to it yet (answers carry the event in their message
-``metadata``). Without a queue, bolt acks every request before the listener runs and the turn
-runs in this process; turns of one thread start in arrival order (an in-process FIFO lock per
-thread; the core's Redis lock orders them across replicas). Commands and buttons are never
-queued: bolt acks them within Slack's 3 seconds either way.
+it is queued (``adapters.slack.enqueue``), so an event Redis did not take gets a 503 (HTTP) or
+no ack (Socket Mode) and Slack sends it again. Over HTTP the events endpoint acks a signed
+``message``/``app_mention`` event itself (the lean path: the gate's one signature check and
+one parse, the bot's identity from one ``auth.test`` kept for the process, then the put; a
+503 while that identity is unknown); every other request (URL verification, commands,
+buttons, other events) goes to bolt, as do message events in Socket Mode, through a listener
+middleware that puts them the same way. Any replica's worker then answers the event
+(``_work_queued``) in the thread's order; an entry another worker began and did not finish
+comes back with ``attempt > 1``, and is answered only if the thread holds no answer to it yet
+(answers carry the event in their message ``metadata``).
+
+Without a queue, bolt acks every request before the listener runs and the turn runs in this
+process; turns of one thread start in arrival order (an in-process FIFO lock per thread; the
+core's Redis lock orders them across replicas). Commands and buttons are never queued: bolt
+acks them within Slack's 3 seconds either way.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
@@ -40,14 +46,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import finish_in_flight
 from adapters.slack.commands import FILES_NOT_READ
-from adapters.slack.events import (
-    Delivery,
-    deleted_message,
-    is_dm,
-    skip_reason,
-    team_of,
-    to_delivery,
-)
+from adapters.slack.enqueue import RETRY_AFTER, Authorization, Enqueuer, lean_event
+from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
 from adapters.slack.formatting import mentioned_users
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
@@ -61,7 +61,7 @@ from adapters.slack.replies import (
     answered_before,
     post_text,
 )
-from bot.core.errors import InputRejected, StoreError
+from bot.core.errors import InputRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
 from bot.core.types import QueuedEvent
@@ -167,6 +167,9 @@ class SlackAdapter:
             admin=admin,
         )
         self._queue = queue
+        self._enqueuer = Enqueuer(queue, settings) if queue is not None else None
+        self._authorized: Authorization | None = None
+        self._authorizing: asyncio.Task[Authorization | None] | None = None
         if queue is not None:
             queue.register("slack", self._work_queued)
         self._register()
@@ -184,11 +187,50 @@ class SlackAdapter:
         if self._draining:  # stopping: a non-2xx makes Slack deliver the event again later
             return web.Response(status=503, headers={"Retry-After": "1"}, text="stopping")
         if self._gate is not None:  # the signature before any parsing
-            refused = self._gate.refuse(await request.read(), request.headers)
-            if refused is not None:
-                return web.Response(status=refused)
+            raw = await request.read()
+            checked = self._gate.check(raw, request.headers)
+            if isinstance(checked, int):
+                return web.Response(status=checked)
+            if self._enqueuer is not None and checked.json and lean_event(checked.json):
+                return await self._lean_ack(checked.json, raw)
         bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
+
+    async def _lean_ack(self, body: dict[str, Any], raw: bytes) -> web.Response:
+        """Ack a message event for the queue without bolt: queued 200, else 503 (Slack retries).
+
+        The listeners' ``context`` (the bot's user and bot ids) comes from one ``auth.test``;
+        until one succeeds, events get 503 rather than an ack that queues nothing.
+        """
+        assert self._enqueuer is not None  # noqa: S101  (the lean path needs a queue)
+        who = await self._identity()
+        if who is None:
+            status = 503
+        else:
+            status = await self._enqueuer.ack(body, who.context, raw)
+        return web.Response(status=status, headers=RETRY_AFTER if status == 503 else None)
+
+    async def _identity(self) -> Authorization | None:
+        """The bot's identity from ``auth.test``: one call at a time, kept once it succeeds."""
+        if self._authorized is not None:
+            return self._authorized
+        if self._authorizing is None or self._authorizing.done():
+            self._authorizing = asyncio.create_task(self._auth_test(), name="veilbot-slack-auth")
+        return await asyncio.shield(self._authorizing)
+
+    async def _auth_test(self) -> Authorization | None:
+        try:
+            found = await self.client.auth_test()
+        except SLACK_ERRORS as exc:
+            logger.debug("slack auth.test failed: %s", _err(exc))
+            if self._gate is not None:
+                self._gate.refusals.warning("the bot's identity is unknown (auth.test failed)")
+            return None
+        self._authorized = Authorization(
+            bot_user_id=found.get("user_id") if found.get("bot_id") else None,
+            bot_id=found.get("bot_id"),
+        )
+        return self._authorized
 
     async def run(self) -> None:
         """Serve until cancelled; in-flight answers get a short grace period on the way out."""
@@ -237,17 +279,10 @@ class SlackAdapter:
         A non-2xx when Redis did not take it: Slack sends the event again (to any replica).
         """
         del next_  # the listener runs later, in a queue worker
-        found = _queueable(body, context, self._settings)
-        if found is None:
-            return BoltResponse(status=200, body="")
-        thread, event_id, payload = found
-        assert self._queue is not None  # noqa: S101  (registered only with a queue)
-        try:
-            await self._queue.put("slack", event_id, thread, payload)
-        except StoreError as exc:
-            logger.error("slack event not queued, not acked (Slack retries): %s", exc)
-            return BoltResponse(status=503, body="", headers={"Retry-After": "1"})
-        return BoltResponse(status=200, body="")
+        assert self._enqueuer is not None  # noqa: S101  (registered only with a queue)
+        status = await self._enqueuer.ack(body, context)
+        headers: dict[str, str | Sequence[str]] = dict(RETRY_AFTER) if status == 503 else {}
+        return BoltResponse(status=status, body="", headers=headers)
 
     async def _work_queued(self, event: QueuedEvent) -> None:
         """The queue worker's handler: answer one queued event, as the listener would have."""
@@ -430,58 +465,3 @@ def _target(delivery: Delivery, queued: QueuedEvent | None = None) -> Target:
         asked=mentioned_users(message.text),  # the bot's own mention is removed already
         event=queued.event_id if queued is not None else None,
     )
-
-
-def _queueable(
-    body: dict[str, Any], context: dict[str, Any], settings: Settings
-) -> tuple[Any, str, bytes] | None:
-    """What to queue for a ``message``/``app_mention`` event: thread, dedupe id, payload.
-
-    ``None`` for an event the listener would ignore. The trigger is decided here, as the
-    listeners decide it; whether a follow-up's thread is known is checked by the worker, in
-    the thread's order.
-    """
-    event = body.get("event") or {}
-    bot_user_id = context.get("bot_user_id")
-    if event.get("type") == "message" and event.get("subtype") == "message_deleted":
-        deleted = deleted_message(body, bot_user_id=bot_user_id)
-        if deleted is None:
-            return None
-        stamp = str(event.get("deleted_ts") or event.get("ts"))
-        key = f"{team_of(body)}:{event.get('channel')}:{stamp}:deleted"
-        return deleted[0], key, _payload(body, context, "deleted")
-    trigger = _trigger(event, bot_user_id, settings.slack_reply_to_followups)
-    if trigger is None or skip_reason(
-        event,
-        bot_user_id=bot_user_id,
-        bot_id=context.get("bot_id"),
-        ignore_bots=settings.slack_ignore_bots,
-    ):
-        return None
-    try:
-        delivery = to_delivery(body, bot_user_id=bot_user_id, trigger=trigger)
-    except InputRejected:
-        logger.warning("slack event with unusable ids skipped")
-        return None
-    assert delivery.message.event_id is not None  # noqa: S101  (to_delivery always sets it)
-    return delivery.message.thread_id, delivery.message.event_id, _payload(body, context, trigger)
-
-
-def _trigger(event: dict[str, Any], bot_user_id: str | None, followups: bool) -> str | None:
-    if event.get("type") == "app_mention":
-        return "mention"
-    if is_dm(event):
-        return "dm"
-    if event.get("thread_ts") and followups and f"<@{bot_user_id}" not in str(event.get("text")):
-        return "followup"
-    return None
-
-
-def _payload(body: dict[str, Any], context: dict[str, Any], trigger: str) -> bytes:
-    data = {
-        "trigger": trigger,
-        "body": body,
-        "bot_user_id": context.get("bot_user_id"),
-        "bot_id": context.get("bot_id"),
-    }
-    return json.dumps(data, separators=(",", ":")).encode()

@@ -7,8 +7,11 @@ request, for anyone who can reach the port. Here the raw bytes are checked first
 ```
 timestamp not a number, stale, or signature wrong  -> 401
 signed, but the body is not what Slack sends       -> 400 (JSON, or a form whose payload is)
-otherwise                                          -> None: bolt handles the request
+otherwise                                          -> Admitted, with a JSON body parsed
 ```
+
+The body is parsed once, here: the lean path (``SlackAdapter._on_http``) acks a message event
+from the parsed object without bolt; everything else goes on to bolt.
 
 Refusals are logged by reason, never by content, at most once per ``interval`` seconds per
 reason with the count of those not logged (a flood makes one line, not one per request).
@@ -20,6 +23,8 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
 
 from slack_sdk.signature import SignatureVerifier
@@ -51,8 +56,20 @@ class ThrottledLog:
         self._log.warning("slack request refused: %s%s", reason, more)
 
 
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A signed, well-formed request; ``json`` is its body parsed when it is JSON.
+
+    Attributes:
+        json: the JSON object of a JSON body (an Events API envelope), parsed once here;
+            ``None`` for a form body (slash commands, interactivity): bolt parses those.
+    """
+
+    json: dict[str, Any] | None
+
+
 class SlackGate:
-    """Checks one request to the events endpoint before bolt sees it.
+    """Checks one request to the events endpoint before anything else reads it.
 
     Args:
         signing_secret: the app's signing secret.
@@ -62,32 +79,37 @@ class SlackGate:
         self._verifier = SignatureVerifier(signing_secret)
         self.refusals = ThrottledLog(logger)
 
-    def refuse(self, body: bytes, headers: Mapping[str, str]) -> int | None:
-        """The status to answer instead of handling the request, or ``None`` to handle it."""
+    def check(self, body: bytes, headers: Mapping[str, str]) -> Admitted | int:
+        """The request admitted (with its JSON body parsed), or the status to refuse it with."""
         stamp = headers.get("X-Slack-Request-Timestamp", "")
         signature = headers.get("X-Slack-Signature", "")
         if not stamp.isdigit() or not signature:
             return self._refused(401, "unsigned or without a numeric timestamp")
         if not self._verifier.is_valid(body, stamp, signature):
             return self._refused(401, "bad or stale signature")
-        if not _well_formed(body, headers.get("Content-Type", "")):
+        try:
+            return Admitted(_parsed(body, headers.get("Content-Type", "")))
+        except (UnicodeDecodeError, ValueError):
             return self._refused(400, "signed but malformed body")
-        return None
 
     def _refused(self, status: int, reason: str) -> int:
         self.refusals.warning(reason)
         return status
 
 
-def _well_formed(body: bytes, content_type: str) -> bool:
-    """Whether the body parses as Slack sends it: JSON, or a form (``payload`` is JSON)."""
-    try:
-        text = body.decode("utf-8")
-        if content_type.startswith("application/json"):
-            return isinstance(json.loads(text), dict)
-        form = parse_qs(text, strict_parsing=bool(text))
-        if "payload" in form:
-            return isinstance(json.loads(form["payload"][0]), dict)
-    except (UnicodeDecodeError, ValueError):
-        return False
-    return True
+def _parsed(body: bytes, content_type: str) -> dict[str, Any] | None:
+    """A JSON body's object, or ``None`` for a form (whose ``payload``, if any, is JSON).
+
+    Raises:
+        ValueError: the body is not what Slack sends (``UnicodeDecodeError`` is one).
+    """
+    text = body.decode("utf-8")
+    if content_type.startswith("application/json"):
+        found = json.loads(text)
+        if not isinstance(found, dict):
+            raise ValueError("a JSON body that is not an object")
+        return found
+    form = parse_qs(text, strict_parsing=bool(text))
+    if "payload" in form and not isinstance(json.loads(form["payload"][0]), dict):
+        raise ValueError("a form payload that is not a JSON object")
+    return None

@@ -43,7 +43,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from bot.core.errors import StoreError
+from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.logsafe import log_failure
 from bot.core.metrics import NO_METRICS
@@ -57,6 +57,8 @@ logger = logging.getLogger(__name__)
 GROUP = "workers"
 _FAIR_ENTRIES = 8
 """Entries one token holder works before its thread goes to the back of the stream."""
+_PUT_BATCH = 100
+"""Most puts sent in one Lua call (one call keeps Redis busy for well under a millisecond)."""
 _CANCEL_GRACE_SECONDS = 10.0
 """When ``run`` is cancelled without a drain first: how long entries in flight get."""
 
@@ -64,6 +66,24 @@ _CANCEL_GRACE_SECONDS = 10.0
 def default_replica_id() -> str:
     """``hostname-pid-random``: unique per process, readable in ``XINFO CONSUMERS``."""
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+@dataclass(slots=True)
+class _Put:
+    """A put waiting for its batch: the entry, sealed, and where its outcome goes."""
+
+    entry: str
+    thread: ThreadId
+    sealed: bytes
+    done: asyncio.Future[bool]
+
+
+def _fail(done: asyncio.Future[bool], exc: StoreError) -> None:
+    """Fail one waiting put with its own copy of ``exc`` (a shared one would share tracebacks)."""
+    if not done.done():
+        copy = type(exc)(str(exc))
+        copy.__cause__ = exc.__cause__
+        done.set_exception(copy)
 
 
 @dataclass(slots=True)
@@ -127,6 +147,8 @@ class RedisTurnQueue:
         self._done = redis.register_script(queue_lua.DONE)
         self._touch = redis.register_script(queue_lua.TOUCH)
         self._handlers: dict[str, QueueHandler] = {}
+        self._puts: list[_Put] = []
+        self._putter: asyncio.Task[None] | None = None
         self._held: dict[tuple[str, str], _Held] = {}
         self._stopping = asyncio.Event()
         self._finished = asyncio.Event()
@@ -146,28 +168,56 @@ class RedisTurnQueue:
     async def put(self, platform: str, event_id: str, thread_id: ThreadId, body: bytes) -> bool:
         """Queue an event (sealed); ``False`` when this delivery was queued before.
 
+        Puts made while an earlier batch is on its way to Redis go together in the next one
+        (group commit: one Lua call for up to ``_PUT_BATCH`` events), so a burst of acks
+        costs a round trip per batch, not per event.
+
         Raises:
             StoreUnavailable: Redis cannot be reached: the event is not queued.
             StoreError: Redis refused the write.
         """
         entry = f"{platform}:{event_id}"
-        q = self._keys.queue
-        async with store_errors(f"queue put {thread_id}"):
-            queued = await self._put(
-                keys=[
-                    q(f"seen:{entry}"),
-                    q("payloads"),
-                    q(f"thread:{thread_id}"),
-                    q("scheduled"),
-                    self.stream(platform),
-                ],
-                args=[entry, self._sealer.seal(entry, body), self._ttl, thread_id],
-            )
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._puts.append(_Put(entry, thread_id, self._sealer.seal(entry, body), done))
+        if self._putter is None or self._putter.done():
+            self._putter = asyncio.create_task(self._put_batches(), name="veilbot-queue-put")
+        queued = await done
         if queued:
             self._metrics.queue_event("put")
         else:
             self._metrics.duplicate_dropped(platform)
-        return bool(queued)
+        return queued
+
+    async def _put_batches(self) -> None:
+        """Send the waiting puts in batches until none waits; each put learns its outcome."""
+        while self._puts:
+            batch, self._puts = self._puts[:_PUT_BATCH], self._puts[_PUT_BATCH:]
+            try:
+                got = await self._put_batch(batch)
+            except StoreError as exc:
+                for put in batch:
+                    _fail(put.done, exc)
+                continue
+            except BaseException:  # cancelled (the loop is closing): nobody waits forever
+                for put in batch + self._puts:
+                    _fail(put.done, StoreUnavailable("queue put: cancelled"))
+                self._puts = []
+                raise
+            for put, queued in zip(batch, got, strict=True):
+                if not put.done.done():
+                    put.done.set_result(bool(int(queued)))
+
+    async def _put_batch(self, batch: list[_Put]) -> list[Any]:
+        q = self._keys.queue
+        keys = [q("payloads"), q("scheduled")]
+        args: list[str | bytes] = [str(self._ttl)]
+        for put in batch:
+            platform = put.entry.partition(":")[0]
+            keys += [q(f"seen:{put.entry}"), q(f"thread:{put.thread}"), self.stream(platform)]
+            args += [put.entry, put.sealed, put.thread]
+        async with store_errors(f"queue put ({len(batch)} events)"):
+            got = await self._put(keys=keys, args=args)
+        return list(got)
 
     # the worker's life -------------------------------------------------------------------
     async def run(self) -> None:

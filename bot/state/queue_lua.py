@@ -4,14 +4,26 @@ Keys and arguments are named at each script. ``owns`` fences every step that act
 thread token: only the consumer the token is pending for may act on it.
 """
 
+# A batch of puts (group commit: ``RedisTurnQueue.put``). KEYS[1] payloads, KEYS[2] scheduled,
+# then three keys per entry (seen, the thread's list, the token stream); ARGV[1] the dedupe
+# ttl, then three arguments per entry (entry, sealed payload, thread id). Per entry: 1
+# queued, 0 queued before (a platform's retry).
 PUT = """
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('RPUSH', KEYS[3], ARGV[1])
-if redis.call('HSETNX', KEYS[4], ARGV[4], '1') == 1 then
-  redis.call('XADD', KEYS[5], '*', 't', ARGV[4])
+local out = {}
+for i = 0, (#KEYS - 2) / 3 - 1 do
+  local k, a = 2 + 3 * i, 1 + 3 * i
+  if redis.call('SET', KEYS[k + 1], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('HSET', KEYS[1], ARGV[a + 1], ARGV[a + 2])
+    redis.call('RPUSH', KEYS[k + 2], ARGV[a + 1])
+    if redis.call('HSETNX', KEYS[2], ARGV[a + 3], '1') == 1 then
+      redis.call('XADD', KEYS[k + 3], '*', 't', ARGV[a + 3])
+    end
+    out[i + 1] = 1
+  else
+    out[i + 1] = 0
+  end
 end
-return 1
+return out
 """
 
 # Whether ARGV[2] (a token) is pending for consumer ARGV[3] of group ARGV[1].

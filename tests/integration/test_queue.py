@@ -23,7 +23,7 @@ from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.sealing import AesGcmSealer
-from tests.fixtures.services import free_port
+from tests.fixtures.services import RedisServer, free_port
 
 SEALER = AesGcmSealer(b"k" * 32)
 PII = ("Jane Doe", "jane.doe@example.com", "+1 415 555 0132")
@@ -361,3 +361,49 @@ async def test_a_worker_whose_thread_was_taken_while_it_stalled_is_told_before_a
     claimed.set()
     await until(lambda: bool(seen), "the owner asked again")
     assert seen == [(True, False)]
+
+
+async def _script_calls(client: aioredis.Redis) -> int:
+    stats = await client.info("commandstats")
+    return sum(
+        int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in ("evalsha", "eval")
+    )
+
+
+async def test_puts_made_at_once_share_round_trips_and_each_learns_its_own_outcome(
+    redis_server: RedisServer,
+) -> None:
+    client = open_redis(redis_server.url, timeout=5)
+    try:
+        keys = KeySpace("batch")
+        queue = RedisTurnQueue(client, keys, sealer=SEALER)
+        before = await _script_calls(client)
+        events = [(t, s) for t in range(50) for s in range(5)]
+        # every event twice at once, as a Slack retry can come while the first is in flight
+        results = await asyncio.gather(
+            *(
+                queue.put("slack", f"T1:C1:{t}.{s}", tid(t), body(t, s))
+                for t, s in events
+                for _ in range(2)
+            )
+        )
+        calls = await _script_calls(client) - before
+        assert [results[2 * i] + results[2 * i + 1] for i in range(len(events))] == [1] * 250
+        assert calls <= 10, calls  # 500 puts: a few batches, not a round trip each
+        for t in range(50):  # a thread's events wait in the order they were put
+            entries = await client.lrange(keys.queue(f"thread:{tid(t)}"), 0, -1)
+            assert entries == [f"slack:T1:C1:{t}.{s}".encode() for s in range(5)]
+    finally:
+        await client.aclose()
+
+
+async def test_puts_waiting_together_all_fail_when_redis_is_down(redis_prefix: str) -> None:
+    client = open_redis(f"redis://127.0.0.1:{free_port()}", timeout=0.5)
+    try:
+        queue = RedisTurnQueue(client, KeySpace(redis_prefix), sealer=SEALER)
+        puts = [queue.put("slack", f"T1:C1:{n}", tid(n), body(n, 1)) for n in range(30)]
+        results = await asyncio.gather(*puts, return_exceptions=True)
+        assert all(isinstance(r, StoreUnavailable) for r in results), results
+        assert len({id(r) for r in results}) == 30  # each its own error (and traceback)
+    finally:
+        await client.aclose()

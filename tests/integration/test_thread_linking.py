@@ -44,3 +44,12 @@ async def test_a_known_person_keeps_the_placeholder_whatever_type_the_model_give
     await guardrail.anonymize(T1, "Jane Doe will join us.", platform="slack")
     later = await guardrail.anonymize(T1, "Jane called again", platform="slack")
     assert later.text == "<PERSON_1> called again"
+
+
+async def test_an_address_written_out_keeps_the_placeholder_of_the_address(guardrail):
+    first = await guardrail.anonymize(T1, "Mail me: jane.doe@acme.com", platform="slack")
+    assert first.text == "Mail me: <EMAIL_ADDRESS_1>"
+    later = await guardrail.anonymize(
+        T1, "or jane.doe at acme.com, or JANE.DOE @ ACME.COM", platform="slack"
+    )
+    assert later.text == "or <EMAIL_ADDRESS_1>, or <EMAIL_ADDRESS_1>"

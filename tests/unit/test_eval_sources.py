@@ -283,3 +283,20 @@ def test_generated_values_are_the_same_on_every_run_and_leave_out_the_unspecifie
     values = [c.labels[0].value for c in generators.load_hypothesis(count=20)]
     assert "::" not in values  # hypothesis draws it among its first IPv6 values
     assert all(v in t for v, t in zip(values, first, strict=True))
+
+
+def test_written_forms_are_the_same_on_every_run_and_label_every_copy_of_the_value():
+    from tests.perf.sources import generators
+
+    cases = list(generators.load_forms(per_form=2))
+    assert [c.text for c in cases] == [c.text for c in generators.load_forms(per_form=2)]
+    assert len({c.id for c in cases}) == len(cases) == 2 * 20  # 8 e-mail and 12 IP forms
+    for case in cases:
+        assert case.labels
+        assert all(case.text[lb.start : lb.end] == lb.value for lb in case.labels)
+    slack = next(c for c in cases if ".slack-mailto[" in c.id)
+    assert slack.platform == "slack"
+    assert len(slack.labels) == 2
+    at_word = next(c for c in cases if ".at-word[" in c.id).labels[0].value
+    assert " at " in at_word
+    assert "@" not in at_word

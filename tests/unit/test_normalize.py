@@ -106,3 +106,11 @@ def test_quote_markers_are_blank_for_the_analyzer(platform, quote):
     norm = normalize(f"{quote}Elena Okafor asked\nx > y", platform)
     assert norm.text.split("\n")[0].strip() == "Elena Okafor asked"
     assert norm.text.endswith("x > y")
+
+
+def test_fullwidth_letters_digits_and_address_characters_read_as_ascii():
+    text = "邮箱：ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ，IP：１９２．１６８．０．１。"
+    norm = normalize(text, "console")
+    assert norm.text == "邮箱：jane@example.com，IP：192.168.0.1。"  # prose punctuation stays
+    assert len(norm.text) == len(text)
+    assert norm.original(3, 19) == (3, 19)

@@ -287,10 +287,53 @@ def test_a_key_a_url_or_markup_before_an_address_stays_out_of_it(text, value):
 def test_an_iban_needs_a_country_that_issues_them_and_its_layout():
     # one run of words in 97 passes mod-97 by chance: this one did, after an IPv6 address
     assert not iban("fd90 keeps timing out when")
-    assert not found("596b:7ba9:adf7:ed31:f5e4:5ee6:623e:fd90 keeps timing out when I connect")
+    address = "596b:7ba9:adf7:ed31:f5e4:5ee6:623e:fd90"
+    assert found(f"{address} keeps timing out when I connect") == [("IP_ADDRESS", address)]
     assert iban("FR76 3000 6000 0112 3456 7890 189")
     assert iban("DE89 3704 0044 0532 0130 00")
     assert not iban("DE36 3000 6000 0112 3456 7890 189")  # mod-97 holds; German IBANs have 22
     # the registry's lengths, where Presidio's layout table is wrong
     assert iban("PT50 0002 0123 1234 5678 9015 4")
     assert iban("MU17BOMM0101101030300200000MUR")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("见40.88.216.218谢谢", "40.88.216.218"),
+        ("to:fe80::1 dropped", "fe80::1"),
+        ("road:fe80::1 dropped", "fe80::1"),
+        ("2001:db8::1: connection reset", "2001:db8::1"),
+        ("from [2001:db8::1]:443 and 10.0.0.1:8080", "10.0.0.1"),
+        ("link fe80::1ff:fe23:4567:890a%eth2 up", "fe80::1ff:fe23:4567:890a%eth2"),
+        ("block 10.20.30.5/24 now", "10.20.30.5/24"),
+    ],
+)
+def test_ip_addresses_where_presidios_edges_fail(text, value):
+    assert ("IP_ADDRESS", value) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "v1.2.3.4",
+        "1.2.3.4.5",
+        "at 12:30:45",
+        "the :: operator",
+        "e.g. cafe.beef",
+        "text2001:db8::1",
+    ],
+)
+def test_versions_times_and_words_are_no_ip_address(text):
+    assert [v for t, v in found(text) if t == "IP_ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
+    "value", ["jane.doe @ example.com", "j_smith@ acme.co.uk", "jane.doe<at>acme.com"]
+)
+def test_an_address_with_a_spaced_or_angle_bracketed_at(value):
+    assert ("EMAIL_ADDRESS", value) in found(f"reach me: {value} today")
+
+
+def test_without_the_name_lexicon_a_word_at_a_domain_is_no_address():
+    assert found("me @ example.com or john at gmail.com or see index.html @ acme.pdf") == []

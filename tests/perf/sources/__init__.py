@@ -46,6 +46,7 @@ SOURCES = (
     Source(piighost.NAME, "piighost", piighost.load, "piighost regex pattern tests"),
     Source(generators.HYPOTHESIS, None, generators.load_hypothesis, "hypothesis e-mails, IPs"),
     Source(generators.FAKER, None, generators.load_faker, "Faker e-mails, IPs, 20 locales"),
+    Source(generators.FORMS_SOURCE, None, generators.load_forms, "Faker e-mails, IPs, forms"),
 )
 NAMES = tuple(s.name for s in SOURCES)
 PEER_NAMES = frozenset(s.name for s in SOURCES if s.peer is not None)

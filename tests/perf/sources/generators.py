@@ -1,5 +1,15 @@
 """E-mail addresses and IP addresses from two third-party generators, in chat sentences.
 
+``load_forms`` (source ``faker-forms``) writes Faker's values in the other forms that
+standards and peers document, one form per text (``FORMS``): e-mails with "at" or a spaced
+or fullwidth "@" (scrubadub's ``EmailDetector`` reads "john at gmail.com"; U+FF20 is what
+CJK input methods type), in Slack's ``<mailto:…|…>`` and Markdown links, in a URL's query,
+upper case; IP addresses with a port (RFC 5952 section 6: ``[2001:db8::1]:443``), a zone id
+(RFC 4007 section 11: ``fe80::…%eth0``), a prefix length (RFC 4632), IPv4-mapped (RFC 4291
+section 2.5.5.2), inside a URL (RFC 3986 ``IP-literal``), after a ``label:``, before a log
+line's colon, upper case (RFC 5952 section 4.3 allows it on input), and glued to the words
+of a Chinese or Japanese sentence from Faker's own ``zh_CN`` and ``ja_JP`` providers.
+
 Values come from ``hypothesis`` (``strategies.emails()`` over ``provisional.domains()``,
 ``strategies.ip_addresses(v=4)`` and ``(v=6)``: RFC-shaped values, edge cases included) and
 from ``Faker`` (``email``, ``free_email``, ``company_email``, ``ipv4_public``, ``ipv6``, in
@@ -17,6 +27,7 @@ is left out: veilbot deliberately keeps it, and it names no host.
 from __future__ import annotations
 
 import ipaddress
+import random
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Any
@@ -25,6 +36,7 @@ from tests.perf.sources.cases import Case, Origin, label
 
 HYPOTHESIS = "hypothesis"
 FAKER = "faker"
+FORMS_SOURCE = "faker-forms"
 SEED = 9
 PER_STRATEGY = 150
 PER_LOCALE = 6
@@ -150,3 +162,132 @@ def load_faker(per_locale: int = PER_LOCALE, seed: int = SEED) -> Iterator[Case]
                 seen.add(value)
                 yield _case(FAKER, version, f"{locale}.{method}[{n}]", index, kind, value)
                 index += 1
+
+
+PER_FORM = 12
+_CJK_LOCALES = ("zh_CN", "ja_JP")
+
+
+def _email(fake: Any) -> tuple[str, str, str]:
+    """A Faker address as (whole, local part, domain)."""
+    value = fake.email()
+    local, _, domain = value.partition("@")
+    return value, local, domain
+
+
+def _ipv4(fake: Any) -> str:
+    return str(fake.ipv4_public())
+
+
+def _ipv6(fake: Any) -> str:
+    return str(ipaddress.IPv6Address(fake.ipv6()))
+
+
+def _link_local(fake: Any) -> str:
+    """fe80::/64 with the interface id of a Faker IPv6 address (RFC 4291 section 2.5.6)."""
+    low = int(ipaddress.IPv6Address(fake.ipv6())) & (2**64 - 1)
+    return str(ipaddress.IPv6Address((0xFE80 << 112) | low))
+
+
+Form = Callable[[Any], tuple[str, list[str], str]]
+"""Faker -> (text, the labelled values in it, platform)."""
+
+
+def _in_sentence(kind: str, index: int, written: str) -> str:
+    sentences = SENTENCES[kind]
+    return sentences[index % len(sentences)].format(v=written)
+
+
+def _cjk(fake_cjk: Any, value: str) -> str:
+    """``value`` glued between the words of a Faker sentence, as CJK text is written."""
+    sentence = fake_cjk.sentence(nb_words=6).rstrip(".。")
+    cut = max(1, len(sentence) // 2)
+    return f"{sentence[:cut]}{value}{sentence[cut:]}。"
+
+
+def _email_forms(fake: Any, cjk: Any, i: int) -> dict[str, tuple[str, list[str], str]]:
+    value, local, domain = _email(fake)
+    at_word, at_spaced = f"{local} at {domain}", f"{local} @ {domain}"
+    wide = f"{local}\uff20{domain}"
+    url = f"https://{fake.domain_name()}/unsubscribe?email={value}&list=news"
+    return {
+        "at-word": (_in_sentence("EMAIL_ADDRESS", i, at_word), [at_word], "console"),
+        "at-spaced": (_in_sentence("EMAIL_ADDRESS", i, at_spaced), [at_spaced], "console"),
+        "at-fullwidth": (_in_sentence("EMAIL_ADDRESS", i, wide), [wide], "console"),
+        "slack-mailto": (f"mail <mailto:{value}|{value}> please", [value, value], "slack"),
+        "markdown-mailto": (f"write to [{value}](mailto:{value})", [value, value], "discord"),
+        "url-query": (f"click {url} to stop", [value], "console"),
+        "upper": (_in_sentence("EMAIL_ADDRESS", i, value.upper()), [value.upper()], "console"),
+        "cjk": (_cjk(cjk, value), [value], "console"),
+    }
+
+
+def _ip_forms(fake: Any, cjk: Any, i: int) -> dict[str, tuple[str, list[str], str]]:
+    v4, v6, local = _ipv4(fake), _ipv6(fake), _link_local(fake)
+    port, prefix = fake.port_number(), fake.random_int(8, 30)
+    zone = f"{local}%eth{fake.random_digit()}"
+    cidr, mapped = f"{v4}/{prefix}", f"::ffff:{_ipv4(fake)}"
+    url = f"http://{v4}:{port}/admin"
+    url6 = f"https://[{v6}]/status"
+
+    def said(value: str) -> str:
+        return _in_sentence("IP_ADDRESS", i, value)
+
+    return {
+        "v6-port": (said(f"[{v6}]:{port}"), [v6], "console"),
+        "v4-port": (said(f"{v4}:{port}"), [v4], "console"),
+        "zone-id": (said(zone), [zone], "console"),
+        "cidr": (said(cidr), [cidr], "console"),
+        "v4-mapped": (said(mapped), [mapped], "console"),
+        "url": (f"the panel is at {url} now", [v4], "console"),
+        "url-v6": (f"status page {url6} is down", [v6], "console"),
+        "label": (f"addr:{v6} dropped", [v6], "console"),
+        "log-colon": (f"{v6}: connection reset by peer", [v6], "console"),
+        "upper-v6": (said(v6.upper()), [v6.upper()], "console"),
+        "cjk-v4": (_cjk(cjk, v4), [v4], "console"),
+        "cjk-v6": (_cjk(cjk, v6), [v6], "console"),
+    }
+
+
+def load_forms(per_form: int = PER_FORM, seed: int = SEED) -> Iterator[Case]:
+    """Faker's e-mail and IP values in the written forms of the module docstring.
+
+    Raises:
+        ImportError: Faker is not installed (``pip install -e '.[eval]'``).
+    """
+    from faker import Faker
+
+    version = metadata.version("faker")
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    cjk = [Faker(locale) for locale in _CJK_LOCALES]
+    for index, other in enumerate(cjk):
+        other.seed_instance(seed + index)
+    pick = random.Random(seed)
+    for n in range(per_form):
+        other = pick.choice(cjk)
+        for kind, forms in (
+            ("EMAIL_ADDRESS", _email_forms(fake, other, n)),
+            ("IP_ADDRESS", _ip_forms(fake, other, n)),
+        ):
+            for form, (text, values, platform) in forms.items():
+                yield _written(version, f"{kind}.{form}[{n}]", kind, text, values, platform)
+
+
+def _written(
+    version: str, test: str, kind: str, text: str, values: list[str], platform: str
+) -> Case:
+    labels, position = [], 0
+    for value in values:
+        start = text.index(value, position)
+        labels.append(label(kind, text, start, start + len(value)))
+        position = start + len(value)
+    return Case(
+        source=FORMS_SOURCE,
+        id=f"{FORMS_SOURCE}:{version}:{SEED}:{test}",
+        origin=Origin(FAKER, version, "", test),
+        text=text,
+        labels=tuple(labels),
+        platform=platform,
+        complete=frozenset({kind}),
+    )

@@ -1,0 +1,104 @@
+"""The events endpoint acks queued message events itself; everything else still goes to bolt.
+
+With the turn queue on (``veilbot run``), a signed ``message``/``app_mention`` event is checked,
+parsed and queued by the adapter without bolt (the lean path); URL verification, other
+events, commands and buttons go through bolt as before. The bot's identity (``auth.test``)
+is asked for once; an event that comes while it cannot be had gets a 503, so Slack sends it
+again, instead of an ack that queues nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+import redis.asyncio as aioredis
+
+from tests.e2e.conftest import MakeApp
+from tests.e2e.slack_harness import Harness, slack_harness
+from tests.fakes.slack_payloads import envelope, mention, signed_headers
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def queued_keys(h: Harness, redis_url: str) -> list[bytes]:
+    """The turn queue's keys of the harness's prefix but its token stream (which the worker
+    makes at its start): payloads, dedupe marks, thread lists."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        prefix = h.app.settings.redis_prefix
+        found = client.scan_iter(match=f"{prefix}:{{queue}}:*", count=500)
+        return [k async for k in found if b":tokens:" not in k]
+    finally:
+        await client.aclose()
+
+
+async def test_a_burst_at_the_start_asks_who_the_bot_is_once_and_answers_each_event_once(
+    make_app: MakeApp,
+) -> None:
+    async with slack_harness(make_app, slack_streaming="off", store_timeout_seconds=5) as h:
+        events = [mention(f"question number {i}") for i in range(20)]
+        statuses = await asyncio.gather(*(h.send(e) for e in events))
+        assert statuses == [200] * 20
+        await h.until(lambda: len(h.slack.all_replies()) >= 20, "the answers")
+        await h.settle()
+        replies = Counter(r.thread_ts for r in h.slack.all_replies())
+        assert replies == {e["event"]["ts"]: 1 for e in events}
+        # bolt asks auth.test for every request that comes before its first answer
+        assert len(h.slack.calls_to("auth.test")) == 1
+
+
+async def test_an_event_that_comes_while_auth_test_fails_gets_503_and_its_retry_is_answered(
+    make_app: MakeApp,
+) -> None:
+    async with slack_harness(make_app, slack_streaming="off") as h:
+        h.slack.fail("auth.test", 200, error="fatal_error")
+        event = mention("what is two plus two?")
+        body = json.dumps(event)
+        async with h.session.post(h.events_url, data=body, headers=signed_headers(body)) as r:
+            assert (r.status, r.headers.get("Retry-After")) == (503, "1")
+        assert h.slack.all_replies() == []
+        assert await h.send(event, retry_num=1) == 200  # Slack's retry, auth.test works again
+        await h.until(lambda: len(h.slack.all_replies()) == 1, "the answer")
+        await h.settle()
+        assert [r.thread_ts for r in h.slack.all_replies()] == [event["event"]["ts"]]
+
+
+async def test_forged_or_malformed_deliveries_queue_nothing(
+    make_app: MakeApp, redis_url: str
+) -> None:
+    async with slack_harness(make_app, slack_streaming="off") as h:
+        body = json.dumps(mention("let me in"))
+        assert (await h.post(body, signed_headers(body, secret="not-the-secret")))[0] == 401
+        torn = body[: len(body) // 2]
+        assert (await h.post(torn, signed_headers(torn)))[0] == 400
+        assert (await h.post("[1, 2]", signed_headers("[1, 2]")))[0] == 400
+        await h.settle()
+        assert await queued_keys(h, redis_url) == []
+        assert h.slack.all_replies() == []
+
+
+async def test_url_verification_and_events_the_queue_does_not_take_still_reach_bolt(
+    make_app: MakeApp,
+) -> None:
+    async with slack_harness(make_app, slack_streaming="off", slack_assistant=True) as h:
+        challenge = json.dumps({"type": "url_verification", "challenge": "c-123"})
+        status, text = await h.post(challenge, signed_headers(challenge))
+        assert (status, json.loads(text)) == (200, {"challenge": "c-123"})
+        started = envelope(
+            {
+                "type": "assistant_thread_started",
+                "assistant_thread": {"channel_id": "D1", "thread_ts": "1700000000.000900"},
+                "event_ts": "1700000000.000901",
+            }
+        )
+        assert await h.send(started) == 200
+        await h.until(
+            lambda: bool(h.slack.calls_to("assistant.threads.setSuggestedPrompts")),
+            "the suggested prompts",
+        )
+        await h.settle()
+        (prompts,) = h.slack.calls_to("assistant.threads.setSuggestedPrompts")
+        assert (prompts["channel_id"], prompts["thread_ts"]) == ("D1", "1700000000.000900")
