@@ -264,6 +264,7 @@ class ProcessDetector:
         if replacement is None:
             self._idle.put_nowait(worker)  # fails the next analysis fast too
             raise _failed(BrokenProcessPool(f"exit code {worker.process.exitcode}"))
+        self._restart_idle(replacement)
         return replacement
 
     def _answered(self, worker: _Worker) -> None:
@@ -297,11 +298,11 @@ class ProcessDetector:
         slots = _fail(worker, BrokenProcessPool("worker died"))
         replacement = self._replacement(worker)
         if replacement is not None:
-            self._restart_idle()
+            self._restart_idle(replacement)
         for _ in range(slots):
             self._idle.put_nowait(replacement or worker)
 
-    def _restart_idle(self) -> None:
+    def _restart_idle(self, fresh: _Worker) -> None:
         """After a crash, start the idle workers over too, as a ``ProcessPoolExecutor`` does.
 
         Whatever killed one (the OOM killer, all of them at once) may be killing the others,
@@ -309,7 +310,7 @@ class ProcessDetector:
         Busy workers keep their analyses.
         """
         for worker in list(self._workers):
-            if not worker.pending and worker.successor is None and worker.ready:
+            if worker is not fresh and not worker.pending:
                 self._replace(worker)
 
     def _replacement(self, dead: _Worker) -> _Worker | None:
