@@ -243,42 +243,11 @@ class RedisVault:
             logger.debug("vault retain thread=%s dropped=%d", tid, dropped)
         return dropped
 
-    async def name_owners(self, tid: ThreadId, tokens: Sequence[str]) -> list[str | None]:
-        """For each name token, the placeholder it belongs to (``None``: unknown or ambiguous).
-
-        Raises:
-            StoreUnavailable: Redis cannot be reached.
-            StoreError: Redis failed.
-        """
-        return (await self.known(tid, [], tokens))[1]
-
-    async def known(
-        self, tid: ThreadId, values: Sequence[str], tokens: Sequence[str]
-    ) -> tuple[list[str | None], list[str | None]]:
-        """Placeholders of values already in the vault, and of name tokens (one ``HMGET``).
-
-        Returns:
-            For each value its placeholder or ``None``; for each name token the placeholder it
-            belongs to or ``None`` (unknown, or shared by two people).
-
-        Raises:
-            StoreUnavailable: Redis cannot be reached.
-            StoreError: Redis failed.
-        """
-        if not values and not tokens:
-            return [], []
-        fields = [f"h:{h}" for h in self._indexes(tid, values)]
-        fields += [f"t:{h}" for h in self._indexes(tid, tokens, domain=_PART_DOMAIN)]
-        async with redis_errors_as_store_errors("lookup", tid):
-            raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
-        found = [v.decode() if isinstance(v, bytes) else v for v in raw]
-        return _split(found, len(values))
-
     async def read(self, tid: ThreadId) -> VaultFields:
         """The thread's whole vault hash as it stands (one ``HGETALL``), values still sealed.
 
-        ``lookup`` and ``opened`` answer from it what ``known`` and ``mapping`` would ask
-        Redis, for as long as nothing else writes to the vault: under the thread's lock.
+        ``lookup`` and ``opened`` answer from it without asking Redis again, for as long as
+        nothing else writes to the vault: under the thread's lock.
 
         Raises:
             StoreUnavailable: Redis cannot be reached.
@@ -291,9 +260,12 @@ class RedisVault:
     def lookup(
         self, tid: ThreadId, fields: VaultFields, values: Sequence[str], tokens: Sequence[str]
     ) -> tuple[list[str | None], list[str | None]]:
-        """What ``known`` answers, from fields ``read`` returned (no round trip).
+        """Placeholders of values already in the vault, and of name tokens, from ``read``.
 
-        An empty vault (a new thread) needs no HMAC at all.
+        Returns:
+            For each value its placeholder or ``None``; for each name token the placeholder it
+            belongs to or ``None`` (unknown, or shared by two people). An empty vault (a new
+            thread) needs no HMAC at all.
         """
         if not fields:
             return [None] * len(values), [None] * len(tokens)

@@ -185,7 +185,7 @@ class SlackAdapter:
 
     async def _on_http(self, request: web.Request) -> web.Response:
         if self._draining:  # stopping: a non-2xx makes Slack deliver the event again later
-            return web.Response(status=503, headers={"Retry-After": "1"}, text="stopping")
+            return web.Response(status=503, headers=RETRY_AFTER, text="stopping")
         if self._gate is not None:  # the signature before any parsing
             raw = await request.read()
             checked = self._gate.check(raw, request.headers)
