@@ -7,6 +7,7 @@ import redis.asyncio as aioredis
 from bot.core.types import thread_id
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.redis_commands import command_calls, command_delta
 from tests.fixtures.services import RedisServer
 
 
@@ -85,13 +86,13 @@ async def test_retention_asks_redis_only_when_the_vault_holds_unused_values(
         first = await app.conversation.handle(message("Mail jane.doe@example.com today.", thread))
         assert first is not None
         assert first.ok
-        before = await _command_calls(client)
+        before = await command_calls(client)
         reply = await app.conversation.handle(message("Thanks, and what about tomorrow?", thread))
         assert reply is not None
         assert reply.ok
-        used = _delta(before, await _command_calls(client))
+        used = command_delta(before, await command_calls(client))
         # The history is read by the turn and returned by the append script (commandstats
-        # counts a script's own calls); the vault is read once, by the restorer. A retention
+        # counts a script's own calls); the vault is read once, while detection runs. A retention
         # would read both again (the history from the client, the vault inside its script).
         assert used.get("lrange") == 2, used
         assert used.get("hgetall") == 1, used
@@ -102,23 +103,12 @@ async def test_retention_asks_redis_only_when_the_vault_holds_unused_values(
         assert not failed.ok
         assert "+1 415 555 0199" in {v for _, v in (await app.vault.mapping(tid)).values()}
 
-        before = await _command_calls(client)
+        before = await command_calls(client)
         after = await app.conversation.handle(message("Never mind.", thread))
         assert after is not None
         assert after.ok
-        assert _delta(before, await _command_calls(client)).get("hgetall") == 2
+        assert command_delta(before, await command_calls(client)).get("hgetall") == 2
         values = {v for _, v in (await app.vault.mapping(tid)).values()}
         assert values == {"jane.doe@example.com"}
     finally:
         await client.aclose()
-
-
-async def _command_calls(client: aioredis.Redis) -> dict[str, int]:
-    stats = await client.info("commandstats")
-    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
-
-
-def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    changed = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
-    changed.pop("info", None)
-    return changed

@@ -13,6 +13,7 @@ from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
+from tests.fixtures.redis_commands import command_calls, command_delta
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 
@@ -101,9 +102,9 @@ async def private_client(redis_server) -> AsyncIterator[aioredis.Redis]:
 async def test_append_is_one_script_call(private_client: aioredis.Redis, keys: KeySpace) -> None:
     store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=4)
     await store.append(TID, [u("warm"), a("up")])  # loads the script once
-    before = await _command_calls(private_client)
+    before = await command_calls(private_client)
     await store.append(TID, [u("q"), a("a")])
-    delta = _delta(before, await _command_calls(private_client))
+    delta = command_delta(before, await command_calls(private_client))
     # One EVALSHA from the client; the rest ran inside it (commandstats counts them too).
     assert delta["evalsha"] == 1
     assert delta["rpush"] == 2
@@ -113,20 +114,9 @@ async def test_append_is_one_script_call(private_client: aioredis.Redis, keys: K
 async def test_load_is_one_round_trip(private_client: aioredis.Redis, keys: KeySpace) -> None:
     store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=4)
     await store.append(TID, [u("q"), a("a")])
-    before = await _command_calls(private_client)
+    before = await command_calls(private_client)
     assert len(await store.load(TID)) == 2
-    assert _delta(before, await _command_calls(private_client)) == {"lrange": 1}
-
-
-async def _command_calls(client: aioredis.Redis) -> dict[str, int]:
-    stats = await client.info("commandstats")
-    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
-
-
-def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    changed = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
-    changed.pop("info", None)
-    return changed
+    assert command_delta(before, await command_calls(private_client)) == {"lrange": 1}
 
 
 async def test_erase_removes_history_and_vault(
