@@ -13,6 +13,7 @@ load average).
 Run on demand:
 
     python -m tests.perf.bench_ack [--threads 100] [--per-thread 20] [--rounds 3] [--profile]
+        [--loop auto|uvloop|asyncio]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 import aiohttp
 
 from adapters.slack.handler import SlackAdapter
+from bot.cli.loop import LoopKind, run
 from bot.core.keys import KeySpace
 from bot.http_server import HttpServer
 from bot.settings import Settings
@@ -50,7 +52,9 @@ class _NoTurns:
         raise AssertionError(f"a turn ran in the ack benchmark ({name})")
 
 
-def _client(url: str, threads: int, per_thread: int, round_no: int, out: Any) -> None:
+def _client(
+    url: str, threads: int, per_thread: int, round_no: int, out: Any, loop: LoopKind
+) -> None:
     """The client process: send the burst, put the ack latencies (s) on ``out``."""
 
     async def thread(session: aiohttp.ClientSession, t: int, acks: list[float]) -> None:
@@ -75,7 +79,7 @@ def _client(url: str, threads: int, per_thread: int, round_no: int, out: Any) ->
         return acks
 
     cpu = _cpu()
-    acks = asyncio.run(burst())
+    acks = run(burst(), loop)
     out.put((acks, _cpu() - cpu))
 
 
@@ -113,7 +117,8 @@ async def bench(args: argparse.Namespace, redis_url: str) -> None:
                 for round_no in range(args.rounds):
                     out = ctx.Queue()
                     child = ctx.Process(
-                        target=_client, args=(url, args.threads, args.per_thread, round_no, out)
+                        target=_client,
+                        args=(url, args.threads, args.per_thread, round_no, out, args.loop),
                     )
                     commands, cpu = await _commands(redis), _cpu()
                     if args.profile:
@@ -149,6 +154,7 @@ def main() -> None:
     parser.add_argument("--per-thread", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile the service side")
+    parser.add_argument("--loop", choices=["auto", "uvloop", "asyncio"], default="auto")
     args = parser.parse_args()
     binary = find_redis_server()
     if binary is None:
@@ -156,7 +162,7 @@ def main() -> None:
     server = RedisServer(binary)
     server.start()
     try:
-        asyncio.run(bench(args, server.url))
+        run(bench(args, server.url), args.loop)
     finally:
         server.cleanup()
 

@@ -64,6 +64,7 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import App, build_app  # noqa: E402
+from bot.cli.loop import run  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
@@ -431,7 +432,7 @@ async def per_provider(names: list[str], redis_url: str, texts: list[str]) -> No
         print(f"{name + ': turn minus model':28}{cells}{pct(turns.model, 50):11.2f}")
 
 
-async def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--provider", choices=[*PROVIDERS, "all"], default=None)
@@ -443,7 +444,11 @@ async def main() -> None:
     parser.add_argument(
         "--callgrind", action="store_true", help="instructions per turn, under valgrind"
     )
-    args = parser.parse_args()
+    parser.add_argument("--loop", choices=["auto", "uvloop", "asyncio"], default="auto")
+    return parser.parse_args()
+
+
+async def main(args: argparse.Namespace) -> None:
     configure_logging("WARNING")
     texts = messages(args.turns)
     redis_url = os.environ.get("VEILBOT_TEST_REDIS_URL")
@@ -491,4 +496,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    arguments = parse_args()
+    run(main(arguments), arguments.loop)
