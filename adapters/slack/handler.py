@@ -233,10 +233,22 @@ class SlackAdapter:
         return self._authorized
 
     async def run(self) -> None:
-        """Serve until cancelled; in-flight answers get a short grace period on the way out."""
+        """Serve until cancelled; in-flight answers get a short grace period on the way out.
+
+        While it runs, every Web API call shares one HTTP session: its connections to Slack
+        stay open between calls. Without one, slack-sdk opens a session, a TCP connection and
+        a TLS handshake per call (each answer's post, update and status), and closes them.
+        """
         async with AsyncExitStack() as stack:
             if self._own_http is not None:
                 await stack.enter_async_context(self._own_http)
+            session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.client.timeout)
+            )
+            stack.push_async_callback(session.close)
+            self.client.session = session
+            # on the way out the client lets go of it first: a later call opens its own
+            stack.callback(setattr, self.client, "session", None)
             await self._serve()
 
     async def _serve(self) -> None:

@@ -102,3 +102,16 @@ async def test_url_verification_and_events_the_queue_does_not_take_still_reach_b
         await h.settle()
         (prompts,) = h.slack.calls_to("assistant.threads.setSuggestedPrompts")
         assert (prompts["channel_id"], prompts["thread_ts"]) == ("D1", "1700000000.000900")
+
+
+async def test_answers_reuse_one_connection_to_slack(make_app: MakeApp) -> None:
+    """Each answer's post goes over the adapter's kept-alive connection: no TCP connection
+    (and, against slack.com, no TLS handshake) per call."""
+    async with slack_harness(make_app, slack_streaming="off") as h:
+        for i in range(3):  # one after another: one connection is enough for all of them
+            assert await h.send(mention(f"question number {i}")) == 200
+            await h.until(lambda n=i: len(h.slack.all_replies()) > n, "the answer")
+        await h.settle()
+        posts = [c for c in h.slack.calls if c.method == "chat.postMessage"]
+        assert len(posts) == 3
+        assert len({c.connection for c in h.slack.calls}) == 1

@@ -38,6 +38,8 @@ class Call:
     method: str
     params: dict[str, Any]
     token: str
+    connection: str = ""
+    """The client's address and port: calls with the same one came over one connection."""
 
 
 @dataclass
@@ -191,7 +193,8 @@ class FakeSlack:
         method = request.match_info["method"]
         params = await self._params(request)
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        self.calls.append(Call(method, params, token))
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        self.calls.append(Call(method, params, token, f"{peer[0]}:{peer[1]}" if peer else ""))
         queue = self._failures.get(method)
         if queue:
             status, body, headers = queue.popleft()
