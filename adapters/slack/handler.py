@@ -32,6 +32,7 @@ from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -407,7 +408,7 @@ class SlackAdapter:
             on_stream_unavailable=self._stream_unavailable,
         )
         try:
-            reply = await self._handler.handle(delivery.message, sink)
+            reply = await self._handler.handle(delivery.message, sink if sink.live else None)
         except Exception as exc:
             log_failure(logger, "turn failed in thread %s", exc, delivery.message.thread_id)
             await sink.finish(SORRY, streamed=False)

@@ -150,6 +150,14 @@ class LiveReply:
         self._metadata = answer_metadata(target)
 
     @property
+    def live(self) -> bool:
+        """Whether deltas are shown as they come (any mode but ``off``).
+
+        Otherwise the answer is asked for whole: one response, not a stream of events to parse.
+        """
+        return self._mode != "off"
+
+    @property
     def started(self) -> bool:
         """Whether anything was shown in Slack yet."""
         return self._shown > 0 or self._update_ts is not None

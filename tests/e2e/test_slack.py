@@ -216,6 +216,33 @@ async def test_streaming_path_appends_as_the_model_writes(
         assert h.slack.thread("C1", ts) == ["**Bold** start, then a list:\n\n- one\n- two\n\nDone."]
 
 
+async def test_with_streaming_off_the_answer_is_asked_for_whole_and_posted_once(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    """Nothing is shown before the end, so no stream of events is asked for and parsed;
+    with streaming on, the same question is streamed."""
+    fake_anthropic.answer("One two three four five six seven eight nine ten eleven twelve.")
+    async with slack_harness(make_app, slack_streaming="off") as h:
+        payload = mention("count to twelve")
+        await h.send(payload)
+        ts = payload["event"]["ts"]
+        await h.until(lambda: bool(h.slack.thread("C1", ts)), "the answer")
+        await h.settle()
+        assert h.slack.thread("C1", ts) == [
+            "One two three four five six seven eight nine ten eleven twelve."
+        ]
+        assert [c.method for c in h.slack.calls if c.method.startswith("chat.")] == [
+            "chat.postMessage"
+        ]
+    assert [bool(r.body.get("stream")) for r in fake_anthropic.requests] == [False]
+    fake_anthropic.answer("Streamed this time.")
+    async with slack_harness(make_app, slack_streaming="stream") as h:
+        payload = mention("count again")
+        await h.send(payload)
+        await h.until(lambda: bool(h.slack.calls_to("chat.stopStream")), "stream stop")
+    assert [bool(r.body.get("stream")) for r in fake_anthropic.requests] == [False, True]
+
+
 def _long_answer() -> str:
     para = "This paragraph explains one more detail of the answer in plain words. " * 6
     code = "```python\n" + "\n".join(f"print('line {i}')  # <tag> & more" for i in range(120))
