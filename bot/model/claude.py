@@ -300,6 +300,9 @@ class AnthropicModelClient(ClaudeClient):
             max_retries=max_retries,
             _strict_response_validation=strict_response_validation,
             open_telemetry=NO_SDK_SPANS,
+            # The SDK's aiohttp transport: under concurrent turns httpx's connection pool
+            # polls every kept connection on each request; aiohttp's does not, and parses in C.
+            http_client=anthropic.DefaultAioHttpClient(),
         )
         super().__init__(
             sdk,
