@@ -31,6 +31,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.e2e.replicas import (
+    AnswerWatch,
     Event,
     Key,
     Replica,
@@ -128,11 +129,13 @@ async def until(
 async def until_answered(slack: FakeSlack, expected: set[Key], within: float = 400) -> None:
     """Wait until every expected event has an answer; give up early when answers stop."""
     deadline = time.monotonic() + within
-    count, moved = -1, time.monotonic()
-    while not expected <= set(answers(slack)):
-        now = time.monotonic()
-        if len(answers(slack)) != count:
-            count, moved = len(answers(slack)), now
+    count, moved, watch = -1, time.monotonic(), AnswerWatch(slack)
+    while True:
+        now, seen = time.monotonic(), watch.count()
+        if expected <= watch.answered:
+            return
+        if seen != count:
+            count, moved = seen, now
         if now - moved > QUIET_SECONDS or now > deadline:
             return  # the assertions say which are missing
         await asyncio.sleep(0.2)

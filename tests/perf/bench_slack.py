@@ -37,6 +37,7 @@ from bot.cli.loop import run  # noqa: E402
 from bot.service import running  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from tests.e2e.replicas import (  # noqa: E402
+    AnswerWatch,
     Endpoint,
     Event,
     Sent,
@@ -69,9 +70,9 @@ class Clock:
 
 async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> None:
     """Wait until ``total`` events are answered (or ``within`` s), noting the last answer."""
-    seen = 0
+    seen, watch = 0, AnswerWatch(slack)
     while seen < total and time.perf_counter() - clock.start < within:
-        count = len(answers(slack))
+        count = watch.count()
         if count != seen:
             seen, clock.last_answer = count, time.perf_counter()
         await asyncio.sleep(0.02)
