@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.base import (
+    CUT_SHORT,
     DISCONNECT,
     Body,
     FakeServer,
@@ -275,6 +276,9 @@ class FakeAnthropic(FakeServer):
             if failure.type == DISCONNECT:
                 if request.transport is not None:
                     request.transport.abort()  # the connection drops without a proper end
+                return response
+            if failure.type == CUT_SHORT:
+                await response.write_eof()
                 return response
             await self._send_error(response, failure)
             await response.write_eof()

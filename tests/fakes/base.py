@@ -23,6 +23,7 @@ from aiohttp import web
 
 Body = dict[str, Any]
 DISCONNECT = "disconnect"
+CUT_SHORT = "cut_short"
 Responder = Callable[[Body], str]
 
 
@@ -63,7 +64,8 @@ class ScriptedError:
 class StreamFailure:
     """A provider error sent after ``after_deltas`` text deltas of the next stream.
 
-    With ``type=DISCONNECT`` the connection is dropped instead.
+    With ``type=DISCONNECT`` the connection is dropped instead; with ``type=CUT_SHORT`` the
+    response ends properly but early, with no error and no closing events (a proxy's cut).
     """
 
     type: str = "overloaded_error"

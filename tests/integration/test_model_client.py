@@ -13,6 +13,7 @@ from bot.model.claude import AnthropicModelClient, quiet_sdk_loggers
 from bot.model.echo import ECHO_PREFIX, EchoModelClient
 from bot.model.prompt import build_system_prompt
 from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic
+from tests.fakes.base import CUT_SHORT
 
 MODEL = "claude-sonnet-4-6"
 FAST_RETRY = {"retry_after_ms": "10"}
@@ -242,6 +243,14 @@ async def test_mid_stream_error_is_unavailable(client, fake_anthropic):
 async def test_connection_lost_mid_stream_is_unavailable(client, fake_anthropic):
     fake_anthropic.fail_mid_stream(DISCONNECT, after_deltas=1)
     with pytest.raises(ModelUnavailable, match="connection"):
+        await collect(client.stream(request("a long enough question to need several deltas")))
+
+
+async def test_a_stream_that_ends_early_without_an_error_is_not_taken_for_the_answer(
+    client, fake_anthropic
+):
+    fake_anthropic.fail_mid_stream(CUT_SHORT, after_deltas=1)
+    with pytest.raises(ModelUnavailable, match="stream ended"):
         await collect(client.stream(request("a long enough question to need several deltas")))
 
 
