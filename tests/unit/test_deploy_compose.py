@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from bot.settings import Settings
 from tests.fixtures.deploy import unknown_settings
 
 COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "compose.yml"
@@ -49,3 +50,16 @@ def test_the_veilbot_healthcheck_asks_the_liveness_probe_on_its_port() -> None:
     assert veilbot["read_only"] is True
     assert "/tmp" in veilbot["tmpfs"]
     assert any(v.endswith(":/data") for v in veilbot["volumes"])
+
+
+def test_a_veilbot_service_answers_what_is_queued() -> None:
+    # `veilbot run` acks a Slack event once it is queued; with VEILBOT_QUEUE_WORKERS=0 in every
+    # process, every event would be acked and none answered
+    default = Settings.model_fields["queue_workers"].default
+    answering = [
+        name
+        for name, service in services().items()
+        if service.get("command", [None])[0] == "run"
+        and int(service["environment"].get("VEILBOT_QUEUE_WORKERS", default)) > 0
+    ]
+    assert answering == ["veilbot"]

@@ -3,6 +3,12 @@
 The schemas are the ones ``kubernetes-validate`` ships in its wheel (offline). The settings
 each workload gives veilbot are loaded by the real ``Settings``, and the probe paths are
 checked against the routes of the real HTTP server those settings build.
+
+Slack runs as two tiers (the README, "Slack" and "Deploying"): ingress pods with
+``VEILBOT_QUEUE_WORKERS=0`` take every request from the Ingress and only ack and queue, and
+worker pods answer from the queue. Which pods a route reaches is worked out the way
+Kubernetes does it: the Ingress names a Service, whose selector picks the pods whose labels
+it matches.
 """
 
 from __future__ import annotations
@@ -49,10 +55,12 @@ RESOURCES = {
     for name in KUSTOMIZATION["resources"]
     for d in documents(K8S / name)
 }
-WORKLOADS = [
-    RESOURCES[("Deployment", "veilbot-slack")],
-    RESOURCES[("StatefulSet", "veilbot-discord")],
-]
+WORKLOADS = [d for (kind, _), d in RESOURCES.items() if kind in ("Deployment", "StatefulSet")]
+
+
+def name_of(resource: dict[str, Any]) -> str:
+    name: str = resource["metadata"]["name"]
+    return name
 
 
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
@@ -87,7 +95,13 @@ def container_of(workload: dict[str, Any]) -> dict[str, Any]:
     return dict(container)
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["metadata"]["name"])
+def test_every_platform_runs_in_the_kustomization() -> None:
+    commands = sorted(container_of(w)["args"] for w in WORKLOADS)
+    # Slack twice: the ingress tier and the worker tier
+    assert commands == [["run", "discord"], ["run", "slack"], ["run", "slack"]]
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=name_of)
 def test_pods_run_locked_down_with_sized_resources(workload: dict[str, Any]) -> None:
     pod, container = pod_spec(workload), container_of(workload)
     assert pod["securityContext"]["runAsNonRoot"] is True
@@ -97,6 +111,10 @@ def test_pods_run_locked_down_with_sized_resources(workload: dict[str, Any]) -> 
     assert security["readOnlyRootFilesystem"] is True
     assert security["allowPrivilegeEscalation"] is False
     assert security["capabilities"]["drop"] == ["ALL"]
+    # kubelet restarts a hung pod and takes an unready one out of its Services
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["startupProbe"]["httpGet"]["path"] == "/healthz"
     # the read-only root leaves the data dir and /tmp writable, as emptyDirs
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     volumes = {v["name"]: v for v in pod["volumes"]}
@@ -133,7 +151,7 @@ def settings_of(workload: dict[str, Any], monkeypatch: pytest.MonkeyPatch, pod_n
     return load_settings(_env_file=None)
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["metadata"]["name"])
+@pytest.mark.parametrize("workload", WORKLOADS, ids=name_of)
 def test_secrets_come_from_the_secret_and_every_variable_is_a_setting(
     workload: dict[str, Any],
 ) -> None:
@@ -174,38 +192,130 @@ def check_probes(container: dict[str, Any], paths: set[str], host: str, port: in
     assert "/metrics" in paths
 
 
-def test_slack_deployment_serves_events_probes_and_metrics_on_its_port(
+@pytest.mark.parametrize("workload", WORKLOADS, ids=name_of)
+def test_every_pod_serves_its_probes_and_metrics_on_its_port(
+    workload: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = container_of(workload)
+    settings = settings_of(workload, monkeypatch, f"{name_of(workload)}-0")
+    names = select_platforms(settings, container["args"][1:])
+    assert settings.guardrail_policy_file is not None
+    paths, host, port = probe_routes(settings, names)
+    check_probes(container, paths, host, port)
+    annotations = workload["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    assert int(annotations["prometheus.io/port"]) == port
+
+
+def selected(selector: dict[str, str], kinds: tuple[str, ...] = ("Deployment",)) -> list[str]:
+    """The workloads whose pods a label selector picks, by name."""
+    return [
+        name_of(w)
+        for w in WORKLOADS
+        if w["kind"] in kinds
+        and selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
+    ]
+
+
+SLACK = [w for w in WORKLOADS if container_of(w)["args"] == ["run", "slack"]]
+
+
+def slack_tiers(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Each Slack Deployment's settings, by name."""
+    return {name_of(w): settings_of(w, monkeypatch, f"{name_of(w)}-abc") for w in SLACK}
+
+
+def routes() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every path of every Ingress, with the Service it sends requests to."""
+    found = []
+    for (kind, _), ingress in RESOURCES.items():
+        if kind != "Ingress":
+            continue
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                found.append((path, RESOURCES[("Service", path["backend"]["service"]["name"])]))
+    return found
+
+
+def test_the_ingress_sends_slack_only_to_pods_that_ack_and_queue(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    deployment = RESOURCES[("Deployment", "veilbot-slack")]
-    container = container_of(deployment)
-    assert deployment["spec"]["replicas"] >= 2
-    assert container["args"] == ["run", "slack"]
-    settings = settings_of(deployment, monkeypatch, "veilbot-slack-abc")
-    assert select_platforms(settings, ["slack"]) == ["slack"]
-    assert settings.slack_mode == "http"
-    assert settings.guardrail_policy_file is not None
-    paths, host, port = probe_routes(settings, ["slack"])
-    check_probes(container, paths, host, port)
+    tiers = slack_tiers(monkeypatch)
+    [(route, service)] = routes()
+    backends = selected(service["spec"]["selector"])
+    assert backends == ["veilbot-slack-ingress"]
+    for name in backends:
+        settings = tiers[name]
+        assert select_platforms(settings, ["slack"]) == ["slack"]
+        assert settings.slack_mode == "http"
+        # acked once queued, answered elsewhere: no turn ever runs beside an ack
+        assert settings.queue_enabled is True
+        assert settings.queue_workers == 0
+        # the one public path is Slack's (probes, metrics and admin stay private)
+        assert route["path"] == settings.slack_http_path
+        assert route["pathType"] == "Exact"
+        container = container_of(RESOURCES[("Deployment", name)])
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        [service_port] = service["spec"]["ports"]
+        assert ports[service_port["targetPort"]] == settings.slack_http_port
+        assert route["backend"]["service"]["port"]["name"] == service_port["name"]
 
+
+def test_the_worker_tier_answers_what_the_ingress_tier_queues(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiers = slack_tiers(monkeypatch)
+    ingress = {n: s for n, s in tiers.items() if s.queue_workers == 0}
+    workers = {n: s for n, s in tiers.items() if s.queue_workers > 0}
+    assert list(ingress) == ["veilbot-slack-ingress"]
+    assert list(workers) == ["veilbot-slack"]
+    routed = {n for _, service in routes() for n in selected(service["spec"]["selector"])}
+    assert not routed & set(workers)  # no public request waits behind a turn
+    for settings in workers.values():
+        assert settings.queue_enabled is True
+        assert settings.guardrail_workers == 2  # the README's recommendation
+        # what an ingress pod seals and queues, a worker must find and open
+        for queued in ingress.values():
+            for setting in ("redis_url", "redis_prefix", "database_url"):
+                assert getattr(settings, setting) == getattr(queued, setting), setting
+            assert settings.vault_key is not None
+            assert queued.vault_key is not None
+            assert settings.vault_key.get_secret_value() == queued.vault_key.get_secret_value()
+
+
+@pytest.mark.parametrize("deployment", SLACK, ids=name_of)
+def test_each_slack_tier_scales_on_cpu_and_keeps_a_pod_through_drains(
+    deployment: dict[str, Any],
+) -> None:
+    name = name_of(deployment)
     labels = deployment["spec"]["template"]["metadata"]["labels"]
-    selector = deployment["spec"]["selector"]["matchLabels"]
-    assert selector.items() <= labels.items()
-    service = RESOURCES[("Service", "veilbot-slack")]
-    assert service["spec"]["selector"].items() <= labels.items()
-    [service_port] = service["spec"]["ports"]
-    assert service_port["targetPort"] == "http"
-    pdb = RESOURCES[("PodDisruptionBudget", "veilbot-slack")]
-    assert pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()
-    hpa = RESOURCES[("HorizontalPodAutoscaler", "veilbot-slack")]
-    assert hpa["spec"]["scaleTargetRef"]["name"] == "veilbot-slack"
-    assert hpa["spec"]["minReplicas"] >= 2
-    ingress = RESOURCES[("Ingress", "veilbot-slack")]
-    [rule] = ingress["spec"]["rules"]
-    [route] = rule["http"]["paths"]
-    assert route["path"] == settings.slack_http_path
-    assert route["pathType"] == "Exact"  # probes, metrics and admin stay private
-    assert route["backend"]["service"]["name"] == service["metadata"]["name"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert selected(deployment["spec"]["selector"]["matchLabels"]) == [name]
+    assert deployment["spec"]["replicas"] >= 2
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    for spread in pod_spec(deployment)["topologySpreadConstraints"]:
+        assert selected(spread["labelSelector"]["matchLabels"]) == [name]
+    # a budget per tier: one that also picked the other tier's pods could let a drain take
+    # every pod of this one
+    [pdb] = [
+        d
+        for (kind, _), d in RESOURCES.items()
+        if kind == "PodDisruptionBudget" and name in selected(d["spec"]["selector"]["matchLabels"])
+    ]
+    assert selected(pdb["spec"]["selector"]["matchLabels"], ("Deployment", "StatefulSet")) == [name]
+    assert pdb["spec"]["minAvailable"] >= 1
+    [hpa] = [
+        d
+        for (kind, _), d in RESOURCES.items()
+        if kind == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == name
+    ]
+    assert hpa["spec"]["scaleTargetRef"]["kind"] == "Deployment"
+    assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    [metric] = hpa["spec"]["metrics"]
+    assert metric["resource"]["name"] == "cpu"
+    # utilization is measured against the request, so there must be one
+    assert container_of(deployment)["resources"]["requests"]["cpu"]
 
 
 def test_discord_statefulset_runs_every_shard_once_from_the_pod_ordinals(
