@@ -11,8 +11,8 @@ to the next worker that frees (at most ``MAX_BATCH_TEXTS`` texts, about ``_BATCH
 chunks of text). The worker runs ``detect_many`` (one NER pass for all of them), and the
 pool's per-task costs (pickling, a wake-up of its manager thread here) are paid once per
 batch. A lone analysis is sent at once. Each caller gets its own text's detections or its
-own ``GuardrailError``; a caller cancelled after its text was sent never gets an answer, and
-its answer goes to no one else.
+own ``GuardrailError`` (one text that breaks the analysis fails alone); the text of a caller
+cancelled while it waits is never sent, and the answer to one cancelled after is dropped.
 
 A worker that dies (the OOM killer, a crash in native code) breaks a ``ProcessPoolExecutor`` for
 good: every later call fails. ``ProcessDetector`` replaces a broken pool at once with a new one
@@ -65,7 +65,7 @@ _Outcome = list[Detection] | Exception
 
 
 class Detector(Protocol):
-    """Runs ``guardrails.detection.detect`` off the event loop."""
+    """Runs ``guardrails.detection.detect`` off the event loop (``detect_many`` when busy)."""
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """The detections of ``text``; any failure is ``GuardrailError``.
@@ -97,7 +97,10 @@ class _Request:
 
 
 class _Batches:
-    """Texts waiting for a free slot; each free slot takes all of them (up to the caps).
+    """Texts waiting for a free slot; each free slot takes its share of them (up to the caps).
+
+    A share is the texts waiting or in flight over the slots, so the workers get batches of
+    about the same size, not one large one that makes its texts wait longest.
 
     ``send`` hands a batch over at once (the submission happens before it returns) and gives
     a future of one outcome per text; at most ``slots`` batches are in flight.
@@ -112,6 +115,7 @@ class _Batches:
         self._send, self.slots, self._max_chars = send, slots, max_chars
         self._waiting: deque[_Request] = deque()
         self._in_flight = 0
+        self._texts_in_flight = 0
 
     async def detect(self, item: _Item) -> list[Detection]:
         answer: asyncio.Future[list[Detection]] = asyncio.get_running_loop().create_future()
@@ -130,13 +134,15 @@ class _Batches:
                 self._answer(batch, [exc] * len(batch))
                 continue
             self._in_flight += 1
+            self._texts_in_flight += len(batch)
             sent.add_done_callback(functools.partial(self._done, batch))
 
     def _take(self) -> list[_Request]:
         """The next batch, callers cancelled while waiting left out."""
         batch: list[_Request] = []
         chars = 0
-        while self._waiting and len(batch) < MAX_BATCH_TEXTS:
+        share = -(-(len(self._waiting) + self._texts_in_flight) // self.slots)
+        while self._waiting and len(batch) < min(share, MAX_BATCH_TEXTS):
             request = self._waiting[0]
             if not request.answer.done():
                 chars += len(request.item[0])
@@ -147,14 +153,20 @@ class _Batches:
         return batch
 
     def _done(self, batch: list[_Request], done: asyncio.Future[list[_Outcome]]) -> None:
-        self._in_flight -= 1
-        self._dispatch()  # the freed slot takes what waits before the answers wake anyone
         if done.cancelled():
             self._answer(batch, [asyncio.CancelledError()] * len(batch))
         elif (exc := done.exception()) is not None:
             self._answer(batch, [exc] * len(batch))
         else:
             self._answer(batch, done.result())
+        # The slot frees once the callers just answered have run: a caller that asks again
+        # at once joins the next batch instead of taking the slot alone.
+        asyncio.get_running_loop().call_soon(self._release, len(batch))
+
+    def _release(self, texts: int) -> None:
+        self._in_flight -= 1
+        self._texts_in_flight -= texts
+        self._dispatch()
 
     @staticmethod
     def _answer(batch: list[_Request], outcomes: Sequence[_Outcome | BaseException]) -> None:
