@@ -153,15 +153,17 @@ class _Batches:
         return batch
 
     def _done(self, batch: list[_Request], done: asyncio.Future[list[_Outcome]]) -> None:
-        if done.cancelled():
-            self._answer(batch, [asyncio.CancelledError()] * len(batch))
-        elif (exc := done.exception()) is not None:
-            self._answer(batch, [exc] * len(batch))
-        else:
-            self._answer(batch, done.result())
-        # The slot frees once the callers just answered have run: a caller that asks again
-        # at once joins the next batch instead of taking the slot alone.
-        asyncio.get_running_loop().call_soon(self._release, len(batch))
+        try:
+            if done.cancelled():
+                self._answer(batch, [asyncio.CancelledError()] * len(batch))
+            elif (exc := done.exception()) is not None:
+                self._answer(batch, [exc] * len(batch))
+            else:
+                self._answer(batch, done.result())
+        finally:
+            # The slot frees once the callers just answered have run: a caller that asks
+            # again at once joins the next batch instead of taking the slot alone.
+            asyncio.get_running_loop().call_soon(self._release, len(batch))
 
     def _release(self, texts: int) -> None:
         self._in_flight -= 1
