@@ -12,12 +12,17 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
    entity (in a web link only the personal parts are replaced), user mentions become ``USER``
    entities, protected markup (channels, roles, emoji, timestamps) is never
    touched; overlaps resolved (higher score, then longer).
+
+``detect_many`` gives the same answers for several messages at once: the NER model reads the
+chunks of all of them in one ``nlp.pipe`` pass (cheaper per text than one call each), and the
+rest runs per message. A message whose analysis fails gets its own exception in its place;
+the others keep their detections.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +70,24 @@ def detect(
     return detector.detect(text, platform)
 
 
+def detect_many(
+    analyzer: AnalyzerEngine,
+    messages: Sequence[tuple[str, Platform]],
+    policy: Policy | None = None,
+    *,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    prose: bool = True,
+) -> list[list[Detection] | Exception]:
+    """``detect`` for each ``(text, platform)``, with one NER pass over all of them.
+
+    Returns:
+        In the order of ``messages``: what ``detect`` returns for it, or the exception its
+        analysis raised (the other messages are unaffected).
+    """
+    detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
+    return detector.detect_many(messages)
+
+
 @functools.lru_cache(maxsize=16)
 def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool) -> _Detector:
     return _Detector(analyzer, policy, chunk_chars, prose)
@@ -104,10 +127,51 @@ class _Detector:
 
     def detect(self, text: str, platform: Platform) -> list[Detection]:
         norm = normalize(text, platform)
+        return self._detect(text, norm, list(map(self._ner_input, self._windows(norm))))
+
+    def detect_many(
+        self, messages: Sequence[tuple[str, Platform]]
+    ) -> list[list[Detection] | Exception]:
+        """``detect`` of each message, the NER of all their chunks in one pass.
+
+        A failure of the shared pass falls back to one pass per chunk, so a message that
+        breaks the model fails alone; any other failure is its own message's.
+        """
+        norms: list[Normalized | Exception] = []
+        for text, platform in messages:
+            try:
+                norms.append(normalize(text, platform))
+            except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
+                norms.append(exc)
+        chunks = [[] if isinstance(n, Exception) else self._windows(n) for n in norms]
+        try:
+            ner: list[list[Any]] | None = self._ner_inputs(chunks)
+        except Exception:  # noqa: BLE001  (each message's own pass below says whose it was)
+            ner = None
+        found: list[list[Detection] | Exception] = []
+        for i, (text, _) in enumerate(messages):
+            norm = norms[i]
+            try:
+                if isinstance(norm, Exception):
+                    raise norm
+                inputs = ner[i] if ner is not None else list(map(self._ner_input, chunks[i]))
+                found.append(self._detect(text, norm, inputs))
+            except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
+                found.append(exc)
+        return found
+
+    def _windows(self, norm: Normalized) -> list[str]:
+        """The chunks of a normalized text the analysis reads (none when it is blank)."""
+        if not norm.text.strip():
+            return []
+        return [chunk for _, chunk, _, _ in _chunks(norm.text, self._chunk)]
+
+    def _detect(self, text: str, norm: Normalized, ner: list[Any]) -> list[Detection]:
+        """``detect`` given the NLP artifacts of each of ``norm``'s windows."""
         found: list[Detection] = []
         if norm.text.strip():
-            for raw, ner in self._analyze(norm.text):
-                refined = self._refine(raw, norm, ner)
+            for raw, ner_found in self._analyze(norm.text, ner):
+                refined = self._refine(raw, norm, ner_found)
                 if refined is not None:
                     found.append(
                         replace(
@@ -120,17 +184,22 @@ class _Detector:
         again = repeats(merged, text, norm.protected)
         return merge_overlaps([*merged, *again], text) if again else merged
 
-    def _analyze(self, text: str) -> list[tuple[Detection, bool]]:
-        """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results."""
+    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
+        """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results.
+
+        ``ner`` holds the NLP artifacts of each chunk, in order.
+        """
         seen: set[tuple[Detection, bool]] = set()
-        for offset, chunk, first, last in _chunks(text, self._chunk):
+        for (offset, chunk, first, last), artifacts in zip(
+            _chunks(text, self._chunk), ner, strict=True
+        ):
             results: list[Any] = self._analyzer.analyze(
                 text=chunk,
                 language=LANGUAGE,
                 entities=self._entities,
                 score_threshold=self._policy.min_threshold,
                 ad_hoc_recognizers=self._recognizers,
-                nlp_artifacts=self._ner_input(chunk),
+                nlp_artifacts=artifacts,
             )
             for r in results:
                 start, end = int(r.start), int(r.end)
@@ -154,10 +223,21 @@ class _Detector:
             return None
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
         nlp = engine.nlp[LANGUAGE]
-        doc = nlp(casing.truecase(chunk, self._lexicon), disable=self._skipped)
-        for token in doc:
-            token.lemma_ = token.norm_
-        return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+        return _artifacts(engine, nlp(casing.truecase(chunk, self._lexicon), disable=self._skipped))
+
+    def _ner_inputs(self, texts: list[list[str]]) -> list[list[Any]]:
+        """``_ner_input`` of every chunk of every text, from one ``nlp.pipe`` pass.
+
+        Batched, the model costs about a quarter less per chunk and finds the same entities.
+        """
+        if self._lexicon is None:
+            return [[None] * len(chunks) for chunks in texts]
+        lexicon = self._lexicon
+        engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
+        nlp = engine.nlp[LANGUAGE]
+        flat = [casing.truecase(chunk, lexicon) for chunks in texts for chunk in chunks]
+        docs = iter(nlp.pipe(flat, disable=self._skipped, batch_size=max(1, len(flat))))
+        return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
 
     def _refine(self, d: Detection, norm: Normalized, ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets."""
@@ -217,6 +297,13 @@ class _Detector:
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept
+
+
+def _artifacts(engine: Any, doc: Any) -> Any:
+    """Presidio's NLP artifacts of a parsed chunk; context words match on normalized forms."""
+    for token in doc:
+        token.lemma_ = token.norm_
+    return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
 
 
 def _part_of(d: Detection, start: int, end: int) -> bool:

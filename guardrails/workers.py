@@ -5,29 +5,43 @@ spaCy holds the GIL for most of a pass, so threads cannot use a second core. Wit
 analyzer built once (about 170 MB each with the small model), and the event loop only waits.
 Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
 
+Analyses are batched when the detector is busy: each caller awaits its own text, but texts
+that arrive while every worker is at work wait in this process and go together, as one task,
+to the next worker that frees (at most ``MAX_BATCH_TEXTS`` texts, about ``_BATCH_CHUNKS``
+chunks of text). The worker runs ``detect_many`` (one NER pass for all of them), and the
+pool's per-task costs (pickling, a wake-up of its manager thread here) are paid once per
+batch. A lone analysis is sent at once. Each caller gets its own text's detections or its
+own ``GuardrailError`` (one text that breaks the analysis fails alone); the text of a caller
+cancelled while it waits is never sent, and the answer to one cancelled after is dropped.
+
 A worker that dies (the OOM killer, a crash in native code) breaks a ``ProcessPoolExecutor`` for
 good: every later call fails. ``ProcessDetector`` replaces a broken pool at once with a new one
 (logged at ERROR, by exception type), so the analyses that were in flight fail closed, later
-ones wait for the new workers to warm up, and readiness recovers on its own.
+ones wait for the new workers to warm up, and readiness recovers on its own. Every text of
+a batch in flight on a dead worker fails closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import threading
 import time
+from collections import deque
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from bot.core.errors import GuardrailError
 from bot.core.types import Platform
-from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
+from guardrails.detection import DEFAULT_CHUNK_CHARS, detect_many
 from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy
 from guardrails.spans import Detection
@@ -41,9 +55,17 @@ _RETRY_SECONDS = 30.0
 
 WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
 
+MAX_BATCH_TEXTS = 32
+"""Most texts analysed in one batch."""
+_BATCH_CHUNKS = 8
+"""A batch holds at most this many chunks' worth of characters (but always one text)."""
+
+_Item = tuple[str, Platform, bool]  # text, platform, prose
+_Outcome = list[Detection] | Exception
+
 
 class Detector(Protocol):
-    """Runs ``guardrails.detection.detect`` off the event loop."""
+    """Runs ``guardrails.detection.detect`` off the event loop (``detect_many`` when busy)."""
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """The detections of ``text``; any failure is ``GuardrailError``.
@@ -62,8 +84,106 @@ def _failed(exc: BaseException) -> GuardrailError:
     return GuardrailError(f"PII detection failed ({type(exc).__name__}); fail closed")
 
 
+def _failed_on(exc: BaseException) -> GuardrailError:
+    error = _failed(exc)
+    error.__cause__ = exc
+    return error
+
+
+@dataclass(slots=True)
+class _Request:
+    item: _Item
+    answer: asyncio.Future[list[Detection]]
+
+
+class _Batches:
+    """Texts waiting for a free slot; each free slot takes its share of them (up to the caps).
+
+    A share is the texts waiting or in flight over the slots, so the workers get batches of
+    about the same size, not one large one that makes its texts wait longest.
+
+    ``send`` hands a batch over at once (the submission happens before it returns) and gives
+    a future of one outcome per text; at most ``slots`` batches are in flight.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[list[_Item]], asyncio.Future[list[_Outcome]]],
+        slots: int,
+        max_chars: int,
+    ) -> None:
+        self._send, self.slots, self._max_chars = send, slots, max_chars
+        self._waiting: deque[_Request] = deque()
+        self._in_flight = 0
+        self._texts_in_flight = 0
+
+    async def detect(self, item: _Item) -> list[Detection]:
+        answer: asyncio.Future[list[Detection]] = asyncio.get_running_loop().create_future()
+        self._waiting.append(_Request(item, answer))
+        self._dispatch()
+        return await answer  # cancelled with its caller: its outcome is then dropped
+
+    def _dispatch(self) -> None:
+        while self._waiting and self._in_flight < self.slots:
+            batch = self._take()
+            if not batch:
+                return
+            try:
+                sent = self._send([r.item for r in batch])
+            except Exception as exc:  # noqa: BLE001  (each caller gets it: fail closed)
+                self._answer(batch, [exc] * len(batch))
+                continue
+            self._in_flight += 1
+            self._texts_in_flight += len(batch)
+            sent.add_done_callback(functools.partial(self._done, batch))
+
+    def _take(self) -> list[_Request]:
+        """The next batch, callers cancelled while waiting left out."""
+        batch: list[_Request] = []
+        chars = 0
+        share = -(-(len(self._waiting) + self._texts_in_flight) // self.slots)
+        while self._waiting and len(batch) < min(share, MAX_BATCH_TEXTS):
+            request = self._waiting[0]
+            if not request.answer.done():
+                chars += len(request.item[0])
+                if batch and chars > self._max_chars:
+                    break
+                batch.append(request)
+            self._waiting.popleft()
+        return batch
+
+    def _done(self, batch: list[_Request], done: asyncio.Future[list[_Outcome]]) -> None:
+        try:
+            if done.cancelled():
+                self._answer(batch, [asyncio.CancelledError()] * len(batch))
+            elif (exc := done.exception()) is not None:
+                self._answer(batch, [exc] * len(batch))
+            else:
+                self._answer(batch, done.result())
+        finally:
+            # The slot frees once the callers just answered have run: a caller that asks
+            # again at once joins the next batch instead of taking the slot alone.
+            asyncio.get_running_loop().call_soon(self._release, len(batch))
+
+    def _release(self, texts: int) -> None:
+        self._in_flight -= 1
+        self._texts_in_flight -= texts
+        self._dispatch()
+
+    @staticmethod
+    def _answer(batch: list[_Request], outcomes: Sequence[_Outcome | BaseException]) -> None:
+        """Each caller that still waits its own outcome: detections or ``GuardrailError``."""
+        for request, outcome in zip(batch, outcomes, strict=True):
+            if request.answer.done():
+                continue  # its caller was cancelled
+            if isinstance(outcome, BaseException):
+                request.answer.set_exception(_failed_on(outcome))
+            else:
+                request.answer.set_result(outcome)
+
+
 class ThreadDetector:
-    """One analysis at a time in a worker thread (spaCy is not documented as thread-safe)."""
+    """One batch at a time in a worker thread (spaCy is not documented as thread-safe)."""
 
     def __init__(
         self,
@@ -72,15 +192,14 @@ class ThreadDetector:
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
         self._engines = _Engines(analyzer, policy or default_policy(), chunk_chars)
-        self._busy = asyncio.Semaphore(1)
+        self._batches = _Batches(self._send, 1, _BATCH_CHUNKS * chunk_chars)
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """Detect in a worker thread, queued on the event loop."""
-        async with self._busy:
-            try:
-                return await asyncio.to_thread(self._engines.detect, text, platform, prose)
-            except Exception as exc:
-                raise _failed(exc) from exc
+        return await self._batches.detect((text, platform, prose))
+
+    def _send(self, items: list[_Item]) -> asyncio.Future[list[_Outcome]]:
+        return asyncio.get_running_loop().run_in_executor(None, self._engines.detect_many, items)
 
     async def close(self) -> None:
         """Nothing to release."""
@@ -93,13 +212,27 @@ class _Engines:
         self.analyzer, self.policy, self.chunk = analyzer, policy, chunk_chars
         self._patterns: AnalyzerEngine | None = None
 
-    def detect(self, text: str, platform: Platform, prose: bool) -> list[Detection]:
-        analyzer = self.analyzer
-        if not prose:
-            if self._patterns is None:
-                self._patterns = build_pattern_analyzer(self.analyzer)
-            analyzer = self._patterns
-        return detect(analyzer, text, platform, self.policy, chunk_chars=self.chunk, prose=prose)
+    def detect_many(self, items: list[_Item]) -> list[_Outcome]:
+        """The outcome of each item, in order: prose texts together, output scans together."""
+        outcomes: list[_Outcome] = [[] for _ in items]
+        for prose in (True, False):
+            where = [i for i, item in enumerate(items) if item[2] is prose]
+            if not where:
+                continue
+            messages = [(items[i][0], items[i][1]) for i in where]
+            found = detect_many(
+                self._analyzer(prose), messages, self.policy, chunk_chars=self.chunk, prose=prose
+            )
+            for i, outcome in zip(where, found, strict=True):
+                outcomes[i] = outcome
+        return outcomes
+
+    def _analyzer(self, prose: bool) -> AnalyzerEngine:
+        if prose:
+            return self.analyzer
+        if self._patterns is None:
+            self._patterns = build_pattern_analyzer(self.analyzer)
+        return self._patterns
 
 
 # State of one worker process, set by ``_init_worker``.
@@ -132,13 +265,14 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = _Engines(build_analyzer(model), policy, chunk_chars)
-    for prose in (True, False):
-        _worker.detect(WARM_UP_TEXT, "console", prose)
+    for outcome in _worker.detect_many([(WARM_UP_TEXT, "console", p) for p in (True, False)]):
+        if isinstance(outcome, Exception):
+            raise outcome
 
 
-def _detect_in_worker(text: str, platform: Platform, prose: bool) -> list[Detection]:
+def _detect_batch_in_worker(items: list[_Item]) -> list[_Outcome]:
     assert _worker is not None  # noqa: S101  (the pool's initializer ran)
-    return _worker.detect(text, platform, prose)
+    return _worker.detect_many(items)
 
 
 class ProcessDetector:
@@ -158,6 +292,8 @@ class ProcessDetector:
         self._workers = workers
         self._pool = self._new_pool()
         self._warming: set[asyncio.Task[None]] = set()
+        # One batch more than workers: a worker that finishes finds the next one queued.
+        self._batches = _Batches(self._send, workers + 1, _BATCH_CHUNKS * chunk_chars)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._proven = False  # no analysis has worked on it yet
@@ -174,39 +310,38 @@ class ProcessDetector:
         await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(self._workers)))
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
-        """Detect in the next free worker process.
+        """Detect in the next free worker process, with whatever else waits for one.
 
-        A pool found broken before the analysis was handed over is replaced and the analysis
-        runs on the new one; an analysis in flight when a worker died fails closed.
+        A pool found broken before the batch was handed over is replaced and the batch runs
+        on the new one; every text of a batch in flight when a worker died fails closed.
         """
-        try:
-            pool, future = self._submit(text, platform, prose)
-        except BrokenProcessPool:
-            try:
-                pool, future = self._submit(text, platform, prose)
-            except BrokenProcessPool as exc:  # not replaced (it never worked): fail closed
-                raise _failed(exc) from exc
-        try:
-            found = await asyncio.wrap_future(future)
-        except BrokenProcessPool as exc:
-            self._replace(pool, exc)
-            raise _failed(exc) from exc
-        except Exception as exc:
-            raise _failed(exc) from exc
-        self._proven = self._proven or pool is self._pool
-        return found
+        return await self._batches.detect((text, platform, prose))
 
-    def _submit(
-        self, text: str, platform: Platform, prose: bool
-    ) -> tuple[ProcessPoolExecutor, Future[list[Detection]]]:
+    def _send(self, items: list[_Item]) -> asyncio.Future[list[_Outcome]]:
+        try:
+            pool, future = self._submit(items)
+        except BrokenProcessPool:
+            pool, future = self._submit(items)  # raises again if not replaced (never worked)
+        sent = asyncio.wrap_future(future)
+        sent.add_done_callback(lambda done: self._check(pool, done))  # before the callers wake
+        return sent
+
+    def _submit(self, items: list[_Item]) -> tuple[ProcessPoolExecutor, Future[list[_Outcome]]]:
         pool = self._pool
         try:
-            return pool, pool.submit(_detect_in_worker, text, platform, prose)
+            return pool, pool.submit(_detect_batch_in_worker, items)
         except BrokenProcessPool as exc:
             self._replace(pool, exc)
             raise
-        except RuntimeError as exc:  # shut down: closing
-            raise _failed(exc) from exc
+
+    def _check(self, pool: ProcessPoolExecutor, done: asyncio.Future[list[_Outcome]]) -> None:
+        """After a batch: a broken pool is replaced; one that answered has proven to work."""
+        if done.cancelled():
+            return
+        if isinstance(exc := done.exception(), BrokenProcessPool):
+            self._replace(pool, exc)
+        elif exc is None:
+            self._proven = self._proven or pool is self._pool
 
     def _replace(self, broken: ProcessPoolExecutor, exc: BaseException) -> None:
         """Swap a broken pool for a new one (once, whoever notices first) and warm it up.

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from bot.core.errors import GuardrailError
-from guardrails.engine import resolve_model
-from guardrails.workers import ProcessDetector, ThreadDetector
+from guardrails.detection import detect
+from guardrails.engine import build_pattern_analyzer, resolve_model
+from guardrails.workers import WARM_UP_TEXT, ProcessDetector, ThreadDetector
 
 MESSAGES = [
     ("slack", "Ping <@U024BE7LH> and mail <mailto:jane.doe@acme.com|jane.doe@acme.com> today"),
@@ -111,3 +112,83 @@ async def test_a_cancelled_analysis_never_answers_the_next_one() -> None:
         await pool.close()
     assert quiet == []
     assert [d.type for d in named] == ["PERSON"]
+
+
+FIRST = ["Maria", "Daniel", "Priya", "Tom", "Aisha", "Lukas", "Sofia", "Kenji", "Olga", "Pedro"]
+LAST = ["Gonzalez", "Nguyen", "Castellano", "Okafor"]
+CROWD = [
+    (f"Hi, I'm {first} {last}, mail me at {first}.{last}@example.com".lower(), i % 5 != 4)
+    for i, (first, last) in enumerate((f, s) for s in LAST for f in FIRST)
+]
+"""40 messages, each with its own name and address; every fifth is an output scan."""
+
+
+def _expected(analyzer: Any, text: str, prose: bool) -> list[Any]:
+    return detect(
+        analyzer if prose else build_pattern_analyzer(analyzer), text, "console", prose=prose
+    )
+
+
+@pytest.mark.parametrize("kind", ["thread", "processes"])
+async def test_concurrent_callers_each_get_their_own_texts_detections(
+    presidio_analyzer: Any, kind: str
+) -> None:
+    """40 turns at once: texts that wait are analysed together, and no answer is mixed up."""
+    if kind == "thread":
+        detector: Any = ThreadDetector(presidio_analyzer)
+    else:
+        detector = ProcessDetector(resolve_model("auto"), None, 4000, workers=2)
+    try:
+        if kind == "processes":
+            await detector.start()
+        got = await asyncio.gather(
+            *(detector.detect(text, "console", prose=prose) for text, prose in CROWD)
+        )
+    finally:
+        await detector.close()
+    assert list(got) == [_expected(presidio_analyzer, text, prose) for text, prose in CROWD]
+    for (text, _), found in zip(CROWD, got, strict=True):
+        addresses = [text[d.start : d.end] for d in found if d.type == "EMAIL_ADDRESS"]
+        assert addresses == [text.rsplit(" ", 1)[1]]
+
+
+async def test_a_text_that_breaks_the_model_fails_closed_alone() -> None:
+    """A text longer than spaCy accepts (``nlp.max_length``, with chunks this large) fails
+    closed; the texts sent in the same batch get their own detections."""
+    pool = ProcessDetector(resolve_model("auto"), None, 2_000_000, workers=1)
+    try:
+        await pool.start()
+        busy = [pool.detect(WARM_UP_TEXT, "console") for _ in range(2)]  # every slot taken
+        texts = [CROWD[0][0], "I'm Maria Gonzalez. " * 51_000, CROWD[1][0]]
+        got = await asyncio.gather(
+            *busy, *(pool.detect(text, "console") for text in texts), return_exceptions=True
+        )
+        after = await pool.detect(CROWD[2][0], "console")
+    finally:
+        await pool.close()
+    assert isinstance(got[3], GuardrailError)
+    assert "Maria" not in str(got[3])
+    for text, found in ((texts[0], got[2]), (texts[2], got[4]), (CROWD[2][0], after)):
+        assert [text[d.start : d.end] for d in found if d.type == "EMAIL_ADDRESS"] == [  # type: ignore[union-attr]
+            text.rsplit(" ", 1)[1]
+        ]
+
+
+async def test_a_worker_dying_mid_batch_fails_its_texts_closed_and_the_rest_are_answered() -> None:
+    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=1)
+    try:
+        await pool.start()
+        long = "I'm Maria Gonzalez. " * 400
+        calls = [asyncio.create_task(pool.detect(long, "console")) for _ in range(2)]
+        calls += [asyncio.create_task(pool.detect(text, "console")) for text, _ in CROWD[:8]]
+        await asyncio.sleep(0)  # the first two handed to the pool, the rest waiting here
+        assert _kill_workers() == 1
+        got = await asyncio.gather(*calls, return_exceptions=True)
+        assert await _failures_until_it_works(pool) == 0
+    finally:
+        await pool.close()
+    assert all(isinstance(outcome, GuardrailError) for outcome in got[:2])
+    for (text, _), found in zip(CROWD[:8], got[2:], strict=True):
+        assert [text[d.start : d.end] for d in found if d.type == "EMAIL_ADDRESS"] == [  # type: ignore[union-attr]
+            text.rsplit(" ", 1)[1]
+        ]
