@@ -5,14 +5,12 @@ spaCy holds the GIL for most of a pass, so threads cannot use a second core. Wit
 analyzer built once (about 170 MB each with the small model), and the event loop only waits.
 Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
 
-Analyses are batched when the detector is busy: each caller awaits its own text, but texts
-that arrive while every worker is at work wait in this process and go together, as one task,
-to the next worker that frees (at most ``MAX_BATCH_TEXTS`` texts, about ``_BATCH_CHUNKS``
-chunks of text). The worker runs ``detect_many`` (one NER pass for all of them), and the
-pool's per-task costs (pickling, a wake-up of its manager thread here) are paid once per
-batch. A lone analysis is sent at once. Each caller gets its own text's detections or its
-own ``GuardrailError`` (one text that breaks the analysis fails alone); the text of a caller
-cancelled while it waits is never sent, and the answer to one cancelled after is dropped.
+Analyses are batched when the detector is busy (``guardrails.batching``): texts that arrive
+while every worker is at work go together, as one task, to the next worker that frees, which
+runs ``detect_many`` (one NER pass for all of them); the pool's per-task costs (pickling, a
+wake-up of its manager thread here) are paid once per batch. A lone analysis is sent at once.
+Each caller gets its own text's detections or its own ``GuardrailError`` (one text that
+breaks the analysis fails alone).
 
 A worker that dies (the OOM killer, a crash in native code) breaks a ``ProcessPoolExecutor`` for
 good: every later call fails. ``ProcessDetector`` replaces a broken pool at once with a new one
@@ -24,23 +22,20 @@ a batch in flight on a dead worker fails closed.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from bot.core.errors import GuardrailError
 from bot.core.types import Platform
+from guardrails.batching import BATCH_CHUNKS, Batches, Item, Outcome
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect_many
 from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy
@@ -54,14 +49,6 @@ logger = logging.getLogger(__name__)
 _RETRY_SECONDS = 30.0
 
 WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
-
-MAX_BATCH_TEXTS = 32
-"""Most texts analysed in one batch."""
-_BATCH_CHUNKS = 8
-"""A batch holds at most this many chunks' worth of characters (but always one text)."""
-
-_Item = tuple[str, Platform, bool]  # text, platform, prose
-_Outcome = list[Detection] | Exception
 
 
 class Detector(Protocol):
@@ -84,104 +71,6 @@ def _failed(exc: BaseException) -> GuardrailError:
     return GuardrailError(f"PII detection failed ({type(exc).__name__}); fail closed")
 
 
-def _failed_on(exc: BaseException) -> GuardrailError:
-    error = _failed(exc)
-    error.__cause__ = exc
-    return error
-
-
-@dataclass(slots=True)
-class _Request:
-    item: _Item
-    answer: asyncio.Future[list[Detection]]
-
-
-class _Batches:
-    """Texts waiting for a free slot; each free slot takes its share of them (up to the caps).
-
-    A share is the texts waiting or in flight over the slots, so the workers get batches of
-    about the same size, not one large one that makes its texts wait longest.
-
-    ``send`` hands a batch over at once (the submission happens before it returns) and gives
-    a future of one outcome per text; at most ``slots`` batches are in flight.
-    """
-
-    def __init__(
-        self,
-        send: Callable[[list[_Item]], asyncio.Future[list[_Outcome]]],
-        slots: int,
-        max_chars: int,
-    ) -> None:
-        self._send, self.slots, self._max_chars = send, slots, max_chars
-        self._waiting: deque[_Request] = deque()
-        self._in_flight = 0
-        self._texts_in_flight = 0
-
-    async def detect(self, item: _Item) -> list[Detection]:
-        answer: asyncio.Future[list[Detection]] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Request(item, answer))
-        self._dispatch()
-        return await answer  # cancelled with its caller: its outcome is then dropped
-
-    def _dispatch(self) -> None:
-        while self._waiting and self._in_flight < self.slots:
-            batch = self._take()
-            if not batch:
-                return
-            try:
-                sent = self._send([r.item for r in batch])
-            except Exception as exc:  # noqa: BLE001  (each caller gets it: fail closed)
-                self._answer(batch, [exc] * len(batch))
-                continue
-            self._in_flight += 1
-            self._texts_in_flight += len(batch)
-            sent.add_done_callback(functools.partial(self._done, batch))
-
-    def _take(self) -> list[_Request]:
-        """The next batch, callers cancelled while waiting left out."""
-        batch: list[_Request] = []
-        chars = 0
-        share = -(-(len(self._waiting) + self._texts_in_flight) // self.slots)
-        while self._waiting and len(batch) < min(share, MAX_BATCH_TEXTS):
-            request = self._waiting[0]
-            if not request.answer.done():
-                chars += len(request.item[0])
-                if batch and chars > self._max_chars:
-                    break
-                batch.append(request)
-            self._waiting.popleft()
-        return batch
-
-    def _done(self, batch: list[_Request], done: asyncio.Future[list[_Outcome]]) -> None:
-        try:
-            if done.cancelled():
-                self._answer(batch, [asyncio.CancelledError()] * len(batch))
-            elif (exc := done.exception()) is not None:
-                self._answer(batch, [exc] * len(batch))
-            else:
-                self._answer(batch, done.result())
-        finally:
-            # The slot frees once the callers just answered have run: a caller that asks
-            # again at once joins the next batch instead of taking the slot alone.
-            asyncio.get_running_loop().call_soon(self._release, len(batch))
-
-    def _release(self, texts: int) -> None:
-        self._in_flight -= 1
-        self._texts_in_flight -= texts
-        self._dispatch()
-
-    @staticmethod
-    def _answer(batch: list[_Request], outcomes: Sequence[_Outcome | BaseException]) -> None:
-        """Each caller that still waits its own outcome: detections or ``GuardrailError``."""
-        for request, outcome in zip(batch, outcomes, strict=True):
-            if request.answer.done():
-                continue  # its caller was cancelled
-            if isinstance(outcome, BaseException):
-                request.answer.set_exception(_failed_on(outcome))
-            else:
-                request.answer.set_result(outcome)
-
-
 class ThreadDetector:
     """One batch at a time in a worker thread (spaCy is not documented as thread-safe)."""
 
@@ -192,13 +81,13 @@ class ThreadDetector:
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
         self._engines = _Engines(analyzer, policy or default_policy(), chunk_chars)
-        self._batches = _Batches(self._send, 1, _BATCH_CHUNKS * chunk_chars)
+        self._batches = Batches(self._send, 1, BATCH_CHUNKS * chunk_chars)
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """Detect in a worker thread, queued on the event loop."""
         return await self._batches.detect((text, platform, prose))
 
-    def _send(self, items: list[_Item]) -> asyncio.Future[list[_Outcome]]:
+    def _send(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
         return asyncio.get_running_loop().run_in_executor(None, self._engines.detect_many, items)
 
     async def close(self) -> None:
@@ -212,9 +101,9 @@ class _Engines:
         self.analyzer, self.policy, self.chunk = analyzer, policy, chunk_chars
         self._patterns: AnalyzerEngine | None = None
 
-    def detect_many(self, items: list[_Item]) -> list[_Outcome]:
+    def detect_many(self, items: list[Item]) -> list[Outcome]:
         """The outcome of each item, in order: prose texts together, output scans together."""
-        outcomes: list[_Outcome] = [[] for _ in items]
+        outcomes: list[Outcome] = [[] for _ in items]
         for prose in (True, False):
             where = [i for i, item in enumerate(items) if item[2] is prose]
             if not where:
@@ -270,7 +159,7 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
             raise outcome
 
 
-def _detect_batch_in_worker(items: list[_Item]) -> list[_Outcome]:
+def _detect_batch_in_worker(items: list[Item]) -> list[Outcome]:
     assert _worker is not None  # noqa: S101  (the pool's initializer ran)
     return _worker.detect_many(items)
 
@@ -293,7 +182,7 @@ class ProcessDetector:
         self._pool = self._new_pool()
         self._warming: set[asyncio.Task[None]] = set()
         # One batch more than workers: a worker that finishes finds the next one queued.
-        self._batches = _Batches(self._send, workers + 1, _BATCH_CHUNKS * chunk_chars)
+        self._batches = Batches(self._send, workers + 1, BATCH_CHUNKS * chunk_chars)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._proven = False  # no analysis has worked on it yet
@@ -317,7 +206,7 @@ class ProcessDetector:
         """
         return await self._batches.detect((text, platform, prose))
 
-    def _send(self, items: list[_Item]) -> asyncio.Future[list[_Outcome]]:
+    def _send(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
         try:
             pool, future = self._submit(items)
         except BrokenProcessPool:
@@ -326,7 +215,7 @@ class ProcessDetector:
         sent.add_done_callback(lambda done: self._check(pool, done))  # before the callers wake
         return sent
 
-    def _submit(self, items: list[_Item]) -> tuple[ProcessPoolExecutor, Future[list[_Outcome]]]:
+    def _submit(self, items: list[Item]) -> tuple[ProcessPoolExecutor, Future[list[Outcome]]]:
         pool = self._pool
         try:
             return pool, pool.submit(_detect_batch_in_worker, items)
@@ -334,7 +223,7 @@ class ProcessDetector:
             self._replace(pool, exc)
             raise
 
-    def _check(self, pool: ProcessPoolExecutor, done: asyncio.Future[list[_Outcome]]) -> None:
+    def _check(self, pool: ProcessPoolExecutor, done: asyncio.Future[list[Outcome]]) -> None:
         """After a batch: a broken pool is replaced; one that answered has proven to work."""
         if done.cancelled():
             return

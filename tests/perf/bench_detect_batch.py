@@ -25,7 +25,7 @@ import time
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from guardrails import workers  # noqa: E402
+from guardrails import batching  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from guardrails.workers import ProcessDetector  # noqa: E402
 from tests.perf.bench_anonymize import message  # noqa: E402
@@ -63,14 +63,14 @@ def _callgrind(state: str) -> None:
 
 async def _run(mode: str, per_caller: int, callgrind: bool) -> None:
     batch, extra_slots = MODES[mode]
-    workers.MAX_BATCH_TEXTS = batch
+    batching.MAX_BATCH_TEXTS = batch
     pool = ProcessDetector(resolve_model("auto"), None, 4000, WORKERS)
     batches = pool._batches  # noqa: SLF001  (the knobs under test)
     batches.slots = WORKERS + extra_slots
     sizes: list[int] = []
     send = batches._send  # noqa: SLF001
 
-    def counted(items: list[workers._Item]) -> asyncio.Future[list[workers._Outcome]]:
+    def counted(items: list[batching.Item]) -> asyncio.Future[list[batching.Outcome]]:
         sizes.append(len(items))
         return send(items)
 
