@@ -193,18 +193,19 @@ class _DetectionClock:
         engines = app.guardrail._detector._engines  # type: ignore[attr-defined]  # noqa: SLF001
         self.spent_ms = 0.0
         self.cpu_s = 0.0
-        inner = engines.detect
+        inner = engines.detect_many
 
-        def timed(text: str, platform: str, prose: bool) -> object:
+        def timed(items: list[tuple[str, str, bool]]) -> object:
+            # the turns run one after another: each batch is one text
             start, cpu = time.perf_counter(), time.thread_time()
             try:
-                return inner(text, platform, prose)
+                return inner(items)
             finally:
-                if prose:  # the input's detection; the output scan is the turn's own work
+                if any(prose for *_, prose in items):  # the output scan is the turn's own
                     self.spent_ms += (time.perf_counter() - start) * 1000
                     self.cpu_s += time.thread_time() - cpu
 
-        engines.detect = timed
+        engines.detect_many = timed
 
 
 class _ModelClock:
