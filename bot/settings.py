@@ -192,8 +192,6 @@ class Settings(BaseSettings):
 
     # Operations
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    event_loop: Literal["auto", "uvloop", "asyncio"] = "auto"
-    """The commands' event loop: uvloop when installed (``auto``), or asyncio's own."""
     drain_timeout_seconds: float = Field(default=20.0, ge=0)
     """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the
     turns in flight before it cancels them (keep it below the orchestrator's grace period)."""

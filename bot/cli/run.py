@@ -15,7 +15,6 @@ from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
 from bot.app import build_app, build_redactor
-from bot.cli.loop import run
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
@@ -33,7 +32,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     signal cut the drain short.
     """
     try:
-        return run(_serve(settings, args), settings.event_loop)
+        return asyncio.run(_serve(settings, args))
     except asyncio.CancelledError:
         log.warning("shutdown: stopped without draining")
         return 130
@@ -62,7 +61,7 @@ async def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def console(settings: Settings, args: argparse.Namespace) -> int:
     """``veilbot console``: talk to the bot in this terminal, or in JSON Lines over a pipe."""
-    return run(_console(settings, args), settings.event_loop)
+    return asyncio.run(_console(settings, args))
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:

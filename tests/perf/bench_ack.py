@@ -13,7 +13,6 @@ load average).
 Run on demand:
 
     python -m tests.perf.bench_ack [--threads 100] [--per-thread 20] [--rounds 3] [--profile]
-        [--loop auto|uvloop|asyncio]
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from typing import Any
 import aiohttp
 
 from adapters.slack.handler import SlackAdapter
-from bot.cli.loop import LoopKind, run
 from bot.core.keys import KeySpace
 from bot.http_server import HttpServer
 from bot.settings import Settings
@@ -52,9 +50,7 @@ class _NoTurns:
         raise AssertionError(f"a turn ran in the ack benchmark ({name})")
 
 
-def _client(
-    url: str, threads: int, per_thread: int, round_no: int, out: Any, loop: LoopKind
-) -> None:
+def _client(url: str, threads: int, per_thread: int, round_no: int, out: Any) -> None:
     """The client process: send the burst, put the ack latencies (s) on ``out``."""
 
     async def thread(session: aiohttp.ClientSession, t: int, acks: list[float]) -> None:
@@ -79,7 +75,7 @@ def _client(
         return acks
 
     cpu = _cpu()
-    acks = run(burst(), loop)
+    acks = asyncio.run(burst())
     out.put((acks, _cpu() - cpu))
 
 
@@ -117,8 +113,7 @@ async def bench(args: argparse.Namespace, redis_url: str) -> None:
                 for round_no in range(args.rounds):
                     out = ctx.Queue()
                     child = ctx.Process(
-                        target=_client,
-                        args=(url, args.threads, args.per_thread, round_no, out, args.loop),
+                        target=_client, args=(url, args.threads, args.per_thread, round_no, out)
                     )
                     commands, cpu = await _commands(redis), _cpu()
                     if args.profile:
@@ -154,7 +149,6 @@ def main() -> None:
     parser.add_argument("--per-thread", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile the service side")
-    parser.add_argument("--loop", choices=["auto", "uvloop", "asyncio"], default="auto")
     args = parser.parse_args()
     binary = find_redis_server()
     if binary is None:
@@ -162,7 +156,7 @@ def main() -> None:
     server = RedisServer(binary)
     server.start()
     try:
-        run(bench(args, server.url), args.loop)
+        asyncio.run(bench(args, server.url))
     finally:
         server.cleanup()
 

@@ -7,7 +7,7 @@ the total time and the answer rate (guarded turns per second, from the first del
 last answer). Run on demand, not part of the suite:
 
     python -m tests.perf.bench_slack [--threads 100] [--per-thread 5] [--model-delay 1.0]
-        [--guardrail-workers 1] [--replicas 0] [--copies 1] [--ingress 0] [--loop auto]
+        [--guardrail-workers 1] [--replicas 0] [--copies 1] [--ingress 0]
 
 ``--replicas 0`` (the default) runs the service (``bot.service.running``) in this process;
 ``--replicas N`` starts N ``veilbot run slack`` processes on one Redis (the harness of
@@ -33,7 +33,6 @@ from pathlib import Path
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
 from bot.app import build_app  # noqa: E402
-from bot.cli.loop import run  # noqa: E402
 from bot.service import running  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from tests.e2e.replicas import (  # noqa: E402
@@ -108,7 +107,6 @@ def _settings(
         slack_streaming="off",
         guardrail_workers=args.guardrail_workers,
         log_level="WARNING",
-        event_loop=args.loop,
     )
 
 
@@ -133,7 +131,6 @@ async def replicated(
     extra = {
         "VEILBOT_GUARDRAIL_WORKERS": str(args.guardrail_workers),
         "VEILBOT_LOG_LEVEL": "WARNING",
-        "VEILBOT_EVENT_LOOP": args.loop,
     }
     shared = {"redis_url": redis_url, "prefix": PREFIX, "database_url": args.database_url}
     async with FakeSlack() as slack, AsyncExitStack() as stack:
@@ -213,9 +210,6 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--ingress", type=int, default=0)
     parser.add_argument("--database-url", default=None)
-    parser.add_argument(
-        "--loop", choices=["auto", "uvloop", "asyncio"], default="auto", help="event loop"
-    )
     parser.add_argument("--redis-url", default=os.environ.get("VEILBOT_TEST_REDIS_URL"))
     args = parser.parse_args()
     if args.copies > max(1, args.ingress or args.replicas):
@@ -230,7 +224,7 @@ def main() -> None:
         server = RedisServer(binary)
         server.start()
     try:
-        run(bench(args, args.redis_url or server.url), args.loop)  # type: ignore[union-attr]
+        asyncio.run(bench(args, args.redis_url or server.url))  # type: ignore[union-attr]
     finally:
         if server is not None:
             server.cleanup()

@@ -64,7 +64,6 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import App, build_app  # noqa: E402
-from bot.cli.loop import run  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
 from bot.settings import Settings  # noqa: E402
@@ -445,7 +444,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--callgrind", action="store_true", help="instructions per turn, under valgrind"
     )
-    parser.add_argument("--loop", choices=["auto", "uvloop", "asyncio"], default="auto")
     return parser.parse_args()
 
 
@@ -498,4 +496,4 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     arguments = parse_args()
-    run(main(arguments), arguments.loop)
+    asyncio.run(main(arguments))
