@@ -151,13 +151,15 @@ async def holding(
 
     async def check() -> bool:
         nonlocal held
-        if len(answers(slack)) < after:
-            return False
-        held = in_flight(model, slack, replica.index)
-        if len(held) < 3:
+        if len(answers(slack)) < after or len(in_flight(model, slack, replica.index)) < 3:
             return False
         state = await queue_state(redis_url)
-        return not state or pending_of(state, replica.name) > 0
+        if state and pending_of(state, replica.name) == 0:
+            return False
+        # Read last, with no wait between it and the caller's kill: during the queue look
+        # above the replica may finish every turn it held then.
+        held = in_flight(model, slack, replica.index)
+        return len(held) >= 3
 
     def status() -> str:
         asked = Counter(asker(r) for r in model.requests)
