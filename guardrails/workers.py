@@ -67,10 +67,6 @@ class Detector(Protocol):
         ...
 
 
-def _failed(exc: BaseException) -> GuardrailError:
-    return GuardrailError(f"PII detection failed ({type(exc).__name__}); fail closed")
-
-
 class ThreadDetector:
     """One batch at a time in a worker thread (spaCy is not documented as thread-safe)."""
 
