@@ -22,6 +22,7 @@ a batch in flight on a dead worker fails closed.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -153,6 +154,10 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     for outcome in _worker.detect_many([(WARM_UP_TEXT, "console", p) for p in (True, False)]):
         if isinstance(outcome, Exception):
             raise outcome
+    # The model lives as long as the process: keep its objects out of every full collection
+    # (each would walk them all, 100-200 ms, between two texts). See bot.service.startup_frozen.
+    gc.collect()
+    gc.freeze()
 
 
 def _detect_batch_in_worker(items: list[Item]) -> list[Outcome]:

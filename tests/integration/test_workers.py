@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import os
@@ -70,6 +71,19 @@ async def _failures_until_it_works(pool: ProcessDetector) -> int:
             continue
         assert [d.type for d in found] == ["PERSON"]
         return failures
+
+
+async def test_a_worker_keeps_its_model_out_of_full_garbage_collections() -> None:
+    """The model lives as long as the worker; a full collection that walked it (100-200 ms)
+    would hold up every text waiting on that worker."""
+    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=1)
+    try:
+        await pool.start()
+        frozen = await asyncio.wrap_future(pool._pool.submit(gc.get_freeze_count))
+        assert frozen > 100_000
+        assert await pool.detect("I'm Maria Gonzalez", "console")  # and it still detects
+    finally:
+        await pool.close()
 
 
 async def test_dead_workers_are_replaced_and_later_analyses_succeed(
