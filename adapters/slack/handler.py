@@ -215,9 +215,13 @@ class SlackAdapter:
         """The bot's identity from ``auth.test``: one call at a time, kept once it succeeds."""
         if self._authorized is not None:
             return self._authorized
+        return await asyncio.shield(self._authorize())
+
+    def _authorize(self) -> asyncio.Task[Authorization | None]:
+        """The ``auth.test`` under way, started unless one is."""
         if self._authorizing is None or self._authorizing.done():
             self._authorizing = asyncio.create_task(self._auth_test(), name="veilbot-slack-auth")
-        return await asyncio.shield(self._authorizing)
+        return self._authorizing
 
     async def _auth_test(self) -> Authorization | None:
         try:
@@ -250,6 +254,10 @@ class SlackAdapter:
             self.client.session = session
             # on the way out the client lets go of it first: a later call opens its own
             stack.callback(setattr, self.client, "session", None)
+            if self._enqueuer is not None:
+                # Ask who the bot is now: otherwise the first events after a start (a deploy
+                # under a burst) all wait for that round trip to Slack before their ack.
+                stack.callback(self._authorize().cancel)
             await self._serve()
 
     async def _serve(self) -> None:

@@ -3,8 +3,8 @@
 With the turn queue on (``veilbot run``), a signed ``message``/``app_mention`` event is checked,
 parsed and queued by the adapter without bolt (the lean path); URL verification, other
 events, commands and buttons go through bolt as before. The bot's identity (``auth.test``)
-is asked for once; an event that comes while it cannot be had gets a 503, so Slack sends it
-again, instead of an ack that queues nothing.
+is asked for once, at the start; an event that comes while it cannot be had gets a 503, so
+Slack sends it again, instead of an ack that queues nothing.
 """
 
 from __future__ import annotations
@@ -50,16 +50,31 @@ async def test_a_burst_at_the_start_asks_who_the_bot_is_once_and_answers_each_ev
         assert len(h.slack.calls_to("auth.test")) == 1
 
 
+async def test_the_bots_identity_is_asked_for_at_start_not_by_the_first_events(
+    make_app: MakeApp,
+) -> None:
+    """After a start (a deploy in the middle of a burst) the first events are acked without
+    each waiting for a round trip to Slack first."""
+    async with slack_harness(make_app, slack_streaming="off") as h:
+        await h.until(lambda: len(h.slack.calls_to("auth.test")) == 1, "auth.test at the start")
+        assert h.slack.calls_to("chat.postMessage") == []
+        assert await h.send(mention("hello there")) == 200
+        await h.until(lambda: len(h.slack.all_replies()) == 1, "the answer")
+        await h.settle()
+        assert len(h.slack.calls_to("auth.test")) == 1
+
+
 async def test_an_event_that_comes_while_auth_test_fails_gets_503_and_its_retry_is_answered(
     make_app: MakeApp,
 ) -> None:
     async with slack_harness(make_app, slack_streaming="off") as h:
-        h.slack.fail("auth.test", 200, error="fatal_error")
+        h.slack.fail("auth.test", 200, error="fatal_error", times=1000)  # until it recovers
         event = mention("what is two plus two?")
         body = json.dumps(event)
         async with h.session.post(h.events_url, data=body, headers=signed_headers(body)) as r:
             assert (r.status, r.headers.get("Retry-After")) == (503, "1")
         assert h.slack.all_replies() == []
+        h.slack.recover("auth.test")
         assert await h.send(event, retry_num=1) == 200  # Slack's retry, auth.test works again
         await h.until(lambda: len(h.slack.all_replies()) == 1, "the answer")
         await h.settle()

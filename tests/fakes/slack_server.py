@@ -159,6 +159,10 @@ class FakeSlack:
         for _ in range(times):
             queue.append((status, {"ok": False, "error": error}, headers))
 
+    def recover(self, method: str) -> None:
+        """Drop the failures still queued for ``method``: its next call succeeds."""
+        self._failures.pop(method, None)
+
     # inspection ----------------------------------------------------------------------
     def calls_to(self, method: str) -> list[dict[str, Any]]:
         """Parameters of every call to ``method``."""
