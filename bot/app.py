@@ -165,6 +165,7 @@ def build_queue(
         dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
         # one read waits at most half the client's reply timeout
         block_seconds=min(1.0, settings.store_timeout_seconds / 2),
+        acks_first_seconds=settings.queue_acks_first_seconds,
         metrics=metrics,
     )
 

@@ -28,7 +28,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -185,6 +185,11 @@ class SlackAdapter:
         self.app.event("assistant_thread_context_changed")(self._ignore)
 
     async def _on_http(self, request: web.Request) -> web.Response:
+        # queued turns of this process wait while deliveries are being acked (acks first)
+        with self._queue.acking() if self._queue is not None else nullcontext():
+            return await self._respond(request)
+
+    async def _respond(self, request: web.Request) -> web.Response:
         if self._draining:  # stopping: a non-2xx makes Slack deliver the event again later
             return web.Response(status=503, headers=RETRY_AFTER, text="stopping")
         if self._gate is not None:  # the signature before any parsing
@@ -301,7 +306,9 @@ class SlackAdapter:
         """
         del next_  # the listener runs later, in a queue worker
         assert self._enqueuer is not None  # noqa: S101  (registered only with a queue)
-        status = await self._enqueuer.ack(body, context)
+        assert self._queue is not None  # noqa: S101  (as the enqueuer)
+        with self._queue.acking():  # Socket Mode's acks too go before queued turns
+            status = await self._enqueuer.ack(body, context)
         headers: dict[str, str | Sequence[str]] = dict(RETRY_AFTER) if status == 503 else {}
         return BoltResponse(status=status, body="", headers=headers)
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
 from bot.core.types import (
@@ -265,6 +265,14 @@ class TurnQueue(Protocol):
 
     def register(self, platform: str, handler: QueueHandler) -> None:
         """Work ``platform``'s events with ``handler`` (one handler per platform)."""
+        ...
+
+    def acking(self) -> AbstractContextManager[None]:
+        """Hold while acknowledging a delivery.
+
+        This process's entries wait briefly to begin while any ack is under way: a platform
+        times acks out, and answers take seconds anyway.
+        """
         ...
 
 

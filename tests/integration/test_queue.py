@@ -106,6 +106,40 @@ async def test_a_retried_delivery_is_queued_once(replicas: Replicas) -> None:
     assert [(e.event_id, e.attempt) for e in worked] == [("T1:C1:1.000001", 1)]
 
 
+async def test_an_entry_waits_to_begin_while_this_process_is_acking(replicas: Replicas) -> None:
+    """A burst of deliveries: their acks (which Slack times out after 3 s) go before the turns
+    they queue, for ``acks_first_seconds`` at most."""
+    queue = await replicas.queue("a", acks_first_seconds=1.0)
+    begun: list[float] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        begun.append(time.monotonic())
+
+    queue.register("slack", handler)
+    replicas.start(queue)
+    with queue.acking():  # an ack that never ends: the entry waits the whole second
+        put_at = time.monotonic()
+        assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+        await until(lambda: bool(begun), "the entry, once the wait is over")
+    assert begun[0] - put_at >= 1.0
+
+
+async def test_an_entry_begins_as_soon_as_the_acks_are_done(replicas: Replicas) -> None:
+    queue = await replicas.queue("a", acks_first_seconds=600.0)
+    begun: list[QueuedEvent] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        begun.append(event)
+
+    queue.register("slack", handler)
+    replicas.start(queue)
+    with queue.acking(), queue.acking():  # two deliveries being acked
+        assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+        await until(lambda: queue.in_flight == 1, "the worker took the thread")
+    await until(lambda: bool(begun), "the entry, well before the 600 s")
+    assert [e.event_id for e in begun] == ["T1:C1:1.000001"]
+
+
 async def test_three_replicas_answer_each_event_once_and_each_thread_in_order(
     replicas: Replicas,
 ) -> None:
