@@ -219,6 +219,8 @@ class Sent:
 
     statuses: dict[Key, list[tuple[int, int]]] = field(default_factory=dict)
     ack_seconds: list[float] = field(default_factory=list)
+    first_ack_seconds: dict[Key, float] = field(default_factory=dict)
+    """Per event, how long its first 200 took."""
     retry_after: list[str | None] = field(default_factory=list)
     """The ``Retry-After`` header of every 503."""
 
@@ -231,12 +233,13 @@ class Sent:
 
 
 async def _deliver(
-    session: aiohttp.ClientSession, replica: Target, body: str, retry: int | None, sent: Sent
+    session: aiohttp.ClientSession, replica: Target, event: Event, retry: int | None, sent: Sent
 ) -> tuple[int, int]:
     start = time.perf_counter()
     try:
-        headers = signed_headers(body, retry_num=retry)
-        async with session.post(replica.events_url, data=body.encode(), headers=headers) as r:
+        headers = signed_headers(event.body, retry_num=retry)
+        data = event.body.encode()
+        async with session.post(replica.events_url, data=data, headers=headers) as r:
             await r.read()
             status = r.status
             if status == 503:
@@ -244,7 +247,9 @@ async def _deliver(
     except aiohttp.ClientError:
         return replica.index, 0
     if status == 200:
-        sent.ack_seconds.append(time.perf_counter() - start)
+        took = time.perf_counter() - start
+        sent.ack_seconds.append(took)
+        sent.first_ack_seconds.setdefault(event.key, took)
     return replica.index, status
 
 
@@ -263,7 +268,7 @@ async def send_thread(
         targets = [replicas[(first + i) % len(replicas)] for i in range(copies)]
         got = await asyncio.gather(
             *(
-                _deliver(session, r, event.body, None if i == 0 else i, sent)
+                _deliver(session, r, event, None if i == 0 else i, sent)
                 for i, r in enumerate(targets)
             )
         )
@@ -273,7 +278,7 @@ async def send_thread(
             # delivers the event again later, as the 503's Retry-After asks
             await asyncio.sleep(RETRY_AFTER_SECONDS)
             got += await asyncio.gather(
-                *(_deliver(session, r, event.body, retry, sent) for r in targets)
+                *(_deliver(session, r, event, retry, sent) for r in targets)
             )
             retry += 1
         sent.statuses[event.key] = list(got)

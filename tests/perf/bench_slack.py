@@ -162,11 +162,15 @@ async def replicated(
     return sent, clock, slack
 
 
+def _p99(ordered: list[float]) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
 def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack) -> None:
     """Print the figures."""
     total = args.threads * args.per_thread
     acks = sorted(sent.ack_seconds)
-    p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))]
+    p99 = _p99(acks)
     got = answers(slack)
     duplicates = sum(len(v) - 1 for v in got.values())
     burst = plan(args.threads, args.per_thread)
@@ -184,6 +188,16 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
         f"ack latency:          p50 {statistics.median(acks) * 1000:.1f} ms, "
         f"p99 {p99 * 1000:.1f} ms, max {acks[-1] * 1000:.1f} ms ({len(acks)} acks)"
     )
+    # each thread's first event goes out on a new connection (all threads at once); the
+    # later ones reuse them, as behind a proxy that keeps its connections to the pods open
+    opened = sorted(s for (_, k), s in sent.first_ack_seconds.items() if k == 0)
+    reused = sorted(s for (_, k), s in sent.first_ack_seconds.items() if k > 0)
+    for name, part in (("new connections", opened), ("open connections", reused)):
+        if part:
+            print(
+                f"  on {name + ':':17} p50 {statistics.median(part) * 1000:.1f} ms, "
+                f"p99 {_p99(part) * 1000:.1f} ms ({len(part)} events)"
+            )
     print(f"acked within 3 s:     {sum(a < 3 for a in acks)}/{len(acks)}")
     print(f"all acked after:      {clock.acked - clock.start:.2f} s")
     print(
