@@ -501,6 +501,8 @@ class RedisTurnQueue:
     async def _step(self, held: _Held, *, fair: bool) -> bool:
         """Work the thread's head entry; whether to go on with the next one."""
         await self._after_acks()
+        if self._stopping.is_set():  # stopped while waiting: the entry was not begun here
+            return False
         q, tid = self._keys.queue, held.thread
         keys = [held.stream, q(f"thread:{tid}"), q("payloads"), q("attempts"), q("scheduled")]
         async with store_errors(f"queue begin {tid}"):
