@@ -334,6 +334,11 @@ class RedisTurnQueue:
         return False
 
     @property
+    def acks_in_flight(self) -> int:
+        """Deliveries this process is acking now (``acking``)."""
+        return self._acking
+
+    @property
     def in_flight(self) -> int:
         """Threads this process works now."""
         return len(self._held)

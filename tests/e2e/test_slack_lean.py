@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import Counter
 
 import pytest
 import redis.asyncio as aioredis
 
+from adapters.slack.enqueue import queueable
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
 from tests.fakes.slack_payloads import envelope, mention, signed_headers
+from tests.fakes.slack_server import BOT_ID, BOT_USER_ID
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -62,6 +65,34 @@ async def test_the_bots_identity_is_asked_for_at_start_not_by_the_first_events(
         await h.until(lambda: len(h.slack.all_replies()) == 1, "the answer")
         await h.settle()
         assert len(h.slack.calls_to("auth.test")) == 1
+
+
+async def test_a_queued_turn_waits_while_a_delivery_is_being_acked(make_app: MakeApp) -> None:
+    """Acks first: Slack times an ack out after 3 s, an answer takes seconds anyway. Here the
+    ack never ends (Slack does not answer ``auth.test``), so the turn waits the whole bound."""
+    async with slack_harness(make_app, slack_streaming="off", queue_acks_first_seconds=2.0) as h:
+        assert h.app.queue is not None
+        release = h.slack.hold("auth.test")
+        try:
+            await h.until(lambda: len(h.slack.calls_to("auth.test")) == 1, "auth.test")
+            acking = asyncio.create_task(h.send(mention("a delivery being acked")))
+            await h.until(lambda: h.app.queue.acks_in_flight == 1, "the delivery's ack")
+            # a question that another replica acked, queued for this one to answer
+            question = mention("a question already queued")
+            identity = {"bot_user_id": BOT_USER_ID, "bot_id": BOT_ID}
+            found = queueable(question, identity, h.app.settings)
+            assert found is not None
+            put_at = time.monotonic()
+            assert await h.app.queue.put("slack", found[1], found[0], found[2])
+            ts = question["event"]["ts"]
+            await h.until(lambda: bool(h.slack.thread("C1", ts)), "the queued answer")
+            answered_at = time.monotonic()
+        finally:
+            release.set()
+        assert await acking == 200
+        assert answered_at - put_at >= 2.0
+        await h.until(lambda: len(h.slack.all_replies()) == 2, "both answers")
+        await h.settle()
 
 
 async def test_an_event_that_comes_while_auth_test_fails_gets_503_and_its_retry_is_answered(

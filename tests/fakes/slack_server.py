@@ -106,6 +106,7 @@ class FakeSlack:
         self.responses: list[dict[str, Any]] = []
         self.uploads: dict[str, Upload] = {}
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
+        self._holds: dict[str, asyncio.Event] = {}
         self._clock = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
         self._connected = asyncio.Event()
@@ -159,6 +160,11 @@ class FakeSlack:
         for _ in range(times):
             queue.append((status, {"ok": False, "error": error}, headers))
 
+    def hold(self, method: str) -> asyncio.Event:
+        """Keep every call to ``method`` (recorded at once) waiting for its answer until the
+        returned event is set."""
+        return self._holds.setdefault(method, asyncio.Event())
+
     def recover(self, method: str) -> None:
         """Drop the failures still queued for ``method``: its next call succeeds."""
         self._failures.pop(method, None)
@@ -199,6 +205,8 @@ class FakeSlack:
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
         peer = request.transport.get_extra_info("peername") if request.transport else None
         self.calls.append(Call(method, params, token, f"{peer[0]}:{peer[1]}" if peer else ""))
+        if (held := self._holds.get(method)) is not None:
+            await held.wait()
         queue = self._failures.get(method)
         if queue:
             status, body, headers = queue.popleft()
