@@ -13,6 +13,12 @@ from aiohttp import web
 
 logger = logging.getLogger(__name__)
 
+BACKLOG = 1024
+"""Connections the kernel completes before the server accepts them. A burst of deliveries
+opens hundreds at once while the event loop is busy; past aiohttp's default of 128 the
+kernel drops the new connections' SYNs and the sender tries again only after TCP's initial
+retransmission timeout, 1 s later (the kernel caps this at ``net.core.somaxconn``)."""
+
 
 class HttpServer:
     """An aiohttp application served on ``host:port`` as an async context manager.
@@ -46,7 +52,7 @@ class HttpServer:
         runner = web.AppRunner(self.app, access_log=None)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, self.host, self._port)
+            site = web.TCPSite(runner, self.host, self._port, backlog=BACKLOG)
             await site.start()
         except BaseException:
             await runner.cleanup()
