@@ -19,12 +19,9 @@ empty the token is acked and deleted in the same step that pops the last entry (
 racing it adds a new token); after ``_FAIR_ENTRIES`` entries a busy thread's token goes to the
 back of the stream so other threads get their turn.
 
-Acks first: while this process is acking platform events (``acking``, held by the Slack
-adapter for each delivery), an entry waits up to ``acks_first_seconds`` before it begins. An
-ack is a few hundred microseconds of work that Slack times out after 3 s and then delivers
-again; a turn's start is milliseconds of detection and Redis work whose answer takes seconds
-anyway. Without the wait, turns starting in the middle of a burst of deliveries share the
-event loop (and the GIL, with detection in a thread) with every ack still in flight.
+Acks first (``bot.state.acks``): while this process is acking platform deliveries
+(``acking``, held by the Slack adapter for each), an entry waits up to
+``acks_first_seconds`` before it begins.
 
 A replica that dies holds its tokens in the group's pending list; live workers take them with
 ``XAUTOCLAIM`` once idle for ``claim_idle`` seconds and go on at the thread's list head. A live
@@ -45,8 +42,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +55,7 @@ from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics, QueueHandler, Sealer
 from bot.core.types import QueuedEvent, ThreadId
 from bot.state import queue_lua
+from bot.state.acks import AckGate
 from bot.state.client import store_errors
 
 logger = logging.getLogger(__name__)
@@ -68,8 +65,6 @@ _FAIR_ENTRIES = 8
 """Entries one token holder works before its thread goes to the back of the stream."""
 _PUT_BATCH = 100
 """Most puts sent in one Lua call (one call keeps Redis busy for well under a millisecond)."""
-_ACKS_QUIET_SECONDS = 0.02
-"""No ack under way for this long: a burst of deliveries is over (see ``_after_acks``)."""
 _CANCEL_GRACE_SECONDS = 10.0
 """When ``run`` is cancelled without a drain first: how long entries in flight get."""
 
@@ -149,8 +144,6 @@ class RedisTurnQueue:
     ) -> None:
         if claim_idle_seconds <= 0 or workers < 0 or dedupe_ttl_seconds < 1:
             raise ValueError("claim idle and dedupe ttl must be positive, workers not negative")
-        if acks_first_seconds < 0:
-            raise ValueError("acks first must not be negative")
         self._redis, self._keys, self._sealer = redis, keys, sealer
         self.consumer = consumer or default_replica_id()
         self._claim_idle = claim_idle_seconds
@@ -158,11 +151,7 @@ class RedisTurnQueue:
         self._ttl = dedupe_ttl_seconds
         self._block_ms = max(1, int(block_seconds * 1000))
         self._metrics = metrics
-        self._acks_first = acks_first_seconds
-        self._acking = 0
-        self._acked = asyncio.Event()  # set while no ack is under way
-        self._acked.set()
-        self._last_ack = 0.0
+        self._acks = AckGate(acks_first_seconds)
         self._put = redis.register_script(queue_lua.PUT)
         self._begin = redis.register_script(queue_lua.BEGIN)
         self._done = redis.register_script(queue_lua.DONE)
@@ -209,42 +198,9 @@ class RedisTurnQueue:
             self._metrics.duplicate_dropped(platform)
         return queued
 
-    @contextmanager
-    def acking(self) -> Iterator[None]:
+    def acking(self) -> AbstractContextManager[None]:
         """Hold while acking a delivery: entries wait (up to ``acks_first_seconds``) to begin."""
-        self._acking += 1
-        self._acked.clear()
-        try:
-            yield
-        finally:
-            self._acking -= 1
-            self._last_ack = asyncio.get_running_loop().time()
-            if self._acking == 0:
-                self._acked.set()
-
-    async def _after_acks(self) -> None:
-        """Let a burst of acks in this process go first, for ``acks_first_seconds`` at most.
-
-        The burst is over once no ack has been under way for ``_ACKS_QUIET_SECONDS``: Slack's
-        deliveries come in waves (each of its connections sends the next event once the last
-        was acked), and the moment between two waves is no time to start turns.
-        """
-        if self._acks_first == 0:
-            return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._acks_first
-        while (now := loop.time()) < deadline and not self._stopping.is_set():
-            if self._acking:  # until the last ack under way is done
-                until, event = deadline, self._acked
-            else:  # through the quiet time after it (or until stopped)
-                until, event = min(self._last_ack + _ACKS_QUIET_SECONDS, deadline), self._stopping
-                if until <= now:
-                    return
-            try:
-                async with asyncio.timeout(until - now):
-                    await event.wait()
-            except TimeoutError:
-                pass
+        return self._acks.acking()
 
     async def _put_batches(self) -> None:
         """Send the waiting puts in batches until none waits; each put learns its outcome."""
@@ -336,7 +292,7 @@ class RedisTurnQueue:
     @property
     def acks_in_flight(self) -> int:
         """Deliveries this process is acking now (``acking``)."""
-        return self._acking
+        return self._acks.under_way
 
     @property
     def in_flight(self) -> int:
@@ -505,7 +461,7 @@ class RedisTurnQueue:
 
     async def _step(self, held: _Held, *, fair: bool) -> bool:
         """Work the thread's head entry; whether to go on with the next one."""
-        await self._after_acks()
+        await self._acks.wait(self._stopping)
         if self._stopping.is_set():  # stopped while waiting: the entry was not begun here
             return False
         q, tid = self._keys.queue, held.thread
