@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Collection, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.core.errors import GuardrailError
-from bot.core.types import EntityRef, Platform, Redaction, ThreadId
+from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.linking import (
     identity,
@@ -59,6 +60,15 @@ NAME_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "ORGANIZATION"})
 KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
 """Scores of what the vault recognizes: above the NER model's, below validated findings."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What ``analyze`` found: detections in the text with typed placeholders masked."""
+
+    masked: str
+    spans: list[Detection]
+    typed: list[Detection]
 
 
 class PresidioGuardrail:
@@ -130,24 +140,39 @@ class PresidioGuardrail:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        redaction, _ = await self._anonymize(thread_id, text, platform, None)
+        redaction, _ = await self._anonymize(thread_id, self.analyze(text, platform=platform), None)
         return redaction
 
-    async def anonymize_turn(
-        self, thread_id: ThreadId, text: str, *, platform: Platform, private: bool
-    ) -> tuple[Redaction, PlaceholderRestorer]:
-        """``anonymize``, and the ``restorer`` of the vault as that left it: one vault read.
+    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+        """Detection on a user's text, which reads no thread's state (``anonymize_turn``).
 
-        The vault is read once, while detection runs; the known-value lookups and the
-        restorer's values come from that read, plus what this anonymization placed. The
-        caller holds the thread's lock, so nothing else writes to the vault in between.
+        Placeholder-shaped text the user typed is masked before detection and kept as typed.
+
+        Raises:
+            GuardrailError: detection could not run; nothing may be sent to the model.
+        """
+        typed = self._typed_placeholders(text)
+        ranges = [(s.start, s.end) for s in typed]
+        masked = _mask(text, ranges) if typed else text
+        spans = await self._detect(masked, platform)
+        return TextAnalysis(text, platform, _Found(masked, spans, typed))
+
+    async def anonymize_turn(
+        self, thread_id: ThreadId, analysis: Awaitable[TextAnalysis], *, private: bool
+    ) -> tuple[Redaction, PlaceholderRestorer]:
+        """The redaction of ``analysis``, and the ``restorer`` of the vault as that left it.
+
+        The vault is read once, while the analysis (begun before the caller took the thread's
+        lock) finishes; the known-value lookups and the restorer's values come from that read,
+        plus what this anonymization placed. The caller holds the thread's lock, so nothing
+        else writes to the vault in between.
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
         placed: dict[str, tuple[str, str]] = {}
-        redaction, fields = await self._anonymize(thread_id, text, platform, placed)
+        redaction, fields = await self._anonymize(thread_id, analysis, placed)
         mapping = self._vault.opened(thread_id, fields)
         for placeholder, value in placed.items():
             mapping.setdefault(placeholder, value)  # new: issued for the value that made it
@@ -156,36 +181,36 @@ class PresidioGuardrail:
     async def _anonymize(
         self,
         tid: ThreadId,
-        text: str,
-        platform: Platform,
+        analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
     ) -> tuple[Redaction, VaultFields]:
         """The redaction and the vault as read before it (``placed``: what it assigned)."""
-        typed = self._typed_placeholders(text)
-        ranges = [(s.start, s.end) for s in typed]
-        masked = _mask(text, ranges) if typed else text
-        spans, fields = await self._detect_and_read(tid, masked, platform)
-        spans = self._link_known(tid, fields, masked, spans)
-        if typed:
-            spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
-        redaction = await self._redact(tid, text, spans, placed)
+        done, fields = await self._analysis_and_vault(tid, analysis)
+        found: _Found = done.found
+        spans = self._link_known(tid, fields, found.masked, found.spans)
+        if found.typed:
+            ranges = [(s.start, s.end) for s in found.typed]
+            spans = sorted(
+                [*(s for s in spans if not _overlaps(s, ranges)), *found.typed], key=_start
+            )
+        redaction = await self._redact(tid, done.text, spans, placed)
         logger.debug(
-            "anonymized thread=%s platform=%s entities=%s", tid, platform, redaction.counts()
+            "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
         )
         return redaction, fields
 
-    async def _detect_and_read(
-        self, tid: ThreadId, text: str, platform: Platform
-    ) -> tuple[list[Detection], VaultFields]:
-        """Detection, and the vault read while it runs; a detection failure comes first."""
+    async def _analysis_and_vault(
+        self, tid: ThreadId, analysis: Awaitable[TextAnalysis]
+    ) -> tuple[TextAnalysis, VaultFields]:
+        """The analysis, and the vault read while it runs; a detection failure comes first."""
         reading = asyncio.ensure_future(self._vault.read(tid))
         try:
-            spans = await self._detect(text, platform)
+            done = await analysis
         except BaseException:
             reading.cancel()
             await asyncio.gather(reading, return_exceptions=True)
             raise
-        return spans, await reading
+        return done, await reading
 
     def _typed_placeholders(self, text: str) -> list[Detection]:
         """Placeholder-shaped text the user typed, in any form the restorer reads.

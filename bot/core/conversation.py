@@ -1,8 +1,8 @@
 """The guarded turn: one user message in, one answer out, written against the ports only.
 
 ```
-dedupe ─▶ clean + check input ─▶ per-thread lock ─▶ anonymize ‖ history.load ─▶ budget
-      ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
+dedupe ─▶ clean + check input ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load)
+      ─▶ redact ─▶ budget ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,7 @@ from bot.core.types import (
     Platform,
     Reply,
     Restoration,
+    TextAnalysis,
     ThreadId,
     TurnStatus,
     new_run_id,
@@ -141,6 +143,18 @@ def _count_placeholders(record: AuditRecord, restored: Restoration) -> None:
         )
 
 
+def _drop(analysis: asyncio.Future[TextAnalysis]) -> None:
+    """Stop an analysis the turn no longer waits for; its failure is the turn's, if any."""
+    if not analysis.done():
+        analysis.cancel()
+    analysis.add_done_callback(_retrieved)
+
+
+def _retrieved(analysis: asyncio.Future[TextAnalysis]) -> None:
+    if not analysis.cancelled():
+        analysis.exception()
+
+
 def _stored_exchange(history: list[ChatMessage], user: ChatMessage) -> bool:
     """Whether the history ends with this user message and an answer to it."""
     return len(history) >= 2 and history[-2] == user and history[-1].role == "assistant"
@@ -182,12 +196,16 @@ class Conversation:
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
         """Run one guarded turn; ``None`` for a duplicate delivery.
 
-        At most ``max_in_flight`` turns run at once; the others wait for a slot. A turn takes
+        Detection reads no thread state, so it begins before the thread's lock is taken and
+        runs while the lock is asked for (and waited for, behind the thread's earlier turns);
+        everything that reads or writes the thread waits for the lock. At most
+        ``max_in_flight`` turns run at once past it; the others wait for a slot. A turn takes
         its slot once it holds its thread's lock, so the queued messages of one busy thread
         never hold up the other threads.
         """
         turn = _Turn.begin(message)
         finishing: asyncio.Task[None] | None = None
+        analysis: asyncio.Future[TextAnalysis] | None = None
         try:
             if message.event_id and not await self._dedupe.first_delivery(
                 message.platform, message.event_id
@@ -197,9 +215,12 @@ class Conversation:
             turn.lap("dedupe")
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
+            analysis = asyncio.ensure_future(
+                self._guardrail.analyze(text, platform=message.platform)
+            )
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
-                reply = await self._guarded(turn, text, sink)
+                reply = await self._guarded(turn, analysis, sink)
                 # Audited while the lock is given back: one round trip's wait, not two.
                 finishing = asyncio.create_task(self._finish(turn))
         except InputRejected as exc:
@@ -214,6 +235,9 @@ class Conversation:
             reply = turn.fail(TurnStatus.MODEL_ERROR, model_reply(exc), exc)
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
+        finally:
+            if analysis is not None:
+                _drop(analysis)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
 
@@ -240,13 +264,13 @@ class Conversation:
         log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
         return removed
 
-    async def _guarded(self, turn: _Turn, text: str, sink: ReplySink | None) -> Reply:
+    async def _guarded(
+        self, turn: _Turn, analysis: Awaitable[TextAnalysis], sink: ReplySink | None
+    ) -> Reply:
         msg, record = turn.message, turn.record
         # The history is read while the guardrail works: it does not depend on the redaction.
         (redaction, restorer), history = await asyncio.gather(
-            self._guardrail.anonymize_turn(
-                msg.thread_id, text, platform=msg.platform, private=msg.private
-            ),
+            self._guardrail.anonymize_turn(msg.thread_id, analysis, private=msg.private),
             self._history.load(msg.thread_id),
         )
         record.prompt, record.entity_counts = redaction.text, redaction.counts()

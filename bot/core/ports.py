@@ -22,6 +22,7 @@ from bot.core.types import (
     Redaction,
     Reply,
     Restoration,
+    TextAnalysis,
     ThreadId,
 )
 
@@ -110,13 +111,21 @@ class Guardrail(Protocol):
         """A restorer bound to this thread's vault and the audience's reveal policy."""
         ...
 
-    async def anonymize_turn(
-        self, thread_id: ThreadId, text: str, *, platform: Platform, private: bool
-    ) -> tuple[Redaction, StreamRestorer]:
-        """``anonymize``, then ``restorer`` bound to the vault as that left it.
+    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+        """Detect the personal data in a user's text; no thread's state is read.
 
-        For a caller that holds the thread's lock: the guardrail may read the vault once for
-        both.
+        Raises:
+            GuardrailError: detection could not run; the caller must not call the model.
+        """
+        ...
+
+    async def anonymize_turn(
+        self, thread_id: ThreadId, analysis: Awaitable[TextAnalysis], *, private: bool
+    ) -> tuple[Redaction, StreamRestorer]:
+        """The redaction of an ``analyze`` result, and a restorer of the vault it leaves.
+
+        For a caller that holds the thread's lock: the guardrail reads the vault once for
+        both, while ``analysis`` (begun before the lock was taken) may still be running.
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.

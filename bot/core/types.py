@@ -132,6 +132,20 @@ class EntityRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TextAnalysis:
+    """A user's text as the guardrail analysed it, before any thread's vault was read.
+
+    Detection depends on the text alone, so it may run before the thread's lock is held;
+    what it found (``found``) belongs to the guardrail and is used only by it. Holds the raw
+    text: never stored or logged.
+    """
+
+    text: str
+    platform: Platform
+    found: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Redaction:
     """The guardrail's output for one text. Never carries the original values."""
 

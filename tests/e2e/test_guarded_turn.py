@@ -6,12 +6,14 @@ Real Redis, real SQLite and PostgreSQL, real Presidio with a spaCy model, and th
 
 from __future__ import annotations
 
+import asyncio
 import re
+from typing import Any
 
 import pytest
 
-from bot.core.types import TurnStatus
-from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
+from bot.core.types import Platform, TextAnalysis, TurnStatus
+from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import redis_dump
 
@@ -169,3 +171,64 @@ async def test_detection_in_worker_processes_guards_the_turn_the_same_way(
     assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
     assert "Maria Gonzalez" in reply.text
     assert "john.smith@acme-corp.com" in reply.text
+
+
+class _Watched:
+    """The app's guardrail, telling when it has analysed a text (nothing else changes)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self.analysed = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+        analysis: TextAnalysis = await self._real.analyze(text, platform=platform)
+        self.analysed.set()
+        return analysis
+
+
+async def test_a_message_waiting_for_its_busy_thread_is_analysed_while_it_waits(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    """Detection needs nothing of the thread: a follow-up that waits behind the thread's
+    running turn is analysed meanwhile, and only then reaches the model, in placeholders."""
+    app = await make_app(lock_wait_seconds=120)
+    guardrail = _Watched(app.guardrail)
+    conversation = conversation_with(app, guardrail)
+    msg = message(TURNS[0], unique_thread(), private=True)
+
+    async with app.locks.hold(msg.thread_id):  # the thread's earlier turn, still running
+        turn = asyncio.create_task(conversation.handle(msg))
+        await asyncio.wait_for(guardrail.analysed.wait(), 60)
+        assert not turn.done()
+        assert fake_anthropic.requests == []
+    reply = await turn
+
+    assert reply is not None
+    assert reply.ok
+    assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
+    assert "Maria Gonzalez" in reply.text
+
+
+async def test_a_turn_that_gives_up_on_its_busy_thread_keeps_nothing_of_its_analysis(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str
+) -> None:
+    """The user is told the thread is busy; what was detected before the lock was never
+    granted goes nowhere: no vault entry, no history, no model request."""
+    app = await make_app(lock_wait_seconds=1)
+    conversation = conversation_with(app, app.guardrail)
+    thread = unique_thread()
+    msg = message(TURNS[0], thread, private=True)
+
+    async with app.locks.hold(msg.thread_id):
+        reply = await conversation.handle(msg)
+
+    assert reply is not None
+    assert reply.status is TurnStatus.STORE_ERROR
+    assert fake_anthropic.requests == []
+    assert thread not in redis_dump(redis_url, app.settings.redis_prefix)
+    rows = await audit_rows(app, thread)
+    assert [r["status"] for r in rows] == ["store_error"]
+    assert leaked(SEEDED, "\n".join(str(v) for row in rows for v in row.values())) == []

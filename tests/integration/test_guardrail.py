@@ -78,7 +78,7 @@ async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
     for private in (True, False):
         for text in texts:
             redaction, restorer = await guardrail.anonymize_turn(
-                T1, text, platform="slack", private=private
+                T1, guardrail.analyze(text, platform="slack"), private=private
             )
             fresh = await guardrail.restorer(T1, platform="slack", private=private)
             assert set(restorer.placeholders) == set(fresh.placeholders)
