@@ -2,6 +2,8 @@
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import os
 import stat
 
@@ -13,7 +15,7 @@ from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.vault import RedisVault, VaultEntry
-from guardrails.vaultkey import load_vault_key
+from guardrails.vaultkey import derive_keys, load_vault_key
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
 from tests.fixtures.services import free_port, redis_dump
 
@@ -65,6 +67,33 @@ async def test_same_value_same_placeholder_across_turns_and_processes(
         "<PERSON_1>": ("PERSON", "Maria Gonzalez"),
         "<PERSON_2>": ("PERSON", "Jane Doe"),
     }
+
+
+async def test_lookup_fields_are_hmac_sha256_as_vaults_written_before_hold_them(
+    guardrail_vault, guardrail_redis, guardrail_keys
+):
+    """A thread's vault outlives an upgrade: its lookup fields are HMAC-SHA256 (RFC 2104)
+    of the thread and the normalized value (or name token) under the derived index key,
+    whatever way veilbot computes them, so a value seen before the upgrade keeps its
+    placeholder after it."""
+    await guardrail_vault.assign(
+        T1, [VaultEntry("PERSON", "José Müller", parts=("josé", "müller"))]
+    )
+    index_key = derive_keys(TEST_VAULT_KEY).index
+
+    def field(kind: str, domain: bytes, value: str) -> str:
+        message = domain + T1.encode() + b"\x00" + value.encode()
+        return f"{kind}:{hmac.new(index_key, message, hashlib.sha256).hexdigest()}"
+
+    names = {f.decode() for f in await guardrail_redis.hkeys(guardrail_keys.thread(T1, "vault"))}
+    assert field("h", b"", "jose muller") in names
+    assert {field("t", b"part\x01", "jose"), field("t", b"part\x01", "muller")} <= names
+    # and a later mention is looked up by those fields
+    fields = await guardrail_vault.read(T1)
+    assert guardrail_vault.lookup(T1, fields, ["JOSE MULLER"], ["müller"]) == (
+        ["<PERSON_1>"],
+        ["<PERSON_1>"],
+    )
 
 
 async def test_a_value_repeated_in_one_message_gets_one_placeholder(guardrail_vault):
