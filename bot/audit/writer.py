@@ -7,9 +7,10 @@ concurrent single-row transactions there spend their time in the busy handler an
 as "database is locked". A batch the database refuses for a reason other than being
 unreachable is retried row by row, so one bad row fails only its own turn.
 
-``SqliteBatchInsert`` writes a batch to a SQLite file through the synchronous driver in a
-worker thread: one thread hop per batch, where aiosqlite makes about five (checkout, cursor,
-execute, commit, reset), each a wake-up of another thread that costs the most on a busy host.
+``SqliteBatchInsert`` writes a batch to a SQLite file through the synchronous driver, on a
+connection its own thread keeps open: one thread hop per batch, where aiosqlite makes about
+five (checkout, cursor, execute, commit, reset), each a wake-up of another thread that costs
+the most on a busy host.
 It compiles the insert once and hands the driver rows that went through the table's own
 bind processors (JSON, UTC timestamps), so what is stored is what SQLAlchemy would store, for
 half the CPU of an execution through the engine; driver errors are wrapped as SQLAlchemy
@@ -19,7 +20,9 @@ wraps them, so the store's error mapping sees the same exceptions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import sqlalchemy as sa
@@ -122,7 +125,11 @@ def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
 
 
 class SqliteBatchInsert:
-    """Inserts ``audit_runs`` rows into a SQLite file with pysqlite, in a worker thread.
+    """Inserts ``audit_runs`` rows into a SQLite file with pysqlite, in a thread of its own.
+
+    The thread keeps one connection open: a batch is one hop to a thread that is already
+    there, with no pool checkout, reset and return around it. A connection a failed batch
+    may have left unusable is closed and the next batch opens a new one.
 
     Args:
         url: the ``sqlite+aiosqlite`` URL of a database file the async engine has migrated.
@@ -134,6 +141,7 @@ class SqliteBatchInsert:
         self._engine = sa.create_engine(
             url.set(drivername="sqlite+pysqlite"),
             connect_args={"timeout": timeout, "check_same_thread": False},
+            poolclass=sa.pool.NullPool,
         )
         event.listen(self._engine, "connect", on_connect)
         compiled = audit_runs.insert().compile(dialect=self._engine.dialect)
@@ -142,16 +150,21 @@ class SqliteBatchInsert:
         self._processors: dict[str, Callable[[Any], Any]] = dict(
             compiled._bind_processors  # type: ignore[arg-type]  # noqa: SLF001  (the types')
         )
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="veilbot-audit-sqlite")
+        self._conn: Any = None
 
     async def __call__(self, rows: list[Row], what: str) -> None:
         """Insert ``rows`` in one transaction (``what`` names them in errors)."""
         async with DbErrors(what):
-            await asyncio.to_thread(self._insert, rows)
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self._thread, self._insert, rows)
 
     def _insert(self, rows: list[Row]) -> None:
         params = [self._params(row) for row in rows]
         dbapi = self._engine.dialect.loaded_dbapi
-        conn = self._engine.raw_connection()
+        if self._conn is None:
+            self._conn = self._engine.raw_connection()
+        conn = self._conn
         try:
             cursor = conn.cursor()
             try:
@@ -160,12 +173,20 @@ class SqliteBatchInsert:
                 cursor.close()
             conn.commit()
         except dbapi.Error as exc:
-            conn.rollback()
+            self._drop_connection()
             raise sa_exc.DBAPIError.instance(
                 self._sql, params, exc, dbapi.Error, dialect=self._engine.dialect
             ) from exc
-        finally:
-            conn.close()  # back to the pool
+        except BaseException:
+            self._drop_connection()
+            raise
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        with contextlib.suppress(Exception):  # it is being given up on either way
+            conn.rollback()
+        with contextlib.suppress(Exception):
+            conn.close()
 
     def _params(self, row: Row) -> tuple[Any, ...]:
         """One row as the driver takes it: positional, through each column's processor."""
@@ -175,5 +196,12 @@ class SqliteBatchInsert:
         )
 
     def close(self) -> None:
-        """Release the connections."""
+        """Close the connection and end the thread (waits for a batch under way)."""
+        self._thread.submit(self._close_connection).result()
+        self._thread.shutdown()
         self._engine.dispose()
+
+    def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
