@@ -3,6 +3,7 @@
 ```
 unreachable (connection refused, timeout, driver connect errors, OperationalError)
     -> StoreUnavailable
+a row whose key (the run id) is stored already -> AlreadyStored
 any other SQLAlchemy error -> StoreError
 ```
 """
@@ -13,7 +14,7 @@ from types import TracebackType
 
 from sqlalchemy import exc as sa_exc
 
-from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.errors import AlreadyStored, StoreError, StoreUnavailable
 
 _UNREACHABLE = (
     OSError,
@@ -34,6 +35,21 @@ def _unreachable(exc: BaseException) -> bool:
     return type(exc).__module__.startswith("asyncpg")
 
 
+_KEY_TAKEN_SQLITE = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
+_KEY_TAKEN_POSTGRESQL = "23505"  # unique_violation
+
+
+def _key_taken(exc: BaseException) -> bool:
+    """A primary-key or unique violation, as SQLite and PostgreSQL (asyncpg) report it."""
+    if not isinstance(exc, sa_exc.IntegrityError):
+        return False
+    orig = exc.orig
+    return (
+        getattr(orig, "sqlite_errorname", None) in _KEY_TAKEN_SQLITE
+        or getattr(orig, "sqlstate", None) == _KEY_TAKEN_POSTGRESQL
+    )
+
+
 class DbErrors:
     """Maps database failures in a block onto ``StoreUnavailable`` / ``StoreError``."""
 
@@ -51,5 +67,7 @@ class DbErrors:
         name = type(exc).__name__
         if _unreachable(exc):
             raise StoreUnavailable(f"{self._what}: database unavailable ({name})") from exc
+        if _key_taken(exc):
+            raise AlreadyStored(f"{self._what}: already stored ({name})") from exc
         if isinstance(exc, sa_exc.SQLAlchemyError):
             raise StoreError(f"{self._what}: database error ({name})") from exc

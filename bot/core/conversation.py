@@ -21,6 +21,7 @@ from typing import Any
 
 from bot.core.budget import fit_to_budget
 from bot.core.errors import (
+    AlreadyStored,
     GuardrailError,
     InputRejected,
     ModelError,
@@ -382,6 +383,19 @@ class Conversation:
         )
         try:
             await self._audit.record(record)
+        except AlreadyStored:
+            # A turn run again after its worker died: the earlier attempt's row stands (one
+            # row per turn). Expected when that attempt stored its answer; otherwise that
+            # attempt's outcome is what the log keeps, not this one's.
+            if record.metadata.get("replayed"):
+                log.info("audit row written by an earlier attempt kept run=%s", record.run_id)
+            else:
+                log.warning(
+                    "audit row of an earlier attempt kept, this attempt's not written run=%s "
+                    "status=%s",
+                    record.run_id,
+                    record.status,
+                )
         except Exception as exc:  # noqa: BLE001  (the reply must still go out)
             log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
         try:

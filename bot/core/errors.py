@@ -5,7 +5,8 @@ VeilbotError
 ├── ConfigError          a setting is missing, malformed or a placeholder secret
 ├── GuardrailError       the guardrail could not run: fail closed, nothing reaches the model
 ├── StoreError           history, vault, lock, dedupe or audit storage failed
-│   └── StoreUnavailable the store cannot be reached (connection refused, timeout)
+│   ├── StoreUnavailable the store cannot be reached (connection refused, timeout)
+│   └── AlreadyStored    the store holds a record of this id already (the first one is kept)
 ├── ModelError           the model call failed
 │   ├── ModelUnavailable retryable: the model cannot answer now
 │   │   ├── ModelUnreachable   connection refused or lost, DNS
@@ -43,6 +44,10 @@ class StoreError(VeilbotError):
 
 class StoreUnavailable(StoreError):
     """A store cannot be reached."""
+
+
+class AlreadyStored(StoreError):
+    """The store already holds a record with this id; the first one is kept."""
 
 
 class ModelError(VeilbotError):

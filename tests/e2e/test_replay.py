@@ -8,9 +8,12 @@ of the thread showed the model the question twice.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
-from tests.e2e.conftest import MakeApp, message, unique_thread
+import pytest
+
+from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 
 
@@ -38,6 +41,26 @@ async def test_a_turn_run_again_gives_the_stored_answer_and_keeps_the_history_on
     assert later is not None
     sent = fake_anthropic.requests[-1].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+
+
+async def test_a_turn_run_again_keeps_one_audit_row_and_reports_no_failure(
+    make_app: MakeApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = await make_app()
+    thread = unique_thread()
+    first = replace(message("Ask Jane Doe about it", thread), run_id="d" * 32)
+    caplog.set_level(logging.INFO)
+    await app.conversation.handle(first)
+    again = await app.conversation.handle(replace(first, attempt=2))
+
+    assert again is not None
+    assert again.ok
+    rows = await audit_rows(app, thread)
+    assert [(r["run_id"], r["status"]) for r in rows] == [("d" * 32, "ok")]
+    assert "Jane Doe" not in rows[0]["prompt"]
+    problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert problems == []
+    assert any("earlier attempt kept run=" + "d" * 32 in r.getMessage() for r in caplog.records)
 
 
 async def test_a_new_message_with_the_same_words_is_asked_again(

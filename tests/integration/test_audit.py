@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.audit.schema import MIGRATIONS, audit_runs, row_to_record, schema_version
 from bot.audit.store import SqlAuditStore, async_url, sqlite_url
-from bot.core.errors import ConfigError, StoreError, StoreUnavailable
+from bot.core.errors import AlreadyStored, ConfigError, StoreError, StoreUnavailable
 from bot.core.types import AuditRecord, TurnStatus, new_run_id
 from tests.fixtures.services import free_port
 
@@ -103,15 +103,41 @@ async def test_start_twice_migrates_once(db_url: str) -> None:
     assert record.run_id in await stored(db_url, record.run_id)
 
 
-async def test_duplicate_run_id_is_a_store_error(db_url: str, tmp_path: Path) -> None:
-    record = make_record()
+async def test_a_second_record_of_a_run_is_refused_and_the_first_kept(
+    db_url: str, tmp_path: Path
+) -> None:
+    first = make_record(status=TurnStatus.OK, answer="first")
+    again = make_record(run_id=first.run_id, status=TurnStatus.MODEL_ERROR, answer="again")
     spool = tmp_path / "spool.jsonl"
     async with SqlAuditStore(db_url, spool_path=spool) as audit:
-        await audit.record(record)
-        with pytest.raises(StoreError) as info:
-            await audit.record(record)
-    assert not isinstance(info.value, StoreUnavailable)
+        await audit.record(first)
+        with pytest.raises(AlreadyStored):
+            await audit.record(again)
+    kept = (await stored(db_url, first.run_id))[first.run_id]
+    assert (kept.status, kept.answer) == (TurnStatus.OK, "first")
     assert not spool.exists()  # refused records are not spooled for ever-failing replays
+
+
+async def test_a_run_stored_already_fails_alone_in_a_shared_commit(db_url: str) -> None:
+    stored_before = make_record()
+    async with SqlAuditStore(db_url) as audit:
+        await audit.record(stored_before)
+        fresh = [make_record() for _ in range(5)]
+        results = await asyncio.gather(
+            *(audit.record(r) for r in [*fresh[:2], stored_before, *fresh[2:]]),
+            return_exceptions=True,
+        )
+    assert [type(r).__name__ for r in results] == [
+        "NoneType", "NoneType", "AlreadyStored", "NoneType", "NoneType", "NoneType"
+    ]  # fmt: skip
+    assert set(await stored(db_url, *(r.run_id for r in fresh))) == {r.run_id for r in fresh}
+
+
+async def test_a_refused_row_other_than_a_stored_run_is_a_plain_store_error(db_url: str) -> None:
+    async with SqlAuditStore(db_url) as audit:
+        with pytest.raises(StoreError) as info:
+            await audit.record(make_record(thread_id=None))  # type: ignore[arg-type]
+    assert not isinstance(info.value, AlreadyStored | StoreUnavailable)
 
 
 def unreachable_url() -> str:
