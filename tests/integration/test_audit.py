@@ -118,7 +118,7 @@ async def test_a_second_record_of_a_run_is_refused_and_the_first_kept(
     assert not spool.exists()  # refused records are not spooled for ever-failing replays
 
 
-async def test_a_run_stored_already_fails_alone_in_a_shared_commit(db_url: str) -> None:
+async def test_a_run_stored_already_fails_alone_among_concurrent_records(db_url: str) -> None:
     stored_before = make_record()
     async with SqlAuditStore(db_url) as audit:
         await audit.record(stored_before)
