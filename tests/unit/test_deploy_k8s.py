@@ -14,6 +14,10 @@ it matches.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -21,11 +25,13 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from pydantic import SecretStr
 
 from bot.metrics import PrometheusMetrics
 from bot.service import build_http, select_platforms
 from bot.settings import load_settings
 from guardrails.policy import parse_policy
+from guardrails.vaultkey import load_vault_key
 from tests.fixtures.deploy import unknown_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
@@ -360,3 +366,26 @@ def test_the_image_runs_as_the_numeric_user_the_pods_require() -> None:
     for workload in WORKLOADS:
         context = pod_spec(workload)["securityContext"]
         assert f"{context['runAsUser']}:{context['runAsGroup']}" == users[0]
+
+
+def vault_key_recipes() -> list[str]:
+    """The shell commands the secret example gives for ``VEILBOT_VAULT_KEY``."""
+    text = (K8S / "secret.example.yaml").read_text()
+    found = re.findall(r"made with: (.+)$", text, flags=re.M)
+    found += re.findall(r"\(or: (.+)\)\. ", text)
+    return [cmd.replace("python3 ", f"{sys.executable} ") for cmd in found]
+
+
+def test_every_vault_key_recipe_in_the_secret_example_makes_keys_veilbot_accepts(
+    tmp_path: Path,
+) -> None:
+    recipes = vault_key_recipes()
+    assert len(recipes) == 2
+    for recipe in recipes:
+        if recipe.startswith("openssl") and shutil.which("openssl") is None:
+            continue
+        for _ in range(12):  # random keys: a wrong alphabet fails about 3 times in 4
+            made = subprocess.run(  # noqa: S602  (the documented command, as a user runs it)
+                recipe, shell=True, capture_output=True, text=True, check=True
+            ).stdout
+            assert len(load_vault_key(SecretStr(made), tmp_path)) == 32
