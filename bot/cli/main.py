@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
-        if args.command == "run":
+        if args.command == "run" or getattr(args, "admin_command", None) == "serve":
             with early_signals():  # before the slow imports: SIGTERM too ends start-up
                 return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)

@@ -176,7 +176,12 @@ def test_secrets_come_from_the_secret_and_every_variable_is_a_setting(
 def probe_routes(settings: Any, platforms: list[str]) -> tuple[set[str], str, int]:
     """The paths, host and port of the HTTP server ``veilbot run`` builds from ``settings``."""
     stand_in = SimpleNamespace(
-        settings=settings, audit=None, readiness=None, metrics=PrometheusMetrics()
+        settings=settings,
+        audit=None,
+        redis=None,
+        eraser=None,
+        readiness=None,
+        metrics=PrometheusMetrics(),
     )
     http = build_http(stand_in, platforms)  # type: ignore[arg-type]
     paths = {r.canonical for r in http.app.router.resources()}
