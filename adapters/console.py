@@ -1,6 +1,10 @@
 """The console adapter: talk to veilbot in a terminal, or script it with JSON Lines.
 
 In a terminal it is interactive (``/forget``, ``/thread NAME``, ``/quit``) and streams answers.
+The prompt has line editing and the session's history (GNU readline; nothing is written to
+disk, since the lines hold personal data); Ctrl-C or Ctrl-D ends the session at once. Log
+lines are held while the console owns the screen and printed between an answer and the next
+prompt, never inside an answer.
 When stdin is not a terminal it reads ``{"thread": ..., "text": ...}`` lines and writes
 ``{"thread": ..., "reply": ..., "status": ..., "run_id": ...}`` lines, one per input line.
 A line may add ``"platform": "slack"`` or ``"discord"``: its text is then read as that
@@ -12,9 +16,15 @@ ids, so a thread continues across runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import itertools
 import json
+import logging
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from bot.core.errors import InputRejected
@@ -22,6 +32,7 @@ from bot.core.ports import MessageHandler
 from bot.core.types import InboundMessage, Platform, Reply, ThreadId, thread_id
 
 HELP = "Commands: /forget erases this thread, /thread NAME switches thread, /quit exits."
+PROMPT = "you> "
 
 
 class _PrintSink:
@@ -88,34 +99,41 @@ class ConsoleAdapter:
         return line if line else None
 
     async def _interactive_loop(self) -> None:
-        self._write(f"veilbot console, thread '{self._thread}'. {HELP}\n")
-        while True:
-            self._write("you> ")
-            line = await self._readline()
-            if line is None or line.strip() == "/quit":
-                self._write("\n")
-                return
-            if not await self._command(line.strip()):
-                await self._interactive_turn(line)
+        with _held_logs() as logs, _terminal_kept(self._in):
+            self._write(f"veilbot console, thread '{self._thread}'. {HELP}\n")
+            while True:
+                logs.write_out()
+                line = await _prompt(PROMPT)
+                if line is None or line.strip() == "/quit":
+                    self._write("\n" if line is None else "")
+                    return
+                if line.strip() and not await self._command(line.strip()):
+                    await self._interactive_turn(line)
 
     async def _command(self, line: str) -> bool:
+        command, _, name = line.partition(" ")
         if line == "/forget":
             await self._handler.forget(thread_id_of(self._thread))
             self._write(f"Thread '{self._thread}' forgotten: history and vault erased.\n")
-        elif line.startswith("/thread "):
-            name = line.split(maxsplit=1)[1]
-            try:
-                thread_id_of(name)
-            except InputRejected:
-                self._write("Thread names may use letters, digits, '_', '.', ':' and '-'.\n")
-                return True
-            self._thread = name
-            self._write(f"Now in thread '{name}'.\n")
+        elif command == "/thread":
+            self._switch(name.strip())
         elif line in ("/help", "/?"):
             self._write(HELP + "\n")
         else:
             return False
         return True
+
+    def _switch(self, name: str) -> None:
+        if not name:
+            self._write(f"Usage: /thread NAME (now in thread '{self._thread}').\n")
+            return
+        try:
+            thread_id_of(name)
+        except InputRejected:
+            self._write("Thread names may use letters, digits, '_', '.', ':' and '-'.\n")
+            return
+        self._thread = name
+        self._write(f"Now in thread '{name}'.\n")
 
     async def _interactive_turn(self, text: str) -> None:
         sink = _PrintSink(self._out)
@@ -181,6 +199,85 @@ def _reply_json(name: str, reply: Reply | None, show: bool) -> dict[str, Any]:
     if show:
         out["redacted"] = reply.redacted
     return out
+
+
+async def _prompt(prompt: str) -> str | None:
+    """One line typed at the terminal (``None`` at end of input), read with readline.
+
+    ``input`` runs in a daemon thread of its own, not the loop's executor: when Ctrl-C ends
+    the session the loop does not wait for a line that nobody will type.
+    """
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (line editing and history for ``input``)
+    loop = asyncio.get_running_loop()
+    typed: asyncio.Future[str | None] = loop.create_future()
+
+    def settle(line: str | None) -> None:
+        if not typed.done():
+            typed.set_result(line)
+
+    def read() -> None:
+        try:
+            line: str | None = input(prompt)
+        except (EOFError, OSError, ValueError):
+            line = None
+        with contextlib.suppress(RuntimeError):  # the loop closed: the session is over
+            loop.call_soon_threadsafe(settle, line)
+
+    threading.Thread(target=read, name="console-input", daemon=True).start()
+    return await typed
+
+
+@contextlib.contextmanager
+def _terminal_kept(stream: TextIO) -> Iterator[None]:
+    """Restore the terminal's modes on the way out, even when readline was interrupted."""
+    try:
+        import termios
+
+        fd = stream.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+class _HeldLogs(logging.Handler):
+    """Holds the root logger's records while the console writes; ``write_out`` prints them."""
+
+    def __init__(self, targets: list[logging.Handler]) -> None:
+        super().__init__()
+        self._targets = targets
+        self._held: deque[logging.LogRecord] = deque(maxlen=1000)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._held.append(record)
+
+    def write_out(self) -> None:
+        """Write what was held, on its own lines, through the original handlers."""
+        while self._held:
+            record = self._held.popleft()
+            for target in self._targets:
+                if record.levelno >= target.level:
+                    target.handle(record)
+
+
+@contextlib.contextmanager
+def _held_logs() -> Iterator[_HeldLogs]:
+    root = logging.getLogger()
+    targets = root.handlers[:]
+    held = _HeldLogs(targets)
+    root.handlers = [held]
+    try:
+        yield held
+    finally:
+        root.handlers = targets
+        held.write_out()
+        sys.stderr.flush()
 
 
 def thread_id_of(name: str) -> ThreadId:

@@ -39,17 +39,15 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
-from bot.admin.api import add_admin_routes, add_probe_routes
 from bot.app import App
 from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import AdapterError, ConfigError, VeilbotError
 from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
-from bot.metrics import add_metrics_route
 from bot.settings import Settings
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_console, build_admin_tokens
+from bot.stores import add_service_routes
 
 log = logging.getLogger(__name__)
 
@@ -172,15 +170,15 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
             checks["serving"] = False
         return checks
 
-    tokens = build_admin_tokens(settings)
-    if tokens:
-        add_admin_routes(http.app, store=app.audit, tokens=tokens, readiness=readiness)
-        add_console(
-            http.app, settings, redis=app.redis, audit=app.audit, tokens=tokens, eraser=app.eraser
-        )
-    else:
-        add_probe_routes(http.app, readiness)
-    add_metrics_route(http.app, app.metrics)
+    add_service_routes(
+        http,
+        settings,
+        redis=app.redis,
+        audit=app.audit,
+        eraser=app.eraser,
+        readiness=readiness,
+        metrics=app.metrics,
+    )
     return http
 
 

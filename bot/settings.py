@@ -343,7 +343,9 @@ class Settings(BaseSettings):
 def load_settings(**overrides: object) -> Settings:
     """Read settings, converting validation failures into ``ConfigError``.
 
-    The error names the variable (``VEILBOT_<FIELD>``) and never echoes its value.
+    The error names the variable that was set (``VEILBOT_<FIELD>``, or the provider's own
+    name such as ``ANTHROPIC_API_KEY`` when that is the one in the environment) and never
+    echoes its value.
     """
     from pydantic import ValidationError
 
@@ -351,10 +353,24 @@ def load_settings(**overrides: object) -> Settings:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(
-            f"VEILBOT_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
+            f"{_variable(err['loc'])}: {err['msg'].removeprefix('Value error, ')}"
             for err in exc.errors()
         )
         raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """The environment variable behind an error's location, as the user spelled it."""
+    if not loc:
+        return "settings"
+    head, rest = str(loc[0]), "".join(f"[{part}]" for part in loc[1:])
+    names = [f"VEILBOT_{head.upper()}"]
+    for field in Settings.model_fields.values():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices) and head in alias.choices:
+            names = [str(choice) for choice in alias.choices]
+    present = {name.upper() for name in os.environ}
+    return next((n for n in names if n.upper() in present), names[0]) + rest
 
 
 def require(value: SecretStr | str | None, variable: str) -> str:

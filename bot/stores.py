@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from aiohttp import web
 
+from bot.admin.api import Readiness, add_admin_routes, add_probe_routes
 from bot.admin.auth import AdminTokens
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
@@ -24,6 +25,8 @@ from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
+from bot.http_server import HttpServer
+from bot.metrics import PrometheusMetrics, add_metrics_route
 from bot.settings import Settings
 from bot.state.client import open_redis
 from bot.state.embedded import EmbeddedRedis
@@ -112,6 +115,30 @@ def add_console(
     backend = RedisSessionBackend(redis, settings.redis_prefix)
     sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
     add_console_routes(app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser)
+
+
+def add_service_routes(
+    http: HttpServer,
+    settings: Settings,
+    *,
+    redis: aioredis.Redis,
+    audit: SqlAuditStore,
+    eraser: Eraser,
+    readiness: Readiness,
+    metrics: PrometheusMetrics,
+) -> None:
+    """What every veilbot HTTP server serves (``run`` and ``admin serve`` alike).
+
+    ``/healthz`` (the server's own), ``/readyz``, ``/metrics``, and with
+    ``VEILBOT_ADMIN_TOKENS`` the admin API and the admin console.
+    """
+    tokens = build_admin_tokens(settings)
+    if tokens:
+        add_admin_routes(http.app, store=audit, tokens=tokens, readiness=readiness)
+        add_console(http.app, settings, redis=redis, audit=audit, tokens=tokens, eraser=eraser)
+    else:
+        add_probe_routes(http.app, readiness)
+    add_metrics_route(http.app, metrics)
 
 
 def _eraser(

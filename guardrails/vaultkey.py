@@ -94,7 +94,7 @@ def load_vault_key(configured: SecretStr | None, data_dir: Path) -> bytes:
     """The vault's 32-byte master key.
 
     Args:
-        configured: ``VEILBOT_VAULT_KEY``, urlsafe base64 of 32 bytes, or ``None``.
+        configured: ``VEILBOT_VAULT_KEY``, base64 of 32 bytes (either alphabet), or ``None``.
         data_dir: where ``vault.key`` is read from, or created (mode 0600) when missing.
 
     Returns:
@@ -117,18 +117,26 @@ def load_vault_key(configured: SecretStr | None, data_dir: Path) -> bytes:
         return _read_key_file(path)
 
 
+_TO_URLSAFE = str.maketrans("+/", "-_")
+
+
 def _decode(raw: str, source: str) -> bytes:
-    text = raw.strip()
+    """A key in base64 of 32 bytes: url-safe or standard alphabet, padded or not.
+
+    The two alphabets differ only in the characters for 62 and 63 (``-_`` and ``+/``), so
+    reading both gives every key one meaning; what ``openssl rand -base64 32`` and
+    ``secrets.token_urlsafe(32)`` print are both accepted.
+    """
+    text = raw.strip().translate(_TO_URLSAFE)
+    text += "=" * (-len(text) % 4)
     try:
         key = base64.urlsafe_b64decode(text.encode("ascii"))
     except (binascii.Error, ValueError, UnicodeEncodeError):
         raise ConfigError(
-            f"{source} is not urlsafe base64 of {KEY_BYTES} bytes; "
-            f"create one with: python -c 'import secrets,base64;"
-            f"print(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())'"
+            f"{source} is not base64 of {KEY_BYTES} bytes; create one with: openssl rand -base64 32"
         ) from None
     if len(key) != KEY_BYTES or base64.urlsafe_b64encode(key).decode("ascii") != text:
-        raise ConfigError(f"{source} must be urlsafe base64 of exactly {KEY_BYTES} bytes")
+        raise ConfigError(f"{source} must be base64 of exactly {KEY_BYTES} bytes")
     return key
 
 

@@ -13,10 +13,16 @@ Each caller gets its own text's detections or its own ``GuardrailError`` (one te
 breaks the analysis fails alone).
 
 A worker that dies (the OOM killer, a crash in native code) breaks a ``ProcessPoolExecutor`` for
-good: every later call fails. ``ProcessDetector`` replaces a broken pool at once with a new one
-(logged at ERROR, by exception type), so the analyses that were in flight fail closed, later
-ones wait for the new workers to warm up, and readiness recovers on its own. Every text of
-a batch in flight on a dead worker fails closed.
+good: every later call fails. ``ProcessDetector`` replaces a broken pool with a new one (logged
+at ERROR, by exception type), so the analyses that were in flight fail closed, later ones wait
+for the new workers to warm up, and readiness recovers on its own. Every text of a batch in
+flight on a dead worker fails closed.
+
+A pool that worked is replaced at once. One that broke before any analysis worked on it (its
+workers killed while they warmed up, or a configuration they cannot start with) is replaced
+after a backoff that doubles with each such pool in a row, from half a second up to 30 s, so
+a broken configuration does not respawn in a loop. Analyses that arrive meanwhile wait for the
+replacement when it is due within a few seconds, and fail closed at once when it is not.
 """
 
 from __future__ import annotations
@@ -28,8 +34,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import threading
-import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -47,7 +52,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_FIRST_RETRY_SECONDS = 0.5
 _RETRY_SECONDS = 30.0
+"""The longest pause between two replacements of pools that never worked."""
+_WAIT_SECONDS = 5.0
+"""How long an analysis waits for a replacement pool to be started before it fails closed."""
 
 WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187."
 
@@ -180,14 +189,16 @@ class ProcessDetector:
     ) -> None:
         self._initargs = (model, str(policy_file) if policy_file else None, chunk_chars)
         self._workers = workers
+        self._failed_pools = 0  # pools in a row that broke before they worked
         self._pool = self._new_pool()
+        self._next: asyncio.Future[None] | None = None  # a replacement is scheduled
+        self._timer: asyncio.TimerHandle | None = None
         self._warming: set[asyncio.Task[None]] = set()
         # One batch more than workers: a worker that finishes finds the next one queued.
         self._batches = Batches(self._send, workers + 1, BATCH_CHUNKS * chunk_chars)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._proven = False  # no analysis has worked on it yet
-        self._born = time.monotonic()
         return ProcessPoolExecutor(
             self._workers,
             mp_context=multiprocessing.get_context("spawn"),  # no fork of a threaded process
@@ -203,26 +214,44 @@ class ProcessDetector:
         """Detect in the next free worker process, with whatever else waits for one.
 
         A pool found broken before the batch was handed over is replaced and the batch runs
-        on the new one; every text of a batch in flight when a worker died fails closed.
+        on the new one (after waiting up to ``_WAIT_SECONDS`` for it to be started); every
+        text of a batch in flight when a worker died fails closed.
         """
         return await self._batches.detect((text, platform, prose))
 
     def _send(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
-        try:
-            pool, future = self._submit(items)
-        except BrokenProcessPool:
-            pool, future = self._submit(items)  # raises again if not replaced (never worked)
-        sent = asyncio.wrap_future(future)
-        sent.add_done_callback(lambda done: self._check(pool, done))  # before the callers wake
-        return sent
+        if self._next is None:
+            try:
+                return self._submit(items)
+            except BrokenProcessPool:
+                if self._next is None:  # replaced at once
+                    return self._submit(items)
+        return asyncio.ensure_future(self._send_later(items))
 
-    def _submit(self, items: list[Item]) -> tuple[ProcessPoolExecutor, Future[list[Outcome]]]:
+    async def _send_later(self, items: list[Item]) -> list[Outcome]:
+        """Wait (bounded) for the scheduled replacement pool, then hand the batch to it."""
+        deadline = asyncio.get_running_loop().time() + _WAIT_SECONDS
+        while (scheduled := self._next) is not None:
+            if self._timer is None or self._timer.when() > deadline:
+                raise BrokenProcessPool("no guardrail workers; a replacement is not due yet")
+            await asyncio.shield(scheduled)
+            try:
+                return await self._submit(items)
+            except BrokenProcessPool:
+                continue  # broke again before it took the batch: wait for the next one
+        return await self._submit(items)
+
+    def _submit(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
+        """Hand a batch to the current pool; a broken pool is replaced and the error raised."""
         pool = self._pool
         try:
-            return pool, pool.submit(_detect_batch_in_worker, items)
+            future = pool.submit(_detect_batch_in_worker, items)
         except BrokenProcessPool as exc:
             self._replace(pool, exc)
             raise
+        sent = asyncio.wrap_future(future)
+        sent.add_done_callback(lambda done: self._check(pool, done))  # before the callers wake
+        return sent
 
     def _check(self, pool: ProcessPoolExecutor, done: asyncio.Future[list[Outcome]]) -> None:
         """After a batch: a broken pool is replaced; one that answered has proven to work."""
@@ -230,26 +259,42 @@ class ProcessDetector:
             return
         if isinstance(exc := done.exception(), BrokenProcessPool):
             self._replace(pool, exc)
-        elif exc is None:
-            self._proven = self._proven or pool is self._pool
+        elif exc is None and pool is self._pool and not self._proven:
+            self._proven = True
+            self._failed_pools = 0
 
     def _replace(self, broken: ProcessPoolExecutor, exc: BaseException) -> None:
-        """Swap a broken pool for a new one (once, whoever notices first) and warm it up.
+        """Replace a broken pool (once, whoever notices first): at once if it worked, else later.
 
-        A pool whose workers never worked (a missing model, a bad policy file) is replaced at
-        most every ``_RETRY_SECONDS``, so a broken configuration does not respawn in a loop.
+        A pool whose workers never worked is replaced after ``_FIRST_RETRY_SECONDS``, doubled
+        for each such pool in a row up to ``_RETRY_SECONDS``.
         """
-        if self._pool is not broken:
+        if self._pool is not broken or self._next is not None:
             return
-        if not self._proven and time.monotonic() - self._born < _RETRY_SECONDS:
-            return
+        delay = 0.0
+        if not self._proven:
+            delay = min(_FIRST_RETRY_SECONDS * 2**self._failed_pools, _RETRY_SECONDS)
+            self._failed_pools += 1
         logger.error(
-            "guardrail worker process died (%s); starting %d new workers",
+            "guardrail worker process died (%s); starting %d new workers in %.1f s",
             type(exc).__name__,
             self._workers,
+            delay,
         )
-        self._pool = self._new_pool()
         broken.shutdown(wait=False, cancel_futures=True)
+        if delay == 0.0:
+            self._install()
+            return
+        loop = asyncio.get_running_loop()
+        self._next = loop.create_future()
+        self._timer = loop.call_later(delay, self._install)
+
+    def _install(self) -> None:
+        """Start the replacement pool, wake the analyses that wait for it, and warm it up."""
+        self._pool = self._new_pool()
+        scheduled, self._next, self._timer = self._next, None, None
+        if scheduled is not None and not scheduled.done():
+            scheduled.set_result(None)
         task = asyncio.get_running_loop().create_task(self._warm_up())
         self._warming.add(task)
         task.add_done_callback(self._warming.discard)
@@ -263,6 +308,10 @@ class ProcessDetector:
 
     async def close(self) -> None:
         """Stop the workers (running analyses are abandoned)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._next is not None and not self._next.done():
+            self._next.cancel()
         for task in list(self._warming):
             task.cancel()
         await asyncio.gather(*self._warming, return_exceptions=True)

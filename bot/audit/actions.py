@@ -21,6 +21,7 @@ from bot.audit.types import check_limit
 
 ActionKind = Literal[
     "sign_in",
+    "sign_in_failed",
     "sign_out",
     "view_runs",
     "view_run",

@@ -6,9 +6,12 @@ holds:
 - JSONL: the first line is ``{"_meta": {...}}``; every further line is one run.
 - CSV: the first line is ``#veilbot-audit-export {...json...}`` (skip it: ``tail -n +2``,
   ``pandas.read_csv(f, skiprows=1)``); the second is the header row. Nested fields
-  (``entity_counts``, ``latencies_ms``, ``metadata``) are JSON text. Text cells that a
-  spreadsheet would run as a formula (``= + - @`` or their full-width forms, also after
-  leading spaces; a leading tab or CR) are prefixed with ``'``.
+  (``entity_counts``, ``latencies_ms``, ``metadata``) are JSON text. Every text field is
+  quoted, so a line break inside one (CR, LF or any other) never starts a new row. Each line
+  of a text cell that a spreadsheet could run as a formula is prefixed with ``'``: after
+  Unicode compatibility folding (full-width and small forms) and skipping blanks and
+  invisible or format characters, it begins with ``= + - @`` or a minus sign, or it begins
+  with a tab or a control character. The JSONL export keeps text exactly.
 
 Every field is placeholder text, entity types and counts, ids, tokens, cost, latencies or
 status: the audit log never held an original value, so no export can contain one.
@@ -19,6 +22,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import unicodedata
 import zlib
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
@@ -41,17 +46,30 @@ CSV_META_PREFIX = "#veilbot-audit-export "
 EXPORT_FIELDS = tuple(f.name for f in fields(AuditRecord))
 """Every field of a run, in the order of ``AuditRecord``."""
 _JSON_FIELDS = {"entity_counts", "latencies_ms", "metadata"}
-_FORMULA_CHARS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
-"""``= + - @`` and their full-width forms (spreadsheets read ``＝1+1`` as a formula too)."""
-_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
+_FORMULA_CHARS = frozenset("=+-@\u2212\u2795\u2796")
+"""What a formula starts with, after NFKC folding (``＝ ﹦ ⁼`` become ``=``, ``﹣ －`` ``-``)."""
+_SKIPPED = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories a spreadsheet shows as nothing or blank before the first character."""
+_LINE_BREAK = re.compile(r"(\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])")
 
 
-def _formula_like(value: str) -> bool:
-    """Whether a spreadsheet could run the cell: a formula sign after any leading blanks."""
-    if value.startswith(("\t", "\r")):
-        return True
-    start = value.lstrip().lstrip(_INVISIBLE).lstrip()
-    return bool(start) and start[0] in _FORMULA_CHARS
+def _formula_like(line: str) -> bool:
+    """Whether a spreadsheet could run ``line`` as a formula (see the module docstring)."""
+    if line[:1] and unicodedata.category(line[0]) == "Cc":
+        return True  # a leading tab, CR or other control: a trigger in some importers
+    for char in line:
+        if unicodedata.category(char) not in _SKIPPED:
+            return unicodedata.normalize("NFKC", char)[:1] in _FORMULA_CHARS
+    return False
+
+
+def _defuse(value: str) -> str:
+    """``value`` with ``'`` before every line a spreadsheet could run as a formula."""
+    parts = _LINE_BREAK.split(value)
+    for i in range(0, len(parts), 2):
+        if _formula_like(parts[i]):
+            parts[i] = "'" + parts[i]
+    return "".join(parts)
 
 
 _CHUNK_BYTES = 64 * 1024
@@ -93,8 +111,8 @@ def _csv_cell(name: str, value: Any) -> Any:
         return ""
     if name in _JSON_FIELDS:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    if isinstance(value, str) and _formula_like(value):
-        return "'" + value
+    if isinstance(value, str):
+        return _defuse(value)
     return value
 
 
@@ -103,7 +121,9 @@ class _CsvLine:
 
     def __init__(self) -> None:
         self._buffer = io.StringIO()
-        self._writer = csv.writer(self._buffer, lineterminator="\n")
+        # Every text cell quoted: Python's minimal quoting leaves a bare CR unquoted when the
+        # line terminator is LF, and that CR splits the row in a spreadsheet.
+        self._writer = csv.writer(self._buffer, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
 
     def __call__(self, cells: list[Any]) -> str:
         self._buffer.seek(0)

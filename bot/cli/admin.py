@@ -1,10 +1,11 @@
 """``veilbot admin serve | new-token | hash-token``.
 
-``admin serve`` runs the HTTP admin API and the admin console (``/admin/``) on its own
-aiohttp server, with the stores only (no guardrail, so ``/readyz`` checks Redis and the
-database), and applies the audit retention daily: for deployments that keep the admin API
-apart from the bot. ``veilbot run`` serves the same routes on its own HTTP server
-(``bot.service``) when ``VEILBOT_ADMIN_TOKENS`` is set.
+``admin serve`` runs the HTTP admin API and the admin console (``/admin/``) with the stores
+only (no guardrail, so ``/readyz`` checks Redis and the database), and applies the audit
+retention daily: for deployments that keep the admin API apart from the bot. Its server is
+built from the same pieces as ``veilbot run``'s (``bot.stores.add_service_routes`` on an
+``HttpServer``): the same ``/healthz``, ``/readyz`` and ``/metrics``, and it stops on
+SIGTERM or SIGINT the same way, logging each step.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import asyncio
 import logging
 import sys
 
-from aiohttp import web
-
-from bot.admin.api import add_admin_routes
 from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
+from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
 from bot.core.errors import ConfigError
+from bot.http_server import HttpServer
+from bot.metrics import PrometheusMetrics
 from bot.settings import Settings
-from bot.stores import add_console, build_admin_tokens, build_stores
+from bot.stores import add_service_routes, build_admin_tokens, build_stores
 
 log = logging.getLogger(__name__)
 
@@ -45,28 +46,34 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _serve(settings: Settings, host: str, port: int) -> int:
-    tokens = build_admin_tokens(settings)
-    if not tokens:
+    if not build_admin_tokens(settings):
         raise ConfigError("VEILBOT_ADMIN_TOKENS is empty: no one could use the admin API")
+    with StopSignals(grace_seconds=WATCHDOG_MARGIN_SECONDS) as stopping:
+        try:
+            await _serve_until(settings, HttpServer(host, port), stopping)
+        except asyncio.CancelledError:
+            if not stopping.startup_cancelled:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+    log.info("shutdown: veilbot admin stopped (%s)", stopping.signal_name or "ended")
+    return 0
+
+
+async def _serve_until(settings: Settings, http: HttpServer, stopping: StopSignals) -> None:
     async with build_stores(settings) as stores:
-        app = web.Application()
-        add_admin_routes(app, store=stores.audit, tokens=tokens, readiness=stores.readiness)
-        add_console(
-            app,
+        add_service_routes(
+            http,
             settings,
             redis=stores.redis,
             audit=stores.audit,
-            tokens=tokens,
             eraser=stores.eraser,
+            readiness=stores.readiness,
+            metrics=PrometheusMetrics(),
         )
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, host, port)
-            await site.start()
-            log.info("admin API and console listening on http://%s:%d/admin/", host, port)
-            async with retention_running(stores.audit, settings.audit_retention_days):
-                await asyncio.Event().wait()
-        finally:
-            await runner.cleanup()
-    return 0
+        async with http, retention_running(stores.audit, settings.audit_retention_days):
+            stopping.serving()
+            log.info("admin API and console listening on %s/admin/", http.url)
+            await stopping.requested.wait()
+        log.info("shutdown: http server closed")

@@ -1,4 +1,4 @@
-"""``veilbot audit export | list | stats | purge`` and ``veilbot forget``.
+"""``veilbot audit export | list | show | stats | purge`` and ``veilbot forget``.
 
 Components come from ``bot.stores`` only (``build_audit`` for audit commands, ``build_stores``
 for ``forget``), so none of these loads spaCy or the model client. Filters are parsed
@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -26,12 +27,14 @@ from bot.audit.erasure import ErasurePlan
 from bot.audit.export import export_chunks, record_dict
 from bot.audit.retention import purge_older_than
 from bot.audit.types import RunFilter, parse_duration, parse_user_ref
+from bot.cli import views
 from bot.cli.parser import filter_from_args
 from bot.core.errors import InputRejected
 from bot.settings import Settings
 from bot.stores import build_audit, build_stores
 
 _SHOWN_THREADS = 20
+_RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def run_audit(settings: Settings, args: argparse.Namespace) -> int:
@@ -44,6 +47,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
         handlers: dict[str, Callable[[Settings, argparse.Namespace], Any]] = {
             "export": _export,
             "list": _list,
+            "show": _show,
             "stats": _stats,
             "purge": _purge,
         }
@@ -51,10 +55,29 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     return await _forget(settings, args)
 
 
+_OPEN_PROBLEMS: dict[type[OSError], str] = {
+    FileNotFoundError: "its directory does not exist",
+    NotADirectoryError: "a part of its path is not a directory",
+    IsADirectoryError: "it is a directory; name a file in it",
+    PermissionError: "permission denied",
+}
+
+
 def _open_output(path: str) -> IO[bytes]:
+    """The export's destination, opened before anything connects.
+
+    Raises:
+        InputRejected: the file cannot be created there, with the reason in one line.
+    """
     if path == "-":
         return sys.stdout.buffer
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        problem = _OPEN_PROBLEMS.get(type(exc), exc.strerror or type(exc).__name__)
+        raise InputRejected(
+            f"cannot write the export to {views.safe(path)!r}: {problem}", reason="output"
+        ) from None
     return os.fdopen(fd, "wb")
 
 
@@ -81,10 +104,10 @@ async def _export(settings: Settings, args: argparse.Namespace) -> int:
             reason="terminal",
         )
     rows = written = 0
-    async with build_audit(settings) as audit:
-        total = await audit.count_runs(run_filter) if sys.stderr.isatty() else 0
-        out = _open_output(args.output)
-        try:
+    out = _open_output(args.output)
+    try:
+        async with build_audit(settings) as audit:
+            total = await audit.count_runs(run_filter) if sys.stderr.isatty() else 0
             with _progress(total, to_terminal) as bar:
                 task = bar.add_task("export", total=total) if bar else None
 
@@ -99,16 +122,12 @@ async def _export(settings: Settings, args: argparse.Namespace) -> int:
                     out.write(chunk)
                     written += len(chunk)
             out.flush()
-        finally:
-            if out is not sys.stdout.buffer:
-                out.close()
+    finally:
+        if out is not sys.stdout.buffer:
+            out.close()
     where = "stdout" if args.output == "-" else args.output
     print(f"exported {rows} run(s), {written} bytes, to {where}", file=sys.stderr)
     return 0
-
-
-def _short_time(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 async def _list(settings: Settings, args: argparse.Namespace) -> int:
@@ -119,22 +138,22 @@ async def _list(settings: Settings, args: argparse.Namespace) -> int:
         runs = [record_dict(r) for r in page.runs]
         print(json.dumps({"runs": runs, "next_cursor": page.next_cursor}, ensure_ascii=False))
         return 0
-    table = Table("started (UTC)", "run", "thread", "user", "status", "in/out", "cost $", "PII")
-    for r in page.runs:
-        table.add_row(
-            _short_time(r.started_at),
-            r.run_id[:12],
-            r.thread_id,
-            r.user_id,
-            str(r.status),
-            f"{r.input_tokens}/{r.output_tokens}",
-            f"{r.cost_usd:.4f}" if r.cost_usd is not None else "-",
-            ", ".join(f"{k}={v}" for k, v in sorted(r.entity_counts.items())),
-        )
-    console = Console()
-    console.print(table)
-    if page.next_cursor:
-        console.print(f"next page: --cursor {page.next_cursor}", highlight=False)
+    views.print_runs(page.runs, page.next_cursor)
+    return 0
+
+
+async def _show(settings: Settings, args: argparse.Namespace) -> int:
+    if not _RUN_ID.fullmatch(args.run_id):
+        raise InputRejected("RUN_ID is the run column of 'audit list'", reason="run_id")
+    async with build_audit(settings) as audit:
+        record = await audit.get_run(args.run_id)
+    if record is None:
+        print(f"veilbot: no run {args.run_id}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(record_dict(record), ensure_ascii=False))
+    else:
+        views.print_run(record)
     return 0
 
 
@@ -202,6 +221,9 @@ def _confirmed(plan: ErasurePlan, args: argparse.Namespace) -> bool:
     Raises:
         InputRejected: nobody can be asked (stdin is not a terminal) and ``--yes`` is missing.
     """
+    if args.dry_run and args.json:
+        print(json.dumps({"dry_run": True, **asdict(plan)}))
+        return False
     if args.dry_run:
         print(f"would forget: {plan.describe()}")
         for tid in plan.threads[:_SHOWN_THREADS]:

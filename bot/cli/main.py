@@ -6,7 +6,8 @@ veilbot run [discord|slack ...]                       serve platforms (default: 
                                                       /healthz, /readyz, the admin API, retention
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
 veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]  (summary on stderr)
-veilbot audit list [filters] [--limit N] [--cursor C] [--json]
+veilbot audit list [filters] [--limit N] [--cursor C] [--json]   (tab-separated in a pipe)
+veilbot audit show RUN_ID [--json]
 veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
 veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
-        if args.command == "run":
+        if args.command == "run" or getattr(args, "admin_command", None) == "serve":
             with early_signals():  # before the slow imports: SIGTERM too ends start-up
                 return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)

@@ -88,6 +88,9 @@ def _add_audit_commands(sub: Any) -> None:
     listing.add_argument("--limit", type=int, default=50)
     listing.add_argument("--cursor", help="next_cursor printed by the previous page")
     listing.add_argument("--json", action="store_true")
+    show = verbs.add_parser("show", help="every field of one run")
+    show.add_argument("run_id", metavar="RUN_ID", help="the run column of 'audit list'")
+    show.add_argument("--json", action="store_true")
     stats = verbs.add_parser("stats", help="turns, tokens, cost and entities per group")
     add_filter_args(stats)
     stats.add_argument("--by", choices=GROUPS, default="day")
@@ -100,7 +103,7 @@ def _add_audit_commands(sub: Any) -> None:
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--user", help="slack:TEAM:USER, discord:USER or console:USER")
     target.add_argument("--thread", help="a thread id")
-    forget.add_argument("--json", action="store_true")
+    forget.add_argument("--json", action="store_true", help="print the counts (or plan) as JSON")
     forget.add_argument("--yes", "-y", action="store_true", help="erase without asking")
     forget.add_argument("--dry-run", action="store_true", help="only show what would go")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -163,3 +164,83 @@ def test_help_loads_the_parser_alone(tmp_path: Path) -> None:
     assert "bot.cli.parser" in modules
     assert not heavy(modules)
     assert not {"bot.settings", "bot.stores", "bot.app", "pydantic_settings"} & modules
+
+
+def run_server_paths(env: dict[str, str]) -> set[str]:
+    """The fixed paths of the server ``veilbot run`` builds with these settings (no platform)."""
+    from types import SimpleNamespace
+
+    from bot.metrics import PrometheusMetrics
+    from bot.service import build_http
+    from bot.settings import Settings
+
+    settings = Settings(admin_tokens=env["VEILBOT_ADMIN_TOKENS"], _env_file=None)  # type: ignore[call-arg]
+    stand_in = SimpleNamespace(
+        settings=settings,
+        audit=None,
+        redis=None,
+        eraser=None,
+        readiness=None,
+        metrics=PrometheusMetrics(),
+    )
+    http = build_http(stand_in, [])  # type: ignore[arg-type]
+    return {r.canonical for r in http.app.router.resources() if "{" not in r.canonical}
+
+
+def get(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (loopback)
+            return response.status, response.headers.get("Content-Type", ""), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+
+
+def test_admin_serve_is_the_server_veilbot_run_has(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """The same endpoints (``/healthz`` body, ``/metrics``) and the same logged shutdown."""
+    port = free_port()
+    env = env_for(
+        tmp_path,
+        VEILBOT_REDIS_URL=redis_url,
+        VEILBOT_REDIS_PREFIX=redis_prefix,
+        VEILBOT_ADMIN_TOKENS=hash_token(TOKEN),
+        VEILBOT_ADMIN_HTTP_PORT=str(port),
+        VEILBOT_LOG_LEVEL="INFO",
+    )
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "admin", "serve"],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env=env,
+            cwd=ROOT,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            wait_ready(f"{base}/readyz", proc, deadline=60)
+            assert get(f"{base}/healthz") == (
+                200,
+                "application/json; charset=utf-8",
+                b'{"ok": true}',
+            )
+            status, kind, body = get(f"{base}/metrics")
+            assert (status, kind.split(";")[0]) == (200, "text/plain")
+            assert b"# HELP veilbot_turns" in body
+            for path in sorted(run_server_paths(env)):
+                assert get(f"{base}{path}")[0] != 404, path
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    logged = log_path.read_text()
+    for line in (
+        "shutdown: SIGTERM received",
+        "shutdown: http server closed",
+        "shutdown: veilbot admin stopped (SIGTERM)",
+    ):
+        assert line in logged, logged[-2000:]
+    assert "Traceback" not in logged

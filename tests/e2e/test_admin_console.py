@@ -255,3 +255,38 @@ async def test_admin_serve_on_embedded_defaults_serves_the_console(
             await context.close()
     finally:
         stop_tree(proc, tmp_path / "data")
+
+
+OVERFLOW = """() => {
+  const width = window.innerWidth;
+  const out = [...document.querySelectorAll("header.top, header.top *")]
+    .filter(e => e.getBoundingClientRect().right > width + 0.5)
+    .map(e => e.tagName + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : ""));
+  return {width, page: document.documentElement.scrollWidth, out};
+}"""
+
+
+@pytest.mark.parametrize("path", ["/admin/", "/admin/ui/stats", "/admin/ui/activity"])
+async def test_the_header_fits_a_phone_screen(
+    make_app: MakeApp,
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+    path: str,
+) -> None:
+    app = await make_app(admin_tokens=hash_token(TOKEN), admin_http_port=0)
+    async with build_http(app, []) as http:
+        context = await browser.new_context(viewport={"width": 360, "height": 740})
+        try:
+            page = await context.new_page()
+            await page.goto(f"{http.url}/admin/ui/login")
+            await page.fill("#token", TOKEN)
+            await page.click("#sign-in")
+            await page.wait_for_url(f"{http.url}/admin/")
+            await page.goto(f"{http.url}{path}")
+            await page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+            measured = await page.evaluate(OVERFLOW)
+            assert measured["out"] == [], measured  # nothing of the header past the edge
+            assert measured["page"] <= measured["width"], measured  # no sideways scrolling
+            assert await page.locator("#sign-out").is_visible()
+        finally:
+            await context.close()

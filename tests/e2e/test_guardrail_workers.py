@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import signal
 import time
 
 from bot.core.types import TurnStatus
+from guardrails.workers import ProcessDetector
 from tests.e2e.conftest import MakeApp, message, unique_thread
 
 
@@ -36,3 +38,36 @@ async def test_turns_and_readiness_recover_after_the_guardrail_workers_are_kille
     assert refused <= 1
     assert "Maria Gonzalez" in reply.text
     assert (await app.readiness())["guardrail"]
+
+
+async def test_turns_recover_when_the_replacement_workers_are_killed_while_warming_up(
+    make_app: MakeApp,
+) -> None:
+    """Killed again while the new workers load their model: a few turns fail closed (those
+    already handed to the dead workers), then turns wait for the next workers and are
+    answered; nothing fails closed for half a minute."""
+    app = await make_app(guardrail_workers=2)
+    pool = app.guardrail._detector
+    assert isinstance(pool, ProcessDetector)
+    thread = unique_thread()
+    first = {p.pid for p in multiprocessing.active_children()}
+    for pid in first:
+        os.kill(pid, signal.SIGKILL)  # type: ignore[arg-type]
+    turn = asyncio.create_task(app.conversation.handle(message("I'm Maria Gonzalez", thread)))
+    while not (pool._warming and len(second := _children() - first) == 2):
+        await asyncio.sleep(0.01)  # polls for the replacements to be spawned
+    for pid in second:
+        os.kill(pid, signal.SIGKILL)
+    replies = [await turn]
+    while not replies[-1].ok:  # type: ignore[union-attr]
+        replies.append(await app.conversation.handle(message("I'm Maria Gonzalez", thread)))
+        assert len(replies) <= 3, "turns kept failing closed after the second kill"
+    for reply in replies[:-1]:
+        assert reply is not None
+        assert reply.status is TurnStatus.GUARDRAIL_ERROR
+    assert "Maria Gonzalez" in replies[-1].text  # type: ignore[union-attr]
+    assert (await app.readiness())["guardrail"]
+
+
+def _children() -> set[int]:
+    return {p.pid for p in multiprocessing.active_children() if p.pid is not None}

@@ -198,6 +198,70 @@ async def test_bad_filter_is_a_clear_400(rig: Rig) -> None:
     assert (await rig.client.get("/admin/?since=yesterday-ish")).status == 400
 
 
+async def test_a_bad_filter_shows_the_form_again_with_the_error_beside_its_field(
+    rig: Rig,
+) -> None:
+    await sign_in(rig.client)
+    for path, name in (("/admin/", "runs"), ("/admin/ui/stats", "stats")):
+        response = await rig.client.get(f"{path}?since=yesterday-ish&channel=C9&meta=team%3Dops")
+        assert response.status == 400, name
+        html = await response.text()
+        assert field(html, "channel") == "C9"  # what was typed is kept
+        assert field(html, "meta") == "team=ops"
+        assert re.search(r'name="since" value="yesterday-ish"[^>]*aria-invalid="true"', html)
+        error = re.search(r'<span class="field-error" id="error-since">([^<]*)</span>', html)
+        assert error, name
+        assert "ISO 8601" in error.group(1)
+        assert 'id="error-channel"' not in html
+        assert 'name="csrf"' in html  # still the signed-in page, sign-out and all
+    unknown = await rig.client.get("/admin/?colour=blue")
+    assert unknown.status == 400
+    assert "unknown query parameter(s): colour" in await unknown.text()
+
+
+async def test_thread_and_user_are_accepted_as_short_names(rig: Rig) -> None:
+    mine, other = run(), run(thread_id="slack:T1:C1:200.1", user_id="U2")
+    await rig.stores.audit.record(mine)
+    await rig.stores.audit.record(other)
+    await sign_in(rig.client)
+    by_thread = await rig.client.get(f"/admin/?thread={mine.thread_id}")
+    assert by_thread.status == 200
+    html = await by_thread.text()
+    assert mine.run_id in html
+    assert other.run_id not in html
+    assert field(html, "thread_id") == mine.thread_id
+    by_user = await (await rig.client.get("/admin/?user=U2")).text()
+    assert other.run_id in by_user
+    assert mine.run_id not in by_user
+
+
+async def test_refused_sign_ins_are_in_the_activity_log_without_the_secret(rig: Rig) -> None:
+    assert (await sign_in(rig.client, "guessed-token-abc123")).status == 401
+    assert (await sign_in(rig.client, READER)).status == 401
+    forged = await rig.client.post(
+        "/admin/ui/login", data={"token": ADMIN, "csrf": "forged"}, allow_redirects=False
+    )
+    assert forged.status == 403
+    actions = list(reversed(await rig.stores.audit.recent_actions()))
+    assert [(a.action, a.actor, a.outcome) for a in actions] == [
+        ("sign_in_failed", "unknown", {"reason": "unknown_token"}),
+        ("sign_in_failed", f"tok:{hash_token(READER)[:12]}", {"reason": "no_admin_scope"}),
+        ("sign_in_failed", "unknown", {"reason": "expired_form"}),
+    ]
+    assert "guessed-token" not in repr(actions)
+    assert ADMIN not in repr(actions)
+    await sign_in(rig.client)
+    page = await (await rig.client.get("/admin/ui/activity")).text()
+    assert page.count("sign_in_failed") == 3
+
+
+async def test_refused_sign_ins_beyond_the_budget_are_counted_not_recorded(rig: Rig) -> None:
+    for _ in range(35):
+        await sign_in(rig.client, "guessed-token-abc123")
+    actions = await rig.stores.audit.recent_actions(limit=100)
+    assert len(actions) == 30
+
+
 async def test_export_streams_the_filter_in_each_format_and_is_recorded(rig: Rig) -> None:
     await bulk_insert(rig.stores.audit, many_rows(30, prefix="x", channel="C9"))
     await rig.stores.audit.record(run(channel="C1"))

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import threading
+import unicodedata
 
 import pytest
 
@@ -68,6 +69,63 @@ async def test_csv_defuses_formulas_behind_spaces_and_in_full_width(
     row = next(csv.DictReader(io.StringIO(data.split("\n", 1)[1])))
     assert row["prompt"] == "'" + cell
     assert row["answer"] == "'- a list item"
+
+
+TRIGGERS = "=+-@\u2212"
+
+
+def _spreadsheet_start(line: str) -> str:
+    """The first character a spreadsheet would read: invisible and blank characters skipped."""
+    for char in line:
+        if unicodedata.category(char)[0] not in "CZM":
+            return unicodedata.normalize("NFKC", char)[0]
+    return ""
+
+
+INJECTIONS = [
+    'ok\r=HYPERLINK("http://x","y")',
+    "ok\r\n+1+1",
+    "one\u2028@SUM(1)",
+    "\u22121+1",
+    "\ufe66 1+1",
+    "\ufe62 1",
+    "\ufe63 1",
+    "\uff1d1",
+    "\u200e=1+1",
+    "\u202e=1+1",
+    "\u00ad=1+1",
+    "\u200b\u2060 \ufeff=1",
+    "\t=1",
+    "\u207c1",
+]
+
+
+async def test_csv_no_line_a_spreadsheet_reads_starts_a_formula(
+    audit_store: SqlAuditStore,
+) -> None:
+    for i, cell in enumerate(INJECTIONS):
+        await audit_store.record(run(minutes=i, prompt=cell, answer="fine\r" + cell))
+    raw = (await collect(audit_store, RunFilter(), "csv")).decode()
+    rows = list(csv.DictReader(io.StringIO(raw.split("\n", 1)[1])))
+    assert len(rows) == len(INJECTIONS)
+    for row, cell in zip(rows, reversed(INJECTIONS), strict=True):
+        for line in row["prompt"].splitlines():
+            assert _spreadsheet_start(line) not in TRIGGERS, line
+        assert row["prompt"] != cell
+        assert row["prompt"].replace("'", "") == cell.replace("'", "")
+        assert row["answer"].startswith("fine\r")
+    lines = raw.splitlines()  # every line break a lenient importer could split on
+    assert len(lines) > len(INJECTIONS) + 2
+    for line in lines:
+        assert _spreadsheet_start(line) not in TRIGGERS or not line, line
+
+
+async def test_csv_keeps_plain_text_and_numbers_as_they_were(audit_store: SqlAuditStore) -> None:
+    await audit_store.record(run(prompt='a\rb\nc, "d"', answer="x - y = z"))
+    raw = (await collect(audit_store, RunFilter(), "csv")).decode()
+    row = next(csv.DictReader(io.StringIO(raw.split("\n", 1)[1])))
+    assert row["prompt"] == 'a\rb\nc, "d"'
+    assert row["answer"] == "x - y = z"
 
 
 async def test_max_rows_keeps_the_newest(audit_store: SqlAuditStore) -> None:

@@ -196,12 +196,27 @@ def test_configured_key_is_used(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "spelled",
+    [
+        base64.b64encode,  # openssl rand -base64 32
+        base64.urlsafe_b64encode,
+        lambda key: base64.urlsafe_b64encode(key).rstrip(b"="),  # secrets.token_urlsafe(32)
+        lambda key: base64.b64encode(key).rstrip(b"="),
+    ],
+)
+def test_a_key_in_either_base64_alphabet_padded_or_not_is_the_same_key(spelled, tmp_path):
+    key = bytes([251, 255, 62, 63] * 8)  # a key whose base64 has + / (standard) or - _
+    text = " " + spelled(key).decode() + "\n"
+    assert load_vault_key(SecretStr(text), tmp_path) == key
+
+
+@pytest.mark.parametrize(
     "bad",
     [
         "not base64 at all!!",
         base64.urlsafe_b64encode(b"k" * 16).decode(),  # too short
         base64.urlsafe_b64encode(b"k" * 33).decode(),  # too long
-        base64.b64encode(bytes([251] * 32)).decode(),  # standard, not urlsafe, alphabet
+        base64.b64encode(bytes([251] * 32)).decode()[:-2] + "==",  # a byte short
         TEST_VAULT_KEY_B64 + "AAAA",
         "ünïcode-kéy",
     ],

@@ -109,6 +109,46 @@ async def test_dead_workers_are_replaced_and_later_analyses_succeed(
     assert all("Maria" not in r.getMessage() for r in caplog.records)
 
 
+async def _warming_workers(pool: ProcessDetector, old: set[int]) -> set[int]:
+    """The pids of a replacement pool's workers, once all are alive and still warming up."""
+    while True:
+        pids = {p.pid for p in multiprocessing.active_children()} - old
+        if pool._warming and len(pids) == 2:
+            return pids  # type: ignore[return-value]
+        await asyncio.sleep(0.01)  # polls for the spawned processes; no ordering relies on it
+
+
+async def test_replacements_killed_while_warming_up_recover_promptly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The OOM killer strikes again while the replacement workers load their model: the pool
+    is replaced again after a short pause, only analyses handed to a dead pool fail closed,
+    and the ones after wait for the next workers instead of failing for half a minute."""
+    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=2)
+    failures = 0
+    try:
+        await pool.start()
+        first = {p.pid for p in multiprocessing.active_children()}
+        assert _kill_workers() == 2
+        turn = asyncio.create_task(pool.detect("I'm Maria Gonzalez", "console"))
+        second = await asyncio.wait_for(_warming_workers(pool, first), 60)
+        for pid in second:
+            os.kill(pid, signal.SIGKILL)
+        try:
+            await turn
+        except GuardrailError:
+            failures += 1  # it was queued on the pool that was killed
+        failures += await _failures_until_it_works(pool)
+        third = {p.pid for p in multiprocessing.active_children()} - first - second
+    finally:
+        await pool.close()
+    assert failures <= 2
+    assert len(third) == 2
+    died = [r.getMessage() for r in caplog.records if "worker process died" in r.getMessage()]
+    assert len(died) == 2, died
+    assert all("Maria" not in r.getMessage() for r in caplog.records)
+
+
 async def test_a_cancelled_analysis_never_answers_the_next_one() -> None:
     """A turn cancelled mid-analysis (a drain's deadline): the worker's late answer to it is
     read and dropped, so each later analysis gets its own answer."""

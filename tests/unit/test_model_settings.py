@@ -159,3 +159,20 @@ def test_a_missing_extra_is_named(monkeypatch):
     values = {"model_provider": "bedrock", "bedrock_region": "us-east-1", **AWS}
     with pytest.raises(ConfigError, match=r"pip install 'veilbot\[bedrock\]'"):
         build_model(settings(**values))
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ANTHROPIC_API_KEY": "changeme"}, "ANTHROPIC_API_KEY: is a placeholder value"),
+        ({"VEILBOT_ANTHROPIC_API_KEY": "changeme"}, "VEILBOT_ANTHROPIC_API_KEY: is a placeholder"),
+        ({"AWS_SECRET_ACCESS_KEY": "<your key>"}, "AWS_SECRET_ACCESS_KEY: is a placeholder value"),
+        ({"VEILBOT_GUARDRAIL_WORKERS": "many"}, "VEILBOT_GUARDRAIL_WORKERS: Input should be"),
+    ],
+)
+def test_the_error_names_the_variable_the_user_set(monkeypatch, env, message):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=None)
+    assert str(info.value).startswith(f"invalid configuration: {message}")

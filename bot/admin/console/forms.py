@@ -32,6 +32,8 @@ from bot.core.errors import StoreError
 
 log = logging.getLogger(__name__)
 _LOGIN_TTL = 3600
+UNKNOWN_ACTOR = "unknown"
+"""The actor of a refused sign-in whose token matches no configured token."""
 
 
 def _next(value: str | None) -> str:
@@ -78,13 +80,13 @@ async def login(request: web.Request) -> web.StreamResponse:
     expected = request.cookies.get(LOGIN_COOKIE, "")
     if not (isinstance(nonce, str) and expected and hmac.compare_digest(nonce, expected)):
         log.warning("admin console sign-in refused: bad csrf")
+        await _record_failure(request, UNKNOWN_ACTOR, "expired_form")
         return _login_form(request, status=403, message="The form expired: try again.")
     found = console.tokens.identify(token.strip()) if isinstance(token, str) and token else None
     if found is None or ADMIN_SCOPE not in found[1]:
-        log.warning(
-            "admin console sign-in refused: %s",
-            "unknown token" if found is None else "no admin scope",
-        )
+        reason = "unknown_token" if found is None else "no_admin_scope"
+        log.warning("admin console sign-in refused: %s", reason)
+        await _record_failure(request, UNKNOWN_ACTOR if found is None else found[0], reason)
         return _login_form(request, status=401, message="That token is not an admin token.")
     who = found[0]
     try:
@@ -106,6 +108,21 @@ async def login(request: web.Request) -> web.StreamResponse:
     response.del_cookie(LOGIN_COOKIE, path=f"{UI}/login")
     log.info("admin console sign-in who=%s", who)
     return secure(response)
+
+
+async def _record_failure(request: web.Request, actor: str, reason: str) -> None:
+    """A refused sign-in in the activity log: who if known, and why; never what was typed."""
+    console = request.app[CONSOLE]
+    dropped = console.failures.admit()
+    if dropped is None:
+        return
+    outcome: dict[str, object] = {"reason": reason}
+    if dropped:
+        outcome["unrecorded_before"] = dropped
+    try:
+        await console.store.record_action(AdminAction(actor, "sign_in_failed", outcome=outcome))
+    except StoreError as exc:  # the refusal stands; the log line above still says it
+        log.error("admin console: refused sign-in not recorded (%s)", type(exc).__name__)
 
 
 async def logout(request: web.Request, ctx: Ctx) -> web.StreamResponse:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.admin.console.filters import console_filter, filter_query, form_values
+from bot.admin.console.filters import console_filter, field_errors, filter_query, form_values
 from bot.admin.console.web import Ctx, error_page, render
-from bot.audit.types import RunFilter
+from bot.audit.types import FilterRejected, RunFilter
 from bot.core.types import TurnStatus
 
 PAGE_SIZE = 50
@@ -20,8 +20,22 @@ STATUSES = [s.value for s in TurnStatus]
 
 
 async def runs_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
-    """``/admin/``: the runs table, filtered by the URL, newest first, one keyset page."""
-    run_filter = console_filter(request.query, keep=("cursor",))
+    """``/admin/``: the runs table, filtered by the URL, newest first, one keyset page.
+
+    A filter that cannot be used gives the form again (400), each message beside its field.
+    """
+    try:
+        run_filter = console_filter(request.query, keep=("cursor",))
+    except FilterRejected:
+        return render(
+            request,
+            "runs.html",
+            status=400,
+            session=ctx.session,
+            form=form_values(request.query),
+            errors=field_errors(request.query, keep=("cursor",)),
+            statuses=STATUSES,
+        )
     cursor = request.query.get("cursor") or None
     page = await ctx.console.store.list_runs(run_filter, limit=PAGE_SIZE, cursor=cursor)
     await ctx.record("view_runs", run_filter=run_filter, rows=len(page.runs))
@@ -37,6 +51,7 @@ async def runs_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
         next_query=filter_query(request.query, cursor=page.next_cursor or ""),
         has_next=page.next_cursor is not None,
         paged=cursor is not None,
+        errors={},
     )
 
 

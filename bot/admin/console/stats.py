@@ -14,9 +14,10 @@ from aiohttp import web
 from markupsafe import Markup
 
 from bot.admin.console.charts import Series, count, horizontal_bars, legend, stacked_bars, usd
-from bot.admin.console.filters import console_filter, form_values
+from bot.admin.console.filters import console_filter, field_errors, form_values
 from bot.admin.console.web import Ctx, render
 from bot.audit.periods import DayTotals
+from bot.audit.types import FilterRejected
 from bot.core.types import TurnStatus
 
 DEFAULT_SINCE = "30d"
@@ -106,7 +107,21 @@ async def stats_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
     query = dict(request.query)
     if not query.get("since", "").strip():
         query["since"] = DEFAULT_SINCE
-    run_filter = console_filter(query)
+    try:
+        run_filter = console_filter(query)
+    except FilterRejected:
+        return render(
+            request,
+            "stats.html",
+            status=400,
+            session=ctx.session,
+            charts=[],
+            totals={"turns": 0, "cost": usd(0), "entities": 0, "errors": 0},
+            form=form_values(query),
+            errors=field_errors(query),
+            first=None,
+            last=None,
+        )
     totals = await ctx.console.store.daily_totals(run_filter)
     await ctx.record("view_stats", run_filter=run_filter, days=len(totals.turns))
     charts, summary, days = _charts(totals)
@@ -119,4 +134,5 @@ async def stats_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
         form=form_values(query),
         first=days[0] if days else None,
         last=days[-1] if days else None,
+        errors={},
     )

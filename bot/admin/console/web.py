@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 from urllib.parse import quote
 
@@ -46,6 +47,32 @@ _HEADERS = {
 }
 
 
+@dataclass
+class FailureBudget:
+    """How many refused sign-ins are recorded: at most ``per_minute`` (on each replica).
+
+    Anyone who can reach the form could otherwise fill the activity log; the refusals over
+    the budget are counted in the next one recorded.
+    """
+
+    per_minute: int = 30
+    _start: float = 0.0
+    _used: int = 0
+    _dropped: int = 0
+
+    def admit(self) -> int | None:
+        """``None``: do not record this one; else how many went unrecorded before it."""
+        now = time.monotonic()
+        if now - self._start >= 60:
+            self._start, self._used = now, 0
+        if self._used >= self.per_minute:
+            self._dropped += 1
+            return None
+        self._used += 1
+        dropped, self._dropped = self._dropped, 0
+        return dropped
+
+
 class ConsoleStore(AdminStore, DailyTotals, Protocol):
     """The audit log with its admin action log and day totals (``SqlAuditStore``)."""
 
@@ -60,6 +87,7 @@ class Console:
         sessions: console sessions.
         eraser: erases users and threads (history, vault, audit runs).
         templates: the page templates.
+        failures: how many refused sign-ins are recorded.
     """
 
     store: ConsoleStore
@@ -67,6 +95,7 @@ class Console:
     sessions: ConsoleSessions
     eraser: Eraser
     templates: jinja2.Environment
+    failures: FailureBudget = field(default_factory=FailureBudget)
 
 
 CONSOLE = web.AppKey("veilbot_console", Console)
