@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.slack.events import deleted_message, is_dm, skip_reason, team_of, to_delivery
+from adapters.slack.shapes import well_formed
 from bot.core.errors import InputRejected, StoreError
 from bot.core.ports import TurnQueue
 from bot.settings import Settings
@@ -95,6 +96,9 @@ def queueable(
     trigger is decided here, as the listeners decide it; whether a follow-up's thread is
     known is checked by the worker, in the thread's order.
     """
+    if not well_formed(body):  # Socket Mode bodies pass no gate
+        logger.warning("slack event of an unexpected shape skipped")
+        return None
     event = body.get("event") or {}
     bot_user_id = context.get("bot_user_id")
     if event.get("type") == "message" and event.get("subtype") == "message_deleted":
