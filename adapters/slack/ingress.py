@@ -33,35 +33,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from adapters.slack.shapes import well_formed
+from bot.core.logsafe import ThrottledLog
 
 logger = logging.getLogger(__name__)
 
-_LOG_INTERVAL_SECONDS = 60.0
 _MAX_SKEW_SECONDS = 60 * 5
 _STAMP = re.compile(r"[0-9]{1,12}")
 """ASCII digits only: ``str.isdigit`` also takes ``²`` and other digits ``int`` refuses."""
-
-
-class ThrottledLog:
-    """One warning per reason per ``interval`` seconds, with the count of those held back."""
-
-    def __init__(self, log: logging.Logger, interval: float = _LOG_INTERVAL_SECONDS) -> None:
-        self._log = log
-        self._interval = interval
-        self._last: dict[str, float] = {}
-        self._held: dict[str, int] = {}
-
-    def warning(self, reason: str) -> None:
-        """Log ``reason`` (a fixed text, no request content) unless logged recently."""
-        now = time.monotonic()
-        last = self._last.get(reason)
-        if last is not None and now - last < self._interval:
-            self._held[reason] = self._held.get(reason, 0) + 1
-            return
-        held = self._held.pop(reason, 0)
-        self._last[reason] = now
-        more = f" (and {held} more in the last {self._interval:g}s)" if held else ""
-        self._log.warning("slack request refused: %s%s", reason, more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +63,7 @@ class SlackGate:
 
     def __init__(self, signing_secret: str) -> None:
         self._secret = signing_secret.encode("utf-8")
-        self.refusals = ThrottledLog(logger)
+        self.refusals = ThrottledLog(logger, "slack request refused")
 
     def check(self, body: bytes, headers: Mapping[str, str]) -> Admitted | int:
         """The request admitted (with its JSON body parsed), or the status to refuse it with."""
