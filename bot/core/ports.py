@@ -300,6 +300,25 @@ class AdminCommands(Protocol):
         """
         ...
 
+    async def authorize_erase(
+        self,
+        requester: str,
+        thread_id: str,
+        *,
+        participant: bool,
+        roles: Sequence[str] = (),
+        step: str = "confirm",
+    ) -> bool:
+        """Whether ``requester`` may erase a conversation: a participant, or an admin.
+
+        The one rule for every destructive chat command; ``participant`` is what the platform
+        says. Each decision is recorded in the admin action log (ids only).
+
+        Raises:
+            StoreError: the decision could not be recorded (nothing may be erased).
+        """
+        ...
+
 
 class Metrics(Protocol):
     """Operational counters for the metrics endpoint.
