@@ -56,6 +56,10 @@ class HistoryStore(Protocol):
         """Remove a user message (placeholder text) and the answer that followed it."""
         ...
 
+    async def replace_user_message(self, thread_id: ThreadId, text: str, new_text: str) -> int:
+        """Rewrite a user message (placeholder text) in place: an edit; 1 if one was found."""
+        ...
+
 
 class ThreadLocks(Protocol):
     """Mutual exclusion per thread, across processes."""
@@ -225,6 +229,12 @@ class MessageHandler(Protocol):
 
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """A user deleted a message: drop it (and its answer) from the thread's history."""
+        ...
+
+    async def message_edited(
+        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+    ) -> int:
+        """A user edited a message: keep the new text (through the guardrail) in its place."""
         ...
 
     async def knows_thread(self, thread_id: ThreadId) -> bool:
