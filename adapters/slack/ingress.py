@@ -107,6 +107,8 @@ def _parsed(body: bytes, content_type: str) -> dict[str, Any] | None:
             raise ValueError("a JSON body that is not an object")
         return found
     form = parse_qs(text, strict_parsing=bool(text))
-    if "payload" in form and not isinstance(json.loads(form["payload"][0]), dict):
-        raise ValueError("a form payload that is not a JSON object")
+    if "payload" in form:
+        payload = json.loads(form["payload"][0])
+        if not isinstance(payload, dict) or not well_formed(payload):
+            raise ValueError("a form payload that is not a JSON object of the expected shape")
     return None
