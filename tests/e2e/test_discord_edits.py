@@ -46,7 +46,10 @@ async def test_an_edit_replaces_the_kept_text_and_a_delete_after_it_withdraws_bo
 
     edit = {**msg, "content": NEW, "edited_timestamp": "2026-11-26T15:00:00.000000+00:00"}
     await fake_discord.dispatch("MESSAGE_UPDATE", edit)
-    kept = await _until_values(bot, tid, lambda v: "maria.new@example.org" in v)
+    # the new value is placed first, then the old one withdrawn: wait for the edit's end
+    kept = await _until_values(
+        bot, tid, lambda v: "maria.new@example.org" in v and "maria.gonzalez@example.com" not in v
+    )
     assert "maria.new@example.org" in kept
     assert "maria.gonzalez@example.com" not in kept
     history = await bot.app.history.load(tid)

@@ -183,7 +183,8 @@ async def test_discord_gateway_events_of_arbitrary_content_cause_no_traceback(
     caplog.set_level(logging.INFO)
     texts = drawn(st.text(max_size=300), 25)
     mentions = drawn(st.lists(st.sampled_from([BOT_ID, ALICE_ID, BOB_ID]), max_size=3), 25)
-    bot = await start_bot(queue_workers=0)
+    # No queue: each message, edit and deletion is worked here, guardrail and model included.
+    bot = await start_bot(queue_enabled=False)
     for n, (text, who) in enumerate(zip(texts, mentions, strict=True)):
         content = (f"<@{BOT_ID}> " if n % 2 else "") + text
         msg = fake_discord.message(content, mentions=tuple(who))
@@ -194,7 +195,10 @@ async def test_discord_gateway_events_of_arbitrary_content_cause_no_traceback(
             "MESSAGE_DELETE",
             {"id": msg["id"], "channel_id": str(CHANNEL_ID), "guild_id": str(GUILD_ID)},
         )
-    await bot.settle()
+    dm = 650000000000000009  # answered after every event above was read from the gateway
+    await bot.say(fake_discord.message("sentinel", channel=dm, guild=None), channel=dm)
+    await bot.adapter.drain(60)  # and the turns still in flight finish
+    assert len(fake_discord.of("POST", "/messages")) > len(texts) // 4  # mentions answered
     assert problems(caplog) == []
 
 
