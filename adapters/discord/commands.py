@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.admin import audit_group
+from adapters.discord.participants import takes_part
 from bot.core.errors import VeilbotError
 from bot.core.ports import AdminCommands, MessageHandler
 from bot.core.types import thread_id
@@ -28,6 +29,9 @@ HELP_TEXT = (
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
 NOTHING_TO_FORGET = "There was nothing to forget here: I keep no history for this conversation."
 FORGET_FAILED = "I couldn't erase this conversation right now. Please try again in a minute."
+ERASE_REFUSAL = (
+    "Sorry, only the people in this conversation (or a veilbot admin) can make me forget it."
+)
 
 
 def build_tree(
@@ -39,7 +43,7 @@ def build_tree(
 
     @tree.command(name="forget", description="Erase this conversation's history and its data")
     async def forget(interaction: discord.Interaction) -> None:
-        await _forget(interaction, handler)
+        await _forget(interaction, handler, admin)
 
     @tree.command(name="help", description="How to talk to veilbot")
     async def help_(interaction: discord.Interaction) -> None:
@@ -59,11 +63,33 @@ async def sync_commands(tree: app_commands.CommandTree, guild_id: int | None) ->
     logger.info("synced %s slash commands (guild %s)", len(synced), guild_id or "global")
 
 
-async def _forget(interaction: discord.Interaction, handler: MessageHandler) -> None:
+async def _may_erase(
+    interaction: discord.Interaction, admin: AdminCommands | None, tid: str
+) -> bool:
+    """The core's rule: a participant (as Discord says) or an admin (by id or role).
+
+    Raises:
+        VeilbotError: the decision could not be recorded.
+    """
+    participant = await takes_part(interaction)
+    if admin is None:  # no admin service: no admins, participants only
+        return participant
+    user = interaction.user
+    roles = [str(r.id) for r in user.roles] if isinstance(user, discord.Member) else []
+    requester = f"discord:{user.id}"
+    return await admin.authorize_erase(requester, tid, participant=participant, roles=roles)
+
+
+async def _forget(
+    interaction: discord.Interaction, handler: MessageHandler, admin: AdminCommands | None
+) -> None:
     """Erase the conversation of the channel or thread the command was used in."""
     workspace = str(interaction.guild_id) if interaction.guild_id else "dm"
     tid = thread_id("discord", workspace, str(interaction.channel_id))
     try:
+        if not await _may_erase(interaction, admin, tid):
+            await interaction.response.send_message(ERASE_REFUSAL, ephemeral=True)
+            return
         removed = await handler.forget(tid)
     except VeilbotError as exc:
         logger.warning("forget failed for %s: %s", tid, type(exc).__name__)

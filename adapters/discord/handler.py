@@ -59,6 +59,7 @@ INTENT_HELP = (
 )
 _THREAD_EXISTS = 160004  # Discord: "A thread has already been created for this message"
 _DELETED = "deleted"
+_EDITED = "edited"
 _HISTORY_LOOKBACK = 50
 """Messages after the asker's read back to see whether an earlier attempt answered it."""
 
@@ -69,10 +70,11 @@ class QueuedMessage:
 
     Attributes:
         facts: what the adapter decides on (raw text inside: the queue seals it).
-        trigger: why it matters, or ``"deleted"`` for a deletion.
+        trigger: why it matters, or ``"deleted"``/``"edited"`` for a deletion or an edit.
         channel: the conversation's channel id (names the thread the queue orders by).
         bot_id: the bot's user id when it arrived.
         mode: ``VEILBOT_DISCORD_REPLY_MODE`` when it arrived (the conversation id depends on it).
+        previous: an edited message's earlier text (raw; the queue seals it).
     """
 
     facts: MessageFacts
@@ -80,6 +82,7 @@ class QueuedMessage:
     channel: int
     bot_id: int
     mode: str
+    previous: str | None = None
 
     def to_bytes(self) -> bytes:
         """The queue payload (JSON)."""
@@ -89,6 +92,7 @@ class QueuedMessage:
             "channel": self.channel,
             "bot_id": self.bot_id,
             "mode": self.mode,
+            "previous": self.previous,
         }
         return json.dumps(data, separators=(",", ":")).encode()
 
@@ -109,6 +113,7 @@ class QueuedMessage:
                 channel=int(data["channel"]),
                 bot_id=int(data["bot_id"]),
                 mode=str(data["mode"]),
+                previous=None if data.get("previous") is None else str(data["previous"]),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError("not a queued Discord message") from exc
@@ -264,10 +269,42 @@ class DiscordAdapter:
         except Exception as exc:  # a bad event must not stop the bot
             log_failure(logger, "discord message delete %s failed", exc, message.id)
 
+    async def on_message_edit(
+        self, client: discord.Client, before: discord.Message, after: discord.Message
+    ) -> None:
+        """A member edited a message the bot saw: the core keeps the new text in its place.
+
+        discord.py reports edits of messages in its cache, with the text before and after.
+        Errors are logged, never raised.
+        """
+        if before.content == after.content:
+            return  # an embed or a pin, not the words
+        try:
+            if self._queue is not None and await self._enqueue(
+                client, after, previous=before.content
+            ):
+                return
+            read = self._read(client, after)
+            if read is None:
+                return
+            facts, _, inbound = read
+            assert client.user is not None  # noqa: S101  (checked by _read)
+            earlier = replace(facts, content=before.content)
+            await self._edited(
+                inbound, to_inbound(earlier, int(inbound.channel), client.user.id).text
+            )
+        except Exception as exc:  # a bad event must not stop the bot
+            log_failure(logger, "discord message edit %s failed", exc, after.id)
+
     async def _enqueue(
-        self, client: discord.Client, message: discord.Message, *, deleted: bool = False
+        self,
+        client: discord.Client,
+        message: discord.Message,
+        *,
+        deleted: bool = False,
+        previous: str | None = None,
     ) -> bool:
-        """Queue a message (or its deletion); whether it is queued or needs nothing.
+        """Queue a message, its deletion, or its edit (from ``previous``); done or not needed.
 
         ``False`` when Redis did not take it: the caller works it in this process.
         """
@@ -277,14 +314,19 @@ class DiscordAdapter:
         facts, trigger, inbound = read
         assert client.user is not None  # noqa: S101  (checked by _read)
         assert self._queue is not None  # noqa: S101  (called only with a queue)
+        kind = _DELETED if deleted else _EDITED if previous is not None else trigger.value
         queued = QueuedMessage(
             facts,
-            _DELETED if deleted else trigger.value,
+            kind,
             int(inbound.channel),
             client.user.id,
             self._settings.discord_reply_mode,
+            previous=previous,
         )
-        event_id = f"{facts.message_id}:{_DELETED}" if deleted else str(facts.message_id)
+        event_id = str(facts.message_id) if kind == trigger.value else f"{facts.message_id}:{kind}"
+        if kind == _EDITED:  # every edit is its own event
+            stamp = message.edited_at.timestamp() if message.edited_at else 0.0
+            event_id += f":{stamp:.3f}"
         try:
             # No await before this lock: events take it in the order the gateway sent them.
             async with self._put_order:
@@ -315,6 +357,10 @@ class DiscordAdapter:
         inbound = to_inbound(facts, queued.channel, bot_id)
         if queued.trigger == _DELETED:
             await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
+            return
+        if queued.trigger == _EDITED:
+            earlier = replace(facts, content=queued.previous or "")
+            await self._edited(inbound, to_inbound(earlier, queued.channel, bot_id).text)
             return
         # The queue dedupes deliveries; every attempt at an entry is one audit run.
         inbound = replace(inbound, event_id=None, run_id=event.run_id)
@@ -362,6 +408,11 @@ class DiscordAdapter:
             facts.message_id, guild_id=facts.guild_id, type=discord.ChannelType.public_thread
         )
         return thread, None
+
+    async def _edited(self, inbound: InboundMessage, before: str) -> None:
+        await self._handler.message_edited(
+            inbound.thread_id, before, inbound.text, platform="discord"
+        )
 
     def _read(
         self, client: discord.Client, message: discord.Message
@@ -508,6 +559,9 @@ class _Hooks:
 
     async def on_message_delete(self, message: discord.Message) -> None:
         await self._adapter.on_message_delete(self, message)  # type: ignore[arg-type]
+
+    async def on_message_edit(self, before: discord.Message, after: discord.Message) -> None:
+        await self._adapter.on_message_edit(self, before, after)  # type: ignore[arg-type]
 
 
 class _Client(_Hooks, discord.Client):

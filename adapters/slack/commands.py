@@ -77,6 +77,9 @@ def forget_confirmation(tid: ThreadId) -> list[dict[str, Any]]:
 
 FORGET_DONE = "Done: I no longer remember this thread. New messages start a fresh conversation."
 FORGET_CANCELLED = "OK, I kept this thread's history."
+ERASE_REFUSAL = (
+    "Sorry, only the people who wrote in that thread (or a veilbot admin) can make me forget it."
+)
 
 
 def parse_command(text: str) -> tuple[str, str]:

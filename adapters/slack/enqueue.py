@@ -18,7 +18,15 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.slack.events import deleted_message, is_dm, skip_reason, team_of, to_delivery
+from adapters.slack.events import (
+    deleted_message,
+    edited_message,
+    is_dm,
+    skip_reason,
+    team_of,
+    to_delivery,
+)
+from adapters.slack.shapes import well_formed
 from bot.core.errors import InputRejected, StoreError
 from bot.core.ports import TurnQueue
 from bot.settings import Settings
@@ -95,6 +103,9 @@ def queueable(
     trigger is decided here, as the listeners decide it; whether a follow-up's thread is
     known is checked by the worker, in the thread's order.
     """
+    if not well_formed(body):  # Socket Mode bodies pass no gate
+        logger.warning("slack event of an unexpected shape skipped")
+        return None
     event = body.get("event") or {}
     bot_user_id = context.get("bot_user_id")
     if event.get("type") == "message" and event.get("subtype") == "message_deleted":
@@ -104,6 +115,13 @@ def queueable(
         stamp = str(event.get("deleted_ts") or event.get("ts"))
         key = f"{team_of(body)}:{event.get('channel')}:{stamp}:deleted"
         return deleted[0], key, payload_of(body, context, "deleted", raw)
+    if event.get("type") == "message" and event.get("subtype") == "message_changed":
+        edited = edited_message(body, bot_user_id=bot_user_id)
+        if edited is None:
+            return None
+        stamp = str((event.get("message") or {}).get("ts"))
+        key = f"{team_of(body)}:{event.get('channel')}:{stamp}:edited:{event.get('ts')}"
+        return edited[0], key, payload_of(body, context, "edited", raw)
     trigger = _trigger(event, bot_user_id, settings.slack_reply_to_followups)
     if trigger is None or skip_reason(
         event,

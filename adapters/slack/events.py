@@ -145,6 +145,28 @@ def deleted_message(
     return tid, strip_mention(str(previous["text"]), bot_user_id)
 
 
+def edited_message(
+    body: dict[str, Any], *, bot_user_id: str | None
+) -> tuple[ThreadId, str, str] | None:
+    """For a ``message_changed`` event of a person's message: its thread, old and new text.
+
+    ``None`` for the bot's own edits (its streamed answers), for changes that leave the text
+    as it was (unfurls, reply counts), and for anything else.
+    """
+    event = body.get("event") or {}
+    after, before = event.get("message") or {}, event.get("previous_message") or {}
+    if event.get("subtype") != "message_changed" or not before.get("text"):
+        return None
+    if after.get("bot_id") or after.get("user") in (None, bot_user_id):
+        return None
+    if after.get("text") == before.get("text"):
+        return None
+    ts = str(after.get("thread_ts") or after.get("ts") or before.get("ts"))
+    tid = thread_id("slack", team_of(body), str(event["channel"]), ts)
+    old = strip_mention(str(before["text"]), bot_user_id)
+    return tid, old, strip_mention(str(after.get("text") or ""), bot_user_id)
+
+
 def thread_from_permalink(link: str, team: str) -> ThreadId | None:
     """The thread a Slack message link points into (``/archives/C…/p1700…?thread_ts=…``)."""
     url = urlparse(link.strip().strip("<>").split("|", 1)[0])

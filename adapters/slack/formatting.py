@@ -20,6 +20,8 @@ _BROADCAST = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>", re.IGNORECASE
 _SUBTEAM = re.compile(r"<!subteam\^[A-Za-z0-9]+(?:\|@?([^>]*))?>")
 _OTHER_SPECIAL = re.compile(r"<!([^>]*)>")
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>]*))?>")
+_OPEN_TOKEN = re.compile(r"<(?=[!@#])(?![^<>]*>)")
+"""A ``<!``, ``<@`` or ``<#`` with no ``>`` after it: a token a later piece could complete."""
 _BARE_BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _SLACK_TOKEN = re.compile(
     r"<(?:@[UW][A-Z0-9]+|#C[A-Z0-9]+(?:\|[^>]*)?|(?:https?|mailto|tel):[^>\s|]+(?:\|[^>]*)?)>"
@@ -62,6 +64,16 @@ def neutralize(text: str, asked: Collection[str] = ()) -> str:
     text = _SUBTEAM.sub(lambda m: f"@{WORD_JOINER}{m.group(1) or 'group'}", text)
     text = _OTHER_SPECIAL.sub(lambda m: f"&lt;!{m.group(1)}&gt;", text)
     return _BARE_BROADCAST.sub(lambda m: f"@{WORD_JOINER}{m.group(1)}", text)
+
+
+def seal_open_tokens(text: str) -> str:
+    """Escape the ``<`` of a Slack token left open at the end of a streamed piece.
+
+    Streamed pieces are joined by Slack: ``<!here|all of`` now and `` you>`` later would
+    make a broadcast neither piece holds. The stream holds such a tail back until it closes
+    (``LiveReply``); a tail too long to hold is sent with its ``<`` escaped instead.
+    """
+    return _OPEN_TOKEN.sub("&lt;", text)
 
 
 def _escape(text: str) -> str:

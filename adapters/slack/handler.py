@@ -48,7 +48,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.inflight import finish_in_flight
 from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.enqueue import RETRY_AFTER, Authorization, Enqueuer, lean_event
-from adapters.slack.events import Delivery, deleted_message, is_dm, skip_reason, to_delivery
+from adapters.slack.events import (
+    Delivery,
+    deleted_message,
+    edited_message,
+    is_dm,
+    skip_reason,
+    to_delivery,
+)
 from adapters.slack.formatting import mentioned_users
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
@@ -321,23 +328,31 @@ class SlackAdapter:
             logger.error("queued slack event unreadable; dropped")
             return
         context = {"bot_user_id": data.get("bot_user_id"), "bot_id": data.get("bot_id")}
-        if trigger == "deleted":
-            deleted = deleted_message(body, bot_user_id=context["bot_user_id"])
-            if deleted is not None:
-                tid, text = deleted
-                await self._track(self._handler.message_deleted(tid, text, platform="slack"))
+        if trigger in ("deleted", "edited"):
+            await self._on_change(body, context)
             return
         await self._track(self._on_user_message(body, context, trigger, queued=event))
+
+    async def _on_change(self, body: dict[str, Any], context: dict[str, Any]) -> bool:
+        """A person deleted or edited a message: the core withdraws or re-redacts it."""
+        bot_user_id = context.get("bot_user_id")
+        if (deleted := deleted_message(body, bot_user_id=bot_user_id)) is not None:
+            tid, text = deleted
+            await self._track(self._handler.message_deleted(tid, text, platform="slack"))
+            return True
+        if (edited := edited_message(body, bot_user_id=bot_user_id)) is not None:
+            tid, before, after = edited
+            work = self._handler.message_edited(tid, before, after, platform="slack")
+            await self._track(work)
+            return True
+        return False
 
     async def _on_mention(self, body: dict[str, Any], context: dict[str, Any]) -> None:
         await self._track(self._on_user_message(body, context, "mention"))
 
     async def _on_message(self, body: dict[str, Any], context: dict[str, Any]) -> None:
         event = body.get("event") or {}
-        deleted = deleted_message(body, bot_user_id=context.get("bot_user_id"))
-        if deleted is not None:
-            tid, text = deleted
-            await self._track(self._handler.message_deleted(tid, text, platform="slack"))
+        if await self._on_change(body, context):
             return
         if is_dm(event):
             await self._track(self._on_user_message(body, context, "dm"))

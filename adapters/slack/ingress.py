@@ -5,9 +5,11 @@ a non-numeric ``X-Slack-Request-Timestamp`` raised out of it: 500 and a logged t
 request, for anyone who can reach the port. Here the raw bytes are checked first:
 
 ```
-timestamp not a number, stale, or signature wrong  -> 401
-signed, but the body is not what Slack sends       -> 400 (JSON, or a form whose payload is)
-otherwise                                          -> Admitted, with a JSON body parsed
+timestamp not ASCII digits, stale, or signature wrong -> 401 (HMAC over the raw bytes)
+signed, but the body is not what Slack sends          -> 400 (JSON, or a form whose payload
+                                                         is; an event's fields of the types
+                                                         veilbot reads: adapters.slack.shapes)
+otherwise                                             -> Admitted, with a JSON body parsed
 ```
 
 The body is parsed once, here: the lean path (``SlackAdapter._on_http``) acks a message event
@@ -19,41 +21,25 @@ reason with the count of those not logged (a flood makes one line, not one per r
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from slack_sdk.signature import SignatureVerifier
+from adapters.slack.shapes import well_formed
+from bot.core.logsafe import ThrottledLog
 
 logger = logging.getLogger(__name__)
 
-_LOG_INTERVAL_SECONDS = 60.0
-
-
-class ThrottledLog:
-    """One warning per reason per ``interval`` seconds, with the count of those held back."""
-
-    def __init__(self, log: logging.Logger, interval: float = _LOG_INTERVAL_SECONDS) -> None:
-        self._log = log
-        self._interval = interval
-        self._last: dict[str, float] = {}
-        self._held: dict[str, int] = {}
-
-    def warning(self, reason: str) -> None:
-        """Log ``reason`` (a fixed text, no request content) unless logged recently."""
-        now = time.monotonic()
-        last = self._last.get(reason)
-        if last is not None and now - last < self._interval:
-            self._held[reason] = self._held.get(reason, 0) + 1
-            return
-        held = self._held.pop(reason, 0)
-        self._last[reason] = now
-        more = f" (and {held} more in the last {self._interval:g}s)" if held else ""
-        self._log.warning("slack request refused: %s%s", reason, more)
+_MAX_SKEW_SECONDS = 60 * 5
+_STAMP = re.compile(r"[0-9]{1,12}")
+"""ASCII digits only: ``str.isdigit`` also takes ``²`` and other digits ``int`` refuses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,21 +62,32 @@ class SlackGate:
     """
 
     def __init__(self, signing_secret: str) -> None:
-        self._verifier = SignatureVerifier(signing_secret)
-        self.refusals = ThrottledLog(logger)
+        self._secret = signing_secret.encode("utf-8")
+        self.refusals = ThrottledLog(logger, "slack request refused")
 
     def check(self, body: bytes, headers: Mapping[str, str]) -> Admitted | int:
         """The request admitted (with its JSON body parsed), or the status to refuse it with."""
         stamp = headers.get("X-Slack-Request-Timestamp", "")
         signature = headers.get("X-Slack-Signature", "")
-        if not stamp.isdigit() or not signature:
+        if not _STAMP.fullmatch(stamp) or not signature:
             return self._refused(401, "unsigned or without a numeric timestamp")
-        if not self._verifier.is_valid(body, stamp, signature):
+        if not self._signed(body, stamp, signature):
             return self._refused(401, "bad or stale signature")
         try:
-            return Admitted(_parsed(body, headers.get("Content-Type", "")))
-        except (UnicodeDecodeError, ValueError):
+            parsed = _parsed(body, headers.get("Content-Type", ""))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return self._refused(400, "signed but malformed body")
+        if parsed is not None and not well_formed(parsed):
+            return self._refused(400, "signed but malformed event")
+        return Admitted(parsed)
+
+    def _signed(self, body: bytes, stamp: str, signature: str) -> bool:
+        """Slack's ``v0`` signature over the raw bytes: no decoding before it is checked."""
+        if abs(time.time() - int(stamp)) > _MAX_SKEW_SECONDS:
+            return False
+        base = b"v0:" + stamp.encode("ascii") + b":" + body
+        expected = "v0=" + hmac.new(self._secret, base, hashlib.sha256).hexdigest()
+        return hmac.compare_digest(expected.encode("ascii"), signature.encode("utf-8", "replace"))
 
     def _refused(self, status: int, reason: str) -> int:
         self.refusals.warning(reason)
@@ -110,6 +107,8 @@ def _parsed(body: bytes, content_type: str) -> dict[str, Any] | None:
             raise ValueError("a JSON body that is not an object")
         return found
     form = parse_qs(text, strict_parsing=bool(text))
-    if "payload" in form and not isinstance(json.loads(form["payload"][0]), dict):
-        raise ValueError("a form payload that is not a JSON object")
+    if "payload" in form:
+        payload = json.loads(form["payload"][0])
+        if not isinstance(payload, dict) or not well_formed(payload):
+            raise ValueError("a form payload that is not a JSON object of the expected shape")
     return None

@@ -9,12 +9,13 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import commands
-from adapters.slack.admin import AdminExport, audit_usage
+from adapters.slack.admin import UNAVAILABLE, AdminExport, audit_usage
 from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
+from adapters.slack.participants import wrote_in
 from adapters.slack.replies import Target, post_text
-from bot.core.errors import InputRejected
+from bot.core.errors import InputRejected, VeilbotError
 from bot.core.ports import AdminCommands, MessageHandler
-from bot.core.types import parse_thread_id
+from bot.core.types import ThreadId, parse_thread_id
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class Interactions:
     ) -> None:
         self._handler, self._command = handler, command
         self._client, self._limit = client, limit
+        self._admin = admin
         self._admin_export = AdminExport(admin, client)
         app.command(command)(self._on_command)
         app.action(commands.FORGET_CONFIRM)(self._on_confirm)
@@ -68,9 +70,14 @@ class Interactions:
         if verb != "forget":
             await ack(text=commands.help_text(self._command), response_type="ephemeral")
             return
-        tid = thread_from_permalink(arg, str(command.get("team_id", ""))) if arg else None
+        team, user = str(command.get("team_id", "")), str(command.get("user_id", ""))
+        tid = thread_from_permalink(arg, team) if arg else None
         if tid is None:
             await ack(text=commands.forget_usage(self._command), response_type="ephemeral")
+            return
+        refusal = await self._refusal(team, user, tid, step="request")
+        if refusal is not None:
+            await ack(text=refusal, response_type="ephemeral")
             return
         await ack(
             text="Erase what I remember of this thread?",
@@ -95,12 +102,39 @@ class Interactions:
         except InputRejected:
             logger.warning("forget confirmation with an invalid thread id")
             return
-        if split_thread_id(tid)[0] != team_of(body):
+        team, user = team_of(body), str((body.get("user") or {}).get("id", ""))
+        if split_thread_id(tid)[0] != team:
             logger.warning("forget confirmation for another workspace refused")
+            return
+        refusal = await self._refusal(team, user, tid, step="confirm")  # a click can be forged
+        if refusal is not None:
+            await respond(text=refusal, replace_original=True)
             return
         removed = await self._handler.forget(tid)
         logger.info("thread %s forgotten (%s keys)", tid, removed)
         await respond(text=commands.FORGET_DONE, replace_original=True)
+
+    async def _refusal(self, team: str, user: str, tid: ThreadId, *, step: str) -> str | None:
+        """What to tell a requester who may not erase ``tid``; ``None`` when they may.
+
+        The rule is the core's (``authorize_erase``): a participant of the thread, or an admin.
+        """
+        if not user:
+            return commands.ERASE_REFUSAL
+        participant = await wrote_in(self._client, tid, user)
+        if self._admin is None:  # no admin service: no admins, participants only
+            return None if participant else commands.ERASE_REFUSAL
+        requester = f"slack:{team}:{user}"
+        try:
+            allowed = await self._admin.authorize_erase(
+                requester, tid, participant=participant, step=step
+            )
+        except VeilbotError as exc:
+            logger.error(
+                "forget not authorized team=%s user=%s (%s)", team, user, type(exc).__name__
+            )
+            return UNAVAILABLE
+        return None if allowed else commands.ERASE_REFUSAL
 
     async def _on_cancel(self, ack: Any, respond: Any) -> None:
         await ack()

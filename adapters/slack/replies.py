@@ -26,7 +26,13 @@ from aiohttp import ClientError
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.formatting import neutralize, split_message, take_chunk, to_mrkdwn
+from adapters.slack.formatting import (
+    neutralize,
+    seal_open_tokens,
+    split_message,
+    take_chunk,
+    to_mrkdwn,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +41,9 @@ STREAM_CAP = 11_000
 """Characters per streamed message; ``markdown_text`` is limited to 12 000."""
 
 Mode = Literal["stream", "update", "off"]
-_UNSAFE_TAIL = re.compile(r"(<[^>\s]{0,80}|@\w{0,8})$")
+_UNSAFE_TAIL = re.compile(r"(<[!@#][^<>]{0,400}|<[^>\s]{0,80}|@\w{0,8})$")
+"""A tail held back from the stream until more text decides it: an open Slack token (a
+broadcast or mention, label included: ``<!here|all of you>``), a link, a bare ``@here``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +237,8 @@ class LiveReply:
                 self._stream_chars = 0
             text = self._carry + pending
             head, rest, reopen = take_chunk(text, STREAM_CAP - self._stream_chars)
-            await self._stream.append(markdown_text=neutralize(head, self._target.asked))
+            safe = neutralize(seal_open_tokens(head), self._target.asked)
+            await self._stream.append(markdown_text=safe)
             self._stream_chars = STREAM_CAP if rest else self._stream_chars + len(head)
             self._shown += len(pending) - len(rest)
             self._carry = reopen

@@ -13,6 +13,7 @@ document is ``/admin/openapi.json``. Responses hold placeholder text and ids onl
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import asdict
@@ -26,12 +27,15 @@ from bot.audit.actions import ActionKind, ActionLog, AdminAction
 from bot.audit.export import FORMATS, ExportFormat, export_chunks, record_dict
 from bot.audit.types import (
     GROUPS,
+    MAX_PAGE,
     AuditQueryStore,
     FilterRejected,
     RunFilter,
+    check_limit,
     parse_instant,
 )
 from bot.core.errors import StoreError
+from bot.core.logsafe import ThrottledLog, shown
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ _STORE = web.AppKey("veilbot_audit", AuditQueryStore)
 _ACTIONS = web.AppKey("veilbot_admin_actions", ActionLog)
 _ID_PARAMS = ("thread_id", "user_id", "platform", "workspace", "channel", "status")
 _CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
+_LIMIT = re.compile(r"[0-9]{1,9}")
 
 
 def _error(status: int, message: str, **headers: str) -> web.Response:
@@ -65,16 +70,18 @@ async def _record(request: web.Request, who: str, kind: ActionKind | None) -> No
     await request.app[_ACTIONS].record_action(action)
 
 
-def _guard(tokens: AdminTokens, handler: Handler, kind: ActionKind | None = None) -> Handler:
+def _guard(
+    tokens: AdminTokens, handler: Handler, refusals: ThrottledLog, kind: ActionKind | None = None
+) -> Handler:
     async def guarded(request: web.Request) -> web.StreamResponse:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         found = tokens.identify(token.strip()) if scheme.lower() == "bearer" and token else None
         who, scopes = found if found is not None else ("", None)
         if scopes is None:
-            log.warning("admin api unauthorized path=%s", request.path)
+            refusals.warning("unauthorized", f"path={request.path}")
             return _error(401, "missing or unknown bearer token", **{"WWW-Authenticate": "Bearer"})
         if ADMIN_SCOPE not in scopes:
-            log.warning("admin api forbidden path=%s", request.path)
+            refusals.warning("forbidden", f"path={request.path}")
             return _error(403, "this token lacks the admin scope")
         try:
             await _record(request, who, kind)
@@ -82,7 +89,7 @@ def _guard(tokens: AdminTokens, handler: Handler, kind: ActionKind | None = None
         except FilterRejected as exc:
             return _error(400, str(exc))
         except StoreError as exc:
-            log.error("admin api store error path=%s (%s)", request.path, type(exc).__name__)
+            log.error("admin api store error path=%s (%s)", shown(request.path), type(exc).__name__)
             return _error(503, "the audit store is unavailable")
 
     return guarded
@@ -111,12 +118,13 @@ def _filter(request: web.Request) -> RunFilter:
 
 
 def _int(request: web.Request, name: str, default: int) -> int:
+    """A page size from the query: ASCII digits, within ``1..MAX_PAGE`` (else 400)."""
     raw = request.query.get(name)
     if raw is None:
         return default
-    if not raw.isdigit():
-        raise FilterRejected(f"{name} must be a positive integer")
-    return int(raw)
+    if not _LIMIT.fullmatch(raw):  # also keeps int() from 5 000-digit numbers
+        raise FilterRejected(f"{name} must be an integer from 1 to {MAX_PAGE}")
+    return check_limit(int(raw))
 
 
 async def _runs(request: web.Request) -> web.Response:
@@ -243,6 +251,7 @@ def add_admin_routes(
         ("/admin/openapi.json", _openapi, None),
         *((f"/admin/export.{fmt}", _export(fmt), "export") for fmt in FORMATS),
     ]
+    refusals = ThrottledLog(log, "admin api refused")  # one line a minute per kind, counted
     for path, handler, kind in routes:
-        app.router.add_get(path, _guard(tokens, handler, kind), allow_head=False)
+        app.router.add_get(path, _guard(tokens, handler, refusals, kind), allow_head=False)
     add_probe_routes(app, readiness)

@@ -1,9 +1,14 @@
-"""Admin chat commands, platform-independent: who is an admin, and the export they get.
+"""Admin chat commands, platform-independent: admins, exports, and who may erase.
 
 Adapters turn ``/veilbot audit export 7d channel:C123`` (Slack) or ``/audit export …``
 (Discord) into ``AdminService.audit_export(requester, args)`` and deliver the ``AdminReply``
 privately (Slack: ``files_upload_v2`` in a DM; Discord: an ephemeral reply with the file).
 Every attempt is logged with ids only; a refusal says nothing about who the admins are.
+
+Erasing is the one rule ``authorize_erase``: the requester takes part in the conversation (the
+adapter asks its platform: Slack, the thread's messages; Discord, the thread's members or the
+channel's permissions) or is an admin (``VEILBOT_ADMIN_USERS``, a Discord admin role). Each
+decision, granted or refused, goes to the admin action log (ids only) before it takes effect.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
+from bot.audit.actions import ActionLog, AdminAction
 from bot.audit.export import export_chunks
 from bot.audit.types import (
     AuditQueryStore,
@@ -26,12 +33,17 @@ from bot.core.types import AdminReply
 
 log = logging.getLogger(__name__)
 
+
 REFUSAL = "Sorry, audit exports are for veilbot admins only. Ask an admin if you need one."
 USAGE = (
     "Usage: audit export [since] [thread:ID | channel:ID | user:ID], "
     "e.g. `audit export 7d channel:C123`. `since` is a duration (7d, 12h) or a date (2026-03-01)."
 )
 _SCOPES = {"thread": "thread_id", "channel": "channel", "user": "user_id"}
+
+
+class AdminStore(AuditQueryStore, ActionLog, Protocol):
+    """The audit log and the admin action log (``SqlAuditStore``)."""
 
 
 def parse_admins(text: str) -> frozenset[str]:
@@ -82,7 +94,7 @@ class AdminService:
     """``AdminCommands``: admin checks and chat exports.
 
     Args:
-        audit: the audit log.
+        audit: the audit log, with the admin action log.
         admins: admin user references (``str(UserRef)``), see ``parse_admins``.
         admin_roles: Discord role ids whose members are admins.
         max_rows: the most runs one chat export holds (the file is built in memory).
@@ -90,7 +102,7 @@ class AdminService:
 
     def __init__(
         self,
-        audit: AuditQueryStore,
+        audit: AdminStore,
         *,
         admins: Iterable[str],
         admin_roles: Iterable[str] = (),
@@ -110,6 +122,37 @@ class AdminService:
         if str(ref) in self._admins:
             return True
         return ref.platform == "discord" and not self._roles.isdisjoint(roles)
+
+    async def authorize_erase(
+        self,
+        requester: str,
+        thread_id: str,
+        *,
+        participant: bool,
+        roles: Sequence[str] = (),
+        step: str = "confirm",
+    ) -> bool:
+        """Whether ``requester`` may erase ``thread_id``: a participant, or an admin.
+
+        The decision is recorded in the admin action log first (fail closed: a ``StoreError``
+        propagates and nothing is erased).
+
+        Args:
+            requester: ``slack:TEAM:USER`` or ``discord:USER``.
+            thread_id: the conversation to erase.
+            participant: the platform says the requester takes part in it.
+            roles: the requester's Discord role ids.
+            step: ``request`` (the command) or ``confirm`` (the erasure itself).
+        """
+        admin = self.is_admin(requester, roles)
+        allowed = participant or admin
+        role = "participant" if participant else "admin" if admin else "none"
+        outcome = {"via": "chat", "step": step, "allowed": allowed, "as": role}
+        action = AdminAction(requester, "erase_thread", target=thread_id, outcome=outcome)
+        await self._audit.record_action(action)
+        if not allowed:
+            log.warning("erase refused requester=%s thread=%s step=%s", requester, thread_id, step)
+        return allowed
 
     async def audit_export(
         self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()

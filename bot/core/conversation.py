@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,7 @@ from bot.core.types import (
     ModelRequest,
     ModelResult,
     Platform,
+    Redaction,
     Reply,
     Restoration,
     TextAnalysis,
@@ -265,6 +266,38 @@ class Conversation:
         log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
         return removed
 
+    async def message_edited(
+        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+    ) -> int:
+        """Keep a user's edited message in place of its earlier text, redacted afresh.
+
+        The new text goes through the guardrail with the thread's vault. Values the person
+        edited out are withdrawn from the vault unless another message still holds them (the
+        answer to the earlier text quoting them does not count: it shows them as
+        ``[redacted]`` from then on). A later deletion of the edited message finds it and
+        withdraws the rest. An edit to nothing is a deletion. Returns messages changed.
+        """
+        old, new = clean_user_text(before), clean_user_text(after)
+        if not old or old == new or not await self._history.exists(thread_id):
+            return 0
+        async with self._locks.hold(thread_id), self._in_flight:
+            earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
+            if not new:
+                changed = await self._history.remove_user_message(thread_id, earlier.text)
+                await self._retain(thread_id)
+                return changed
+            redacted = await self._guardrail.anonymize(thread_id, new, platform=platform)
+            changed = await self._history.replace_user_message(
+                thread_id, earlier.text, redacted.text
+            )
+            dropped = {e.placeholder for e in earlier.entities} - {
+                e.placeholder for e in redacted.entities
+            }
+            kept = _without_answer_refs(await self._history.load(thread_id), redacted, dropped)
+            await self._guardrail.retain(thread_id, kept)
+        log.info("edited message kept thread=%s changed=%d", thread_id, changed)
+        return changed
+
     async def _guarded(
         self, turn: _Turn, analysis: Awaitable[TextAnalysis], sink: ReplySink | None
     ) -> Reply:
@@ -412,3 +445,17 @@ class Conversation:
             record.output_tokens,
             record.latencies_ms["total"],
         )
+
+
+def _without_answer_refs(
+    history: Sequence[ChatMessage], edited: Redaction, dropped: Collection[str]
+) -> list[str]:
+    """The kept texts, the edited message's answer without the placeholders edited out."""
+    texts = [m.text for m in history]
+    for i in range(len(history) - 2, -1, -1):
+        if history[i].role == "user" and history[i].text == edited.text:
+            if history[i + 1].role == "assistant":
+                for placeholder in dropped:
+                    texts[i + 1] = texts[i + 1].replace(placeholder, "")
+            break
+    return texts

@@ -6,12 +6,74 @@ logged by type and by where they happened, never by message or with ``exc_info``
 loggers (Slack, Discord, httpx, anthropic) log request bodies, i.e. message text, at DEBUG, and
 SQL drivers (aiosqlite, SQLAlchemy, asyncpg) log statements with their parameters:
 ``configure_logging`` keeps the SDKs at INFO or above and the SQL drivers at WARNING.
+
+What a request supplies (a path, a header) and is logged goes through ``shown``: control
+characters escaped, so a ``%0A`` in a URL cannot start a forged line, and length capped. The
+formatter ``configure_logging`` installs escapes them in every message as well. Warnings
+about unauthenticated noise go through a ``ThrottledLog``: one line per interval with a count.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+import time
 import traceback
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SHOWN_MAX = 200
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(value: object, limit: int = _SHOWN_MAX) -> str:
+    """``value`` as one safe log token: control and bidi characters escaped, ``limit`` chars.
+
+    For what a request supplies (paths, header values), never for user text, which is not
+    logged at all.
+    """
+    text = _CONTROL.sub(_escaped, str(value))
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class OneLineFormatter(logging.Formatter):
+    """Escapes control characters in the message; a traceback (rare: ``where``) stays as is."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802  (stdlib name)
+        """The record's line, with its message's control characters escaped."""
+        record.message = _CONTROL.sub(_escaped, record.message)
+        return super().formatMessage(record)
+
+
+class ThrottledLog:
+    """One warning per key per ``interval`` seconds, with the count of those held back.
+
+    Args:
+        log: where the lines go.
+        what: the line's fixed start, e.g. ``"slack request refused"``.
+        interval: seconds between two lines of one key.
+    """
+
+    def __init__(self, log: logging.Logger, what: str, interval: float = 60.0) -> None:
+        self._log, self._what, self._interval = log, what, interval
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def warning(self, key: str, detail: str = "") -> None:
+        """Log ``key`` (a fixed text) and ``detail`` (escaped) unless ``key`` was logged lately."""
+        now = time.monotonic()
+        last = self._last.get(key)
+        if last is not None and now - last < self._interval:
+            self._held[key] = self._held.get(key, 0) + 1
+            return
+        held = self._held.pop(key, 0)
+        self._last[key] = now
+        more = f" (and {held} more in the last {self._interval:g}s)" if held else ""
+        tail = f" {shown(detail)}" if detail else ""
+        self._log.warning("%s: %s%s%s", self._what, key, tail, more)
 
 
 def where(exc: BaseException, frames: int = 4) -> str:
@@ -62,9 +124,9 @@ NOISY_LOGGERS = (
 
 def configure_logging(level: str) -> None:
     """Root logging at ``level``; SDK loggers never below INFO (at DEBUG they log bodies)."""
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLineFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.INFO, logging.getLevelName(level)))
     for name in SQL_LOGGERS:

@@ -56,6 +56,10 @@ class HistoryStore(Protocol):
         """Remove a user message (placeholder text) and the answer that followed it."""
         ...
 
+    async def replace_user_message(self, thread_id: ThreadId, text: str, new_text: str) -> int:
+        """Rewrite a user message (placeholder text) in place: an edit; 1 if one was found."""
+        ...
+
 
 class ThreadLocks(Protocol):
     """Mutual exclusion per thread, across processes."""
@@ -227,6 +231,12 @@ class MessageHandler(Protocol):
         """A user deleted a message: drop it (and its answer) from the thread's history."""
         ...
 
+    async def message_edited(
+        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+    ) -> int:
+        """A user edited a message: keep the new text (through the guardrail) in its place."""
+        ...
+
     async def knows_thread(self, thread_id: ThreadId) -> bool:
         """Whether the thread has a conversation with the bot (kept history).
 
@@ -297,6 +307,25 @@ class AdminCommands(Protocol):
             requester: ``slack:TEAM:USER``, ``discord:USER`` or ``console:USER``.
             args: the words after ``audit export``: ``[since] [thread:ID|channel:ID|user:ID]``.
             roles: the requester's Discord role ids (admins may be listed by role).
+        """
+        ...
+
+    async def authorize_erase(
+        self,
+        requester: str,
+        thread_id: str,
+        *,
+        participant: bool,
+        roles: Sequence[str] = (),
+        step: str = "confirm",
+    ) -> bool:
+        """Whether ``requester`` may erase a conversation: a participant, or an admin.
+
+        The one rule for every destructive chat command; ``participant`` is what the platform
+        says. Each decision is recorded in the admin action log (ids only).
+
+        Raises:
+            StoreError: the decision could not be recorded (nothing may be erased).
         """
         ...
 

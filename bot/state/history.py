@@ -70,6 +70,20 @@ end
 return 0
 """
 
+# KEYS: history. ARGV: user text, its replacement (a ChatMessage's JSON). Rewrites the newest
+# matching user message in place; the answer after it stays.
+_REPLACE_USER = """
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = #items, 1, -1 do
+  local ok, msg = pcall(cjson.decode, items[i])
+  if ok and type(msg) == 'table' and msg['role'] == 'user' and msg['text'] == ARGV[1] then
+    redis.call('LSET', KEYS[1], i - 1, ARGV[2])
+    return 1
+  end
+end
+return 0
+"""
+
 _TOMBSTONE = "\x00veilbot-removed\x00"
 
 
@@ -94,6 +108,7 @@ class RedisHistoryStore:
         self._max = max_messages
         self._append = redis.register_script(_APPEND)
         self._remove_user = redis.register_script(_REMOVE_USER)
+        self._replace_user = redis.register_script(_REPLACE_USER)
 
     async def load(self, thread_id: ThreadId) -> list[ChatMessage]:
         """All kept messages of the thread, oldest first, in one ``LRANGE``.
@@ -147,6 +162,17 @@ class RedisHistoryStore:
         async with store_errors(f"history remove message {thread_id}"):
             removed = await self._remove_user(keys=[key], args=[text, _TOMBSTONE])
         return int(removed)
+
+    async def replace_user_message(self, thread_id: ThreadId, text: str, new_text: str) -> int:
+        """Rewrite the newest user message with exactly ``text`` to ``new_text``, atomically.
+
+        Returns:
+            1 when a message was rewritten, else 0.
+        """
+        key = self._keys.thread(thread_id, "history")
+        new = ChatMessage("user", new_text).to_json()
+        async with store_errors(f"history replace message {thread_id}"):
+            return int(await self._replace_user(keys=[key], args=[text, new]))
 
     def _thread_keys(self, thread_id: ThreadId) -> list[str]:
         history = self._keys.thread(thread_id, "history")

@@ -58,6 +58,8 @@ class Harness:
     async def send(self, payload: dict[str, Any], *, retry_num: int | None = None) -> int:
         """Deliver a signed event; returns the HTTP status of the ack."""
         body = json.dumps(payload)
+        if isinstance(payload.get("event"), dict):
+            self.slack.said(payload["event"])  # Slack keeps what people write in its threads
         status, _ = await self.post(body, signed_headers(body, retry_num=retry_num))
         return status
 

@@ -64,6 +64,8 @@ class FakeDiscord:
     _posted: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Messages the bot created, per channel, oldest first (``GET .../messages`` reads them)."""
     _nonces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _wrote: dict[int, set[int]] = field(default_factory=dict)
+    """Who wrote in each channel or thread, and who wrote each message (a thread's starter)."""
     _ws: web.WebSocketResponse | None = None
     _seq: int = 0
     _log: list[dict[str, Any]] = field(default_factory=list)
@@ -148,6 +150,10 @@ class FakeDiscord:
         """Send one dispatch (op 0) on the live gateway connection."""
         await self.wait_for(lambda: self._ws is not None and not self._ws.closed)
         self._seq += 1
+        if event == "MESSAGE_CREATE":
+            author = int(data["author"]["id"])
+            self._wrote.setdefault(int(data["channel_id"]), set()).add(author)
+            self._wrote.setdefault(int(data["id"]), set()).add(author)
         frame = {"op": 0, "t": event, "s": self._seq, "d": data}
         self._log.append(frame)
         assert self._ws is not None
@@ -240,6 +246,8 @@ class FakeDiscord:
         channel = int(parts[1])
         if parts[-1] == "typing":
             return 204, None
+        if len(parts) == 4 and parts[2] == "thread-members" and method == "GET":
+            return self._thread_member(channel, int(parts[3]))
         if parts[-1] == "messages" and method == "POST":
             return 200, self._create(channel, body)
         if parts[-1] == "messages" and method == "GET":
@@ -251,6 +259,13 @@ class FakeDiscord:
         if parts[-1] == "threads" and method == "POST":
             return self._start_thread(channel, int(parts[3]), body["name"])
         return 404, {"message": "404: Not Found", "code": 0}
+
+    def _thread_member(self, thread: int, user: int) -> tuple[int, Any]:
+        """A thread's member: its starter's author, whoever wrote in it, and the bot."""
+        if user != BOT_ID and user not in self._wrote.get(thread, set()):
+            return 404, {"message": "Unknown Member", "code": 10007}
+        member = {"id": str(thread), "user_id": str(user), "join_timestamp": wire.TIMESTAMP}
+        return 200, member | {"flags": 0}
 
     def _create(self, channel: int, body: dict[str, Any]) -> dict[str, Any]:
         """A message the bot posts: a reply when it references one; ``enforce_nonce`` honoured."""

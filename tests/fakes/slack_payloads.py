@@ -138,6 +138,27 @@ def deleted(previous: dict[str, Any], *, channel: str = "C1") -> dict[str, Any]:
     )
 
 
+def edited(previous: dict[str, Any], text: str, *, channel: str = "C1") -> dict[str, Any]:
+    """A ``message_changed`` envelope: a person's message ``previous`` now reads ``text``."""
+    ts = new_ts()
+    kept = ("type", "user", "text", "ts", "thread_ts")
+    before = {k: previous[k] for k in kept if k in previous}
+    after = {**before, "text": text, "edited": {"user": previous["user"], "ts": ts}}
+    return envelope(
+        {
+            "type": "message",
+            "subtype": "message_changed",
+            "hidden": True,
+            "channel": channel,
+            "ts": ts,
+            "event_ts": ts,
+            "channel_type": "channel",
+            "message": after,
+            "previous_message": before,
+        }
+    )
+
+
 def signed_headers(
     body: str,
     *,

@@ -105,6 +105,7 @@ class FakeSlack:
         self.acks: list[str] = []
         self.responses: list[dict[str, Any]] = []
         self.uploads: dict[str, Upload] = {}
+        self.people: list[dict[str, Any]] = []
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._holds: dict[str, asyncio.Event] = {}
         self._clock = itertools.count(1)
@@ -181,6 +182,12 @@ class FakeSlack:
             for m in sorted(self.messages.values(), key=lambda m: float(m.ts))
             if m.channel == channel and m.thread_ts == thread_ts
         ]
+
+    def said(self, event: dict[str, Any]) -> None:
+        """A person's message (an event delivered to the bot): Slack keeps it in its thread."""
+        if event.get("type") in ("message", "app_mention") and event.get("user"):
+            if event.get("subtype") in (None, "file_share", "thread_broadcast"):
+                self.people.append(event)
 
     def all_replies(self) -> list[Posted]:
         """Every message the bot posted, in order."""
@@ -297,7 +304,13 @@ class FakeSlack:
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "message": {"text": msg.text}}
 
     def _m_conversations_replies(self, p: dict[str, Any]) -> dict[str, Any]:
-        """The bot's messages in a thread (people's are not kept), metadata on request."""
+        """A thread's messages: people's (``said``), then the bot's, metadata on request."""
+        channel, ts = str(p.get("channel")), str(p.get("ts"))
+        people = [
+            {k: e[k] for k in ("type", "user", "text", "ts", "thread_ts") if k in e}
+            for e in self.people
+            if e.get("channel") == channel and ts in (e.get("ts"), e.get("thread_ts"))
+        ]
         thread = [
             m
             for m in self.all_replies()
@@ -316,7 +329,12 @@ class FakeSlack:
             }
             for m in thread
         ]
-        return {"ok": True, "messages": messages, "has_more": False, "response_metadata": {}}
+        return {
+            "ok": True,
+            "messages": people + messages,
+            "has_more": False,
+            "response_metadata": {},
+        }
 
     def _m_conversations_open(self, p: dict[str, Any]) -> dict[str, Any]:
         users = str(p.get("users") or "")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.slack.formatting import WORD_JOINER, neutralize, split_message, to_mrkdwn
+from adapters.slack.formatting import (
+    WORD_JOINER,
+    neutralize,
+    seal_open_tokens,
+    split_message,
+    to_mrkdwn,
+)
 
 
 @pytest.mark.parametrize(
@@ -91,3 +97,9 @@ def test_a_single_huge_word_is_still_cut() -> None:
     chunks = split_message("a" * 2500, 1000)
     assert all(len(c) <= 1000 for c in chunks)
     assert "".join(chunks) == "a" * 2500
+
+
+def test_a_token_left_open_at_the_end_of_a_streamed_piece_cannot_be_completed_later() -> None:
+    assert seal_open_tokens("hi <!here|all of") == "hi &lt;!here|all of"
+    assert seal_open_tokens("ask <@U1|someone") == "ask &lt;@U1|someone"
+    assert seal_open_tokens("<!here> and <@U1> a < b") == "<!here> and <@U1> a < b"

@@ -1,0 +1,63 @@
+"""Discord edits: the edited text is redacted afresh, and a deletion after it withdraws both.
+
+The real Discord adapter (discord.py on the fake gateway) and core on real Redis and Presidio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bot.core.types import thread_id
+from tests.e2e.discord_harness import RunningBot, StartBot
+from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
+
+MENTION = f"<@{BOT_ID}>"
+OLD = f"{MENTION} I'm Maria Gonzalez, write to maria.gonzalez@example.com please."
+NEW = f"{MENTION} I'm Maria Gonzalez, write to maria.new@example.org instead."
+
+
+async def _values(bot: RunningBot, tid: str) -> set[str]:
+    return {v for _, v in (await bot.app.vault.mapping(tid)).values()}  # type: ignore[arg-type]
+
+
+async def _until_values(bot: RunningBot, tid: str, check: object) -> set[str]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = await _values(bot, tid)
+        if check(found):  # type: ignore[operator]
+            return found
+        await asyncio.sleep(0.02)
+    return await _values(bot, tid)
+
+
+@pytest.mark.parametrize("queue", [True, False], ids=["queue", "no-queue"])
+async def test_an_edit_replaces_the_kept_text_and_a_delete_after_it_withdraws_both(
+    start_bot: StartBot, fake_discord: FakeDiscord, queue: bool
+) -> None:
+    bot = await start_bot(queue_enabled=queue)
+    msg = fake_discord.message(OLD, mentions=(BOT_ID,))
+    thread = int(msg["id"])
+    await bot.say(msg, channel=thread)
+    tid = thread_id("discord", str(GUILD_ID), str(thread))
+    assert "maria.gonzalez@example.com" in await _values(bot, tid)
+
+    edit = {**msg, "content": NEW, "edited_timestamp": "2026-11-26T15:00:00.000000+00:00"}
+    await fake_discord.dispatch("MESSAGE_UPDATE", edit)
+    # the new value is placed first, then the old one withdrawn: wait for the edit's end
+    kept = await _until_values(
+        bot, tid, lambda v: "maria.new@example.org" in v and "maria.gonzalez@example.com" not in v
+    )
+    assert "maria.new@example.org" in kept
+    assert "maria.gonzalez@example.com" not in kept
+    history = await bot.app.history.load(tid)
+    assert "<EMAIL_ADDRESS_2>" in history[0].text
+
+    await fake_discord.dispatch(
+        "MESSAGE_DELETE",
+        {"id": msg["id"], "channel_id": str(CHANNEL_ID), "guild_id": str(GUILD_ID)},
+    )
+    assert await _until_values(bot, tid, lambda v: not v) == set()
+    assert await bot.app.history.load(tid) == []
