@@ -15,6 +15,8 @@ from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
 from tests.fixtures.redis_commands import command_calls, command_delta
 
+pytestmark = pytest.mark.redis_cluster
+
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 
 

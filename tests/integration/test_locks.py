@@ -17,6 +17,8 @@ from bot.core.types import thread_id
 from bot.state.client import open_redis
 from bot.state.locks import RedisThreadLocks
 
+pytestmark = pytest.mark.redis_cluster
+
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -255,9 +257,9 @@ class RenewalOutlivesCancel(aioredis.Redis):
 
 
 async def test_lock_is_released_when_a_cancelled_renewal_finishes_anyway(
-    redis_url: str, keys: KeySpace
+    redis_single_url: str, keys: KeySpace
 ) -> None:
-    client = RenewalOutlivesCancel.from_url(redis_url)
+    client = RenewalOutlivesCancel.from_url(redis_single_url)
     client.in_script = asyncio.Event()
     lk = locks(client, keys, ttl=0.3)
     key = keys.thread(TID, "lock")

@@ -23,12 +23,12 @@ from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.sealing import AesGcmSealer
-from tests.fixtures.services import RedisServer, free_port
+from tests.fixtures.services import RedisServer, async_redis, free_port
 
 SEALER = AesGcmSealer(b"k" * 32)
 PII = ("Jane Doe", "jane.doe@example.com", "+1 415 555 0132")
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.redis_cluster]
 
 
 def tid(n: int) -> ThreadId:
@@ -271,7 +271,7 @@ async def test_a_drain_finishes_the_entry_in_flight_and_leaves_the_rest_to_other
     assert worked[1:] == [("other", 1, 1), ("other", 2, 1)]
 
 
-async def _everything_under(client: aioredis.Redis, prefix: str) -> bytes:
+async def _everything_under(client: aioredis.Redis | aioredis.RedisCluster, prefix: str) -> bytes:
     dump = b""
     async for key in client.scan_iter(match=f"{prefix}:*", count=500):
         kind = (await client.type(key)).decode()
@@ -295,7 +295,7 @@ async def test_queued_events_hold_no_personal_data_and_are_deleted_once_answered
     queue = await replicas.queue("a")
     text = f"I am {PII[0]}, mail {PII[1]} or call {PII[2]}"
     await queue.put("slack", "T1:C1:1", tid(1), body(1, 1, text))
-    client = aioredis.Redis.from_url(redis_url)
+    client = async_redis(redis_url)
     try:
         stored = await _everything_under(client, redis_prefix)
         assert stored  # the entry is there, sealed
