@@ -13,11 +13,9 @@ turns in flight below the pool size (``Conversation``, ``VEILBOT_MAX_TURNS_IN_FL
 wait is short and rare.
 
 A URL whose scheme ends in ``+cluster`` (``bot.core.redis_url``) opens a Redis Cluster client
-instead, with the same timeouts and the same single retry; ``max_connections`` then bounds the
-connections to each node. Every key a Lua script or multi-key command touches shares one hash
-tag (``bot.core.keys``), so each runs on one node. The cluster client has no blocking pool: a
-node whose connections are all in use fails the command at once (``StoreUnavailable``); the cap
-on turns in flight keeps well below it.
+instead (``bot.state.cluster``), with the same timeouts, the same single retry and the same
+wait for a free connection. Every key a Lua script or multi-key command touches shares one
+hash tag (``bot.core.keys``), so each runs on one node.
 
 ``store_errors`` converts third-party failures at the boundary::
 

@@ -1,6 +1,6 @@
 """The Redis Cluster client: ``open_redis`` opens one for a ``+cluster`` URL.
 
-redis-py's cluster client, with three changes that keep it as fail-fast and as safe under a
+redis-py's cluster client, with four changes that keep it as fail-fast and as safe under a
 burst as the single-server one (``bot.state.client``):
 
 - It learns the cluster's slots before it routes its first command. redis-py routes the
@@ -9,6 +9,9 @@ burst as the single-server one (``bot.state.client``):
   makes redis-py close every connection, in-flight commands' too (they fail).
 - A ``MOVED`` only updates that slot's node (``reinitialize_steps=0``): a resharding never
   closes the connections in-flight commands use; a node that fails is still read again.
+- A burst waits for a connection (up to the timeout) instead of failing: redis-py's cluster
+  nodes raise ``MaxConnectionsError`` at once when all their connections are in use. No more
+  commands than ``max_connections`` are in flight at once, so no node runs out.
 - A timed-out command is never sent again (it may have run: appends are not idempotent);
   a refused connection, a cluster down or a slot without a node are retried once, after
   the topology is read again.
@@ -16,6 +19,7 @@ burst as the single-server one (``bot.state.client``):
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -23,7 +27,12 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.connection import parse_url
 from redis.driver_info import DriverInfo
-from redis.exceptions import ClusterDownError, RedisClusterException, SlotNotCoveredError
+from redis.exceptions import (
+    ClusterDownError,
+    MaxConnectionsError,
+    RedisClusterException,
+    SlotNotCoveredError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.core.errors import ConfigError
@@ -31,7 +40,16 @@ from bot.core.redis_url import RedisTarget
 
 
 class ClusterClient(RedisCluster):
-    """``RedisCluster`` that initializes before routing and never repeats a timed-out command."""
+    """``RedisCluster`` that knows the slots first, waits for a connection, never repeats.
+
+    It learns the slots before routing, waits for a free connection, and never sends a
+    timed-out command again (see the module's docstring).
+
+    Args:
+        pool_wait: seconds a command waits for a free connection before it fails.
+        max_connections: the most commands (so connections to any one node) at once.
+        **options: as ``RedisCluster`` takes them.
+    """
 
     # The base declares its own tuple's exact type; this one is a subset of it.
     ERRORS_ALLOW_RETRY = (  # type: ignore[assignment]
@@ -40,11 +58,28 @@ class ClusterClient(RedisCluster):
         SlotNotCoveredError,
     )
 
+    def __init__(self, *, pool_wait: float, max_connections: int, **options: Any) -> None:
+        super().__init__(max_connections=max_connections, **options)
+        self._pool_wait = pool_wait
+        self._in_flight = asyncio.Semaphore(max_connections)
+
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        """Run a command once the slots are known (concurrent first callers wait together)."""
-        if self._initialize:
-            await self.initialize()
-        return await super().execute_command(*args, **kwargs)
+        """Run a command once the slots are known and a connection is free.
+
+        Raises:
+            MaxConnectionsError: no connection came free within ``pool_wait`` seconds.
+        """
+        try:
+            async with asyncio.timeout(self._pool_wait):
+                await self._in_flight.acquire()
+        except TimeoutError:
+            raise MaxConnectionsError("no free Redis Cluster connection") from None
+        try:
+            if self._initialize:  # concurrent first callers wait for one initialization
+                await self.initialize()
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self._in_flight.release()
 
 
 def open_cluster(
@@ -69,6 +104,7 @@ def open_cluster(
     try:
         return ClusterClient(
             startup_nodes=[ClusterNode(host, port) for host, port in target.seeds],
+            pool_wait=timeout,
             max_connections=max_connections,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
