@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
@@ -14,6 +16,7 @@ from bot.core.types import ChatMessage, thread_id
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
 from tests.fixtures.redis_commands import command_calls, command_delta
+from tests.fixtures.services import sync_redis
 
 pytestmark = pytest.mark.redis_cluster
 
@@ -176,3 +179,33 @@ async def test_exists_tells_whether_a_thread_has_history(store: RedisHistoryStor
     assert await store.exists(tid)
     await store.erase(tid)
     assert not await store.exists(tid)
+
+
+async def test_on_a_cluster_threads_spread_over_the_nodes_each_thread_on_one(
+    redis_cluster_url: str,
+) -> None:
+    """What makes a cluster worth running: threads' data on every node, and each thread's
+    history and vault on the same node, so one script or DEL covers both."""
+    keys = KeySpace(f"vbtest-{uuid.uuid4().hex[:12]}")
+    client = open_redis(redis_cluster_url, timeout=5)
+    nodes = sync_redis(redis_cluster_url)
+    assert isinstance(nodes, redis.RedisCluster)
+    store = RedisHistoryStore(client, keys, ttl_seconds=60, max_messages=6)
+    threads = [thread_id("slack", "T1", "C1", f"1700000000.{n:06d}") for n in range(30)]
+    try:
+        for tid in threads:
+            await client.hset(keys.thread(tid, "vault"), "p:<PERSON_1>", "sealed")
+            await store.append(tid, [u("q <PERSON_1>"), a("a")])
+        held = {
+            node.name: {k.decode() for k in node.redis_connection.keys(f"{keys.prefix}:*")}
+            for node in nodes.get_primaries()
+        }
+        assert all(held.values()), "a primary holds no thread"
+        for tid in threads:
+            (home,) = [name for name, found in held.items() if keys.thread(tid, "history") in found]
+            assert keys.thread(tid, "vault") in held[home]
+        assert [await store.erase(tid) for tid in threads] == [2] * len(threads)
+        assert all(not n.redis_connection.keys(f"{keys.prefix}:*") for n in nodes.get_primaries())
+    finally:
+        await client.aclose()
+        nodes.close()

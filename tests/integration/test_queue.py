@@ -106,6 +106,23 @@ async def test_a_retried_delivery_is_queued_once(replicas: Replicas) -> None:
     assert [(e.event_id, e.attempt) for e in worked] == [("T1:C1:1.000001", 1)]
 
 
+async def test_one_worker_works_every_platform_it_registered(replicas: Replicas) -> None:
+    """One read covers both platforms' streams (in a cluster: one slot, one node)."""
+    queue = await replicas.queue("a")
+    worked: list[tuple[str, str]] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        worked.append((event.platform, event.event_id))
+
+    queue.register("slack", handler)
+    queue.register("discord", handler)
+    assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+    assert await queue.put("discord", "1180000000000000001", thread_id("discord", "G1", "42"), b"")
+    replicas.start(queue)
+    assert await queue.idle(20)
+    assert sorted(worked) == [("discord", "1180000000000000001"), ("slack", "T1:C1:1.000001")]
+
+
 async def test_an_entry_waits_to_begin_while_this_process_is_acking(replicas: Replicas) -> None:
     """A burst of deliveries: their acks (which Slack times out after 3 s) go before the turns
     they queue, for ``acks_first_seconds`` at most."""
