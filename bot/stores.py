@@ -25,7 +25,7 @@ from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
 from bot.settings import Settings
-from bot.state.client import RedisClient, open_redis
+from bot.state.client import RedisClient, open_redis, ping_every_node
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
@@ -51,13 +51,13 @@ class Stores:
 
 
 async def check_ready(redis: RedisClient, audit: SqlAuditStore) -> dict[str, bool]:
-    """The stores' named readiness checks: Redis answers PING, the database a query."""
+    """The stores' readiness checks: Redis (each primary of a cluster) and the database answer."""
     return {"redis": await _redis_answers(redis), "database": await audit.ping()}
 
 
 async def _redis_answers(redis: RedisClient) -> bool:
     try:
-        return bool(await asyncio.wait_for(redis.ping(), timeout=2))
+        return await asyncio.wait_for(ping_every_node(redis), timeout=2)
     except (RedisError, RedisClusterException, OSError, TimeoutError):
         return False
 

@@ -114,6 +114,17 @@ def open_redis(
     return aioredis.Redis.from_pool(pool)
 
 
+async def ping_every_node(client: RedisClient) -> bool:
+    """Whether Redis answers ``PING``: the one server, or every primary of a cluster.
+
+    Each primary holds some threads' state (and one holds the queue): a cluster with a
+    primary down cannot serve every turn.
+    """
+    if isinstance(client, RedisCluster):
+        return bool(await client.ping(target_nodes=RedisCluster.PRIMARIES))
+    return bool(await client.ping())
+
+
 class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
     """Context manager and decorator behind ``store_errors``."""
 

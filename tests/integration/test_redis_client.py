@@ -6,17 +6,23 @@ import asyncio
 import importlib.metadata
 import time
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.crc import key_slot
 
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
-from bot.core.types import thread_id
+from bot.core.types import ThreadId, thread_id
+from bot.settings import load_settings
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
+from bot.stores import Stores, build_stores
 from guardrails.vault import RedisVault
 from tests.fixtures.guardrail import TEST_VAULT_KEY
+from tests.fixtures.redis_cluster import RedisClusterServer, slot_ranges
 from tests.fixtures.services import free_port
 
 pytestmark = pytest.mark.redis_cluster
@@ -96,3 +102,35 @@ async def test_a_dead_seed_is_passed_over_for_a_live_one(redis_cluster_url: str)
         assert await client.set(f"vbtest-{uuid.uuid4().hex}:k", b"1", ex=60) is True
     finally:
         await client.aclose()
+
+
+async def test_a_cluster_with_a_primary_down_is_not_ready_and_fails_its_threads_fast(
+    redis_cluster: RedisClusterServer, tmp_path: Path
+) -> None:
+    """Readiness asks every primary (each holds some threads); a turn whose thread lives on
+    the stopped one fails at once, as on a single server that is down; back, all is well."""
+    settings = load_settings(
+        data_dir=tmp_path, redis_url=redis_cluster.url, store_timeout_seconds=0.5
+    )
+    async with build_stores(settings) as stores:
+        assert await stores.readiness() == {"redis": True, "database": True}
+        slots = slot_ranges(redis_cluster.masters)[1]
+        tid = next(t for t in _threads() if key_slot(_history_key(stores, t)) in slots)
+        redis_cluster.stop_node(1)
+        assert (await stores.readiness())["redis"] is False
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await stores.history.load(tid)
+        assert time.monotonic() - started < 3
+        redis_cluster.restart_node(1)
+        assert await stores.readiness() == {"redis": True, "database": True}
+        assert await stores.history.load(tid) == []
+
+
+def _threads() -> Iterator[ThreadId]:
+    for n in range(10_000):
+        yield thread_id("slack", "T1", "C1", f"1700000000.{n:06d}")
+
+
+def _history_key(stores: Stores, tid: ThreadId) -> bytes:
+    return stores.keys.thread(tid, "history").encode()
