@@ -1,6 +1,6 @@
 """The Redis Cluster client: ``open_redis`` opens one for a ``+cluster`` URL.
 
-redis-py's cluster client, with four changes that keep it as fail-fast and as safe under a
+redis-py's cluster client, with five changes that keep it as fail-fast and as safe under a
 burst as the single-server one (``bot.state.client``):
 
 - It learns the cluster's slots before it routes its first command. redis-py routes the
@@ -12,6 +12,8 @@ burst as the single-server one (``bot.state.client``):
 - A burst waits for a connection (up to the timeout) instead of failing: redis-py's cluster
   nodes raise ``MaxConnectionsError`` at once when all their connections are in use. No more
   commands than ``max_connections`` are in flight at once, so no node runs out.
+- A stream read (``XREADGROUP``) is routed by its stream keys: redis-py would ask a node
+  ``COMMAND GETKEYS`` first, a second round trip for every read of the queue.
 - A timed-out command is never sent again (it may have run: appends are not idempotent);
   a refused connection, a cluster down or a slot without a node are retried once, after
   the topology is read again.
@@ -80,6 +82,26 @@ class ClusterClient(RedisCluster):
             return await super().execute_command(*args, **kwargs)
         finally:
             self._in_flight.release()
+
+    async def _determine_slot(self, *args: Any) -> int:
+        """The slot of a command; a stream read's from its keys, without asking a node."""
+        if str(args[0]).upper() == "XREADGROUP":
+            slots = {self.keyslot(key) for key in _stream_keys(args)}
+            if len(slots) != 1:
+                raise RedisClusterException("XREADGROUP - all keys must map to the same key slot")
+            return slots.pop()
+        return int(await super()._determine_slot(*args))
+
+
+def _stream_keys(args: tuple[Any, ...]) -> list[Any]:
+    """The stream names of ``XREADGROUP … STREAMS k1 k2 … id1 id2 …``."""
+    marks = [i for i, arg in enumerate(args) if isinstance(arg, str | bytes) and _is_streams(arg)]
+    rest = args[marks[-1] + 1 :] if marks else ()
+    return list(rest[: len(rest) // 2])
+
+
+def _is_streams(arg: str | bytes) -> bool:
+    return (arg.decode() if isinstance(arg, bytes) else arg).upper() == "STREAMS"
 
 
 def open_cluster(

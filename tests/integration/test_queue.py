@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
@@ -23,7 +25,7 @@ from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.sealing import AesGcmSealer
-from tests.fixtures.services import RedisServer, async_redis, free_port
+from tests.fixtures.services import RedisServer, async_redis, free_port, sync_redis
 
 SEALER = AesGcmSealer(b"k" * 32)
 PII = ("Jane Doe", "jane.doe@example.com", "+1 415 555 0132")
@@ -457,4 +459,30 @@ async def test_puts_waiting_together_all_fail_when_redis_is_down(redis_prefix: s
         assert all(isinstance(r, StoreUnavailable) for r in results), results
         assert len({id(r) for r in results}) == 30  # each its own error (and traceback)
     finally:
+        await client.aclose()
+
+
+def _getkeys_calls(url: str) -> int:
+    nodes = sync_redis(url)
+    assert isinstance(nodes, redis.RedisCluster)
+    try:
+        stats = [n.redis_connection.info("commandstats") for n in nodes.get_primaries()]
+        return sum(int(s.get("cmdstat_command|getkeys", {}).get("calls", 0)) for s in stats)
+    finally:
+        nodes.close()
+
+
+async def test_a_queue_read_on_a_cluster_is_one_round_trip(redis_cluster_url: str) -> None:
+    """The worker reads the queue every half second per replica: routing a read must not cost
+    a question to a node first (redis-py asks ``COMMAND GETKEYS`` for a stream read)."""
+    client = open_redis(redis_cluster_url, timeout=5)
+    stream = KeySpace(f"vbtest-{uuid.uuid4().hex[:12]}").queue("tokens:slack")
+    try:
+        await client.xgroup_create(stream, "workers", id="0", mkstream=True)
+        before = _getkeys_calls(redis_cluster_url)
+        for _ in range(3):
+            assert await client.xreadgroup("workers", "a", {stream: ">"}, count=1, block=1) == []
+        assert _getkeys_calls(redis_cluster_url) == before
+    finally:
+        await client.delete(stream)
         await client.aclose()
