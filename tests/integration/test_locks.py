@@ -85,13 +85,17 @@ asyncio.run(main(*sys.argv[1:]))
 async def test_holders_in_another_process_never_overlap(
     redis_url: str, clients, keys: KeySpace
 ) -> None:
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
-        cwd=REPO, stdout=asyncio.subprocess.PIPE,
-    )  # fmt: skip
     lk = locks(clients[0], keys, wait=20)
-    output = asyncio.ensure_future(child.communicate())
     spans: list[tuple[float, float]] = []
+    async with lk.hold(TID):  # first: the child starts while this process holds the lock
+        entered = time.time()
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
+            cwd=REPO, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        await asyncio.sleep(0.02)
+        spans.append((entered, time.time()))
+    output = asyncio.ensure_future(child.communicate())
     deadline = time.monotonic() + 30
     try:
         while not output.done() and time.monotonic() < deadline:  # contend until it is done
