@@ -118,22 +118,27 @@ def open_cluster(
     Raises:
         ConfigError: the URL carries an option a cluster client cannot take.
     """
+    settings: dict[str, Any] = {
+        "pool_wait": timeout,
+        "max_connections": max_connections,
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+    }
     options: dict[str, Any] = parse_url(target.url)  # type: ignore[no-untyped-call]
     for name in ("host", "port", "db"):
         options.pop(name, None)
     if options.pop("connection_class", None) is not None:  # rediss: TLS to every node
         options["ssl"] = True
+    if "timeout" in options:  # the URL's pool wait, as on one server
+        options["pool_wait"] = options.pop("timeout")
+    settings.update(options)  # the URL's options win, as redis-py's from_url does
     try:
         return ClusterClient(
             startup_nodes=[ClusterNode(host, port) for host, port in target.seeds],
-            pool_wait=timeout,
-            max_connections=max_connections,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), retries=1),
             reinitialize_steps=0,
             driver_info=driver_info,
-            **options,
+            **settings,
         )
-    except (RedisClusterException, TypeError) as exc:  # an option a cluster cannot take
+    except RedisClusterException as exc:  # an option a cluster cannot take
         raise ConfigError(f"VEILBOT_REDIS_URL: {type(exc).__name__}") from None
