@@ -142,7 +142,7 @@ class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
     ) -> None:
         if exc is None or isinstance(exc, StoreError):
             return
-        if unavailable(exc):
+        if _unavailable(exc):
             raise StoreUnavailable(
                 f"{self._what}: store unavailable ({type(exc).__name__})"
             ) from exc
@@ -150,7 +150,7 @@ class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
             raise StoreError(f"{self._what}: store failed ({type(exc).__name__})") from exc
 
 
-def unavailable(exc: BaseException) -> bool:
+def _unavailable(exc: BaseException) -> bool:
     """Whether a store failure means Redis (or a cluster's node) cannot be reached now.
 
     A cluster client that reaches none of its nodes raises ``RedisClusterException`` with the
