@@ -9,12 +9,14 @@ from collections.abc import AsyncIterator
 import pytest
 import redis
 import redis.asyncio as aioredis
+from redis.crc import key_slot
 
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
+from tests.fixtures.redis_cluster import RedisClusterServer
 from tests.fixtures.redis_commands import command_calls, command_delta
 from tests.fixtures.services import sync_redis
 
@@ -209,3 +211,26 @@ async def test_on_a_cluster_threads_spread_over_the_nodes_each_thread_on_one(
     finally:
         await client.aclose()
         nodes.close()
+
+
+async def test_a_thread_whose_slot_moves_to_another_node_is_followed_there(
+    redis_cluster: RedisClusterServer,
+) -> None:
+    """A resharding (scaling a cluster out, a managed service rebalancing) moves slots while
+    the service runs: the next write and read of a moved thread go to its new node."""
+    keys = KeySpace("vbtest-reshard")
+    client = open_redis(redis_cluster.url, timeout=2)
+    store = RedisHistoryStore(client, keys, ttl_seconds=60, max_messages=10)
+    try:
+        await client.hset(keys.thread(TID, "vault"), "p:<PERSON_1>", "sealed")
+        await store.append(TID, [u("q1 <PERSON_1>"), a("a1")])
+        slot = int(key_slot(keys.thread(TID, "history").encode()))
+        before = redis_cluster.owner(slot)
+        redis_cluster.move_slot(slot, to=(before + 1) % redis_cluster.masters)
+        assert redis_cluster.owner(slot) != before
+        kept = await store.append(TID, [u("q2"), a("a2")])  # the old node answers MOVED
+        assert [m.text for m in kept] == ["q1 <PERSON_1>", "a1", "q2", "a2"]
+        assert await client.hget(keys.thread(TID, "vault"), "p:<PERSON_1>") == b"sealed"
+        assert await store.erase(TID) == 2
+    finally:
+        await client.aclose()
