@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
-import redis.asyncio as aioredis
-
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
@@ -27,6 +25,7 @@ from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.models import build_model, check_model
 from bot.settings import Settings
+from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
@@ -56,7 +55,7 @@ class App:
 
     settings: Settings
     conversation: Conversation
-    redis: aioredis.Redis
+    redis: RedisClient
     keys: KeySpace
     audit: SqlAuditStore
     guardrail: PresidioGuardrail
@@ -147,7 +146,7 @@ def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
 
 def build_queue(
     settings: Settings,
-    client: aioredis.Redis,
+    client: RedisClient,
     keys: KeySpace,
     master: bytes,
     metrics: PrometheusMetrics,

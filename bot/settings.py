@@ -14,6 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator, model_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
+from bot.core.redis_url import parse_redis_url
 
 _PLACEHOLDER_SECRETS = {
     "changeme",
@@ -50,6 +51,9 @@ class Settings(BaseSettings):
     # Storage
     data_dir: Path = Field(default_factory=_default_data_dir)
     redis_url: str | None = None
+    """``redis://``, ``rediss://`` or ``unix://`` for one server; ``redis+cluster://`` or
+    ``rediss+cluster://`` with one or more ``host:port`` seeds (comma-separated) for a Redis
+    Cluster. Unset: an embedded server in the data directory."""
     redis_prefix: str = Field(default="veilbot", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     database_url: str | None = None
     history_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=60)
@@ -259,6 +263,17 @@ class Settings(BaseSettings):
     """REST base such as ``https://discord.com/api/v10``; for proxies and tests."""
     discord_gateway_url: str | None = None
     """Gateway websocket URL such as ``wss://gateway.discord.gg/``; for proxies and tests."""
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        try:
+            parse_redis_url(value.strip())
+        except ConfigError as exc:
+            raise ValueError(str(exc).removeprefix("VEILBOT_REDIS_URL: ")) from None
+        return value.strip()
 
     @field_validator("discord_token")
     @classmethod

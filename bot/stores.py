@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
 from aiohttp import web
+from redis.exceptions import RedisClusterException, RedisError
 
 from bot.admin.api import Readiness, add_admin_routes, add_probe_routes
 from bot.admin.auth import AdminTokens
@@ -28,7 +28,7 @@ from bot.core.ports import Metrics
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
 from bot.settings import Settings
-from bot.state.client import open_redis
+from bot.state.client import RedisClient, open_redis, ping_every_node
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
@@ -41,7 +41,7 @@ class Stores:
     """The stores alone, without the guardrail or the model: ``veilbot forget``, admin tools."""
 
     settings: Settings
-    redis: aioredis.Redis
+    redis: RedisClient
     keys: KeySpace
     audit: SqlAuditStore
     history: RedisHistoryStore
@@ -53,19 +53,19 @@ class Stores:
         return await check_ready(self.redis, self.audit)
 
 
-async def check_ready(redis: aioredis.Redis, audit: SqlAuditStore) -> dict[str, bool]:
-    """The stores' named readiness checks: Redis answers PING, the database a query."""
+async def check_ready(redis: RedisClient, audit: SqlAuditStore) -> dict[str, bool]:
+    """The stores' readiness checks: Redis (each primary of a cluster) and the database answer."""
     return {"redis": await _redis_answers(redis), "database": await audit.ping()}
 
 
-async def _redis_answers(redis: aioredis.Redis) -> bool:
+async def _redis_answers(redis: RedisClient) -> bool:
     try:
-        return bool(await asyncio.wait_for(redis.ping(), timeout=2))
-    except (aioredis.RedisError, OSError, TimeoutError):
+        return await asyncio.wait_for(ping_every_node(redis), timeout=2)
+    except (RedisError, RedisClusterException, OSError, TimeoutError):
         return False
 
 
-async def _redis(settings: Settings, stack: AsyncExitStack) -> aioredis.Redis:
+async def _redis(settings: Settings, stack: AsyncExitStack) -> RedisClient:
     url = settings.redis_url
     if url is None:
         url = (await stack.enter_async_context(EmbeddedRedis(settings.data_dir))).url
@@ -106,7 +106,7 @@ def add_console(
     app: web.Application,
     settings: Settings,
     *,
-    redis: aioredis.Redis,
+    redis: RedisClient,
     audit: SqlAuditStore,
     tokens: AdminTokens,
     eraser: Eraser,
@@ -151,7 +151,7 @@ def _eraser(
 
 
 def _history_and_locks(
-    settings: Settings, client: aioredis.Redis, keys: KeySpace, metrics: Metrics
+    settings: Settings, client: RedisClient, keys: KeySpace, metrics: Metrics
 ) -> tuple[RedisHistoryStore, RedisThreadLocks]:
     history = RedisHistoryStore(
         client,

@@ -42,6 +42,7 @@ import redis.asyncio as aioredis
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from redis import exceptions as redis_errors
+from redis.asyncio.cluster import RedisCluster
 
 from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
@@ -51,6 +52,12 @@ from guardrails.vaultkey import KEY_SETTING, derive_keys
 
 logger = logging.getLogger(__name__)
 
+_UNREACHABLE = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.ClusterDownError,
+    redis_errors.SlotNotCoveredError,
+)
 _NONCE_BYTES = 12
 _AAD_PREFIX = b"veilbot-vault-v1\x00"
 _PART_DOMAIN = b"part\x01"
@@ -163,9 +170,12 @@ async def redis_errors_as_store_errors(operation: str, tid: ThreadId) -> AsyncIt
     """Convert redis-py errors into ``StoreUnavailable``/``StoreError`` (ids only)."""
     try:
         yield
-    except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
-        raise StoreUnavailable(f"vault {operation} for thread {tid}: Redis unreachable") from exc
-    except redis_errors.RedisError as exc:
+    except (redis_errors.RedisError, redis_errors.RedisClusterException) as exc:
+        # a cluster client that reaches no node raises the latter, caused by the former
+        if isinstance(exc, _UNREACHABLE) or isinstance(exc.__cause__, _UNREACHABLE):
+            raise StoreUnavailable(
+                f"vault {operation} for thread {tid}: Redis unreachable"
+            ) from exc
         raise StoreError(f"vault {operation} for thread {tid} failed") from exc
 
 
@@ -180,7 +190,7 @@ class RedisVault:
     """
 
     def __init__(
-        self, redis: aioredis.Redis, keys: KeySpace, *, key: bytes, ttl_seconds: int
+        self, redis: aioredis.Redis | RedisCluster, keys: KeySpace, *, key: bytes, ttl_seconds: int
     ) -> None:
         subkeys = derive_keys(key)
         self._redis = redis

@@ -12,10 +12,16 @@ pool does when more commands are in flight than it has connections. The service 
 turns in flight below the pool size (``Conversation``, ``VEILBOT_MAX_TURNS_IN_FLIGHT``), so the
 wait is short and rare.
 
+A URL whose scheme ends in ``+cluster`` (``bot.core.redis_url``) opens a Redis Cluster client
+instead (``bot.state.cluster``), with the same timeouts, the same single retry and the same
+wait for a free connection. Every key a Lua script or multi-key command touches shares one
+hash tag (``bot.core.keys``), so each runs on one node.
+
 ``store_errors`` converts third-party failures at the boundary::
 
     redis ConnectionError / TimeoutError / BusyLoadingError, OSError  -> StoreUnavailable
-    any other redis.RedisError                                         -> StoreError
+    a cluster down, a slot without a node, no node reachable           -> StoreUnavailable
+    any other redis.RedisError or RedisClusterException                -> StoreError
 """
 
 from __future__ import annotations
@@ -23,20 +29,40 @@ from __future__ import annotations
 import logging
 from contextlib import AbstractAsyncContextManager, AsyncContextDecorator
 from types import TracebackType
+from typing import TypeAlias
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.driver_info import DriverInfo
-from redis.exceptions import BusyLoadingError, RedisError
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.core.errors import StoreError, StoreUnavailable
+from bot.core.redis_url import parse_redis_url
+from bot.state.cluster import open_cluster
 
 logger = logging.getLogger(__name__)
 
-_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError)
+_UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    BusyLoadingError,
+    ClusterDownError,
+    SlotNotCoveredError,
+    OSError,
+)
+
+RedisClient: TypeAlias = aioredis.Redis | RedisCluster
+"""What ``open_redis`` returns: one server's client or a Redis Cluster's."""
 
 
 DEFAULT_MAX_CONNECTIONS = 100
@@ -50,20 +76,30 @@ dozens of them at once."""
 
 def open_redis(
     url: str, *, timeout: float, max_connections: int = DEFAULT_MAX_CONNECTIONS
-) -> aioredis.Redis:
-    """A client for ``redis://``, ``rediss://`` or ``unix://`` URLs that fails fast.
+) -> RedisClient:
+    """A client for ``redis://``, ``rediss://``, ``unix://`` or ``+cluster`` URLs that fails fast.
 
     No connection is made until the first command. Closing the client closes its pool.
 
     Args:
-        url: the server URL (credentials allowed; never logged).
+        url: the server URL (credentials allowed; never logged), or a Redis Cluster's
+            (``redis+cluster://host:port[,host:port…]``, see ``bot.core.redis_url``).
         timeout: seconds allowed for connecting, for each reply, and for waiting for a free
             connection of the pool.
-        max_connections: the most connections open at once.
+        max_connections: the most connections open at once (to each node of a cluster).
 
     Returns:
-        A ``redis.asyncio.Redis`` with one immediate retry on connection errors.
+        A ``redis.asyncio.Redis`` (or ``RedisCluster``) with one immediate retry on
+        connection errors.
+
+    Raises:
+        ConfigError: the URL is not one of the accepted forms.
     """
+    target = parse_redis_url(url)
+    if target.cluster:
+        return open_cluster(
+            target, timeout=timeout, max_connections=max_connections, driver_info=_DRIVER
+        )
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=max_connections,
@@ -76,6 +112,17 @@ def open_redis(
         driver_info=_DRIVER,
     )
     return aioredis.Redis.from_pool(pool)
+
+
+async def ping_every_node(client: RedisClient) -> bool:
+    """Whether Redis answers ``PING``: the one server, or every primary of a cluster.
+
+    Each primary holds some threads' state (and one holds the queue): a cluster with a
+    primary down cannot serve every turn.
+    """
+    if isinstance(client, RedisCluster):
+        return bool(await client.ping(target_nodes=RedisCluster.PRIMARIES))
+    return bool(await client.ping())
 
 
 class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
@@ -95,12 +142,23 @@ class _StoreErrors(AsyncContextDecorator, AbstractAsyncContextManager[None]):
     ) -> None:
         if exc is None or isinstance(exc, StoreError):
             return
-        if isinstance(exc, _UNAVAILABLE):
+        if _unavailable(exc):
             raise StoreUnavailable(
                 f"{self._what}: store unavailable ({type(exc).__name__})"
             ) from exc
-        if isinstance(exc, RedisError):
+        if isinstance(exc, RedisError | RedisClusterException):
             raise StoreError(f"{self._what}: store failed ({type(exc).__name__})") from exc
+
+
+def _unavailable(exc: BaseException) -> bool:
+    """Whether a store failure means Redis (or a cluster's node) cannot be reached now.
+
+    A cluster client that reaches none of its nodes raises ``RedisClusterException`` with the
+    connection error as its cause; a slot without a live node is ``SlotNotCoveredError``.
+    """
+    if isinstance(exc, _UNAVAILABLE):
+        return True
+    return isinstance(exc, RedisClusterException) and isinstance(exc.__cause__, _UNAVAILABLE)
 
 
 def store_errors(what: str) -> _StoreErrors:

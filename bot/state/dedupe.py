@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import redis.asyncio as aioredis
-
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
-from bot.state.client import store_errors
+from bot.state.client import RedisClient, store_errors
 
 
 class RedisEventDedupe:
@@ -22,7 +20,7 @@ class RedisEventDedupe:
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: RedisClient,
         keys: KeySpace,
         *,
         ttl_seconds: int,

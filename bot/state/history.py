@@ -14,11 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-import redis.asyncio as aioredis
-
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
-from bot.state.client import store_errors
+from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +96,7 @@ class RedisHistoryStore:
     """
 
     def __init__(
-        self, redis: aioredis.Redis, keys: KeySpace, *, ttl_seconds: int, max_messages: int
+        self, redis: RedisClient, keys: KeySpace, *, ttl_seconds: int, max_messages: int
     ) -> None:
         if ttl_seconds < 1 or max_messages < 1:
             raise ValueError("ttl_seconds and max_messages must be positive")

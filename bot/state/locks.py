@@ -20,14 +20,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-import redis.asyncio as aioredis
-
 from bot.core.errors import StoreError
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
 from bot.core.types import ThreadId
-from bot.state.client import store_errors
+from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +66,7 @@ class RedisThreadLocks:
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: RedisClient,
         keys: KeySpace,
         *,
         ttl_seconds: float,

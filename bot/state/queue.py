@@ -46,8 +46,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.logsafe import log_failure
@@ -56,7 +54,7 @@ from bot.core.ports import Metrics, QueueHandler, Sealer
 from bot.core.types import QueuedEvent, ThreadId
 from bot.state import queue_lua
 from bot.state.acks import AckGate
-from bot.state.client import store_errors
+from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +128,7 @@ class RedisTurnQueue:
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: RedisClient,
         keys: KeySpace,
         *,
         sealer: Sealer,

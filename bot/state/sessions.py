@@ -6,9 +6,7 @@ TTL: a Redis dump holds no usable cookie, and an abandoned session disappears by
 
 from __future__ import annotations
 
-import redis.asyncio as aioredis
-
-from bot.state.client import store_errors
+from bot.state.client import RedisClient, store_errors
 
 
 class RedisSessionBackend:
@@ -19,7 +17,7 @@ class RedisSessionBackend:
         prefix: the key prefix (``VEILBOT_REDIS_PREFIX``).
     """
 
-    def __init__(self, redis: aioredis.Redis, prefix: str) -> None:
+    def __init__(self, redis: RedisClient, prefix: str) -> None:
         self._redis = redis
         self._prefix = prefix
 

@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 import pytest
-import redis.asyncio as aioredis
 
 from adapters.discord.events import MessageFacts, Trigger
 from adapters.discord.handler import QueuedMessage
@@ -21,7 +20,7 @@ from bot.core.types import QueuedEvent, thread_id
 from tests.e2e.discord_harness import RunningBot, StartBot
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
-from tests.fixtures.services import RedisServer
+from tests.fixtures.services import RedisServer, async_redis
 
 MENTION = f"<@{BOT_ID}>"
 SEEDED = ("Maria Gonzalez", "maria.gonzalez@example.com")
@@ -36,7 +35,7 @@ async def polled(check: Callable[[], Awaitable[bool]], what: str, within: float 
 
 
 async def queued_payloads(bot: RunningBot, redis_url: str) -> dict[bytes, bytes]:
-    client = aioredis.Redis.from_url(redis_url)
+    client = async_redis(redis_url)
     try:
         prefix = bot.app.settings.redis_prefix
         return dict(await client.hgetall(f"{prefix}:{{queue}}:payloads"))
@@ -45,6 +44,7 @@ async def queued_payloads(bot: RunningBot, redis_url: str) -> dict[bytes, bytes]
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.redis_cluster
 async def test_a_message_queued_by_a_replica_that_stops_is_answered_once_by_another(
     start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic, redis_url: str
 ) -> None:

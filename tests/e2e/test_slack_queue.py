@@ -43,6 +43,7 @@ async def audit_rows_of(h: Harness, message_ts: str) -> list[dict[str, object]]:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.redis_cluster
 async def test_each_delivery_of_an_event_is_answered_once(make_app: MakeApp) -> None:
     # Detection in this process holds the event loop under a burst (issue 12, speed): the
     # acks' Redis replies may wait past the tests' usual 1 s store timeout.

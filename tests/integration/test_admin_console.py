@@ -122,6 +122,7 @@ async def test_sign_in_without_the_login_form_token_is_refused(rig: Rig) -> None
     assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
 
 
+@pytest.mark.redis_cluster
 async def test_session_cookie_flags_headers_and_sign_out(rig: Rig) -> None:
     response = await sign_in(rig.client)
     assert response.status == 303
@@ -160,6 +161,7 @@ async def test_forged_csrf_token_is_refused_and_changes_nothing(rig: Rig) -> Non
     assert (await rig.client.get("/admin/", allow_redirects=False)).status == 200  # still in
 
 
+@pytest.mark.redis_cluster
 async def test_expired_session_is_refused(rig: Rig) -> None:
     await sign_in(rig.client)
     assert (await rig.client.get("/admin/", allow_redirects=False)).status == 200
@@ -291,6 +293,7 @@ async def test_export_needs_a_session(rig: Rig) -> None:
     assert response.status == 303
 
 
+@pytest.mark.redis_cluster
 async def test_erase_previews_then_erases_only_with_the_session_csrf(rig: Rig) -> None:
     audit = rig.stores.audit
     gone = [run(user_id="U9", thread_id=f"slack:T1:C1:{n}.1") for n in range(3)]

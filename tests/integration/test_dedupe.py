@@ -12,6 +12,8 @@ from bot.core.keys import KeySpace
 from bot.state.client import open_redis
 from bot.state.dedupe import RedisEventDedupe
 
+pytestmark = pytest.mark.redis_cluster
+
 
 @pytest.fixture
 def keys(redis_prefix: str) -> KeySpace:

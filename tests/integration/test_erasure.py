@@ -18,6 +18,8 @@ from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from tests.fixtures.audit_db import run
 
+pytestmark = pytest.mark.redis_cluster
+
 ALICE = "slack:T1:UA"
 BOB = "slack:T1:UB"
 A1, A2, SHARED, B1 = (

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+import redis
 import redis.asyncio as aioredis
+from redis.crc import key_slot
 
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, thread_id
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
+from tests.fixtures.redis_cluster import RedisClusterServer
 from tests.fixtures.redis_commands import command_calls, command_delta
+from tests.fixtures.services import sync_redis
+
+pytestmark = pytest.mark.redis_cluster
 
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 
@@ -174,3 +181,56 @@ async def test_exists_tells_whether_a_thread_has_history(store: RedisHistoryStor
     assert await store.exists(tid)
     await store.erase(tid)
     assert not await store.exists(tid)
+
+
+async def test_on_a_cluster_threads_spread_over_the_nodes_each_thread_on_one(
+    redis_cluster_url: str,
+) -> None:
+    """What makes a cluster worth running: threads' data on every node, and each thread's
+    history and vault on the same node, so one script or DEL covers both."""
+    keys = KeySpace(f"vbtest-{uuid.uuid4().hex[:12]}")
+    client = open_redis(redis_cluster_url, timeout=5)
+    nodes = sync_redis(redis_cluster_url)
+    assert isinstance(nodes, redis.RedisCluster)
+    store = RedisHistoryStore(client, keys, ttl_seconds=60, max_messages=6)
+    threads = [thread_id("slack", "T1", "C1", f"1700000000.{n:06d}") for n in range(30)]
+    try:
+        for tid in threads:
+            await client.hset(keys.thread(tid, "vault"), "p:<PERSON_1>", "sealed")
+            await store.append(tid, [u("q <PERSON_1>"), a("a")])
+        held = {
+            node.name: {k.decode() for k in node.redis_connection.keys(f"{keys.prefix}:*")}
+            for node in nodes.get_primaries()
+        }
+        assert all(held.values()), "a primary holds no thread"
+        for tid in threads:
+            (home,) = [name for name, found in held.items() if keys.thread(tid, "history") in found]
+            assert keys.thread(tid, "vault") in held[home]
+        assert [await store.erase(tid) for tid in threads] == [2] * len(threads)
+        assert all(not n.redis_connection.keys(f"{keys.prefix}:*") for n in nodes.get_primaries())
+    finally:
+        await client.aclose()
+        nodes.close()
+
+
+async def test_a_thread_whose_slot_moves_to_another_node_is_followed_there(
+    redis_cluster: RedisClusterServer,
+) -> None:
+    """A resharding (scaling a cluster out, a managed service rebalancing) moves slots while
+    the service runs: the next write and read of a moved thread go to its new node."""
+    keys = KeySpace("vbtest-reshard")
+    client = open_redis(redis_cluster.url, timeout=2)
+    store = RedisHistoryStore(client, keys, ttl_seconds=60, max_messages=10)
+    try:
+        await client.hset(keys.thread(TID, "vault"), "p:<PERSON_1>", "sealed")
+        await store.append(TID, [u("q1 <PERSON_1>"), a("a1")])
+        slot = int(key_slot(keys.thread(TID, "history").encode()))
+        before = redis_cluster.owner(slot)
+        redis_cluster.move_slot(slot, to=(before + 1) % redis_cluster.masters)
+        assert redis_cluster.owner(slot) != before
+        kept = await store.append(TID, [u("q2"), a("a2")])  # the old node answers MOVED
+        assert [m.text for m in kept] == ["q1 <PERSON_1>", "a1", "q2", "a2"]
+        assert await client.hget(keys.thread(TID, "vault"), "p:<PERSON_1>") == b"sealed"
+        assert await store.erase(TID) == 2
+    finally:
+        await client.aclose()

@@ -17,6 +17,8 @@ from bot.core.types import thread_id
 from bot.state.client import open_redis
 from bot.state.locks import RedisThreadLocks
 
+pytestmark = pytest.mark.redis_cluster
+
 TID = thread_id("slack", "T1", "C1", "1700000000.000100")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -83,13 +85,17 @@ asyncio.run(main(*sys.argv[1:]))
 async def test_holders_in_another_process_never_overlap(
     redis_url: str, clients, keys: KeySpace
 ) -> None:
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
-        cwd=REPO, stdout=asyncio.subprocess.PIPE,
-    )  # fmt: skip
     lk = locks(clients[0], keys, wait=20)
-    output = asyncio.ensure_future(child.communicate())
     spans: list[tuple[float, float]] = []
+    async with lk.hold(TID):  # first: the child starts while this process holds the lock
+        entered = time.time()
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
+            cwd=REPO, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        await asyncio.sleep(0.02)
+        spans.append((entered, time.time()))
+    output = asyncio.ensure_future(child.communicate())
     deadline = time.monotonic() + 30
     try:
         while not output.done() and time.monotonic() < deadline:  # contend until it is done
@@ -255,9 +261,9 @@ class RenewalOutlivesCancel(aioredis.Redis):
 
 
 async def test_lock_is_released_when_a_cancelled_renewal_finishes_anyway(
-    redis_url: str, keys: KeySpace
+    redis_single_url: str, keys: KeySpace
 ) -> None:
-    client = RenewalOutlivesCancel.from_url(redis_url)
+    client = RenewalOutlivesCancel.from_url(redis_single_url)
     client.in_script = asyncio.Event()
     lk = locks(client, keys, ttl=0.3)
     key = keys.thread(TID, "lock")

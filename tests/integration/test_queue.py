@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
 from bot.core.errors import StoreUnavailable
@@ -23,12 +25,12 @@ from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.sealing import AesGcmSealer
-from tests.fixtures.services import RedisServer, free_port
+from tests.fixtures.services import RedisServer, async_redis, free_port, sync_redis
 
 SEALER = AesGcmSealer(b"k" * 32)
 PII = ("Jane Doe", "jane.doe@example.com", "+1 415 555 0132")
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.redis_cluster]
 
 
 def tid(n: int) -> ThreadId:
@@ -104,6 +106,23 @@ async def test_a_retried_delivery_is_queued_once(replicas: Replicas) -> None:
     replicas.start(queue)
     assert await queue.idle(20)
     assert [(e.event_id, e.attempt) for e in worked] == [("T1:C1:1.000001", 1)]
+
+
+async def test_one_worker_works_every_platform_it_registered(replicas: Replicas) -> None:
+    """One read covers both platforms' streams (in a cluster: one slot, one node)."""
+    queue = await replicas.queue("a")
+    worked: list[tuple[str, str]] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        worked.append((event.platform, event.event_id))
+
+    queue.register("slack", handler)
+    queue.register("discord", handler)
+    assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
+    assert await queue.put("discord", "1180000000000000001", thread_id("discord", "G1", "42"), b"")
+    replicas.start(queue)
+    assert await queue.idle(20)
+    assert sorted(worked) == [("discord", "1180000000000000001"), ("slack", "T1:C1:1.000001")]
 
 
 async def test_an_entry_waits_to_begin_while_this_process_is_acking(replicas: Replicas) -> None:
@@ -271,7 +290,7 @@ async def test_a_drain_finishes_the_entry_in_flight_and_leaves_the_rest_to_other
     assert worked[1:] == [("other", 1, 1), ("other", 2, 1)]
 
 
-async def _everything_under(client: aioredis.Redis, prefix: str) -> bytes:
+async def _everything_under(client: aioredis.Redis | aioredis.RedisCluster, prefix: str) -> bytes:
     dump = b""
     async for key in client.scan_iter(match=f"{prefix}:*", count=500):
         kind = (await client.type(key)).decode()
@@ -295,7 +314,7 @@ async def test_queued_events_hold_no_personal_data_and_are_deleted_once_answered
     queue = await replicas.queue("a")
     text = f"I am {PII[0]}, mail {PII[1]} or call {PII[2]}"
     await queue.put("slack", "T1:C1:1", tid(1), body(1, 1, text))
-    client = aioredis.Redis.from_url(redis_url)
+    client = async_redis(redis_url)
     try:
         stored = await _everything_under(client, redis_prefix)
         assert stored  # the entry is there, sealed
@@ -440,4 +459,30 @@ async def test_puts_waiting_together_all_fail_when_redis_is_down(redis_prefix: s
         assert all(isinstance(r, StoreUnavailable) for r in results), results
         assert len({id(r) for r in results}) == 30  # each its own error (and traceback)
     finally:
+        await client.aclose()
+
+
+def _getkeys_calls(url: str) -> int:
+    nodes = sync_redis(url)
+    assert isinstance(nodes, redis.RedisCluster)
+    try:
+        stats = [n.redis_connection.info("commandstats") for n in nodes.get_primaries()]
+        return sum(int(s.get("cmdstat_command|getkeys", {}).get("calls", 0)) for s in stats)
+    finally:
+        nodes.close()
+
+
+async def test_a_queue_read_on_a_cluster_is_one_round_trip(redis_cluster_url: str) -> None:
+    """The worker reads the queue every half second per replica: routing a read must not cost
+    a question to a node first (redis-py asks ``COMMAND GETKEYS`` for a stream read)."""
+    client = open_redis(redis_cluster_url, timeout=5)
+    stream = KeySpace(f"vbtest-{uuid.uuid4().hex[:12]}").queue("tokens:slack")
+    try:
+        await client.xgroup_create(stream, "workers", id="0", mkstream=True)
+        before = _getkeys_calls(redis_cluster_url)
+        for _ in range(3):
+            assert await client.xreadgroup("workers", "a", {stream: ">"}, count=1, block=1) == []
+        assert _getkeys_calls(redis_cluster_url) == before
+    finally:
+        await client.delete(stream)
         await client.aclose()

@@ -1,9 +1,13 @@
 """A thread's known values and people keep their placeholders (real spaCy model, real Redis)."""
 
+import pytest
+
 from bot.core.types import ThreadId
 from guardrails.presidio import PresidioGuardrail
 from guardrails.spans import Detection
 from guardrails.workers import ThreadDetector
+
+pytestmark = pytest.mark.redis_cluster
 
 T1 = ThreadId("slack:T1:C1:1700000000.000300")
 

@@ -17,7 +17,9 @@ from bot.core.types import ThreadId
 from guardrails.vault import RedisVault, VaultEntry
 from guardrails.vaultkey import derive_keys, load_vault_key
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
-from tests.fixtures.services import free_port, redis_dump
+from tests.fixtures.services import async_redis, free_port, redis_dump
+
+pytestmark = pytest.mark.redis_cluster
 
 T1 = ThreadId("slack:T1:C1:1700000000.000100")
 T2 = ThreadId("slack:T1:C1:1700000000.000200")
@@ -34,7 +36,7 @@ SEEDED = [
 @pytest.fixture
 async def second_vault(redis_url, guardrail_keys):
     """Another process's view of the same vault: its own client and vault object."""
-    client = aioredis.Redis.from_url(redis_url)
+    client = async_redis(redis_url)
     yield RedisVault(client, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=3600)
     await client.aclose()
 
@@ -270,7 +272,7 @@ async def test_retain_drops_every_trace_of_the_other_values_and_never_reuses_a_n
     assert guardrail_vault.lookup(T1, stored, [], ["jane", "john"])[1] == [None, "<PERSON_2>"]
     again = await guardrail_vault.assign(T1, [VaultEntry("PERSON", "Jane Doe", parts=("jane",))])
     assert again == ["<PERSON_3>"]
-    client = aioredis.Redis.from_url(redis_url)
+    client = async_redis(redis_url)
     try:
         fields = await client.hlen(guardrail_keys.thread(T1, "vault"))
     finally:
