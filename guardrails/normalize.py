@@ -28,15 +28,30 @@ What each construct becomes for the analyzer, and what detection does with it:
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 
 from bot.core.types import Platform
 
-# Zero-width and other invisible format characters, C0/C1 controls except tab and newline.
-INVISIBLE_RE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\x00-\x08\x0b-\x1f\x7f-\x9f]"
+# Characters that show nothing, dropped from the analysis text: zero-width and other format
+# characters (U+200B-U+200F, U+2060-U+206F, bidi controls, BOM, soft hyphen), fillers that
+# render blank (Hangul fillers, Khmer inherent vowels, the Mongolian vowel separator, the
+# blank Braille pattern), variation selectors, the combining grapheme joiner, the language
+# and cancel tags, musical format characters, C0/C1 controls except tab and newline. Put
+# between the letters of a value ("jane\u180e.doe@…") they would hide it from every pattern.
+_HIDDEN = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a"
+    "\U000e0001\U000e007f\U000e0100-\U000e01ef"
 )
+INVISIBLE_RE = re.compile(f"[{_HIDDEN}\x00-\x08\x0b-\x1f\x7f-\x9f]")
+HIDDEN_RE = re.compile(f"[{_HIDDEN}\U000e0020-\U000e007e]")
+"""Every character that shows nothing: the invisible ones and the tag characters."""
+# Tag characters (U+E0020-U+E007E) mirror printable ASCII and render as nothing: text
+# written in them ("ASCII smuggling") is read as the ASCII it mirrors, so what it hides is
+# analysed like the rest. One character for one.
+TAGS = str.maketrans({0xE0000 + c: chr(c) for c in range(0x20, 0x7F)})
 # Unicode spaces (no-break, narrow no-break, figure, ideographic, ...) read as a plain space,
 # line and paragraph separators as a line break: "06\u00a012\u00a034\u00a056\u00a078" is a
 # phone number and "FR76\u202f3000 ..." an IBAN however the keyboard or the typography spaced
@@ -101,6 +116,9 @@ class Normalized:
         links: original spans of links, with their kind (``mailto``, ``tel``, ``url``).
         protected: original spans that are never redacted (channels, roles, emoji, ...).
         code: analysis spans of inline code (names found by NER there are identifiers).
+        fields: the parameters of link targets, ``(key, start, end)``: the key folded to
+            lower-case letters and digits ("first_name" -> "firstname"), the analysis span of
+            its decoded value.
     """
 
     text: str = ""
@@ -110,12 +128,18 @@ class Normalized:
     links: list[tuple[int, int, str]] = field(default_factory=list)
     protected: list[tuple[int, int]] = field(default_factory=list)
     code: list[tuple[int, int]] = field(default_factory=list)
+    fields: list[tuple[str, int, int]] = field(default_factory=list)
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The original span of the analysis span ``[start, end)`` (``end > start``)."""
         return self.starts[start], self.ends[end - 1]
 
 
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PARAM = re.compile(r"[^&;#]+")
+_KEY_NOISE = re.compile(r"[^a-z0-9]")
+_KEEP_ESCAPED = frozenset("/?#&;=%\ufffd")
+_HAS_TAGS = re.compile("[\U000e0020-\U000e007e]")
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")
 _EMAIL_CHARS = re.compile(r"[\w.+\-%@]+")
 _FULL_EMAIL = re.compile(r"[\w.+\-%]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}")
@@ -201,8 +225,69 @@ class _Builder:
         self.out.starts.extend([start] * len(text))
         self.out.ends.extend([end] * len(text))
 
+    def url(self, start: int, end: int) -> None:
+        """Copy a link target decoded: percent escapes, and ``+`` for a space in the query.
+
+        Each parameter's decoded value is recorded with its key (``Normalized.fields``).
+        """
+        query = self.source.find("?", start, end)
+        if query < 0:
+            self.decoded(start, end, plus=False)
+            return
+        self.decoded(start, query + 1, plus=False)
+        position = query + 1
+        for param in _PARAM.finditer(self.source, position, end):
+            equals = self.source.find("=", param.start(), param.end())
+            if equals < 0:
+                continue
+            self.decoded(position, equals + 1, plus=True)
+            value = self.length
+            self.decoded(equals + 1, param.end(), plus=True)
+            key = _KEY_NOISE.sub("", self.source[param.start() : equals].lower())
+            if self.length > value:
+                self.out.fields.append((key, value, self.length))
+            position = param.end()
+        self.decoded(position, end, plus=True)
+
+    def decoded(self, start: int, end: int, *, plus: bool) -> None:
+        """Copy with percent escapes decoded (and ``+`` as a space when ``plus``)."""
+        position = start
+        for run in _PERCENT.finditer(self.source, start, end):
+            self.plain(position, run.start(), plus=plus)
+            self.percent(run.start(), run.end())
+            position = run.end()
+        self.plain(position, end, plus=plus)
+
+    def plain(self, start: int, end: int, *, plus: bool) -> None:
+        position = start
+        while plus and (found := self.source.find("+", position, end)) >= 0:
+            self.copy(position, found)
+            self.stand_in(" ", found, found + 1)
+            position = found + 1
+        self.copy(position, end)
+
+    def percent(self, start: int, end: int) -> None:
+        """A run of ``%XX`` escapes as the UTF-8 characters they encode.
+
+        Each character maps to its escapes; an escape of a URL delimiter, or of no
+        character, stays as written.
+        """
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        first = start
+        for escape in range(start, end, 3):
+            chars = decoder.decode(bytes([int(self.source[escape + 1 : escape + 3], 16)]))
+            if not chars:
+                continue  # inside a multi-byte character
+            if len(chars) == 1 and chars not in _KEEP_ESCAPED and chars.isprintable():
+                self.stand_in(chars, first, escape + 3)
+            else:
+                self.copy(first, escape + 3)
+            first = escape + 3
+        self.copy(first, end)
+
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
+        text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
+        self.out.text = text.translate(TAGS) if _HAS_TAGS.search(text) else text
         return self.out
 
 
@@ -277,8 +362,8 @@ def _link(b: _Builder, m: re.Match[str], kind: str) -> None:
     if label and label != b.source[target_start:target_end]:
         b.prose(*m.span(label_group))
         b.stand_in(" (", m.start(), m.end())
-        b.copy(target_start, target_end)
+        b.url(target_start, target_end)
         b.stand_in(")", m.start(), m.end())
     else:
-        b.copy(target_start, target_end)
+        b.url(target_start, target_end)
     b.out.links.append((m.start(), m.end(), scheme or "url"))

@@ -1,0 +1,202 @@
+"""Evasion folded out of the analysis text, through the offset map of ``guardrails.normalize``.
+
+People (and scripts) hide a value from a detector by writing it so a reader still sees it
+but a pattern does not match. Each form below is folded in the analysis text only: a
+detection maps back onto the user's own characters, so the whole written form, spacing and
+hidden characters included, becomes one placeholder, and the model gets the user's text
+with placeholders in it.
+
+- combining marks on an ASCII character ("4111\u0301 1111 ..."): dropped (a mark
+  belongs to the character before it, so a span that ends there takes it along);
+- digit groups joined by ``/``, ``_``, ``|``, ``,``, ``;``, ``:`` or ``*`` that hold a card's
+  13 to 19 digits ("4111/1111/1111/1111"): the joiners read as spaces;
+- digits spelled out, seven or more in a row ("four one five five five five zero ..."):
+  each word reads as its digit, the separators dropped;
+- letter and digit spacing, four or more single characters in a row ("j a n e . d o e @ …",
+  "4 1 5 5 5 5 0 1 9 9"): the single spaces dropped; a wider gap, or a capital after a small
+  letter ("J a n e D o e"), stays one space, so the words stay words.
+
+Invisible and format characters are dropped, and tag characters read as the ASCII they
+mirror, while ``guardrails.normalize`` builds the text. ``mostly_hidden`` tells a message
+that is mostly such characters: it is refused, not analysed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from guardrails.normalize import HIDDEN_RE, Normalized
+
+Edit = tuple[int, int, str]
+"""``(start, end, replacement)`` in analysis offsets; an empty replacement drops the span."""
+
+_MARKS = re.compile(
+    r"(?<=[\x21-\x7e])[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+    r"\ufe20-\ufe2f]+"
+)
+_JOINED_DIGITS = re.compile(r"(?<![\w/_|,;:*])\d{1,6}(?:[/_|,;:*]\d{1,6}){2,7}(?![\w/_|,;:*])")
+_JOINER = re.compile(r"[/_|,;:*]")
+_DIGIT_WORDS = {
+    "zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+    "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+_DIGIT_WORD = re.compile(r"\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|\d)\b", re.I)
+_DIGIT_GAP = re.compile(r"[ \t]*[,\-.]?[ \t]*")
+_TOKEN = re.compile(r"\S+")
+MIN_SPELLED = 7
+"""Spelled digits in a row that read as a number (the shortest phone numbers)."""
+MIN_SPACED = 4
+"""Single characters in a row, one space apart, that read as one word."""
+HIDDEN_SHARE = 0.5
+"""A message whose characters are more than this share hidden is refused."""
+MIN_HIDDEN = 16
+"""... when it holds at least this many (an emoji flag carries a few tag characters)."""
+
+
+def fold(norm: Normalized) -> Normalized:
+    """``norm`` with the evasion forms of the module docstring folded, offsets kept."""
+    for finder in _FINDERS:
+        edits = list(finder(norm.text))
+        if edits:
+            norm = _apply(norm, edits)
+    return norm
+
+
+def mostly_hidden(text: str) -> bool:
+    """Whether ``text`` is mostly characters nobody sees (it is then refused, not analysed)."""
+    hidden = len(HIDDEN_RE.findall(text))
+    if hidden < MIN_HIDDEN:
+        return False
+    shown = sum(1 for c in text if not c.isspace())
+    return hidden > HIDDEN_SHARE * shown
+
+
+def _marks(text: str) -> Iterator[Edit]:
+    for match in _MARKS.finditer(text):
+        yield match.start(), match.end(), ""
+
+
+def _joined_digits(text: str) -> Iterator[Edit]:
+    for match in _JOINED_DIGITS.finditer(text):
+        groups = _JOINER.split(match.group())
+        if all(len(g) == 3 for g in groups[1:]):
+            continue  # thousands separators: an amount, not a card
+        if 13 <= sum(map(len, groups)) <= 19:
+            for joiner in _JOINER.finditer(text, match.start(), match.end()):
+                yield joiner.start(), joiner.end(), " "
+
+
+def _spelled_digits(text: str) -> Iterator[Edit]:
+    run: list[re.Match[str]] = []
+    for word in _DIGIT_WORD.finditer(text):
+        if run and not _DIGIT_GAP.fullmatch(text, run[-1].end(), word.start()):
+            yield from _spelled_run(run)
+            run = []
+        run.append(word)
+    yield from _spelled_run(run)
+
+
+def _spelled_run(run: list[re.Match[str]]) -> Iterator[Edit]:
+    """A run of digit words and digits: each word its digit, the gaps dropped."""
+    if sum(not w.group().isdigit() for w in run) < 3 or len(run) < MIN_SPELLED:
+        return
+    for i, word in enumerate(run):
+        value = word.group()
+        if not value.isdigit():
+            yield word.start(), word.end(), _DIGIT_WORDS[value.lower()]
+        if i + 1 < len(run) and word.end() < run[i + 1].start():
+            yield word.end(), run[i + 1].start(), ""
+
+
+def _spacing(text: str) -> Iterator[Edit]:
+    """Runs of single characters one or a few spaces apart: the letters of spaced words."""
+    run: list[re.Match[str]] = []
+    for token in _TOKEN.finditer(text):
+        single = token.end() - token.start() == 1
+        gap = text[run[-1].end() : token.start()] if run else ""
+        if single and run and _spaced_gap(gap):
+            run.append(token)
+            continue
+        yield from _spaced_run(text, run)
+        run = [token] if single else []
+    yield from _spaced_run(text, run)
+
+
+def _spaced_gap(gap: str) -> bool:
+    return 0 < len(gap) <= 3 and gap.strip(" ") == ""
+
+
+def _spaced_run(text: str, run: list[re.Match[str]]) -> Iterator[Edit]:
+    """The gaps of a run: a single space dropped; a wider one, or a case change, one space."""
+    gaps = [
+        (a.end(), b.start(), a.group().islower() and b.group().isupper()) for a, b in _pairs(run)
+    ]
+    if len(run) < MIN_SPACED or sum(end - start == 1 for start, end, _ in gaps) < MIN_SPACED - 1:
+        return
+    for start, end, camel in gaps:
+        if end - start > 1:
+            yield start + 1, end, ""  # a word gap: one space stays
+        elif not camel:
+            yield start, end, ""
+
+
+def _pairs(run: list[re.Match[str]]) -> Iterator[tuple[re.Match[str], re.Match[str]]]:
+    return zip(run, run[1:], strict=False)
+
+
+_FINDERS: tuple[Callable[[str], Iterator[Edit]], ...] = (
+    _marks,
+    _joined_digits,
+    _spelled_digits,
+    _spacing,
+)
+
+
+@dataclass
+class _Rebuilt:
+    """A normalized text being rewritten: its new characters and their original spans."""
+
+    chars: list[str]
+    starts: list[int]
+    ends: list[int]
+    new_index: list[int]
+
+
+def _apply(norm: Normalized, edits: list[Edit]) -> Normalized:
+    """``norm`` with non-overlapping ``edits`` applied; every new character keeps its span."""
+    out = _Rebuilt([], [], [], [])
+    position = 0
+    for start, end, replacement in sorted(edits):
+        if start < position:
+            continue  # overlaps an earlier edit: that one stands
+        _keep(norm, out, position, start)
+        out.new_index.extend([len(out.chars)] * (end - start))
+        if replacement:
+            out.chars.extend(replacement)
+            out.starts.extend([norm.starts[start]] * len(replacement))
+            out.ends.extend([norm.ends[end - 1]] * len(replacement))
+        elif out.ends:  # dropped: the character before takes its span along
+            out.ends[-1] = max(out.ends[-1], norm.ends[end - 1])
+        position = end
+    _keep(norm, out, position, len(norm.text))
+    out.new_index.append(len(out.chars))
+    code = [(out.new_index[a], out.new_index[b]) for a, b in norm.code]
+    return Normalized(
+        text="".join(out.chars),
+        starts=out.starts,
+        ends=out.ends,
+        users=norm.users,
+        links=norm.links,
+        protected=norm.protected,
+        code=[(a, b) for a, b in code if b > a],
+        fields=[(key, out.new_index[a], out.new_index[b]) for key, a, b in norm.fields],
+    )
+
+
+def _keep(norm: Normalized, out: _Rebuilt, start: int, end: int) -> None:
+    out.new_index.extend(range(len(out.chars), len(out.chars) + end - start))
+    out.chars.extend(norm.text[start:end])
+    out.starts.extend(norm.starts[start:end])
+    out.ends.extend(norm.ends[start:end])
