@@ -50,7 +50,7 @@ MIN_SPELLED = 7
 MIN_SPACED = 4
 """Single characters in a row, one space apart, that read as one word."""
 HIDDEN_SHARE = 0.5
-"""A message whose characters are more than this share hidden is refused."""
+"""A message whose characters (blanks aside) are at least this share hidden is refused."""
 MIN_HIDDEN = 16
 """... when it holds at least this many (an emoji flag carries a few tag characters)."""
 
@@ -69,8 +69,8 @@ def mostly_hidden(text: str) -> bool:
     hidden = len(HIDDEN_RE.findall(text))
     if hidden < MIN_HIDDEN:
         return False
-    shown = sum(1 for c in text if not c.isspace())
-    return hidden > HIDDEN_SHARE * shown
+    written = sum(1 for c in text if not c.isspace())
+    return hidden >= HIDDEN_SHARE * written
 
 
 def _marks(text: str) -> Iterator[Edit]:
