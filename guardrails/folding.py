@@ -6,6 +6,10 @@ detection maps back onto the user's own characters, so the whole written form, s
 hidden characters included, becomes one placeholder, and the model gets the user's text
 with placeholders in it.
 
+- tag characters (U+E0020-U+E007E, which mirror ASCII and show nothing: "ASCII
+  smuggling"): read as the ASCII they mirror, so what they hide is analysed like the rest;
+  a run of them inside a word reads as part of the word, its tag spaces dropped, so one
+  hidden space cannot split "jane.doe@…";
 - combining marks on an ASCII character ("4111\u0301 1111 ..."): dropped (a mark
   belongs to the character before it, so a span that ends there takes it along);
 - digit groups joined by ``/``, ``_``, ``|``, ``,``, ``;``, ``:`` or ``*`` that hold a card's
@@ -16,9 +20,9 @@ with placeholders in it.
   "4 1 5 5 5 5 0 1 9 9"): the single spaces dropped; a wider gap, or a capital after a small
   letter ("J a n e D o e"), stays one space, so the words stay words.
 
-Invisible and format characters are dropped, and tag characters read as the ASCII they
-mirror, while ``guardrails.normalize`` builds the text. ``mostly_hidden`` tells a message
-that is mostly such characters: it is refused, not analysed.
+Invisible and format characters are dropped while ``guardrails.normalize`` builds the text.
+``mostly_hidden`` tells a message that is mostly such characters: it is refused, not
+analysed.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from guardrails.normalize import HIDDEN_RE, Normalized
 Edit = tuple[int, int, str]
 """``(start, end, replacement)`` in analysis offsets; an empty replacement drops the span."""
 
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 _MARKS = re.compile(
     r"(?<=[\x21-\x7e])[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
     r"\ufe20-\ufe2f]+"
@@ -71,6 +76,16 @@ def mostly_hidden(text: str) -> bool:
         return False
     written = sum(1 for c in text if not c.isspace())
     return hidden >= HIDDEN_SHARE * written
+
+
+def _tags(text: str) -> Iterator[Edit]:
+    for run in _TAG_RUN.finditer(text):
+        start, end = run.span()
+        inside = 0 < start and end < len(text)
+        inside = inside and not text[start - 1].isspace() and not text[end].isspace()
+        for i in range(start, end):
+            ascii_char = chr(ord(text[i]) - 0xE0000)
+            yield i, i + 1, "" if inside and ascii_char == " " else ascii_char
 
 
 def _marks(text: str) -> Iterator[Edit]:
@@ -119,16 +134,16 @@ def _spacing(text: str) -> Iterator[Edit]:
         if single and run and _spaced_gap(gap):
             run.append(token)
             continue
-        yield from _spaced_run(text, run)
+        yield from _spaced_run(run)
         run = [token] if single else []
-    yield from _spaced_run(text, run)
+    yield from _spaced_run(run)
 
 
 def _spaced_gap(gap: str) -> bool:
     return 0 < len(gap) <= 3 and gap.strip(" ") == ""
 
 
-def _spaced_run(text: str, run: list[re.Match[str]]) -> Iterator[Edit]:
+def _spaced_run(run: list[re.Match[str]]) -> Iterator[Edit]:
     """The gaps of a run: a single space dropped; a wider one, or a case change, one space."""
     gaps = [
         (a.end(), b.start(), a.group().islower() and b.group().isupper()) for a, b in _pairs(run)
@@ -147,6 +162,7 @@ def _pairs(run: list[re.Match[str]]) -> Iterator[tuple[re.Match[str], re.Match[s
 
 
 _FINDERS: tuple[Callable[[str], Iterator[Edit]], ...] = (
+    _tags,
     _marks,
     _joined_digits,
     _spelled_digits,

@@ -48,10 +48,6 @@ _HIDDEN = (
 INVISIBLE_RE = re.compile(f"[{_HIDDEN}\x00-\x08\x0b-\x1f\x7f-\x9f]")
 HIDDEN_RE = re.compile(f"[{_HIDDEN}\U000e0020-\U000e007e]")
 """Every character that shows nothing: the invisible ones and the tag characters."""
-# Tag characters (U+E0020-U+E007E) mirror printable ASCII and render as nothing: text
-# written in them ("ASCII smuggling") is read as the ASCII it mirrors, so what it hides is
-# analysed like the rest. One character for one.
-TAGS = str.maketrans({0xE0000 + c: chr(c) for c in range(0x20, 0x7F)})
 # Unicode spaces (no-break, narrow no-break, figure, ideographic, ...) read as a plain space,
 # line and paragraph separators as a line break: "06\u00a012\u00a034\u00a056\u00a078" is a
 # phone number and "FR76\u202f3000 ..." an IBAN however the keyboard or the typography spaced
@@ -139,7 +135,6 @@ _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _PARAM = re.compile(r"[^&;#]+")
 _KEY_NOISE = re.compile(r"[^a-z0-9]")
 _KEEP_ESCAPED = frozenset("/?#&;=%\ufffd")
-_HAS_TAGS = re.compile("[\U000e0020-\U000e007e]")
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")
 _EMAIL_CHARS = re.compile(r"[\w.+\-%@]+")
 _FULL_EMAIL = re.compile(r"[\w.+\-%]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}")
@@ -286,8 +281,7 @@ class _Builder:
         self.copy(first, end)
 
     def build(self) -> Normalized:
-        text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
-        self.out.text = text.translate(TAGS) if _HAS_TAGS.search(text) else text
+        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
         return self.out
 
 

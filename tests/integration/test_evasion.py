@@ -58,7 +58,8 @@ async def test_an_evasion_form_becomes_one_placeholder_and_restores_as_written(
     guardrail: PresidioGuardrail, text: str, value: str
 ) -> None:
     redaction = await guardrail.anonymize(T1, text, platform="slack")
-    assert value not in plain(redaction.text)
+    left = plain(re.sub(r"<[A-Z_]+_\d+>", " ", redaction.text))
+    assert not [piece for piece in re.findall(r"[a-z]{3,}|\d", value) if piece in left]
     assert len(redaction.entities) == 1
     restored = (await guardrail.restorer(T1, platform="slack", private=True)).restore(
         redaction.text
