@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from guardrails.normalize import HIDDEN_RE, Normalized
+from guardrails.normalize import HIDDEN_RE, INVISIBLE_RE, Normalized
 
 Edit = tuple[int, int, str]
 """``(start, end, replacement)`` in analysis offsets; an empty replacement drops the span."""
@@ -50,6 +50,8 @@ _DIGIT_WORDS = {
 _DIGIT_WORD = re.compile(r"\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|\d)\b", re.I)
 _DIGIT_GAP = re.compile(r"[ \t]*[,\-.]?[ \t]*")
 _TOKEN = re.compile(r"\S+")
+_FIRST = re.compile(r"[(\[{<\"'“‘]*\S")
+_LAST = re.compile(r"\S[)\]}>\"'”’.,;:!?]+")
 MIN_SPELLED = 7
 """Spelled digits in a row that read as a number (the shortest phone numbers)."""
 MIN_SPACED = 4
@@ -67,6 +69,17 @@ def fold(norm: Normalized) -> Normalized:
         if edits:
             norm = _apply(norm, edits)
     return norm
+
+
+def plain(value: str) -> str:
+    """A detected value as a reader sees it: hidden characters out, evasion forms folded.
+
+    "jane\u200b.doe@…", "j a n e . d o e @ …" and "jane.doe@…" are one value, as are
+    "four one five five five five …" and "415 555 …" (``guardrails.linking.identity``).
+    """
+    kept = [i for i, c in enumerate(value) if not INVISIBLE_RE.match(c)]
+    text = "".join(value[i] for i in kept)
+    return fold(Normalized(text, kept, [i + 1 for i in kept])).text
 
 
 def mostly_hidden(text: str) -> bool:
@@ -126,16 +139,24 @@ def _spelled_run(run: list[re.Match[str]]) -> Iterator[Edit]:
 
 
 def _spacing(text: str) -> Iterator[Edit]:
-    """Runs of single characters one or a few spaces apart: the letters of spaced words."""
+    """Runs of single characters one or a few spaces apart: the letters of spaced words.
+
+    The first may follow an opening bracket or quote, the last be followed by punctuation
+    ("(j a n e @ x . o r g)," reads as "(jane@x.org),").
+    """
     run: list[re.Match[str]] = []
     for token in _TOKEN.finditer(text):
-        single = token.end() - token.start() == 1
-        gap = text[run[-1].end() : token.start()] if run else ""
-        if single and run and _spaced_gap(gap):
-            run.append(token)
-            continue
+        if run and _spaced_gap(text[run[-1].end() : token.start()]):
+            if token.end() - token.start() == 1:
+                run.append(token)
+                continue
+            if _LAST.fullmatch(token.group()):
+                run.append(token)
+                yield from _spaced_run(run)
+                run = []
+                continue
         yield from _spaced_run(run)
-        run = [token] if single else []
+        run = [token] if _FIRST.fullmatch(token.group()) else []
     yield from _spaced_run(run)
 
 
@@ -146,7 +167,8 @@ def _spaced_gap(gap: str) -> bool:
 def _spaced_run(run: list[re.Match[str]]) -> Iterator[Edit]:
     """The gaps of a run: a single space dropped; a wider one, or a case change, one space."""
     gaps = [
-        (a.end(), b.start(), a.group().islower() and b.group().isupper()) for a, b in _pairs(run)
+        (a.end(), b.start(), a.group()[-1].islower() and b.group()[0].isupper())
+        for a, b in _pairs(run)
     ]
     if len(run) < MIN_SPACED or sum(end - start == 1 for start, end, _ in gaps) < MIN_SPACED - 1:
         return

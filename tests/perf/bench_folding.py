@@ -1,0 +1,65 @@
+"""Growth of markup normalization plus evasion folding on adversarial inputs.
+
+Run: ``.venv/bin/python -m tests.perf.bench_folding`` (prints figures; not a pytest test).
+
+For each input shape, the time of ``fold(normalize(text))`` at 20 000 and 40 000 characters
+and the ratio between them: a linear step doubles (about 2x), a quadratic one quadruples.
+The shapes are the worst cases of each folding rule and of link decoding: long runs of
+single characters (spacing), digit words, joined digit groups, combining marks, tag
+characters, hidden characters, percent escapes and query parameters.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from guardrails.folding import fold, mostly_hidden
+from guardrails.normalize import normalize
+
+SIZES = (20_000, 40_000)
+ROUNDS = 5
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "spaced letters": lambda n: ("a " * n)[:n],
+    "spaced, no word end": lambda n: ("a " * n)[: n - 2] + "zz",
+    "spaced with wide gaps": lambda n: ("a b  c   " * n)[:n],
+    "digit words": lambda n: ("one two three " * n)[:n] + "x",
+    "digit words, commas": lambda n: ("four, " * n)[:n],
+    "joined digits": lambda n: ("1/" * n)[:n],
+    "joined groups": lambda n: ("4111/1111/1111/1111 " * n)[:n],
+    "combining marks": lambda n: ("4\u0301" * n)[:n],
+    "tag characters": lambda n: ("x" + "\U000e0041" * 9) * (n // 10),
+    "hidden characters": lambda n: ("a\u200b\u180e\u2800" * n)[:n],
+    "percent escapes": lambda n: "https://x.io/" + ("%C3%A9" * n)[:n],
+    "query parameters": lambda n: "https://x.io/?" + ("name=a+b&" * n)[:n],
+    "query, no equals": lambda n: "https://x.io/?" + ("a" * n),
+    "slack link": lambda n: "<https://x.io/?q=" + ("%2B" * n)[:n] + "|label>",
+}
+
+
+def _seconds(text: str) -> float:
+    times = []
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        mostly_hidden(text)
+        fold(normalize(text, "slack"))
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    """Print, per shape, the time at each size and the growth ratio."""
+    print(f"{'shape':<24} {'20k ms':>8} {'40k ms':>8} {'ratio':>6}")
+    worst = 0.0
+    for name, make in SHAPES.items():
+        small, large = (_seconds(make(size)) for size in SIZES)
+        ratio = large / small
+        worst = max(worst, ratio)
+        print(f"{name:<24} {small * 1000:8.1f} {large * 1000:8.1f} {ratio:6.2f}")
+    print(f"worst ratio {worst:.2f} (linear: about 2)")
+
+
+if __name__ == "__main__":
+    main()
