@@ -18,7 +18,8 @@ with placeholders in it.
   each word reads as its digit, the separators dropped;
 - letter and digit spacing, four or more single characters in a row ("j a n e . d o e @ …",
   "4 1 5 5 5 5 0 1 9 9"): the single spaces dropped; a wider gap, or a capital after a small
-  letter ("J a n e D o e"), stays one space, so the words stay words.
+  letter ("J a n e D o e"), stays one space, so the words stay words. Digits that count
+  ("1 2 3 4 5", a rating scale) stay apart.
 
 Invisible and format characters are dropped while ``guardrails.normalize`` builds the text.
 ``mostly_hidden`` tells a message that is mostly such characters: it is refused, not
@@ -172,11 +173,21 @@ def _spaced_run(run: list[re.Match[str]]) -> Iterator[Edit]:
     ]
     if len(run) < MIN_SPACED or sum(end - start == 1 for start, end, _ in gaps) < MIN_SPACED - 1:
         return
+    if _counting([token.group() for token in run]):
+        return  # "rate it 1 2 3 4 5": a scale, not a number
     for start, end, camel in gaps:
         if end - start > 1:
             yield start + 1, end, ""  # a word gap: one space stays
         elif not camel:
             yield start, end, ""
+
+
+def _counting(tokens: list[str]) -> bool:
+    """Whether single digits count up or down by one ("1 2 3 4 5", "5 4 3 2 1")."""
+    if not all(t.isdigit() for t in tokens):
+        return False
+    steps = {int(b) - int(a) for a, b in zip(tokens, tokens[1:], strict=False)}
+    return steps in ({1}, {-1})
 
 
 def _pairs(run: list[re.Match[str]]) -> Iterator[tuple[re.Match[str], re.Match[str]]]:

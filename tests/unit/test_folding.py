@@ -73,6 +73,8 @@ def test_hidden_text_in_tag_characters_is_read_and_a_run_inside_a_word_joins_it(
         "I am a b c",  # three single letters are words
         "one two three",  # counting, not a number
         "a b c ef and 1 2 3",
+        "Rate it 1 2 3 4 5 6 7 8 9 10 please",  # a scale counts
+        "count down 9 8 7 6 5 4 3 2 1 0",
         "Go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f!",
     ],
 )
