@@ -1,9 +1,9 @@
 """The PII guardrail: Presidio detection, the per-thread vault, placeholders.
 
-Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, the precision and
-name rules, ``workers``), the per-thread vault (``vault``, ``vaultkey``), the sealing of the
-turn queue's events (``sealing``), the placeholder grammar and restore (``placeholders``,
-``reveal``) and ``PresidioGuardrail`` (``presidio``), which implements
+Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, ``folding``, the
+precision and name rules, ``workers``), the per-thread vault (``vault``, ``vaultkey``), the
+sealing of the turn queue's events (``sealing``), the placeholder grammar and restore
+(``placeholders``, ``reveal``) and ``PresidioGuardrail`` (``presidio``), which implements
 ``bot.core.ports.Guardrail``.
 
 Imports ``bot.core`` and its own SDKs (Presidio, spaCy, redis, cryptography); never the rest
