@@ -38,10 +38,8 @@ Edit = tuple[int, int, str]
 """``(start, end, replacement)`` in analysis offsets; an empty replacement drops the span."""
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
-_MARKS = re.compile(
-    r"(?<=[\x21-\x7e])[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
-    r"\ufe20-\ufe2f]+"
-)
+_MARK = r"[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+_MARKS = re.compile(r"(?<=[\x21-\x7e])" + _MARK + "+")
 _JOINED_DIGITS = re.compile(r"(?<![\w/_|,;:*])\d{1,6}(?:[/_|,;:*]\d{1,6}){2,7}(?![\w/_|,;:*])")
 _JOINER = re.compile(r"[/_|,;:*]")
 _DIGIT_WORDS = {
@@ -51,6 +49,8 @@ _DIGIT_WORDS = {
 _DIGIT_WORD = re.compile(r"\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|\d)\b", re.I)
 _DIGIT_GAP = re.compile(r"[ \t]*[,\-.]?[ \t]*")
 _TOKEN = re.compile(r"\S+")
+_BLANK = re.compile(r"\s")
+_MAY_HIDE = re.compile(r"&[lg]t;|_\s|\s_|\S \S \S \S|" + HIDDEN_RE.pattern + "|" + _MARK)
 _FIRST = re.compile(r"[(\[{<\"'“‘]*\S")
 _LAST = re.compile(r"\S[)\]}>\"'”’.,;:!?]+")
 MIN_SPELLED = 7
@@ -83,12 +83,20 @@ def plain(value: str) -> str:
     return fold(Normalized(text, kept, [i + 1 for i in kept])).text
 
 
+def may_hide(text: str) -> bool:
+    """Whether folding (or the platform's escapes) may show a reader text the raw one lacks.
+
+    A cheap test, so that the full analysis form is built only for such texts.
+    """
+    return _MAY_HIDE.search(text) is not None
+
+
 def mostly_hidden(text: str) -> bool:
     """Whether ``text`` is mostly characters nobody sees (it is then refused, not analysed)."""
     hidden = len(HIDDEN_RE.findall(text))
     if hidden < MIN_HIDDEN:
         return False
-    written = sum(1 for c in text if not c.isspace())
+    written = len(text) - len(_BLANK.findall(text))
     return hidden >= HIDDEN_SHARE * written
 
 

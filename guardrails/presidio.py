@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
-from guardrails.folding import fold, mostly_hidden
+from guardrails.folding import fold, may_hide, mostly_hidden
 from guardrails.linking import (
     identity,
     known_name_spans,
@@ -230,8 +230,9 @@ class PresidioGuardrail:
         """
         types = KNOWN_TYPES | self._policy.enabled
         spans = [(m.start("ph"), m.end("ph")) for m in find_placeholders(text, types)]
-        shown = fold(normalize(text, platform))
-        spans += [shown.original(*m.span("ph")) for m in find_placeholders(shown.text, types)]
+        if may_hide(text):  # the analysis form is built on the event loop: only when it may help
+            shown = fold(normalize(text, platform))
+            spans += [shown.original(*m.span("ph")) for m in find_placeholders(shown.text, types)]
         kept = resolve_overlaps([_Span(a, b) for a, b in spans])
         return [Detection(TYPED, s.start, s.end) for s in kept]
 

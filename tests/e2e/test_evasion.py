@@ -20,6 +20,7 @@ from tests.fakes.slack_payloads import mention
 from tests.fakes.slack_payloads import message as slack_message
 
 _NUMBERS = "zero one two three four five six seven eight nine".split()
+_HIDDEN = ("Cf", "Mn", "Me", "Cc")
 TAGGED = "".join(chr(0xE0000 + ord(c)) for c in "ingrid@example.org")
 
 # (what the user writes, the value a reader sees in it)
@@ -39,11 +40,8 @@ TURNS = [
 
 def plain(text: str) -> str:
     """What a reader makes of a text: hidden characters, marks, blanks and joiners out."""
-    text = "".join(
-        chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c
-        for c in text
-        if unicodedata.category(c) not in ("Cf", "Mn", "Me")
-    )
+    text = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
+    text = "".join(c for c in text if unicodedata.category(c) not in _HIDDEN or c == "\n")
     text = re.sub(
         r"\b(" + "|".join(_NUMBERS) + r")\b", lambda m: str(_NUMBERS.index(m.group())), text
     )
@@ -61,11 +59,15 @@ async def test_evasion_forms_never_reach_the_model_and_come_back_to_the_asker(
     sent = plain(fake_anthropic.all_text_sent())
     assert [v for _, v in TURNS if plain(v) in sent] == []
     assert "halvorsen" not in sent
-    # The echoing model quoted each turn: the asker reads their own text, as written (less
-    # the zero-width characters every message loses on the way in).
-    for (text, _), reply in zip(TURNS, replies, strict=True):
+    # The echoing model quoted each turn: the asker reads their own values. A value seen
+    # before in the thread, in another form, keeps its placeholder and comes back as first
+    # written; a new one comes back as written (less the zero-width characters every message
+    # loses on the way in).
+    for (_, value), reply in zip(TURNS, replies, strict=True):
         assert reply is not None
-        assert clean_user_text(text) in reply.text
+        assert plain(value) in plain(reply.text)
+    assert replies[0] is not None
+    assert clean_user_text(TURNS[0][0]) in replies[0].text
 
 
 async def test_a_message_mostly_of_hidden_characters_is_refused_and_audited(

@@ -18,16 +18,14 @@ from guardrails.presidio import PresidioGuardrail
 
 T1 = ThreadId("slack:T1:C1:1700000000.000200")
 _NUMBERS = "zero one two three four five six seven eight nine".split()
+_HIDDEN = ("Cf", "Mn", "Me", "Cc")
 _DIGIT_WORDS = {word: str(digit) for digit, word in enumerate(_NUMBERS)}
 
 
 def plain(text: str) -> str:
     """What a reader makes of a text: no hidden characters, marks, spacing or joiners."""
-    text = "".join(
-        chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c
-        for c in text
-        if unicodedata.category(c) not in ("Cf", "Mn", "Me", "Cc") or c == "\n"
-    )
+    text = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
+    text = "".join(c for c in text if unicodedata.category(c) not in _HIDDEN or c == "\n")
     text = re.sub(
         r"\b(" + "|".join(_DIGIT_WORDS) + r")\b", lambda m: _DIGIT_WORDS[m.group()], text.lower()
     )
