@@ -39,7 +39,7 @@ Edit = tuple[int, int, str]
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 _MARK = r"[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
-_MARKS = re.compile(r"(?<=[\x21-\x7e])" + _MARK + "+")
+_MARKS = re.compile(_MARK + "+")
 _JOINED_DIGITS = re.compile(r"(?<![\w/_|,;:*])\d{1,6}(?:[/_|,;:*]\d{1,6}){2,7}(?![\w/_|,;:*])")
 _JOINER = re.compile(r"[/_|,;:*]")
 _DIGIT_WORDS = {
@@ -47,6 +47,7 @@ _DIGIT_WORDS = {
     "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
 }  # fmt: skip
 _DIGIT_WORD = re.compile(r"\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|\d)\b", re.I)
+_SPACED = re.compile(r"(?<!\S)\S \S \S")
 _DIGIT_GAP = re.compile(r"[ \t]*[,\-.]?[ \t]*")
 _TOKEN = re.compile(r"\S+")
 _BLANK = re.compile(r"\s")
@@ -112,7 +113,8 @@ def _tags(text: str) -> Iterator[Edit]:
 
 def _marks(text: str) -> Iterator[Edit]:
     for match in _MARKS.finditer(text):
-        yield match.start(), match.end(), ""
+        if match.start() > 0 and "\x21" <= text[match.start() - 1] <= "\x7e":
+            yield match.start(), match.end(), ""
 
 
 def _joined_digits(text: str) -> Iterator[Edit]:
@@ -126,6 +128,8 @@ def _joined_digits(text: str) -> Iterator[Edit]:
 
 
 def _spelled_digits(text: str) -> Iterator[Edit]:
+    if sum(word.strip(",.-") in _DIGIT_WORDS for word in text.lower().split()) < 3:
+        return  # the usual text: too few digit words for a spelled number
     run: list[re.Match[str]] = []
     for word in _DIGIT_WORD.finditer(text):
         if run and not _DIGIT_GAP.fullmatch(text, run[-1].end(), word.start()):
@@ -153,6 +157,8 @@ def _spacing(text: str) -> Iterator[Edit]:
     The first may follow an opening bracket or quote, the last be followed by punctuation
     ("(j a n e @ x . o r g)," reads as "(jane@x.org),").
     """
+    if _SPACED.search(text) is None:
+        return  # the usual text: no four single characters in a row
     run: list[re.Match[str]] = []
     for token in _TOKEN.finditer(text):
         if run and _spaced_gap(text[run[-1].end() : token.start()]):
