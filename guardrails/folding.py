@@ -94,10 +94,10 @@ def may_hide(text: str) -> bool:
 
 def mostly_hidden(text: str) -> bool:
     """Whether ``text`` is mostly characters nobody sees (it is then refused, not analysed)."""
-    hidden = len(HIDDEN_RE.findall(text))
+    hidden = HIDDEN_RE.subn("", text)[1]
     if hidden < MIN_HIDDEN:
         return False
-    written = len(text) - len(_BLANK.findall(text))
+    written = len(text) - _BLANK.subn("", text)[1]
     return hidden >= HIDDEN_SHARE * written
 
 
