@@ -1,6 +1,7 @@
 """The PII guardrail: Presidio detection, the per-thread vault, placeholders.
 
-Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, ``folding``, the
+Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, ``linkdecode``,
+``folding``, the
 precision and name rules, ``workers``), the per-thread vault (``vault``, ``vaultkey``), the
 sealing of the turn queue's events (``sealing``), the placeholder grammar and restore
 (``placeholders``, ``reveal``) and ``PresidioGuardrail`` (``presidio``), which implements

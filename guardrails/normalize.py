@@ -10,8 +10,9 @@ What each construct becomes for the analyzer, and what detection does with it:
 - user mentions (Slack ``<@U…>``/``<@W…|name>``, Discord ``<@id>``/``<@!id>``): "someone";
   each is one ``USER`` entity, so the model never sees a platform id;
 - links (Slack ``<mailto:a|b>``, ``<tel:a|b>``, ``<url|label>``, Discord ``[label](url)``,
-  bare ``http(s)://`` URLs): "label (target)"; personal data anywhere in a link makes the
-  whole link one entity;
+  bare ``http(s)://`` URLs): "label (target)", the target's percent escapes and query ``+``
+  decoded and its parameters recorded by key (``guardrails.linkdecode``); personal data
+  anywhere in a mail or phone link makes the whole link one entity;
 - channel, role, group and special mentions, timestamps, custom emoji: a neutral stand-in
   ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
   (channel and role ids are not personal; keeping the markup keeps them working);
@@ -28,11 +29,11 @@ What each construct becomes for the analyzer, and what detection does with it:
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field
 
 from bot.core.types import Platform
+from guardrails.linkdecode import decode_target
 
 # Characters that show nothing, dropped from the analysis text: zero-width and other format
 # characters (U+200B-U+200F, U+2060-U+206F, bidi controls, BOM, soft hyphen), fillers that
@@ -131,10 +132,6 @@ class Normalized:
         return self.starts[start], self.ends[end - 1]
 
 
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_PARAM = re.compile(r"[^&;#]+")
-_KEY_NOISE = re.compile(r"[^a-z0-9]")
-_KEEP_ESCAPED = frozenset("/?#&;=%\ufffd")
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")
 _EMAIL_CHARS = re.compile(r"[\w.+\-%@]+")
 _FULL_EMAIL = re.compile(r"[\w.+\-%]*\w@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}")
@@ -220,65 +217,9 @@ class _Builder:
         self.out.starts.extend([start] * len(text))
         self.out.ends.extend([end] * len(text))
 
-    def url(self, start: int, end: int) -> None:
-        """Copy a link target decoded: percent escapes, and ``+`` for a space in the query.
-
-        Each parameter's decoded value is recorded with its key (``Normalized.fields``).
-        """
-        query = self.source.find("?", start, end)
-        if query < 0:
-            self.decoded(start, end, plus=False)
-            return
-        self.decoded(start, query + 1, plus=False)
-        position = query + 1
-        for param in _PARAM.finditer(self.source, position, end):
-            equals = self.source.find("=", param.start(), param.end())
-            if equals < 0:
-                continue
-            self.decoded(position, equals + 1, plus=True)
-            value = self.length
-            self.decoded(equals + 1, param.end(), plus=True)
-            key = _KEY_NOISE.sub("", self.source[param.start() : equals].lower())
-            if self.length > value:
-                self.out.fields.append((key, value, self.length))
-            position = param.end()
-        self.decoded(position, end, plus=True)
-
-    def decoded(self, start: int, end: int, *, plus: bool) -> None:
-        """Copy with percent escapes decoded (and ``+`` as a space when ``plus``)."""
-        position = start
-        for run in _PERCENT.finditer(self.source, start, end):
-            self.plain(position, run.start(), plus=plus)
-            self.percent(run.start(), run.end())
-            position = run.end()
-        self.plain(position, end, plus=plus)
-
-    def plain(self, start: int, end: int, *, plus: bool) -> None:
-        position = start
-        while plus and (found := self.source.find("+", position, end)) >= 0:
-            self.copy(position, found)
-            self.stand_in(" ", found, found + 1)
-            position = found + 1
-        self.copy(position, end)
-
-    def percent(self, start: int, end: int) -> None:
-        """A run of ``%XX`` escapes as the UTF-8 characters they encode.
-
-        Each character maps to its escapes; an escape of a URL delimiter, or of no
-        character, stays as written.
-        """
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        first = start
-        for escape in range(start, end, 3):
-            chars = decoder.decode(bytes([int(self.source[escape + 1 : escape + 3], 16)]))
-            if not chars:
-                continue  # inside a multi-byte character
-            if len(chars) == 1 and chars not in _KEEP_ESCAPED and chars.isprintable():
-                self.stand_in(chars, first, escape + 3)
-            else:
-                self.copy(first, escape + 3)
-            first = escape + 3
-        self.copy(first, end)
+    def add_field(self, key: str, start: int, end: int) -> None:
+        """Record a link parameter's decoded value (``guardrails.linkdecode``)."""
+        self.out.fields.append((key, start, end))
 
     def build(self) -> Normalized:
         self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
@@ -356,8 +297,8 @@ def _link(b: _Builder, m: re.Match[str], kind: str) -> None:
     if label and label != b.source[target_start:target_end]:
         b.prose(*m.span(label_group))
         b.stand_in(" (", m.start(), m.end())
-        b.url(target_start, target_end)
+        decode_target(b, target_start, target_end)
         b.stand_in(")", m.start(), m.end())
     else:
-        b.url(target_start, target_end)
+        decode_target(b, target_start, target_end)
     b.out.links.append((m.start(), m.end(), scheme or "url"))

@@ -12,7 +12,7 @@ the model still sees what kind of link it is. A part is personal when it is:
 
 Query parameters are typed by their keys (``field_type``): the value under ``name``, ``email``,
 ``phone``, ``dob``, ``ssn``, ``address`` and their variants is personal, decoded
-(``guardrails.normalize``). ``/users/<name>``-style paths are found by the rules in
+(``guardrails.linkdecode``). ``/users/<name>``-style paths are found by the rules in
 ``guardrails.recognizers``.
 """
 
