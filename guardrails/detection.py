@@ -3,7 +3,9 @@
 ``detect`` is pure (no Redis, no vault): the guardrail redacts what it returns, and the
 evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The steps:
 
-1. ``normalize``: platform markup out, an offset map kept (``guardrails.normalize``);
+1. ``normalize``: platform markup out, link targets decoded, an offset map kept
+   (``guardrails.normalize``); evasion (hidden characters, spacing, spelled digits) folded
+   through the same map (``guardrails.folding``);
 2. Presidio with veilbot's recognizers (``guardrails.recognizers``), in overlapping chunks
    when the text is long, so nothing is truncated; the NER model reads a truecased copy
    (``guardrails.casing``: lower-case full names capitalized, offsets unchanged);
@@ -11,7 +13,8 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
 4. back to original offsets; a mail or phone link with personal data in it becomes one
    entity (in a web link only the personal parts are replaced), user mentions become ``USER``
    entities, protected markup (channels, roles, emoji, timestamps) is never
-   touched; overlaps resolved (higher score, then longer).
+   touched; link parameters typed by their key (``?dob=…``); overlaps resolved (higher score,
+   then longer).
 
 ``detect_many`` gives the same answers for several messages at once: the NER model reads the
 chunks of all of them in one ``nlp.pipe`` pass (cheaper per text than one call each), and the
@@ -27,8 +30,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
-from guardrails import casing, places, precision
+from guardrails import casing, places, precision, urls
 from guardrails.engine import LANGUAGE
+from guardrails.folding import fold
 from guardrails.normalize import Normalized, normalize
 from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
@@ -126,7 +130,7 @@ class _Detector:
         self._entities = sorted(policy.enabled & supported)
 
     def detect(self, text: str, platform: Platform) -> list[Detection]:
-        norm = normalize(text, platform)
+        norm = fold(normalize(text, platform))
         return self._detect(text, norm, list(map(self._ner_input, self._windows(norm))))
 
     def detect_many(
@@ -140,7 +144,7 @@ class _Detector:
         norms: list[Normalized | Exception] = []
         for text, platform in messages:
             try:
-                norms.append(normalize(text, platform))
+                norms.append(fold(normalize(text, platform)))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
                 norms.append(exc)
         chunks = [[] if isinstance(n, Exception) else self._windows(n) for n in norms]
@@ -180,9 +184,20 @@ class _Detector:
                             end=norm.ends[refined.end - 1],
                         )
                     )
+        found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
         again = repeats(merged, text, norm.protected)
         return merge_overlaps([*merged, *again], text) if again else merged
+
+    def _fields(self, norm: Normalized) -> list[Detection]:
+        """The values of link parameters whose key says what they are (``?dob=…``)."""
+        found = []
+        for key, start, end in norm.fields:
+            value = norm.text[start:end]
+            entity_type = urls.field_type(key, value)
+            if entity_type in self._policy.enabled and not self._policy.allows(value):
+                found.append(Detection(entity_type, norm.starts[start], norm.ends[end - 1], 0.9))
+        return found
 
     def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results.

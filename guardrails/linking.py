@@ -2,7 +2,8 @@
 
 ``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
 link or of one written out ("jane at acme dot com"), the digits of a phone number, the user
-id of a mention. ``name_parts`` are the tokens of
+id of a mention; hidden characters, letter spacing and spelled digits folded first
+(``guardrails.folding``). ``name_parts`` are the tokens of
 a person's name: the vault remembers which placeholder each token belongs to, so a later "Jane"
 reuses the placeholder of "Jane Doe", unless two people share the token.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from guardrails.folding import plain
 from guardrails.names import COMMON_WORDS
 
 _MAILTO = re.compile(r"<mailto:([^|>]+)(?:\|[^>]*)?>|\[[^\]]*\]\(mailto:([^)]+)\)")
@@ -37,6 +39,7 @@ def identity(entity_type: str, value: str) -> str:
         return f"<@{mention.group(1)}>"
     if mailto := _MAILTO.fullmatch(value):
         return mailto.group(1) or mailto.group(2)
+    value = plain(value)  # "j a n e @ …", "four one five …": the value a reader sees
     if tel := _TEL.fullmatch(value):
         value = tel.group(1)
     if entity_type == "PHONE_NUMBER" or tel:

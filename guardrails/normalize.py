@@ -10,8 +10,9 @@ What each construct becomes for the analyzer, and what detection does with it:
 - user mentions (Slack ``<@U…>``/``<@W…|name>``, Discord ``<@id>``/``<@!id>``): "someone";
   each is one ``USER`` entity, so the model never sees a platform id;
 - links (Slack ``<mailto:a|b>``, ``<tel:a|b>``, ``<url|label>``, Discord ``[label](url)``,
-  bare ``http(s)://`` URLs): "label (target)"; personal data anywhere in a link makes the
-  whole link one entity;
+  bare ``http(s)://`` URLs): "label (target)", the target's percent escapes and query ``+``
+  decoded and its parameters recorded by key (``guardrails.linkdecode``); personal data
+  anywhere in a mail or phone link makes the whole link one entity;
 - channel, role, group and special mentions, timestamps, custom emoji: a neutral stand-in
   ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
   (channel and role ids are not personal; keeping the markup keeps them working);
@@ -32,11 +33,22 @@ import re
 from dataclasses import dataclass, field
 
 from bot.core.types import Platform
+from guardrails.linkdecode import decode_target
 
-# Zero-width and other invisible format characters, C0/C1 controls except tab and newline.
-INVISIBLE_RE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\x00-\x08\x0b-\x1f\x7f-\x9f]"
+# Characters that show nothing, dropped from the analysis text: zero-width and other format
+# characters (U+200B-U+200F, U+2060-U+206F, bidi controls, BOM, soft hyphen), fillers that
+# render blank (Hangul fillers, Khmer inherent vowels, the Mongolian vowel separator, the
+# blank Braille pattern), variation selectors, the combining grapheme joiner, the language
+# and cancel tags, musical format characters, C0/C1 controls except tab and newline. Put
+# between the letters of a value ("jane\u180e.doe@…") they would hide it from every pattern.
+_HIDDEN = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a"
+    "\U000e0001\U000e007f\U000e0100-\U000e01ef"
 )
+INVISIBLE_RE = re.compile(f"[{_HIDDEN}\x00-\x08\x0b-\x1f\x7f-\x9f]")
+HIDDEN_RE = re.compile(f"[{_HIDDEN}\U000e0020-\U000e007e]")
+"""Every character that shows nothing: the invisible ones and the tag characters."""
 # Unicode spaces (no-break, narrow no-break, figure, ideographic, ...) read as a plain space,
 # line and paragraph separators as a line break: "06\u00a012\u00a034\u00a056\u00a078" is a
 # phone number and "FR76\u202f3000 ..." an IBAN however the keyboard or the typography spaced
@@ -101,6 +113,9 @@ class Normalized:
         links: original spans of links, with their kind (``mailto``, ``tel``, ``url``).
         protected: original spans that are never redacted (channels, roles, emoji, ...).
         code: analysis spans of inline code (names found by NER there are identifiers).
+        fields: the parameters of link targets, ``(key, start, end)``: the key folded to
+            lower-case letters and digits ("first_name" -> "firstname"), the analysis span of
+            its decoded value.
     """
 
     text: str = ""
@@ -110,6 +125,7 @@ class Normalized:
     links: list[tuple[int, int, str]] = field(default_factory=list)
     protected: list[tuple[int, int]] = field(default_factory=list)
     code: list[tuple[int, int]] = field(default_factory=list)
+    fields: list[tuple[str, int, int]] = field(default_factory=list)
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The original span of the analysis span ``[start, end)`` (``end > start``)."""
@@ -201,6 +217,10 @@ class _Builder:
         self.out.starts.extend([start] * len(text))
         self.out.ends.extend([end] * len(text))
 
+    def add_field(self, key: str, start: int, end: int) -> None:
+        """Record a link parameter's decoded value (``guardrails.linkdecode``)."""
+        self.out.fields.append((key, start, end))
+
     def build(self) -> Normalized:
         self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
         return self.out
@@ -277,8 +297,8 @@ def _link(b: _Builder, m: re.Match[str], kind: str) -> None:
     if label and label != b.source[target_start:target_end]:
         b.prose(*m.span(label_group))
         b.stand_in(" (", m.start(), m.end())
-        b.copy(target_start, target_end)
+        decode_target(b, target_start, target_end)
         b.stand_in(")", m.start(), m.end())
     else:
-        b.copy(target_start, target_end)
+        decode_target(b, target_start, target_end)
     b.out.links.append((m.start(), m.end(), scheme or "url"))

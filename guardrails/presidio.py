@@ -24,9 +24,10 @@ from collections.abc import Awaitable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.core.errors import GuardrailError
+from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
+from guardrails.folding import fold, may_hide, mostly_hidden
 from guardrails.linking import (
     identity,
     known_name_spans,
@@ -34,6 +35,7 @@ from guardrails.linking import (
     name_tokens,
     value_grams,
 )
+from guardrails.normalize import normalize
 from guardrails.placeholders import (
     KNOWN_TYPES,
     TYPED,
@@ -149,9 +151,13 @@ class PresidioGuardrail:
         Placeholder-shaped text the user typed is masked before detection and kept as typed.
 
         Raises:
+            InputRejected: the text is mostly characters nobody sees (``guardrails.folding``);
+                it is not analysed and nothing may be sent to the model.
             GuardrailError: detection could not run; nothing may be sent to the model.
         """
-        typed = self._typed_placeholders(text)
+        if mostly_hidden(text):
+            raise InputRejected("message is mostly invisible characters", reason="hidden")
+        typed = self._typed_placeholders(text, platform)
         ranges = [(s.start, s.end) for s in typed]
         masked = _mask(text, ranges) if typed else text
         spans = await self._detect(masked, platform)
@@ -188,11 +194,11 @@ class PresidioGuardrail:
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
         spans = self._link_known(tid, fields, found.masked, found.spans)
-        if found.typed:
-            ranges = [(s.start, s.end) for s in found.typed]
-            spans = sorted(
-                [*(s for s in spans if not _overlaps(s, ranges)), *found.typed], key=_start
-            )
+        # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
+        typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
+        if typed:
+            ranges = [(s.start, s.end) for s in typed]
+            spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
         redaction = await self._redact(tid, done.text, spans, placed)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
@@ -212,15 +218,23 @@ class PresidioGuardrail:
             raise
         return done, await reading
 
-    def _typed_placeholders(self, text: str) -> list[Detection]:
+    def _typed_placeholders(self, text: str, platform: Platform) -> list[Detection]:
         """Placeholder-shaped text the user typed, in any form the restorer reads.
 
         Each becomes a value of type ``TYPED`` (kept as typed), masked before analysis: only
         the guardrail mints the placeholders the model sees, so ``who is <PERSON_1>?`` never
-        reaches the model as the thread's ``<PERSON_1>`` nor comes back as its value.
+        reaches the model as the thread's ``<PERSON_1>`` nor comes back as its value. The
+        text is read as written and as the platform shows it, so Slack's escaped
+        ``&lt;person_1&gt;`` (what a user typing ``<person_1>`` sends) and a spaced or
+        hidden-character ``P E R S O N _ 1`` are ones too.
         """
-        found = find_placeholders(text, KNOWN_TYPES | self._policy.enabled)
-        return [Detection(TYPED, m.start("ph"), m.end("ph")) for m in found]
+        types = KNOWN_TYPES | self._policy.enabled
+        spans = [(m.start("ph"), m.end("ph")) for m in find_placeholders(text, types)]
+        if may_hide(text):  # the analysis form is built on the event loop: only when it may help
+            shown = fold(normalize(text, platform))
+            spans += [shown.original(*m.span("ph")) for m in find_placeholders(shown.text, types)]
+        kept = resolve_overlaps([_Span(a, b) for a, b in spans])
+        return [Detection(TYPED, s.start, s.end) for s in kept]
 
     async def restorer(
         self, thread_id: ThreadId, *, platform: Platform, private: bool
@@ -402,6 +416,19 @@ def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:
 def _in_markup(text: str, position: int) -> bool:
     """Whether ``position`` is inside ``<...>`` markup (an opening ``<`` not yet closed)."""
     return text.rfind("<", 0, position) > text.rfind(">", 0, position)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    score: float = 1.0
+
+
+def _inside(typed: Detection, span: Detection) -> bool:
+    """Whether a typed placeholder lies within a larger detected value."""
+    within = span.start <= typed.start and typed.end <= span.end
+    return within and (span.start, span.end) != (typed.start, typed.end)
 
 
 def _overlaps(span: Detection, ranges: Sequence[tuple[int, int]]) -> bool:

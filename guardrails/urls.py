@@ -10,7 +10,9 @@ the model still sees what kind of link it is. A part is personal when it is:
 - a segment shaped like a full name anywhere ("jane-doe", "jane.doe", "jane_doe"), when the
   name lexicon agrees (``guardrails.people``).
 
-Query parameters and ``/users/<name>``-style paths are found by the rules in
+Query parameters are typed by their keys (``field_type``): the value under ``name``, ``email``,
+``phone``, ``dob``, ``ssn``, ``address`` and their variants is personal, decoded
+(``guardrails.linkdecode``). ``/users/<name>``-style paths are found by the rules in
 ``guardrails.recognizers``.
 """
 
@@ -73,3 +75,46 @@ def _path(url: re.Match[str], host: str, is_name: NameCheck | None) -> Iterator[
             yield start, end
         elif is_name and _NAME_SHAPE.fullmatch(value) and is_name(re.split(r"[\-._]", value)):
             yield start, end
+
+
+FIELD_TYPES: dict[str, str] = {
+    **dict.fromkeys(
+        """name firstname lastname fullname fname lname surname givenname familyname
+        middlename contactname customername patientname displayname""".split(),
+        "PERSON",
+    ),
+    **dict.fromkeys("email mail emailaddress useremail contactemail".split(), "EMAIL_ADDRESS"),
+    **dict.fromkeys(
+        """phone tel telephone mobile cell phonenumber mobilenumber msisdn whatsapp""".split(),
+        "PHONE_NUMBER",
+    ),
+    **dict.fromkeys("dob birthdate dateofbirth birthday bday".split(), "DATE_OF_BIRTH"),
+    **dict.fromkeys("ssn socialsecuritynumber".split(), "US_SSN"),
+    **dict.fromkeys(
+        """address street streetaddress addr address1 address2 addressline1 addressline2
+        homeaddress""".split(),
+        "LOCATION",
+    ),
+    "iban": "IBAN_CODE",
+}
+"""What the value of a URL parameter is, by its key (folded as ``Normalized.fields`` folds it).
+
+A form's own key is the strongest context there is: ``?dob=1969-05-12``, ``?name=Jane+Doe``.
+"""
+_NEEDS_DIGITS = frozenset({"PHONE_NUMBER", "DATE_OF_BIRTH", "US_SSN", "IBAN_CODE"})
+
+
+def field_type(key: str, value: str) -> str | None:
+    """The entity type of a URL parameter's decoded ``value`` under ``key``, if personal.
+
+    Values with no letter or digit ("", "-") are none; a phone number, date, SSN or IBAN
+    needs digits, a name or address letters.
+    """
+    entity_type = FIELD_TYPES.get(key)
+    if entity_type is None or not any(c.isalnum() for c in value):
+        return None
+    if entity_type in _NEEDS_DIGITS and sum(c.isdigit() for c in value) < 4:
+        return None
+    if entity_type in ("PERSON", "LOCATION") and not any(c.isalpha() for c in value):
+        return None
+    return entity_type

@@ -90,7 +90,8 @@ class InputRejected(VeilbotError):
     """The user's message is not processed.
 
     Attributes:
-        reason: a short machine-readable reason (``empty``, ``too_long``, ``invalid``).
+        reason: a short machine-readable reason (``empty``, ``too_long``, ``invalid``,
+            ``hidden``: mostly characters nobody sees).
     """
 
     def __init__(self, message: str, *, reason: str) -> None:

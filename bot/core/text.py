@@ -65,6 +65,11 @@ def rejection_reply(exc: InputRejected) -> str:
         )
     if exc.reason == "too_long":
         return f"Your message is too long ({exc}). Please shorten it or split it into parts."
+    if exc.reason == "hidden":
+        return (
+            "Your message is mostly invisible characters, so I didn't send it to the model. "
+            "Please type it again as plain text."
+        )
     return "I couldn't process that message. Please rephrase it and try again."
 
 
