@@ -121,7 +121,7 @@ def add_service_routes(
     http: HttpServer,
     settings: Settings,
     *,
-    redis: aioredis.Redis,
+    redis: RedisClient,
     audit: SqlAuditStore,
     eraser: Eraser,
     readiness: Readiness,
