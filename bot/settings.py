@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
+    from bot.config_file import ConfigFile
 
 _PLACEHOLDER_SECRETS = {
     "changeme",
@@ -194,6 +199,9 @@ class Settings(BaseSettings):
         return self.model or DEFAULT_MODELS.get(self.provider)
 
     # Operations
+    config: Path | None = None
+    """The config file (TOML): settings by name (``max_tokens = 2048``), checked at start with
+    errors that give the line; an unknown key is an error. The environment wins over it."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     drain_timeout_seconds: float = Field(default=20.0, ge=0)
     """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the
@@ -340,21 +348,50 @@ class Settings(BaseSettings):
         return None if self.slack_signing_secret else "VEILBOT_SLACK_SIGNING_SECRET"
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(config_file: Path | None = None, **overrides: object) -> Settings:
     """Read settings, converting validation failures into ``ConfigError``.
 
-    The error names the variable (``VEILBOT_<FIELD>``) and never echoes its value.
+    The config file is ``config_file``, else ``VEILBOT_CONFIG`` (environment or ``.env``);
+    the environment wins over it. An error names the variable (``VEILBOT_<FIELD>``), or the
+    file, line and key the value came from, and never echoes the value.
     """
+    from bot.config_file import (
+        environment_fields,
+        read_config_file,
+        settings_from_file,
+        unknown_keys,
+    )
+
+    env = environment_fields(Settings, overrides.get("_env_file", ".env"))
+    path = config_file or env.get("config")
+    if path is None:
+        return _validated(dict(overrides), None, [])
+    doc = read_config_file(Path(path))
+    values: dict[str, object] = {**settings_from_file(doc, Settings, env), **overrides}
+    values["config"] = doc.path
+    return _validated(values, doc, unknown_keys(doc, Settings))
+
+
+def _validated(values: dict[str, object], doc: ConfigFile | None, unknown: list[str]) -> Settings:
     from pydantic import ValidationError
 
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**values)  # type: ignore[arg-type]
     except ValidationError as exc:
-        problems = "; ".join(
-            f"VEILBOT_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise ConfigError(f"invalid configuration: {problems}") from None
+        unknown = unknown + [_problem(err, values, doc) for err in exc.errors()]
+    if unknown:
+        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}")
+    return settings
+
+
+def _problem(err: ErrorDetails, values: dict[str, object], doc: ConfigFile | None) -> str:
+    loc = err["loc"]
+    message = err["msg"]
+    if not loc:
+        return message
+    if doc is not None and loc[0] in doc.values and values.get(str(loc[0])) is doc.values[loc[0]]:
+        return f"{doc.where(loc)}: {message}"
+    return f"VEILBOT_{'_'.join(str(p) for p in loc).upper()}: {message}"
 
 
 def require(value: SecretStr | str | None, variable: str) -> str:

@@ -244,6 +244,18 @@ def render() -> str:
         "directory). Secrets are never logged; a placeholder value such as `changeme` is",
         "refused at start, naming the variable. Where a setting has several variables, the",
         "first one set wins, in the order shown.",
+        "",
+        "## The config file",
+        "",
+        "All of them can also be set in one TOML file named by `VEILBOT_CONFIG`, by the",
+        "setting's name in lower case without the prefix (`max_tokens = 2048`; structured",
+        "settings are tables). The environment and `.env` win over the file, key by key, so",
+        "secrets can stay in the environment. A key veilbot does not know is an error, and",
+        "every error names the file, the line and the key. `veilbot config check [FILE]`",
+        "validates a file and prints the effective settings, each with where it came from",
+        "(`env`, `file`, `default`), secrets hidden. A commented example is",
+        "`deploy/veilbot.example.toml`, which deploy/compose.yml and deploy/k8s mount at",
+        "`/etc/veilbot/veilbot.toml`.",
     ]
     for title, _ in SECTIONS:
         lines += ["", f"## {title}", "", "| variable | default | values | meaning |"]

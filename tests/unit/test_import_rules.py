@@ -32,6 +32,7 @@ NAMED = {
     "bot": "version",  # bot/__init__.py: __version__ only
     "bot.__main__": "cli",
     "bot.settings": "settings",
+    "bot.config_file": "settings",
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
