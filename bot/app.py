@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
+from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.ports import ModelClient
@@ -135,6 +136,20 @@ def build_redactor(settings: Settings) -> Redactor:
     )
 
 
+def access_rules(settings: Settings) -> AccessRules:
+    """The core's access rules from ``[access]``: Slack groups and Discord roles are one list."""
+    a = settings.access
+    return AccessRules(
+        allow_users=frozenset(a.allow_users),
+        deny_users=frozenset(a.deny_users),
+        allow_channels=frozenset(a.allow_channels),
+        deny_channels=frozenset(a.deny_channels),
+        allow_groups=frozenset(a.allow_slack_groups + a.allow_discord_roles),
+        deny_groups=frozenset(a.deny_slack_groups + a.deny_discord_roles),
+        allow_dms=a.allow_dms,
+    )
+
+
 def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
     """The admin chat commands service (``AdminCommands``)."""
     return AdminService(
@@ -204,6 +219,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             max_input_chars=settings.max_input_chars,
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,
+            access=access_rules(settings),
         )
         yield App(
             settings,

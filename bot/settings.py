@@ -10,7 +10,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
@@ -38,6 +46,32 @@ DEFAULT_MODELS = {
     "echo": "echo",
 }
 """The model each provider uses when ``VEILBOT_MODEL`` is unset; ``openai`` has none."""
+
+
+class AccessSettings(BaseModel):
+    """Who may use the bot (``[access]`` in the config file; see ``bot.core.access``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allow_users: list[str] = []
+    deny_users: list[str] = []
+    allow_channels: list[str] = []
+    deny_channels: list[str] = []
+    allow_slack_groups: list[str] = []
+    deny_slack_groups: list[str] = []
+    allow_discord_roles: list[str] = []
+    deny_discord_roles: list[str] = []
+    allow_dms: bool = True
+
+    @property
+    def slack_groups(self) -> frozenset[str]:
+        """The Slack user group ids the rules name (the adapter reads their members)."""
+        return frozenset(_bare(g) for g in self.allow_slack_groups + self.deny_slack_groups)
+
+
+def _bare(ident: str) -> str:
+    """``S0123`` of ``S0123``, ``slack:S0123`` or ``slack:T1:S0123``."""
+    return ident.rsplit(":", 1)[-1]
 
 
 def _default_data_dir() -> Path:
@@ -87,6 +121,16 @@ class Settings(BaseSettings):
     burst): the acks, which Slack times out after 3 s, go first. 0: turns begin at once."""
     replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     """This process's consumer name in the queue; unset: hostname-pid-random."""
+
+    # Who may use it
+    access: AccessSettings = Field(default_factory=AccessSettings)
+    """Allow and deny lists, a table in the config file (JSON here): ``allow_users``,
+    ``deny_users``, ``allow_channels``, ``deny_channels``, ``allow_slack_groups``,
+    ``deny_slack_groups``, ``allow_discord_roles``, ``deny_discord_roles`` (lists of ids as
+    the platform shows them, optionally ``slack:TEAM:`` or ``discord:GUILD:`` first) and
+    ``allow_dms``. Deny wins; an empty allow list allows everyone; channel lists do not apply
+    to direct messages. A refused person gets one private line and the audit a ``refused``
+    turn."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)

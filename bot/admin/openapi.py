@@ -15,6 +15,7 @@ _STATUS = [
     "store_error",
     "rejected_input",
     "internal_error",
+    "refused",
 ]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, SecretStr
+from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from bot.settings import DEFAULT_MODELS, Settings
@@ -123,6 +123,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
     ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
+    ("Who may use it", ("access",)),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
     ("Storage", ("data_dir", "redis_", "database_", "history_", "dedupe_", "lock_", "store_")),
@@ -146,6 +147,7 @@ DEFAULTS = {
     "data_dir": "`$XDG_DATA_HOME/veilbot`, else `~/.local/share/veilbot`",
     "model": "per provider: " + ", ".join(f"{p} `{m}`" for p, m in DEFAULT_MODELS.items()),
     "reveal_policy": _reveal_defaults(),
+    "access": "everyone, everywhere",
 }
 """Defaults computed at start, described instead of shown."""
 
@@ -198,6 +200,8 @@ def _type_name(annotation: Any) -> str:
         return "comma-separated list"
     if origin is dict:
         return "JSON object"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "table (JSON object)"
     names = {str: "text", int: "integer", float: "number", bool: "`true` \\| `false`"}
     names |= {Path: "path", SecretStr: "secret"}
     return names.get(annotation, getattr(annotation, "__name__", str(annotation)))

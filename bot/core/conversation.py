@@ -19,6 +19,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.access import AccessRules
 from bot.core.budget import fit_to_budget
 from bot.core.errors import (
     AlreadyStored,
@@ -45,6 +46,7 @@ from bot.core.text import (
     INTERNAL_REPLY,
     MODEL_EMPTY_REPLY,
     NOT_SAVED_NOTE,
+    REFUSED_REPLY,
     check_input,
     clean_user_text,
     model_reply,
@@ -178,6 +180,7 @@ class Conversation:
         max_input_chars: int,
         metrics: Metrics = NO_METRICS,
         max_in_flight: int = 48,
+        access: AccessRules | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -189,6 +192,7 @@ class Conversation:
         self._budget = budget_tokens
         self._max_chars = max_input_chars
         self._metrics = metrics
+        self._access = access or AccessRules()
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -214,6 +218,11 @@ class Conversation:
                 log.info("duplicate delivery dropped thread=%s", message.thread_id)
                 return None
             turn.lap("dedupe")
+            if (refused := self._access.refusal(message)) is not None:
+                turn.record.metadata["refused"] = refused
+                reply = turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
+                await self._finish(turn)
+                return reply
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
             analysis = asyncio.ensure_future(
@@ -241,6 +250,10 @@ class Conversation:
                 _drop(analysis)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
+
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the access rules let the author use the bot there (nothing recorded)."""
+        return self._access.refusal(message) is None
 
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault while no turn of it runs."""

@@ -219,6 +219,14 @@ class MessageHandler(Protocol):
         """Run one turn. ``None`` means a duplicate delivery that must not be answered."""
         ...
 
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the access rules let the author use the bot there; records nothing.
+
+        ``handle`` decides again (and audits a refusal); an adapter asks first only to avoid
+        opening a thread for someone who will be refused.
+        """
+        ...
+
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault (the ``forget`` command)."""
         ...

@@ -105,6 +105,8 @@ class FakeSlack:
         self.acks: list[str] = []
         self.responses: list[dict[str, Any]] = []
         self.uploads: dict[str, Upload] = {}
+        self.usergroups: dict[str, list[str]] = {}
+        """User group id to member ids, as ``usergroups.users.list`` answers."""
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._holds: dict[str, asyncio.Event] = {}
         self._clock = itertools.count(1)
@@ -268,6 +270,12 @@ class FakeSlack:
 
     def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "message_ts": self._new_ts()}
+
+    def _m_usergroups_users_list(self, p: dict[str, Any]) -> dict[str, Any]:
+        group = str(p.get("usergroup"))
+        if group not in self.usergroups:
+            return {"ok": False, "error": "no_such_subteam"}
+        return {"ok": True, "users": self.usergroups[group]}
 
     def _m_chat_startStream(self, p: dict[str, Any]) -> dict[str, Any]:
         if not self.streaming_supported:
