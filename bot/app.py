@@ -23,6 +23,7 @@ from bot.audit.store import SqlAuditStore
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
+from bot.core.limits import Limit
 from bot.core.ports import ModelClient
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
@@ -32,6 +33,7 @@ from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
+from bot.state.ratelimit import RedisRateLimiter
 from bot.stores import check_ready, open_stores
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -150,6 +152,12 @@ def access_rules(settings: Settings) -> AccessRules:
     )
 
 
+def rate_limits(settings: Settings) -> list[Limit]:
+    """The configured ``[rate_limits]``, the person's first."""
+    configured = (("user", settings.rate_limits.user), ("channel", settings.rate_limits.channel))
+    return [Limit(kind, lim.turns, lim.per_seconds) for kind, lim in configured if lim]
+
+
 def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
     """The admin chat commands service (``AdminCommands``)."""
     return AdminService(
@@ -220,6 +228,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,
             access=access_rules(settings),
+            limiter=RedisRateLimiter(client, keys, rate_limits(settings)),
         )
         yield App(
             settings,

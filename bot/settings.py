@@ -69,6 +69,24 @@ class AccessSettings(BaseModel):
         return frozenset(_bare(g) for g in self.allow_slack_groups + self.deny_slack_groups)
 
 
+class RateLimit(BaseModel):
+    """``turns`` per ``per_seconds``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turns: int = Field(ge=1)
+    per_seconds: float = Field(gt=0, le=31 * 86400)
+
+
+class RateLimitSettings(BaseModel):
+    """Turns per window for each person and each channel (``[rate_limits]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    user: RateLimit | None = None
+    channel: RateLimit | None = None
+
+
 def _bare(ident: str) -> str:
     """``S0123`` of ``S0123``, ``slack:S0123`` or ``slack:T1:S0123``."""
     return ident.rsplit(":", 1)[-1]
@@ -131,6 +149,12 @@ class Settings(BaseSettings):
     ``allow_dms``. Deny wins; an empty allow list allows everyone; channel lists do not apply
     to direct messages. A refused person gets one private line and the audit a ``refused``
     turn."""
+
+    rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    """Turns per window, a table in the config file (JSON here): ``user`` and ``channel``, each
+    ``{turns = N, per_seconds = T}``; unset: no limit. Kept in Redis, so every replica counts
+    against the same limit; a turn over one is answered with when to try again and audited
+    ``rate_limited``."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)

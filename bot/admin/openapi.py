@@ -16,6 +16,7 @@ _STATUS = [
     "rejected_input",
     "internal_error",
     "refused",
+    "rate_limited",
 ]
 
 

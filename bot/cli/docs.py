@@ -123,7 +123,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
     ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
-    ("Who may use it", ("access",)),
+    ("Who may use it", ("access", "rate_limits")),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
     ("Storage", ("data_dir", "redis_", "database_", "history_", "dedupe_", "lock_", "store_")),
@@ -148,6 +148,7 @@ DEFAULTS = {
     "model": "per provider: " + ", ".join(f"{p} `{m}`" for p, m in DEFAULT_MODELS.items()),
     "reveal_policy": _reveal_defaults(),
     "access": "everyone, everywhere",
+    "rate_limits": "no limit",
 }
 """Defaults computed at start, described instead of shown."""
 

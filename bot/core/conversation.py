@@ -28,6 +28,7 @@ from bot.core.errors import (
     ModelError,
     StoreError,
 )
+from bot.core.limits import throttled_reply
 from bot.core.logsafe import describe, log_failure
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import (
@@ -40,6 +41,7 @@ from bot.core.ports import (
     ReplySink,
     StreamRestorer,
     ThreadLocks,
+    TurnLimiter,
 )
 from bot.core.text import (
     FAILURE_REPLIES,
@@ -181,6 +183,7 @@ class Conversation:
         metrics: Metrics = NO_METRICS,
         max_in_flight: int = 48,
         access: AccessRules | None = None,
+        limiter: TurnLimiter | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -193,6 +196,7 @@ class Conversation:
         self._max_chars = max_input_chars
         self._metrics = metrics
         self._access = access or AccessRules()
+        self._limiter = limiter
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -218,11 +222,9 @@ class Conversation:
                 log.info("duplicate delivery dropped thread=%s", message.thread_id)
                 return None
             turn.lap("dedupe")
-            if (refused := self._access.refusal(message)) is not None:
-                turn.record.metadata["refused"] = refused
-                reply = turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
+            if (stopped := await self._stopped(turn)) is not None:
                 await self._finish(turn)
-                return reply
+                return stopped
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
             analysis = asyncio.ensure_future(
@@ -250,6 +252,21 @@ class Conversation:
                 _drop(analysis)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
+
+    async def _stopped(self, turn: _Turn) -> Reply | None:
+        """The reply to a turn the access rules or the rate limits stop, before any work."""
+        if (refused := self._access.refusal(turn.message)) is not None:
+            turn.record.metadata["refused"] = refused
+            return turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
+        if self._limiter is None:
+            return None
+        throttled = await self._limiter.take(turn.message)
+        turn.lap("rate_limit")
+        if throttled is None:
+            return None
+        turn.record.metadata["rate_limited"] = throttled.limit.kind
+        turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
+        return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
 
     def admits(self, message: InboundMessage) -> bool:
         """Whether the access rules let the author use the bot there (nothing recorded)."""

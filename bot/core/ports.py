@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
+from bot.core.limits import Throttled
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -209,6 +210,18 @@ class ReplySink(Protocol):
 
     async def delta(self, text: str) -> None:
         """Show more of the answer."""
+        ...
+
+
+class TurnLimiter(Protocol):
+    """Rate limits per user and per channel, shared by every replica."""
+
+    async def take(self, message: InboundMessage) -> Throttled | None:
+        """Charge one turn to ``message``'s limits; ``Throttled`` (charging none) when spent.
+
+        Raises:
+            StoreError: the limits' store cannot be reached.
+        """
         ...
 
 

@@ -226,6 +226,8 @@ class TurnStatus(StrEnum):
     INTERNAL_ERROR = "internal_error"
     REFUSED = "refused"
     """The access rules do not let this person use the bot there."""
+    RATE_LIMITED = "rate_limited"
+    """The person or the channel has used up its turns for now."""
 
 
 @dataclass(frozen=True, slots=True)
