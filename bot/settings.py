@@ -87,6 +87,22 @@ class RateLimitSettings(BaseModel):
     channel: RateLimit | None = None
 
 
+class ScopeSettings(BaseModel):
+    """One workspace's or channel's own settings (``[scopes."slack:T0123:C0456"]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool | None = None
+    system_prompt: str | None = None
+    system_prompt_mode: Literal["append", "replace"] = "append"
+    model: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/@-]{1,200}$")
+    max_tokens: int | None = Field(default=None, ge=1, le=64000)
+
+
+SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"
+"""``PLATFORM:WORKSPACE`` or ``PLATFORM:WORKSPACE:CHANNEL``."""
+
+
 def _bare(ident: str) -> str:
     """``S0123`` of ``S0123``, ``slack:S0123`` or ``slack:T1:S0123``."""
     return ident.rsplit(":", 1)[-1]
@@ -155,6 +171,16 @@ class Settings(BaseSettings):
     ``{turns = N, per_seconds = T}``; unset: no limit. Kept in Redis, so every replica counts
     against the same limit; a turn over one is answered with when to try again and audited
     ``rate_limited``."""
+
+    scopes: dict[Annotated[str, Field(pattern=SCOPE_ID)], ScopeSettings] = Field(
+        default_factory=dict
+    )
+    """Settings per workspace or channel, tables in the config file (JSON here) keyed
+    ``slack:TEAM``, ``slack:TEAM:CHANNEL``, ``discord:GUILD`` or ``discord:GUILD:CHANNEL``
+    (a Discord thread takes its channel's): ``enabled``, ``system_prompt`` with
+    ``system_prompt_mode`` (``append``: after the prompt above it; ``replace``: instead of
+    veilbot's persona and style, the placeholder rules kept), ``model`` and ``max_tokens``.
+    The most specific scope wins; a channel's inherits its workspace's."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)

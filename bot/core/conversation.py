@@ -43,6 +43,7 @@ from bot.core.ports import (
     ThreadLocks,
     TurnLimiter,
 )
+from bot.core.scopes import Scopes
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
@@ -184,6 +185,7 @@ class Conversation:
         max_in_flight: int = 48,
         access: AccessRules | None = None,
         limiter: TurnLimiter | None = None,
+        scopes: Scopes | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -197,6 +199,7 @@ class Conversation:
         self._metrics = metrics
         self._access = access or AccessRules()
         self._limiter = limiter
+        self._scopes = scopes or Scopes()
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -255,7 +258,7 @@ class Conversation:
 
     async def _stopped(self, turn: _Turn) -> Reply | None:
         """The reply to a turn the access rules or the rate limits stop, before any work."""
-        if (refused := self._access.refusal(turn.message)) is not None:
+        if (refused := self._refusal(turn.message)) is not None:
             turn.record.metadata["refused"] = refused
             return turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
         if self._limiter is None:
@@ -268,9 +271,14 @@ class Conversation:
         turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
         return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
 
+    def _refusal(self, message: InboundMessage) -> str | None:
+        if not self._scopes.of(message).enabled:
+            return "disabled"
+        return self._access.refusal(message)
+
     def admits(self, message: InboundMessage) -> bool:
-        """Whether the access rules let the author use the bot there (nothing recorded)."""
-        return self._access.refusal(message) is None
+        """Whether the bot answers the author there: enabled, and the access rules let them."""
+        return self._refusal(message) is None
 
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault while no turn of it runs."""
@@ -309,9 +317,15 @@ class Conversation:
         user = ChatMessage("user", redaction.text)
         if msg.attempt > 1 and _stored_exchange(history, user):
             return self._replay(turn, history[-1], restorer)
-        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=self._system)
+        scope = self._scopes.of(msg)
+        system = scope.system or self._system
+        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
         record.metadata["context_messages"] = len(messages)
-        request = ModelRequest(system=self._system, messages=messages)
+        if scope.name:
+            record.metadata["scope"] = scope.name
+        request = ModelRequest(
+            system=system, messages=messages, model=scope.model, max_tokens=scope.max_tokens
+        )
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)

@@ -195,6 +195,10 @@ class ModelRequest:
 
     system: str
     messages: tuple[ChatMessage, ...]
+    model: str | None = None
+    """The model id for this request (a scope's), else the client's configured one."""
+    max_tokens: int | None = None
+    """The answer length limit for this request (a scope's), else the client's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -227,3 +227,28 @@ def test_the_shipped_example_is_valid_and_sets_only_what_it_says(
     assert "max_tokens = 1024  # file" in out
     settings = load_settings(config_file=EXAMPLE)
     assert settings.system_prompt_extra.strip().startswith("Answer in the language")
+
+
+def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "[access]\n"
+        "allow_user = ['U1']\n"
+        "\n"
+        '[scopes."slack:T1:C2"]\n'
+        "max_tokens = 0\n"
+        "provider = 'bedrock'\n"
+        '[scopes."slack T1"]\n'
+        "enabled = true\n"
+        "[rate_limits]\n"
+        "user = { turns = 0, per_seconds = 60 }\n",
+    )
+    message = error_of(path)
+    for problem in (
+        f"{path}:2: access.allow_user: Extra inputs are not permitted",
+        f'{path}:5: scopes."slack:T1:C2".max_tokens: Input should be greater than or equal',
+        f'{path}:6: scopes."slack:T1:C2".provider: Extra inputs are not permitted',
+        f'{path}:7: scopes."slack T1"',
+        f"{path}:10: rate_limits.user.turns: Input should be greater than or equal to 1",
+    ):
+        assert problem in message
