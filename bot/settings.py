@@ -63,11 +63,6 @@ class AccessSettings(BaseModel):
     deny_discord_roles: list[str] = []
     allow_dms: bool = True
 
-    @property
-    def slack_groups(self) -> frozenset[str]:
-        """The Slack user group ids the rules name (the adapter reads their members)."""
-        return frozenset(_bare(g) for g in self.allow_slack_groups + self.deny_slack_groups)
-
 
 class RateLimit(BaseModel):
     """``turns`` per ``per_seconds``."""
@@ -101,11 +96,6 @@ class ScopeSettings(BaseModel):
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"
 """``PLATFORM:WORKSPACE`` or ``PLATFORM:WORKSPACE:CHANNEL``."""
-
-
-def _bare(ident: str) -> str:
-    """``S0123`` of ``S0123``, ``slack:S0123`` or ``slack:T1:S0123``."""
-    return ident.rsplit(":", 1)[-1]
 
 
 def _default_data_dir() -> Path:

@@ -1,8 +1,10 @@
-"""The Slack user groups the access rules name, and who is in them (``usergroups.users.list``).
+"""Who is in which Slack user group (``usergroups.list`` with members), for the access rules.
 
-Read on first use and again once ``ttl`` has passed (one call per named group; the bot needs
-the ``usergroups:read`` scope). When no read has ever succeeded the author's groups are
-unknown (``None``) and the core refuses the turn; a failed re-read keeps the last members.
+One call reads every group of the workspace with its members (the bot needs the
+``usergroups:read`` scope); it is read on first use and again once ``ttl`` has passed, so a
+reloaded config that names other groups needs nothing from here. When no read has ever
+succeeded the author's groups are unknown (``None``): the core then refuses the turns that
+group rules decide, and nothing else. A failed re-read keeps the last members.
 """
 
 from __future__ import annotations
@@ -21,41 +23,46 @@ _ERRORS = (SlackApiError, OSError, asyncio.TimeoutError)
 
 
 class UserGroups:
-    """Members of the named user groups, cached for ``ttl`` seconds."""
+    """The groups of each member, cached for ``ttl`` seconds."""
 
     def __init__(
         self,
         client: AsyncWebClient,
-        groups: frozenset[str],
         *,
         ttl: float = 300.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._client, self._groups, self._ttl, self._clock = client, groups, ttl, clock
-        self._members: dict[str, frozenset[str]] | None = None
+        self._client, self._ttl, self._clock = client, ttl, clock
+        self._groups_of: dict[str, frozenset[str]] | None = None
         self._read_at: float | None = None
+        self._warned = False
         self._lock = asyncio.Lock()
 
     async def of(self, user: str) -> frozenset[str] | None:
-        """The named groups ``user`` is in; ``None`` when they could never be read."""
-        if not self._groups:
-            return frozenset()
-        if self._read_at is None or self._clock() - self._read_at >= self._ttl:
+        """The user groups ``user`` is in; ``None`` when they could never be read."""
+        if self._stale():
             async with self._lock:
-                if self._read_at is None or self._clock() - self._read_at >= self._ttl:
+                if self._stale():
                     await self._read()
-        if self._members is None:
+        if self._groups_of is None:
             return None
-        return frozenset(g for g, users in self._members.items() if user in users)
+        return self._groups_of.get(user, frozenset())
+
+    def _stale(self) -> bool:
+        return self._read_at is None or self._clock() - self._read_at >= self._ttl
 
     async def _read(self) -> None:
-        members: dict[str, frozenset[str]] = {}
         try:
-            for group in sorted(self._groups):
-                resp = await self._client.usergroups_users_list(usergroup=group)
-                members[group] = frozenset(resp.get("users") or ())
+            resp = await self._client.usergroups_list(include_users=True)
         except _ERRORS as exc:
-            logger.warning("slack user groups not read (%s)", type(exc).__name__)
-            self._read_at = self._clock() if self._members is not None else None
+            level = logging.DEBUG if self._warned else logging.WARNING
+            logger.log(level, "slack user groups not read (%s)", type(exc).__name__)
+            self._warned = True
+            self._read_at = self._clock()  # try again after ttl, not on every message
             return
-        self._members, self._read_at = members, self._clock()
+        groups_of: dict[str, set[str]] = {}
+        for group in resp.get("usergroups") or ():
+            for user in group.get("users") or ():
+                groups_of.setdefault(str(user), set()).add(str(group["id"]))
+        self._groups_of = {u: frozenset(g) for u, g in groups_of.items()}
+        self._read_at = self._clock()

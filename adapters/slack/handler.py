@@ -146,7 +146,7 @@ class SlackAdapter:
                     settings.slack_http_host, settings.slack_http_port
                 )
         self.client = web_client(settings, token)
-        self._groups = UserGroups(self.client, settings.access.slack_groups)
+        self._groups = UserGroups(self.client)
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,

@@ -256,6 +256,12 @@ class Conversation:
         await (finishing if finishing is not None else self._finish(turn))
         return reply
 
+    def reconfigure(
+        self, *, access: AccessRules, limiter: TurnLimiter | None, scopes: Scopes
+    ) -> None:
+        """Swap the controls (a config reload); turns already past their checks keep theirs."""
+        self._access, self._limiter, self._scopes = access, limiter, scopes
+
     async def _stopped(self, turn: _Turn) -> Reply | None:
         """The reply to a turn the access rules or the rate limits stop, before any work."""
         if (refused := self._refusal(turn.message)) is not None:

@@ -7,6 +7,7 @@ direct message, and no thread is opened), the model is never called, and the aud
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,7 @@ async def test_slack_allows_the_named_group_in_the_named_channels_and_refuses_th
             assert row["status"] == "refused"
             assert row["prompt"] in ("", None)
             assert SECRET.split()[0] not in str(row)
-        assert len(h.slack.calls_to("usergroups.users.list")) == 1  # read once, then cached
+        assert len(h.slack.calls_to("usergroups.list")) == 1  # read once, then cached
         page = await h.app.audit.list_runs(RunFilter(status="refused", workspace="T1"))
         assert {r.message_id for r in page.runs} >= {ts for ts, _ in refused}
 
@@ -96,12 +97,15 @@ async def test_slack_refuses_when_the_named_groups_cannot_be_read(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     async with slack_harness(make_app, **access_from(tmp_path, SLACK_RULES)) as h:
-        ts, _ = await ask(h, "U111", "C1")  # the fake knows no group S100: the read fails
+        h.slack.fail("usergroups.list", 200, error="missing_scope")
+        ts, _ = await ask(h, "U111", "C1")  # groups unknown: refused, not let through
         assert h.slack.thread("C1", ts) == []
         assert [e["user"] for e in h.slack.calls_to("chat.postEphemeral")] == ["U111"]
         assert not fake_anthropic.requests
         [row] = await audit_of(h.app, ts)
         assert row["status"] == "refused"
+        meta = row["metadata"]
+        assert (json.loads(meta) if isinstance(meta, str) else meta)["refused"] == "groups_unknown"
 
 
 DISCORD_RULES = f"""\

@@ -71,8 +71,3 @@ def test_unknown_groups_are_refused_only_when_the_rules_name_groups() -> None:
     unknown = replace(SLACK, groups=None)
     assert rules(allow_slack_groups=["S1"]).refusal(unknown) == "groups_unknown"
     assert rules(allow_users=["U1"]).refusal(unknown) is None
-
-
-def test_the_slack_groups_to_read_are_the_bare_ids() -> None:
-    access = Settings(access={"allow_slack_groups": ["slack:T1:S1"], "deny_slack_groups": ["S2"]})  # type: ignore[arg-type]
-    assert access.access.slack_groups == {"S1", "S2"}

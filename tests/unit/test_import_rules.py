@@ -38,6 +38,7 @@ NAMED = {
     "bot.stores": "root",
     "bot.models": "root",
     "bot.service": "root",
+    "bot.reload": "root",
     "bot.metrics": "root",
 }
 BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}
