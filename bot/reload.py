@@ -1,4 +1,8 @@
-"""Hot reload of the config file on ``SIGHUP``: who may use the bot, rate limits and scopes.
+"""Hot reload of the config file on ``SIGHUP`` or when it changes: access, rate limits, scopes.
+
+A changed file is noticed by its identity (inode, size, modification time) every
+``config_watch_seconds``: Kubernetes updates a mounted ConfigMap by swapping a symlink, which
+gives the path a new inode.
 
 The file is read and validated as at start (the environment still wins); a bad file is
 refused, its reason logged (file, line and key, never a value), and the running settings kept.
@@ -10,12 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 from bot.app import App, access_rules, build_scopes, rate_limits
 from bot.core.errors import ConfigError
+from bot.core.logsafe import log_failure
 from bot.settings import load_settings
 from bot.state.ratelimit import RedisRateLimiter
 
@@ -65,17 +73,20 @@ class Reloader:
 
 @asynccontextmanager
 async def reload_on_sighup(app: App) -> AsyncIterator[Reloader]:
-    """Reload ``app``'s controls on every ``SIGHUP`` while inside the block."""
+    """Reload ``app``'s controls on every ``SIGHUP``, and when its config file changes."""
     reloader = Reloader(app)
     loop = asyncio.get_running_loop()
-    tasks: set[asyncio.Task[bool]] = set()
+    tasks: set[asyncio.Task[object]] = set()
 
-    def _on_hup() -> None:
-        task = loop.create_task(reloader.reload())
+    def _start(work: Coroutine[Any, Any, object]) -> None:
+        task = loop.create_task(work)
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    loop.add_signal_handler(signal.SIGHUP, _on_hup)
+    loop.add_signal_handler(signal.SIGHUP, lambda: _start(reloader.reload()))
+    path, every = app.settings.config, app.settings.config_watch_seconds
+    if path is not None and every > 0:
+        _start(_watch(reloader, path, every))
     try:
         yield reloader
     finally:
@@ -83,3 +94,25 @@ async def reload_on_sighup(app: App) -> AsyncIterator[Reloader]:
         for task in list(tasks):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+async def _watch(reloader: Reloader, path: Path, every: float) -> None:
+    """Reload when the file's identity changes (a missing file is waited for, not an error)."""
+    seen = _identity(path)
+    while True:
+        await asyncio.sleep(every)
+        now = _identity(path)
+        if now is not None and now != seen:
+            seen = now
+            try:
+                await reloader.reload()
+            except Exception as exc:  # noqa: BLE001  (the watch must go on)
+                log_failure(log, "config reload failed %s", exc, path)

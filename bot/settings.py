@@ -286,6 +286,9 @@ class Settings(BaseSettings):
     config: Path | None = None
     """The config file (TOML): settings by name (``max_tokens = 2048``), checked at start with
     errors that give the line; an unknown key is an error. The environment wins over it."""
+    config_watch_seconds: float = Field(default=10.0, ge=0)
+    """How often a running service looks whether the config file changed, to reload its
+    ``access``, ``rate_limits`` and ``scopes`` (as on ``SIGHUP``); 0: on ``SIGHUP`` only."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     drain_timeout_seconds: float = Field(default=20.0, ge=0)
     """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the

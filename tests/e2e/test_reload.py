@@ -41,7 +41,7 @@ async def test_sighup_reloads_access_keeps_a_running_turn_and_refuses_a_bad_file
     path = tmp_path / "veilbot.toml"
     path.write_text(OPEN, encoding="utf-8")
     loaded = load_settings(config_file=path, _env_file=None)
-    app = await make_app(config=path, max_tokens=loaded.max_tokens)
+    app = await make_app(config=path, config_watch_seconds=0, max_tokens=loaded.max_tokens)
     thread = unique_thread()
     async with reload_on_sighup(app) as reloader:
         fake_anthropic.hold()
@@ -70,3 +70,27 @@ async def test_sighup_reloads_access_keeps_a_running_turn_and_refuses_a_bad_file
         assert still is not None
         assert still.status is TurnStatus.REFUSED  # the last good settings stand
     assert len(fake_anthropic.requests) == 1
+
+
+async def test_a_changed_file_is_reloaded_as_kubernetes_swaps_a_configmap(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    # A ConfigMap volume: the file is a symlink into a versioned directory, swapped whole.
+    for version, text in (("v1", OPEN), ("v2", CLOSED)):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "veilbot.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "..data").symlink_to("v1")
+    path = tmp_path / "veilbot.toml"
+    path.symlink_to("..data/veilbot.toml")
+    app = await make_app(config=path, config_watch_seconds=0.05)
+    async with reload_on_sighup(app) as reloader:
+        before = await app.conversation.handle(message("hello", unique_thread()))
+        assert before is not None
+        assert before.ok
+        (tmp_path / "..data_tmp").symlink_to("v2")
+        os.replace(tmp_path / "..data_tmp", tmp_path / "..data")  # what the kubelet does
+        await reloader.wait_for(1)
+        after = await app.conversation.handle(message("hello again", unique_thread()))
+        assert after is not None
+        assert after.status is TurnStatus.REFUSED
+    assert (reloader.reloads, reloader.refused) == (1, 0)
