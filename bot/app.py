@@ -29,7 +29,8 @@ from bot.core.scopes import Scope, Scopes
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.models import build_model, check_model
-from bot.settings import ScopeSettings, Settings
+from bot.settings import Settings
+from bot.settings_tables import ScopeSettings
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks

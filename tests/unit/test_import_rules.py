@@ -33,6 +33,7 @@ NAMED = {
     "bot.__main__": "cli",
     "bot.settings": "settings",
     "bot.config_file": "settings",
+    "bot.settings_tables": "settings",
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
