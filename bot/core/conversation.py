@@ -1,8 +1,8 @@
 """The guarded turn: one user message in, one answer out, written against the ports only.
 
 ```
-dedupe ─▶ clean + check input ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load)
-      ─▶ redact ─▶ budget ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
+dedupe ─▶ scope + access + rate limits ─▶ clean + check input
+      ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load) ─▶ redact ─▶ budget ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
 
