@@ -2,7 +2,8 @@
 
 ```
 dedupe ─▶ scope + access + rate limits ─▶ clean + check input
-      ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load) ─▶ redact ─▶ budget ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
+      ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load) ─▶ redact ─▶ budget
+      ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
 
