@@ -18,18 +18,23 @@ from dataclasses import dataclass, field
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
+from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
+from bot.core.limits import Limit
 from bot.core.ports import ModelClient
+from bot.core.scopes import Scope, Scopes
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.models import build_model, check_model
 from bot.settings import Settings
+from bot.settings_tables import ScopeSettings
 from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
+from bot.state.ratelimit import RedisRateLimiter
 from bot.stores import check_ready, open_stores
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -134,6 +139,51 @@ def build_redactor(settings: Settings) -> Redactor:
     )
 
 
+def access_rules(settings: Settings) -> AccessRules:
+    """The core's access rules from ``[access]``: Slack groups and Discord roles are one list."""
+    a = settings.access
+    return AccessRules(
+        allow_users=frozenset(a.allow_users),
+        deny_users=frozenset(a.deny_users),
+        allow_channels=frozenset(a.allow_channels),
+        deny_channels=frozenset(a.deny_channels),
+        allow_groups=frozenset(a.allow_slack_groups + a.allow_discord_roles),
+        deny_groups=frozenset(a.deny_slack_groups + a.deny_discord_roles),
+        allow_dms=a.allow_dms,
+    )
+
+
+def rate_limits(settings: Settings) -> list[Limit]:
+    """The configured ``[rate_limits]``, the person's first."""
+    configured = (("user", settings.rate_limits.user), ("channel", settings.rate_limits.channel))
+    return [Limit(kind, lim.turns, lim.per_seconds) for kind, lim in configured if lim]
+
+
+def build_scopes(settings: Settings) -> Scopes:
+    """Every configured scope resolved against the ones above it (channel, workspace, all)."""
+    top = Scope(system=build_system_prompt(settings.system_prompt_extra))
+    resolved: dict[str, Scope] = {}
+    for name in sorted(settings.scopes, key=lambda n: n.count(":")):  # workspaces first
+        parent = resolved.get(name.rsplit(":", 1)[0], top) if name.count(":") == 2 else top
+        resolved[name] = _scope(name, parent, settings.scopes[name], settings)
+    return Scopes(resolved)
+
+
+def _scope(name: str, parent: Scope, own: ScopeSettings, settings: Settings) -> Scope:
+    system = parent.system
+    if own.system_prompt is not None and own.system_prompt_mode == "replace":
+        system = build_system_prompt(replace=own.system_prompt)
+    elif own.system_prompt is not None:
+        system = f"{parent.system}\n\n{own.system_prompt.strip()}"
+    return Scope(
+        name=name,
+        enabled=parent.enabled if own.enabled is None else own.enabled,
+        system=system,
+        model=own.model or parent.model,
+        max_tokens=own.max_tokens or parent.max_tokens,
+    )
+
+
 def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
     """The admin chat commands service (``AdminCommands``)."""
     return AdminService(
@@ -203,6 +253,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             max_input_chars=settings.max_input_chars,
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,
+            access=access_rules(settings),
+            limiter=RedisRateLimiter(client, keys, rate_limits(settings)),
+            scopes=build_scopes(settings),
         )
         yield App(
             settings,

@@ -45,6 +45,7 @@ from bot.core.errors import AdapterError, ConfigError, VeilbotError
 from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
+from bot.reload import reload_on_sighup
 from bot.settings import Settings
 from bot.state.queue import RedisTurnQueue
 from bot.stores import add_service_routes
@@ -279,6 +280,7 @@ async def running(
         if queue is not None:
             stack.push_async_callback(_stop_worker, queue, asyncio.create_task(queue.run()))
             drainables.append(queue)
+        await stack.enter_async_context(reload_on_sighup(app))
         stack.enter_context(startup_frozen())
         task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
         try:

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
+from bot.settings_tables import SCOPE_ID, AccessSettings, RateLimitSettings, ScopeSettings
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
+    from bot.config_file import ConfigFile
 
 _PLACEHOLDER_SECRETS = {
     "changeme",
@@ -86,6 +92,32 @@ class Settings(BaseSettings):
     burst): the acks, which Slack times out after 3 s, go first. 0: turns begin at once."""
     replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     """This process's consumer name in the queue; unset: hostname-pid-random."""
+
+    # Who may use it
+    access: AccessSettings = Field(default_factory=AccessSettings)
+    """Allow and deny lists, a table in the config file (JSON here): ``allow_users``,
+    ``deny_users``, ``allow_channels``, ``deny_channels``, ``allow_slack_groups``,
+    ``deny_slack_groups``, ``allow_discord_roles``, ``deny_discord_roles`` (lists of ids as
+    the platform shows them, optionally ``slack:TEAM:`` or ``discord:GUILD:`` first) and
+    ``allow_dms``. Deny wins; an empty allow list allows everyone; channel lists do not apply
+    to direct messages. A refused person gets one private line and the audit a ``refused``
+    turn."""
+
+    rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    """Turns per window, a table in the config file (JSON here): ``user`` and ``channel``, each
+    ``{turns = N, per_seconds = T}``; unset: no limit. Kept in Redis, so every replica counts
+    against the same limit; a turn over one is answered with when to try again and audited
+    ``rate_limited``."""
+
+    scopes: dict[Annotated[str, Field(pattern=SCOPE_ID)], ScopeSettings] = Field(
+        default_factory=dict
+    )
+    """Settings per workspace or channel, tables in the config file (JSON here) keyed
+    ``slack:TEAM``, ``slack:TEAM:CHANNEL``, ``discord:GUILD`` or ``discord:GUILD:CHANNEL``
+    (a Discord thread takes its channel's): ``enabled``, ``system_prompt`` with
+    ``system_prompt_mode`` (``append``: after the prompt above it; ``replace``: instead of
+    veilbot's persona and style, the placeholder rules kept), ``model`` and ``max_tokens``.
+    The most specific scope wins; a channel's inherits its workspace's."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
@@ -198,6 +230,12 @@ class Settings(BaseSettings):
         return self.model or DEFAULT_MODELS.get(self.provider)
 
     # Operations
+    config: Path | None = None
+    """The config file (TOML): settings by name (``max_tokens = 2048``), checked at start with
+    errors that give the line; an unknown key is an error. The environment wins over it."""
+    config_watch_seconds: float = Field(default=10.0, ge=0)
+    """How often a running service looks whether the config file changed, to reload its
+    ``access``, ``rate_limits`` and ``scopes`` (as on ``SIGHUP``); 0: on ``SIGHUP`` only."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     drain_timeout_seconds: float = Field(default=20.0, ge=0)
     """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the
@@ -355,23 +393,51 @@ class Settings(BaseSettings):
         return None if self.slack_signing_secret else "VEILBOT_SLACK_SIGNING_SECRET"
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(config_file: Path | None = None, **overrides: object) -> Settings:
     """Read settings, converting validation failures into ``ConfigError``.
 
-    The error names the variable that was set (``VEILBOT_<FIELD>``, or the provider's own
-    name such as ``ANTHROPIC_API_KEY`` when that is the one in the environment) and never
-    echoes its value.
+    The config file is ``config_file``, else ``VEILBOT_CONFIG`` (environment or ``.env``);
+    the environment wins over it. An error names the variable that was set (``VEILBOT_<FIELD>``,
+    or the provider's own name such as ``ANTHROPIC_API_KEY`` when that is the one in the
+    environment), or the file, line and key the value came from, and never echoes the value.
     """
+    from bot.config_file import (
+        environment_fields,
+        read_config_file,
+        settings_from_file,
+        unknown_keys,
+    )
+
+    env = environment_fields(Settings, overrides.get("_env_file", ".env"))
+    path = config_file or env.get("config")
+    if path is None:
+        return _validated(dict(overrides), None, [])
+    doc = read_config_file(Path(path))
+    values: dict[str, object] = {**settings_from_file(doc, Settings, env), **overrides}
+    values["config"] = doc.path
+    return _validated(values, doc, unknown_keys(doc, Settings))
+
+
+def _validated(values: dict[str, object], doc: ConfigFile | None, unknown: list[str]) -> Settings:
     from pydantic import ValidationError
 
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**values)  # type: ignore[arg-type]
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{_variable(err['loc'])}: {err['msg'].removeprefix('Value error, ')}"
-            for err in exc.errors()
-        )
-        raise ConfigError(f"invalid configuration: {problems}") from None
+        unknown = unknown + [_problem(err, values, doc) for err in exc.errors()]
+    if unknown:
+        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}")
+    return settings
+
+
+def _problem(err: ErrorDetails, values: dict[str, object], doc: ConfigFile | None) -> str:
+    loc = err["loc"]
+    message = err["msg"].removeprefix("Value error, ")
+    if not loc:
+        return message
+    if doc is not None and loc[0] in doc.values and values.get(str(loc[0])) is doc.values[loc[0]]:
+        return f"{doc.where(loc)}: {message}"
+    return f"{_variable(loc)}: {message}"
 
 
 def _variable(loc: tuple[int | str, ...]) -> str:

@@ -62,6 +62,8 @@ class MessageFacts:
         attachments: the number of attached files.
         in_thread: whether ``channel_id`` is a thread.
         thread_owner_id: who created that thread, when known.
+        role_ids: the author's roles in the server (for the access rules).
+        parent_id: the channel a thread belongs to, when ``in_thread``.
     """
 
     message_id: int
@@ -75,6 +77,8 @@ class MessageFacts:
     attachments: int = 0
     in_thread: bool = False
     thread_owner_id: int | None = None
+    role_ids: tuple[int, ...] = ()
+    parent_id: int | None = None
 
 
 def facts_of(message: discord.Message) -> MessageFacts:
@@ -93,6 +97,8 @@ def facts_of(message: discord.Message) -> MessageFacts:
         attachments=len(message.attachments),
         in_thread=in_thread,
         thread_owner_id=channel.owner_id if in_thread else None,
+        role_ids=tuple(r.id for r in getattr(message.author, "roles", ())),
+        parent_id=channel.parent_id if in_thread else None,
     )
 
 
@@ -137,6 +143,7 @@ def to_inbound(facts: MessageFacts, channel_id: int, bot_id: int) -> InboundMess
     answered once, whichever replica sees it.
     """
     workspace = str(facts.guild_id) if facts.guild_id else "dm"
+    parent = facts.parent_id if facts.in_thread else facts.channel_id
     return InboundMessage(
         thread_id=thread_id("discord", workspace, str(channel_id)),
         platform="discord",
@@ -148,6 +155,8 @@ def to_inbound(facts: MessageFacts, channel_id: int, bot_id: int) -> InboundMess
         event_id=str(facts.message_id),
         private=facts.guild_id is None,
         metadata={"in_thread": facts.in_thread, "attachments": facts.attachments},
+        groups=frozenset(str(r) for r in facts.role_ids),
+        parent_channel=str(parent) if parent is not None and parent != channel_id else "",
     )
 
 

@@ -367,6 +367,10 @@ class DiscordAdapter:
         trigger = Trigger(queued.trigger)
         if trigger is Trigger.THREAD_MESSAGE and not await self._follows(facts, inbound, bot_id):
             return
+        if not self._handler.admits(inbound):  # refused: told privately, no thread opened
+            where = client.get_partial_messageable(facts.channel_id, guild_id=facts.guild_id)
+            await self._answer(inbound, facts, where, None, bot_id)
+            return
         target, reply_to = await self._rebuilt_destination(client, queued, trigger, inbound)
         if event.attempt > 1 and await answered_before(target, facts.message_id, bot_id, reply_to):
             logger.info("queued discord message %s was answered before; not again", event.event_id)
@@ -440,6 +444,9 @@ class DiscordAdapter:
         bot_id = client.user.id
         if trigger is Trigger.THREAD_MESSAGE and not await self._follows(facts, inbound, bot_id):
             return
+        if not self._handler.admits(inbound):  # refused: told privately, no thread opened
+            await self._answer(inbound, facts, message.channel, None, bot_id)
+            return
         target, reply_to = await self._destination(client, message, trigger, inbound)
         await self._answer(inbound, facts, target, reply_to, bot_id)
 
@@ -508,7 +515,21 @@ class DiscordAdapter:
         if reply is None:
             logger.info("message %s was already answered (redelivery)", inbound.message_id)
             return
+        if reply.ephemeral:
+            await self._tell_privately(facts.author_id, reply.text)
+            return
         await poster.finish(reply.text)
+
+    async def _tell_privately(self, user_id: int, text: str) -> None:
+        """A direct message to one person (Discord has no ephemeral reply to a message)."""
+        client = self._client_now
+        if client is None:
+            return
+        try:
+            channel = await client.create_dm(discord.Object(user_id))
+            await channel.send(text, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:  # DMs closed: nothing else is private
+            logger.info("private reply to a refused user not sent (HTTP %s)", exc.status)
 
 
 async def answered_before(

@@ -57,6 +57,7 @@ from adapters.slack.events import (
     to_delivery,
 )
 from adapters.slack.formatting import mentioned_users
+from adapters.slack.groups import UserGroups
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
@@ -67,6 +68,7 @@ from adapters.slack.replies import (
     Target,
     _err,
     answered_before,
+    post_ephemeral,
     post_text,
 )
 from bot.core.errors import InputRejected
@@ -151,6 +153,7 @@ class SlackAdapter:
                     settings.slack_http_host, settings.slack_http_port
                 )
         self.client = web_client(settings, token)
+        self._groups = UserGroups(self.client)
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
@@ -401,6 +404,8 @@ class SlackAdapter:
                 delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
             )
             delivery = replace(delivery, message=message)
+        groups = await self._groups.of(delivery.message.user_id)
+        delivery = replace(delivery, message=replace(delivery.message, groups=groups))
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
             if trigger == "followup" and not await self._handler.knows_thread(tid):
@@ -445,6 +450,9 @@ class SlackAdapter:
             return
         if reply is None:
             logger.debug("duplicate slack delivery dropped")
+            return
+        if reply.ephemeral:
+            await post_ephemeral(self.client, target, reply.text)
             return
         if queued is not None and queued.still_mine is not None and not await queued.still_mine():
             # another worker took the entry while this one stalled: it gives the stored answer

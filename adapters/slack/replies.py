@@ -103,6 +103,16 @@ async def answered_before(client: AsyncWebClient, target: Target) -> bool:
     return False
 
 
+async def post_ephemeral(client: AsyncWebClient, target: Target, text: str) -> None:
+    """Show ``text`` to the asker alone, in the thread (a refusal); a failure is logged."""
+    try:
+        await client.chat_postEphemeral(
+            channel=target.channel, user=target.user, thread_ts=target.thread_ts, text=text
+        )
+    except SLACK_ERRORS as exc:
+        logger.warning("slack ephemeral reply failed: %s", _err(exc))
+
+
 async def post_text(
     client: AsyncWebClient,
     target: Target,

@@ -15,6 +15,8 @@ _STATUS = [
     "store_error",
     "rejected_input",
     "internal_error",
+    "refused",
+    "rate_limited",
 ]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, SecretStr
+from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from bot.settings import DEFAULT_MODELS, Settings
@@ -123,6 +123,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
     ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
+    ("Who may use it", ("access", "rate_limits", "scopes")),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
     ("Storage", ("data_dir", "redis_", "database_", "history_", "dedupe_", "lock_", "store_")),
@@ -146,6 +147,9 @@ DEFAULTS = {
     "data_dir": "`$XDG_DATA_HOME/veilbot`, else `~/.local/share/veilbot`",
     "model": "per provider: " + ", ".join(f"{p} `{m}`" for p, m in DEFAULT_MODELS.items()),
     "reveal_policy": _reveal_defaults(),
+    "access": "everyone, everywhere",
+    "rate_limits": "no limit",
+    "scopes": "none: the settings above everywhere",
 }
 """Defaults computed at start, described instead of shown."""
 
@@ -198,6 +202,8 @@ def _type_name(annotation: Any) -> str:
         return "comma-separated list"
     if origin is dict:
         return "JSON object"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "table (JSON object)"
     names = {str: "text", int: "integer", float: "number", bool: "`true` \\| `false`"}
     names |= {Path: "path", SecretStr: "secret"}
     return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
@@ -244,6 +250,18 @@ def render() -> str:
         "directory). Secrets are never logged; a placeholder value such as `changeme` is",
         "refused at start, naming the variable. Where a setting has several variables, the",
         "first one set wins, in the order shown.",
+        "",
+        "## The config file",
+        "",
+        "All of them can also be set in one TOML file named by `VEILBOT_CONFIG`, by the",
+        "setting's name in lower case without the prefix (`max_tokens = 2048`; structured",
+        "settings are tables). The environment and `.env` win over the file, key by key, so",
+        "secrets can stay in the environment. A key veilbot does not know is an error, and",
+        "every error names the file, the line and the key. `veilbot config check [FILE]`",
+        "validates a file and prints the effective settings, each with where it came from",
+        "(`env`, `file`, `default`), secrets hidden. A commented example is",
+        "`deploy/veilbot.example.toml`, which deploy/compose.yml and deploy/k8s mount at",
+        "`/etc/veilbot/veilbot.toml`.",
     ]
     for title, _ in SECTIONS:
         lines += ["", f"## {title}", "", "| variable | default | values | meaning |"]

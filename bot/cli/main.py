@@ -12,6 +12,7 @@ veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
 veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
+veilbot config check [FILE]                           validate a config file, print the settings
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
@@ -68,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         check_filter_now(args)
+        if args.command == "config":
+            from bot.cli.config import check_config
+
+            return check_config(args.file)
         from bot.settings import load_settings  # pydantic-settings: not needed for --help
 
         settings = load_settings()

@@ -31,6 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bot_commands(sub)
     _add_audit_commands(sub)
     _add_admin_commands(sub)
+    config = sub.add_parser("config", help="the config file")
+    config_verbs = config.add_subparsers(dest="config_command", required=True)
+    check = config_verbs.add_parser(
+        "check", help="validate a config file and print the effective settings, secrets hidden"
+    )
+    check.add_argument("file", nargs="?", help="the TOML file (default: VEILBOT_CONFIG)")
     return parser
 
 

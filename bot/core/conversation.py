@@ -1,8 +1,9 @@
 """The guarded turn: one user message in, one answer out, written against the ports only.
 
 ```
-dedupe ─▶ clean + check input ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load)
-      ─▶ redact ─▶ budget ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
+dedupe ─▶ scope + access + rate limits ─▶ clean + check input
+      ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load) ─▶ redact ─▶ budget
+      ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
 
@@ -19,6 +20,7 @@ from collections.abc import Awaitable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.access import AccessRules
 from bot.core.budget import fit_to_budget
 from bot.core.errors import (
     AlreadyStored,
@@ -27,6 +29,7 @@ from bot.core.errors import (
     ModelError,
     StoreError,
 )
+from bot.core.limits import throttled_reply
 from bot.core.logsafe import describe, log_failure
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import (
@@ -39,12 +42,15 @@ from bot.core.ports import (
     ReplySink,
     StreamRestorer,
     ThreadLocks,
+    TurnLimiter,
 )
+from bot.core.scopes import Scopes
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
     MODEL_EMPTY_REPLY,
     NOT_SAVED_NOTE,
+    REFUSED_REPLY,
     check_input,
     clean_user_text,
     model_reply,
@@ -179,6 +185,9 @@ class Conversation:
         max_input_chars: int,
         metrics: Metrics = NO_METRICS,
         max_in_flight: int = 48,
+        access: AccessRules | None = None,
+        limiter: TurnLimiter | None = None,
+        scopes: Scopes | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -190,6 +199,9 @@ class Conversation:
         self._budget = budget_tokens
         self._max_chars = max_input_chars
         self._metrics = metrics
+        self._access = access or AccessRules()
+        self._limiter = limiter
+        self._scopes = scopes or Scopes()
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -215,6 +227,9 @@ class Conversation:
                 log.info("duplicate delivery dropped thread=%s", message.thread_id)
                 return None
             turn.lap("dedupe")
+            if (stopped := await self._stopped(turn)) is not None:
+                await self._finish(turn)
+                return stopped
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
             analysis = asyncio.ensure_future(
@@ -242,6 +257,36 @@ class Conversation:
                 _drop(analysis)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
+
+    def reconfigure(
+        self, *, access: AccessRules, limiter: TurnLimiter | None, scopes: Scopes
+    ) -> None:
+        """Swap the controls (a config reload); turns already past their checks keep theirs."""
+        self._access, self._limiter, self._scopes = access, limiter, scopes
+
+    async def _stopped(self, turn: _Turn) -> Reply | None:
+        """The reply to a turn the access rules or the rate limits stop, before any work."""
+        if (refused := self._refusal(turn.message)) is not None:
+            turn.record.metadata["refused"] = refused
+            return turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
+        if self._limiter is None:
+            return None
+        throttled = await self._limiter.take(turn.message)
+        turn.lap("rate_limit")
+        if throttled is None:
+            return None
+        turn.record.metadata["rate_limited"] = throttled.limit.kind
+        turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
+        return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
+
+    def _refusal(self, message: InboundMessage) -> str | None:
+        if not self._scopes.of(message).enabled:
+            return "disabled"
+        return self._access.refusal(message)
+
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the bot answers the author there: enabled, and the access rules let them."""
+        return self._refusal(message) is None
 
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault while no turn of it runs."""
@@ -312,9 +357,15 @@ class Conversation:
         user = ChatMessage("user", redaction.text)
         if msg.attempt > 1 and _stored_exchange(history, user):
             return self._replay(turn, history[-1], restorer)
-        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=self._system)
+        scope = self._scopes.of(msg)
+        system = scope.system or self._system
+        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
         record.metadata["context_messages"] = len(messages)
-        request = ModelRequest(system=self._system, messages=messages)
+        if scope.name:
+            record.metadata["scope"] = scope.name
+        request = ModelRequest(
+            system=system, messages=messages, model=scope.model, max_tokens=scope.max_tokens
+        )
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)

@@ -45,3 +45,11 @@ class KeySpace:
         they must share a slot (the queue lives on one shard; the threads' data does not).
         """
         return f"{self.prefix}:{{queue}}:{kind}"
+
+    def rate(self, platform: str, workspace: str, kind: str, ident: str) -> str:
+        """A rate limit's key (``bot.state.ratelimit``): one person's or one channel's.
+
+        The workspace is the hash tag: a turn's user and channel limits are checked together
+        in one Lua call, so they share a slot, and workspaces spread over the cluster.
+        """
+        return f"{self.prefix}:{{rate:{platform}:{workspace}}}:{kind}:{ident}"

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
+from bot.core.limits import Throttled
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -216,11 +217,31 @@ class ReplySink(Protocol):
         ...
 
 
+class TurnLimiter(Protocol):
+    """Rate limits per user and per channel, shared by every replica."""
+
+    async def take(self, message: InboundMessage) -> Throttled | None:
+        """Charge one turn to ``message``'s limits; ``Throttled`` (charging none) when spent.
+
+        Raises:
+            StoreError: the limits' store cannot be reached.
+        """
+        ...
+
+
 class MessageHandler(Protocol):
     """What adapters call: the guarded turn."""
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
         """Run one turn. ``None`` means a duplicate delivery that must not be answered."""
+        ...
+
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the access rules let the author use the bot there; records nothing.
+
+        ``handle`` decides again (and audits a refusal); an adapter asks first only to avoid
+        opening a thread for someone who will be refused.
+        """
         ...
 
     async def forget(self, thread_id: ThreadId) -> int:

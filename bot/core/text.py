@@ -73,6 +73,12 @@ def rejection_reply(exc: InputRejected) -> str:
     return "I couldn't process that message. Please rephrase it and try again."
 
 
+REFUSED_REPLY = (
+    "Sorry, I'm not available to you here. If you need me, ask an admin of this workspace "
+    "for access."
+)
+
+
 FAILURE_REPLIES: dict[TurnStatus, str] = {
     TurnStatus.GUARDRAIL_ERROR: (
         "I couldn't check your message for personal data, so I didn't send it to the model. "

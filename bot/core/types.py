@@ -107,6 +107,10 @@ class InboundMessage:
             audit row, which the store keeps once.
         attempt: 1, or more when a queued delivery is run again because the worker that
             began it died: the earlier attempt may have stored the exchange already.
+        groups: the author's Slack user groups or Discord roles among those the access rules
+            name; ``None`` when the adapter could not read them.
+        parent_channel: the channel a thread belongs to, where ``channel`` is the thread's
+            own id (Discord); empty otherwise.
     """
 
     thread_id: ThreadId
@@ -121,6 +125,8 @@ class InboundMessage:
     metadata: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
     attempt: int = 1
+    groups: frozenset[str] | None = frozenset()
+    parent_channel: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +195,10 @@ class ModelRequest:
 
     system: str
     messages: tuple[ChatMessage, ...]
+    model: str | None = None
+    """The model id for this request (a scope's), else the client's configured one."""
+    max_tokens: int | None = None
+    """The answer length limit for this request (a scope's), else the client's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +228,10 @@ class TurnStatus(StrEnum):
     STORE_ERROR = "store_error"
     REJECTED_INPUT = "rejected_input"
     INTERNAL_ERROR = "internal_error"
+    REFUSED = "refused"
+    """The access rules do not let this person use the bot there."""
+    RATE_LIMITED = "rate_limited"
+    """The person or the channel has used up its turns for now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +257,11 @@ class Reply:
     def ok(self) -> bool:
         """Whether the turn produced a model answer."""
         return self.status is TurnStatus.OK
+
+    @property
+    def ephemeral(self) -> bool:
+        """Whether only the asker should see this reply (a refusal), not the channel."""
+        return self.status is TurnStatus.REFUSED
 
 
 @dataclass(frozen=True, slots=True)

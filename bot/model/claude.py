@@ -193,8 +193,8 @@ class ClaudeClient:
     def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = _request_params(request)
         kwargs: dict[str, Any] = {
-            "model": self._model,
-            "max_tokens": self._max_tokens,
+            "model": request.model or self._model,
+            "max_tokens": request.max_tokens or self._max_tokens,
             "system": system,
             "messages": messages,
         }
@@ -220,10 +220,11 @@ class ClaudeClient:
                 body = raw.http_response.json()
         except self._caught as exc:
             raise self.convert_error(exc) from exc
+        model = request.model or self._model
         if self._validate:
-            result = _result(message, self._model, self._provider, self._pricing)
+            result = _result(message, model, self._provider, self._pricing)
         else:
-            result = _result_of_body(body, self._model, self._provider, self._pricing)
+            result = _result_of_body(body, model, self._provider, self._pricing)
         logger.debug("model answered: stop_reason=%s usage=%s", result.stop_reason, result.usage)
         return result
 
@@ -357,7 +358,8 @@ class AnthropicStream:
         if not body.get("stopped"):
             raise ModelUnavailable(f"{owner.provider} stream ended before the answer did")
         body["content"] = [{"type": "text", "text": "".join(parts)}]
-        self._result = _result_of_body(body, owner.model, owner.provider, owner._pricing)
+        model = self._kwargs["model"]
+        self._result = _result_of_body(body, model, owner.provider, owner._pricing)
 
     @property
     def result(self) -> ModelResult:

@@ -128,9 +128,9 @@ class OpenAIModelClient:
         messages = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.text} for m in request.messages]
         kwargs: dict[str, Any] = {
-            "model": self._model,
+            "model": request.model or self._model,
             "messages": messages,
-            "max_tokens": self._max_tokens,
+            "max_tokens": request.max_tokens or self._max_tokens,
             "extra_headers": self._headers,
         }
         if self._temperature is not None:
@@ -146,10 +146,11 @@ class OpenAIModelClient:
         if usage is None:
             usage = _estimate(request, text)
             notes.append(ESTIMATED)
-        cost, pricing = self._pricing.cost(self._model, usage)
+        model = request.model or self._model
+        cost, pricing = self._pricing.cost(model, usage)
         return ModelResult(
             text=text,
-            model=self._model,
+            model=model,
             usage=usage,
             cost_usd=cost,
             stop_reason=stop,

@@ -69,6 +69,11 @@ def attachment(aid: int, api_url: str) -> Payload:
             "url": f"{api_url}/attachments/{aid}", "content_type": "text/plain"}  # fmt: skip
 
 
+def dm_channel(cid: int, recipient: int) -> Payload:
+    """A direct-message channel (type 1) between the bot and ``recipient``."""
+    return {"id": str(cid), "type": 1, "recipients": [USERS[recipient]], "last_message_id": None}
+
+
 def thread(tid: int, parent: int, name: str, *, owner: int = BOT_ID) -> Payload:
     """A public thread (type 11) in the test guild."""
     return {

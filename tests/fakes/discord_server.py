@@ -230,6 +230,8 @@ class FakeDiscord:
             return 200, wire.gateway_bot(self.gateway_url, self.shards_reported)
         if parts[0] == "channels":
             return self._channel_route(method, parts, body, query or {})
+        if path == "/users/@me/channels" and method == "POST":  # open a DM with a user
+            return 200, wire.dm_channel(self.next_id(), int(body["recipient_id"]))
         if parts[0] == "applications" and method == "PUT":
             return 200, [wire.command(c) for c in body]
         if parts[0] == "webhooks" and method == "POST":

@@ -106,6 +106,8 @@ class FakeSlack:
         self.responses: list[dict[str, Any]] = []
         self.uploads: dict[str, Upload] = {}
         self.people: list[dict[str, Any]] = []
+        self.usergroups: dict[str, list[str]] = {}
+        """User group id to member ids, as ``usergroups.list`` answers."""
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._holds: dict[str, asyncio.Event] = {}
         self._clock = itertools.count(1)
@@ -275,6 +277,14 @@ class FakeSlack:
 
     def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "message_ts": self._new_ts()}
+
+    def _m_usergroups_list(self, p: dict[str, Any]) -> dict[str, Any]:
+        with_users = str(p.get("include_users")).lower() in ("true", "1")
+        groups = [
+            {"id": g, "team_id": self.team, **({"users": u} if with_users else {})}
+            for g, u in self.usergroups.items()
+        ]
+        return {"ok": True, "usergroups": groups}
 
     def _m_chat_startStream(self, p: dict[str, Any]) -> dict[str, Any]:
         if not self.streaming_supported:

@@ -21,6 +21,7 @@ from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "compose.yml"
+MOUNTED_CONFIG = "/etc/veilbot/veilbot.toml"
 ENV_EXAMPLE = ROOT / ".env.example"
 
 
@@ -69,6 +70,8 @@ def settings_from(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Setti
             monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    if env.get("VEILBOT_CONFIG") == MOUNTED_CONFIG:  # the file mounted there, from this checkout
+        monkeypatch.setenv("VEILBOT_CONFIG", str(ROOT / "deploy" / "veilbot.example.toml"))
     return load_settings(_env_file=None)
 
 
@@ -201,3 +204,11 @@ def test_the_build_context_leaves_out_the_virtualenv_git_data_and_secrets() -> N
         assert source not in ignored
     assert dockerfile.count("\nFROM ") + dockerfile.startswith("FROM ") >= 2  # multi-stage
     assert "resolve_model('auto')" in dockerfile  # the build fails without the spaCy model
+
+
+def test_the_example_config_file_is_mounted_where_veilbot_config_points() -> None:
+    veilbot = services()["veilbot"]
+    assert veilbot["environment"]["VEILBOT_CONFIG"] == MOUNTED_CONFIG
+    sources = {v.split(":")[1]: v.split(":")[0] for v in veilbot["volumes"]}
+    source = COMPOSE.parent / sources[MOUNTED_CONFIG]
+    assert source.samefile(ROOT / "deploy" / "veilbot.example.toml")

@@ -38,6 +38,7 @@ from tests.fixtures.kustomize import merge, render
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
+MOUNTED_CONFIG = "/etc/veilbot/veilbot.toml"
 KUBERNETES_VERSIONS = ("1.29.0", "1.33.0")  # oldest supported and a current one
 COMPONENTS = sorted(p.name for p in (K8S / "components").iterdir())
 OVERLAYS = {"slack": ["slack"], "discord": ["discord"], "slack-and-discord": ["discord", "slack"]}
@@ -256,6 +257,8 @@ def settings_from(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Setti
             monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    if env.get("VEILBOT_CONFIG") == MOUNTED_CONFIG:  # the file mounted there, from this checkout
+        monkeypatch.setenv("VEILBOT_CONFIG", str(ROOT / "deploy" / "veilbot.example.toml"))
     return load_settings(_env_file=None)
 
 
@@ -562,6 +565,19 @@ def test_the_guardrail_policy_configmap_is_a_valid_policy_mounted_where_the_sett
         [volume] = [n for n, v in volumes.items() if "configMap" in v]
         assert volumes[volume]["configMap"]["name"] == "veilbot-guardrail-policy"
         assert setting == f"{mounts[volume]}/policy.yaml"
+
+
+def test_every_pod_mounts_the_example_config_file_where_veilbot_config_points() -> None:
+    resources = render(K8S / "overlays" / "slack-and-discord")
+    index = by_key(resources)
+    assert index[("ConfigMap", "veilbot-config")]["data"]["VEILBOT_CONFIG"] == MOUNTED_CONFIG
+    files = index[("ConfigMap", "veilbot-guardrail-policy")]["data"]
+    assert files["veilbot.toml"] == (ROOT / "deploy" / "veilbot.example.toml").read_text()
+    for workload in workloads(resources):
+        mounts = {m["mountPath"]: m["name"] for m in container_of(workload)["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod_spec(workload)["volumes"]}
+        volume = volumes[mounts[str(Path(MOUNTED_CONFIG).parent)]]
+        assert volume["configMap"]["name"] == "veilbot-guardrail-policy", name_of(workload)
 
 
 def test_the_image_runs_as_the_numeric_user_the_pods_require() -> None:

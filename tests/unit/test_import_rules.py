@@ -32,11 +32,14 @@ NAMED = {
     "bot": "version",  # bot/__init__.py: __version__ only
     "bot.__main__": "cli",
     "bot.settings": "settings",
+    "bot.config_file": "settings",
+    "bot.settings_tables": "settings",
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
     "bot.models": "root",
     "bot.service": "root",
+    "bot.reload": "root",
     "bot.metrics": "root",
 }
 BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}

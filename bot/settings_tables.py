@@ -1,0 +1,61 @@
+"""The structured settings: tables in the config file, JSON objects in the environment.
+
+``[access]`` (who may use the bot), ``[rate_limits]`` and ``[scopes."…"]``; each refuses a
+key it does not know, so a typo in the file is an error naming its line.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AccessSettings(BaseModel):
+    """Who may use the bot (``[access]`` in the config file; see ``bot.core.access``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allow_users: list[str] = []
+    deny_users: list[str] = []
+    allow_channels: list[str] = []
+    deny_channels: list[str] = []
+    allow_slack_groups: list[str] = []
+    deny_slack_groups: list[str] = []
+    allow_discord_roles: list[str] = []
+    deny_discord_roles: list[str] = []
+    allow_dms: bool = True
+
+
+class RateLimit(BaseModel):
+    """``turns`` per ``per_seconds``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turns: int = Field(ge=1)
+    per_seconds: float = Field(gt=0, le=31 * 86400)
+
+
+class RateLimitSettings(BaseModel):
+    """Turns per window for each person and each channel (``[rate_limits]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    user: RateLimit | None = None
+    channel: RateLimit | None = None
+
+
+class ScopeSettings(BaseModel):
+    """One workspace's or channel's own settings (``[scopes."slack:T0123:C0456"]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool | None = None
+    system_prompt: str | None = None
+    system_prompt_mode: Literal["append", "replace"] = "append"
+    model: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/@-]{1,200}$")
+    max_tokens: int | None = Field(default=None, ge=1, le=64000)
+
+
+SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"
+"""``PLATFORM:WORKSPACE`` or ``PLATFORM:WORKSPACE:CHANNEL``."""

@@ -1,0 +1,96 @@
+"""SIGHUP reloads the config file's controls: a good file takes effect for the next turn, a
+bad one is refused with its reason logged and the running settings kept, and a turn already
+running finishes as it began."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.core.types import TurnStatus
+from bot.reload import reload_on_sighup
+from bot.settings import load_settings
+from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.fakes.anthropic_server import FakeAnthropic
+
+OPEN = "max_tokens = 900\n"
+CLOSED = 'max_tokens = 900\n[access]\ndeny_users = ["console:U-tester"]\n'
+BAD = "max_tokens = 900\n[access]\ndeny_user = ['U-tester']\n"
+
+
+async def until(check: Callable[[], bool], what: str) -> None:
+    for _ in range(1500):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_sighup_reloads_access_keeps_a_running_turn_and_refuses_a_bad_file(
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = tmp_path / "veilbot.toml"
+    path.write_text(OPEN, encoding="utf-8")
+    loaded = load_settings(config_file=path, _env_file=None)
+    app = await make_app(config=path, config_watch_seconds=0, max_tokens=loaded.max_tokens)
+    thread = unique_thread()
+    async with reload_on_sighup(app) as reloader:
+        fake_anthropic.hold()
+        running = asyncio.create_task(app.conversation.handle(message("first", thread)))
+        await until(lambda: len(fake_anthropic.requests) == 1, "the first turn at the model")
+
+        path.write_text(CLOSED, encoding="utf-8")
+        os.kill(os.getpid(), signal.SIGHUP)
+        await reloader.wait_for(1)
+        fake_anthropic.release()
+        first = await running
+        assert first is not None
+        assert first.status is TurnStatus.OK  # began before the reload: finished as begun
+
+        refused = await app.conversation.handle(message("second", unique_thread()))
+        assert refused is not None
+        assert refused.status is TurnStatus.REFUSED
+
+        path.write_text(BAD, encoding="utf-8")
+        with caplog.at_level(logging.ERROR, logger="bot.reload"):
+            os.kill(os.getpid(), signal.SIGHUP)
+            await reloader.wait_for(2)
+        assert (reloader.reloads, reloader.refused) == (1, 1)
+        assert f"{path}:3: access.deny_user" in caplog.text
+        still = await app.conversation.handle(message("third", unique_thread()))
+        assert still is not None
+        assert still.status is TurnStatus.REFUSED  # the last good settings stand
+    assert len(fake_anthropic.requests) == 1
+
+
+async def test_a_changed_file_is_reloaded_as_kubernetes_swaps_a_configmap(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    # A ConfigMap volume: the file is a symlink into a versioned directory, swapped whole.
+    for version, text in (("v1", OPEN), ("v2", CLOSED)):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "veilbot.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "..data").symlink_to("v1")
+    path = tmp_path / "veilbot.toml"
+    path.symlink_to("..data/veilbot.toml")
+    app = await make_app(config=path, config_watch_seconds=0.05)
+    async with reload_on_sighup(app) as reloader:
+        before = await app.conversation.handle(message("hello", unique_thread()))
+        assert before is not None
+        assert before.ok
+        (tmp_path / "..data_tmp").symlink_to("v2")
+        os.replace(tmp_path / "..data_tmp", tmp_path / "..data")  # what the kubelet does
+        await reloader.wait_for(1)
+        after = await app.conversation.handle(message("hello again", unique_thread()))
+        assert after is not None
+        assert after.status is TurnStatus.REFUSED
+    assert (reloader.reloads, reloader.refused) == (1, 0)

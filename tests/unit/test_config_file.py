@@ -1,0 +1,254 @@
+"""The config file: real TOML files on disk, good and bad, read into the same ``Settings``.
+
+Every bad key is named with its file and line; an unknown key is an error; the environment
+wins over the file; ``veilbot config check`` validates a file and prints the effective
+settings with secrets hidden.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from bot.config_file import key_lines
+from bot.core.errors import ConfigError
+from bot.settings import Settings, load_settings
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "deploy" / "veilbot.example.toml"
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.startswith(("VEILBOT_", "ANTHROPIC_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)  # no developer's .env
+
+
+def write(tmp_path: Path, text: str, name: str = "veilbot.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_file=path)
+    return str(caught.value)
+
+
+GOOD = """\
+# a comment
+max_tokens = 2048
+system_prompt_extra = '''
+Answer briefly.
+'''
+slack_streaming = "off"
+discord_shard_count = 4
+discord_shard_ids = [
+  2,
+  3,
+]
+
+[reveal_policy]
+CREDIT_CARD = "restore"
+US_SSN = { shared = "mask", private = "restore" }
+"""
+
+
+def test_a_good_file_sets_the_settings_it_names(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    settings = load_settings(config_file=path)
+    assert settings.max_tokens == 2048
+    assert settings.system_prompt_extra == "Answer briefly.\n"
+    assert settings.slack_streaming == "off"
+    assert settings.discord_shard_ids == [2, 3]
+    assert settings.reveal_policy["US_SSN"] == {"shared": "mask", "private": "restore"}
+    assert settings.config == path
+    assert settings.temperature == Settings.model_fields["temperature"].default
+
+
+def test_veilbot_config_names_the_file_and_the_environment_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VEILBOT_CONFIG", str(write(tmp_path, GOOD)))
+    monkeypatch.setenv("VEILBOT_MAX_TOKENS", "100")
+    settings = load_settings()
+    assert settings.max_tokens == 100  # the environment
+    assert settings.slack_streaming == "off"  # the file
+
+
+def test_a_dotenv_setting_wins_over_the_file_too(tmp_path: Path) -> None:
+    write(tmp_path, f"VEILBOT_CONFIG={write(tmp_path, GOOD)}\nVEILBOT_MAX_TOKENS=99\n", ".env")
+    settings = load_settings()
+    assert (settings.max_tokens, settings.slack_streaming) == (99, "off")
+
+
+def test_a_bad_value_in_the_environment_is_not_blamed_on_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VEILBOT_MAX_TOKENS", "0")
+    message = error_of(write(tmp_path, GOOD))
+    assert "VEILBOT_MAX_TOKENS" in message
+    assert "veilbot.toml:2" not in message
+
+
+BAD = """\
+max_tokens = 0
+system_prompt_extra = \"\"\"
+several lines
+max_tokens = 5
+\"\"\"
+mx_tokens = 3
+slack_mode = "htp"
+discord_shard_ids = [
+  1,
+  "x",
+]
+"quoted.key" = 1
+
+[redis]
+url = "redis://x"
+
+[reveal_policy]
+CREDIT_CARD = { shared = 5 }
+"""
+
+
+def test_every_bad_key_is_named_with_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, BAD)
+    message = error_of(path)
+    expected = [
+        f"{path}:1: max_tokens: Input should be greater than or equal to 1",
+        f"{path}:6: mx_tokens: unknown setting (did you mean max_tokens?)",
+        f"{path}:7: slack_mode: Input should be 'http' or 'socket'",
+        f"{path}:8: discord_shard_ids[1]: Input should be a valid integer",
+        f'{path}:12: "quoted.key": unknown setting',
+        f"{path}:14: redis: unknown setting (did you mean redis_url?)",
+        f"{path}:18: reveal_policy.CREDIT_CARD",
+    ]
+    for problem in expected:
+        assert problem in message
+    assert message.count(str(path)) == len(expected) + 1  # CREDIT_CARD: str or dict, both wrong
+
+
+def test_an_unknown_key_is_an_error_even_when_all_else_is_good(tmp_path: Path) -> None:
+    path = write(tmp_path, "max_tokens = 10\nVEILBOT_TEMPERATURE = 0.1\n")
+    assert error_of(path) == (
+        f"invalid configuration: {path}:2: VEILBOT_TEMPERATURE: unknown setting "
+        "(did you mean temperature?)"
+    )
+
+
+def test_the_file_cannot_name_another_config_file(tmp_path: Path) -> None:
+    path = write(tmp_path, 'config = "other.toml"\n')
+    assert f"{path}:1: config: unknown setting" in error_of(path)
+
+
+def test_a_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "max_tokens = 10\nslack_mode = http\n")
+    message = error_of(path)
+    assert message.startswith(f"{path}: not valid TOML")
+    assert "line 2" in message
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "absent.toml"
+    assert error_of(path) == f"{path}: cannot read the config file (No such file or directory)"
+
+
+def test_the_line_index_follows_tables_quoted_keys_and_arrays_of_tables() -> None:
+    text = (
+        'a = "x = 1"\n'
+        "[t]\n"
+        'b.c = [1, "]", \n'
+        "  2]\n"
+        "'d.e' = 1\n"
+        "[[arr]]\n"
+        "f = 1\n"
+        "[[arr]]\n"
+        "f = 2\n"
+        '[s."slack:T1:C1"]\n'
+        "g = { h = 1 }\n"
+    )
+    lines = key_lines(text)
+    assert lines[("a",)] == 1
+    assert lines[("t", "b", "c")] == 3
+    assert lines[("t", "d.e")] == 5
+    assert (lines[("arr", 0, "f")], lines[("arr", 1, "f")]) == (7, 9)
+    assert lines[("s", "slack:T1:C1", "g")] == 11
+
+
+def test_config_check_prints_the_effective_settings_with_secrets_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, f'vault_key = "{TEST_VAULT_KEY_B64}"\n' + GOOD)
+    monkeypatch.setenv("VEILBOT_TEMPERATURE", "0.7")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-looking-key")
+    assert main(["config", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"# {path}: valid" in out
+    assert "max_tokens = 2048  # file" in out
+    assert "temperature = 0.7  # env" in out
+    assert "history_max_messages = 200  # default" in out
+    assert 'vault_key = "<hidden>"  # file' in out
+    assert 'anthropic_api_key = "<hidden>"  # env' in out
+    assert TEST_VAULT_KEY_B64 not in out
+    assert "sk-ant-real-looking-key" not in out
+
+
+def test_config_check_refuses_a_bad_file_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, BAD)
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:6: mx_tokens: unknown setting" in err
+
+
+def test_config_check_without_a_file_reads_veilbot_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VEILBOT_CONFIG", str(write(tmp_path, GOOD)))
+    assert main(["config", "check"]) == 0
+    assert 'slack_streaming = "off"  # file' in capsys.readouterr().out
+
+
+def test_the_shipped_example_is_valid_and_sets_only_what_it_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["config", "check", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "max_tokens = 1024  # file" in out
+    settings = load_settings(config_file=EXAMPLE)
+    assert settings.system_prompt_extra.strip().startswith("Answer in the language")
+
+
+def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "[access]\n"
+        "allow_user = ['U1']\n"
+        "\n"
+        '[scopes."slack:T1:C2"]\n'
+        "max_tokens = 0\n"
+        "provider = 'bedrock'\n"
+        '[scopes."slack T1"]\n'
+        "enabled = true\n"
+        "[rate_limits]\n"
+        "user = { turns = 0, per_seconds = 60 }\n",
+    )
+    message = error_of(path)
+    for problem in (
+        f"{path}:2: access.allow_user: Extra inputs are not permitted",
+        f'{path}:5: scopes."slack:T1:C2".max_tokens: Input should be greater than or equal',
+        f'{path}:6: scopes."slack:T1:C2".provider: Extra inputs are not permitted',
+        f'{path}:7: scopes."slack T1"',
+        f"{path}:10: rate_limits.user.turns: Input should be greater than or equal to 1",
+    ):
+        assert problem in message
