@@ -28,8 +28,7 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import birthdates, blocks, ibans, ips, licences, phones, urls  # noqa: E402
-from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
+from guardrails import addresses, birthdates, blocks, ibans, ips, licences, phones, urls  # noqa: E402
 from guardrails.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
@@ -320,8 +319,9 @@ def build_recognizers(
         english: whether a word is English (the same lexicon).
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
-    places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
+    places = tuple(Rule("LOCATION", regex, score) for regex, score in addresses.ADDRESS_PATTERNS)
     places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=blocks.find))
+    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=addresses.postcode_towns))
     if towns is not None:
         places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
     if people is not None:
