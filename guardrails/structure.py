@@ -97,8 +97,10 @@ _DATE_VALUE = re.compile(
 )
 _ADDRESS_VALUE = re.compile(r"[^\n]*[^\W_][^\n]*")
 _HEADER_ENTRY = re.compile(
-    r"[ \t]*\"?(?P<name>[^\s<>\",;@][^<>\",;@\n]{0,58}?)\"?[ \t]*<[^<>\s@]+@[^<>\s]+>"
+    r"[ \t]*(?:\"(?P<quoted>[^\"<>@\n]{1,60})\"|(?P<name>[^\s<>\",;@][^<>\",;@\n]{0,58}?))?"
+    r"[ \t]*<[^<>\s@]+@[^<>\s]+>"
 )
+_ADDRESS = re.compile(r"<[^<>\s@]+@[^<>\s]+>")
 _SENDER_WORDS = COMPANY_WORDS | frozenset(
     "support billing sales notifications notification noreply no-reply info help helpdesk"
     " admin news newsletter alerts alert bot team via updates service desk".split()
@@ -208,10 +210,10 @@ class StructureReader:
                 found += [("PERSON", a, b, 0.9) for a, b in self._header_names(text, f)]
             elif f.key not in _HEADERS and (span := self._value_span(text, f)) is not None:
                 found.append((f.type, *span, 0.9))
-        found += [("PERSON", a, b, 0.8) for a, b in self._role_names(text)]
+        found += [("PERSON", a, b, 0.86) for a, b in self._role_names(text)]
         for slashed in _SLASHED.finditer(text):
             if self._person(slashed.group("v"), 0):
-                found.append(("PERSON", slashed.start("v"), slashed.end("v"), 0.8))
+                found.append(("PERSON", slashed.start("v"), slashed.end("v"), 0.86))
         return tuple(found)
 
     def _value_span(self, text: str, f: Field) -> tuple[int, int] | None:
@@ -275,10 +277,11 @@ class StructureReader:
             else f.start
         )
         while entry := _HEADER_ENTRY.match(text, position, line_end):
-            name = entry.group("name").strip()
+            group = "quoted" if entry.group("quoted") else "name"
+            name = (entry.group(group) or "").strip()
             words = {w.casefold() for w in _NAME_WORD.findall(name)}
             if self._person(name, 2) and not words & _SENDER_WORDS:
-                start = entry.start("name") + entry.group("name").index(name)
+                start = entry.start(group) + entry.group(group).index(name)
                 yield start, start + len(name)
             comma = re.compile(r"[ \t]*[,;]").match(text, entry.end(), line_end)
             if comma is None:
@@ -296,7 +299,8 @@ class StructureReader:
 
 def _is_header(text: str, f: Field) -> bool:
     """Whether a field is an e-mail header with addresses (``To: Name <a@b.c>``)."""
-    return "<" in text[f.start - 1 : f.end + 1] and "@" in text[f.start : f.end]
+    line_end = text.find("\n", f.key_end)
+    return _ADDRESS.search(text, f.key_end, len(text) if line_end < 0 else line_end) is not None
 
 
 def outside_keys(text: str, start: int, end: int) -> tuple[int, int]:
