@@ -87,14 +87,16 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]*?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
-            rf"|\b(?:[A-ZÀ-ÖØ-Þ][\w]*-)+{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"{_POSTCODE_TOWN}"
+            rf"|\b(?:[A-ZÀ-ÖØ-Þ]\w{{0,40}}-){{1,4}}{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"{_POSTCODE_TOWN}"
             rf"|\b(?!The\b)[A-ZÀ-ÖØ-Þ]\w*(?:er|e|es)[ \t]+{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
             rf"{_POSTCODE_TOWN}"
             rf"|\b(?:Am|Im|Zum|Zur|(?:An|Auf|In|Unter|Op|Aan)[ \t]+(?:de[mnr]?|het))[ \t]+"
             rf"[A-ZÀ-ÖØ-Þ]\w+[ \t]+\d{{1,4}}[a-z]?(?=,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ])\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]*?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),

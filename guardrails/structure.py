@@ -17,6 +17,7 @@ pattern reads a bounded window at each position.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -100,6 +101,7 @@ _HEADER_ENTRY = re.compile(
     r"[ \t]*(?:\"(?P<quoted>[^\"<>@\n]{1,60})\"|(?P<name>[^\s<>\",;@][^<>\",;@\n]{0,58}?))?"
     r"[ \t]*<[^<>\s@]+@[^<>\s]+>"
 )
+_LIST_SEPARATOR = re.compile(r"[ \t]*[,;]")
 _ADDRESS = re.compile(r"<[^<>\s@]+@[^<>\s]+>")
 _SENDER_WORDS = COMPANY_WORDS | frozenset(
     "support billing sales notifications notification noreply no-reply info help helpdesk"
@@ -136,6 +138,8 @@ class Field:
     key_end: int
     start: int
     end: int
+    stop: int
+    """Where the value's line (at most 200 characters of it) ends."""
 
     @property
     def type(self) -> str:
@@ -163,7 +167,7 @@ def fields(text: str) -> tuple[Field, ...]:
         position = max(end, match.start("value"))
         key = normal_key(match.group("key"))
         if key in KEYS and end > start:
-            found.append(Field(key, match.start("key"), match.end("key"), start, end))
+            found.append(Field(key, *match.span("key"), start, end, match.end("value")))
     return tuple(found)
 
 
@@ -269,13 +273,9 @@ class StructureReader:
 
     def _header_names(self, text: str, f: Field) -> Iterator[tuple[int, int]]:
         """The display names of an e-mail header's addresses ("Amber Christian <a@b.c>")."""
-        line_end = text.find("\n", f.key_end)
-        line_end = len(text) if line_end < 0 else line_end
-        position = (
-            text.index(":", f.key_end, line_end) + 1
-            if ":" in text[f.key_end : line_end]
-            else f.start
-        )
+        line_end = f.stop
+        colon = text.find(":", f.key_end, line_end)
+        position = colon + 1 if colon >= 0 else f.start
         while entry := _HEADER_ENTRY.match(text, position, line_end):
             group = "quoted" if entry.group("quoted") else "name"
             name = (entry.group(group) or "").strip()
@@ -283,7 +283,7 @@ class StructureReader:
             if self._person(name, 2) and not words & _SENDER_WORDS:
                 start = entry.start(group) + entry.group(group).index(name)
                 yield start, start + len(name)
-            comma = re.compile(r"[ \t]*[,;]").match(text, entry.end(), line_end)
+            comma = _LIST_SEPARATOR.match(text, entry.end(), line_end)
             if comma is None:
                 break
             position = comma.end()
@@ -299,20 +299,28 @@ class StructureReader:
 
 def _is_header(text: str, f: Field) -> bool:
     """Whether a field is an e-mail header with addresses (``To: Name <a@b.c>``)."""
-    line_end = text.find("\n", f.key_end)
-    return _ADDRESS.search(text, f.key_end, len(text) if line_end < 0 else line_end) is not None
+    return _ADDRESS.search(text, f.key_end, f.stop) is not None
 
 
 def outside_keys(text: str, start: int, end: int) -> tuple[int, int]:
     """A name span cut before a known key it runs into (a name, a break, "• Phone:")."""
-    for f in fields(text):
-        if f.key_start < end and start < f.key_end:
-            if f.key_start <= start:
-                start = max(start, f.key_end)
-            else:
-                end = f.key_start
+    found = fields(text)
+    starts = _key_starts(text)
+    i = bisect.bisect_left(starts, end) - 1
+    while i >= 0 and found[i].key_end > start:  # keys are disjoint and in order
+        f = found[i]
+        if f.key_start <= start:
+            start = max(start, f.key_end)
+        else:
+            end = f.key_start
+        i -= 1
     while start < end and text[start] in _WRAP + "\n•·‣◦▪-:=":
         start += 1
     while end > start and text[end - 1] in _WRAP + "\n•·‣◦▪-:=":
         end -= 1
     return start, end
+
+
+@functools.lru_cache(maxsize=32)
+def _key_starts(text: str) -> tuple[int, ...]:
+    return tuple(f.key_start for f in fields(text))
