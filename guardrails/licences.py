@@ -102,17 +102,20 @@ _STRONG = (
 _WEAK = r"(?:(?i:\blicen[cs]es?\b|\blic\b\.?)|\bDL\b|(?i:\bdl)(?=[ \t]*(?:#|no\b|num)))"
 _FILLER = r"(?i:[ \t]*(?:\(|\)|no\.?|num(?:ber)?\.?|#|id|is|was|:|-)){0,3}"
 PATTERN = re.compile(
-    rf"(?:(?P<before>{_STATE})[ \t]+)?(?:(?P<strong>{_STRONG})|{_WEAK}){_FILLER}[ \t]*"
+    rf"(?:(?P<strong>{_STRONG})|{_WEAK}){_FILLER}[ \t]*"
     rf"(?:\(?(?P<after>{_STATE})\)?[ \t]*[:#\-]?[ \t]*)?"
     r"(?P<v>[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])| (?=\d)){3,24})(?![\w\-])"
 )
-"""A licence word, a state around it, and the number (checked by ``accepted``)."""
+"""A licence word, a state after it, and the number (checked by ``accepted``)."""
+_BEFORE = re.compile(rf"(?<![\w])(?P<state>{_STATE})[ \t]+$")
+"""A state right before the licence word ("IL driver's license", "Ohio DL")."""
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each licence number in ``text``."""
     for match in PATTERN.finditer(text):
-        state = _state(match.group("before") or match.group("after"))
+        before = _BEFORE.search(text, max(0, match.start() - 24), match.start())
+        state = _state(before.group("state") if before else match.group("after"))
         start, end = match.span("v")
         for cut in _cuts(text, start, end):
             if accepted(text[start:cut], state, strong=match.group("strong") is not None):
