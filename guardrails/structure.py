@@ -2,13 +2,15 @@
 
 Chat carries records pasted whole: JSON and YAML (``"name": "Ruby Hope"``, ``full_name: Grant
 Will``), form lines and bullets (``• Name: Tariq``, ``- Phone: 0171 2345678``), e-mail headers
-(``To: Amber Christian <amber@acme.io>``) and staff lists (``Ruby Grant — Head of Sales``). A
-small NER model reads such a value as loose words: "Ruby" a place, "Will" a verb, a name that
-runs on into the next line's key. One reader finds the fields (a key, a separator, a value
-up to the line's end, its closing quote or the next field) and looks the key up in ``KEYS``;
-the value then is a finding of the key's type, whole, above the NER model's score, when it
-has that type's shape (a name, a date, a number). E-mail headers give the display names
-before each ``<address>``; a line of a name, a dash and a job title gives the name.
+(``To: Amber Christian <amber@acme.io>``), tables under a header row (``| Name | Phone |``)
+and staff lists (``Ruby Grant — Head of Sales``). A small NER model reads such a value as
+loose words: "Ruby" a place, "Will" a verb, a name that runs on into the next line's key. One
+reader finds the fields (a key, a separator, a value up to the line's end, its closing quote
+or the next field; or a table cell under its header) and looks the key up in ``KEYS``; the
+value then is a finding of the key's type, whole, above the NER model's score, when it has
+that type's shape (a name, a date, a number). E-mail headers give the display names before
+each ``<address>``; a line of a name, a dash and a job title gives the name, and so does a
+name between slashes, brackets or guillemets when the name lexicon knows it.
 
 Keys are no values: ``outside_keys`` cuts a name span the NER model ran into a known key of
 the next line ("Tariq Oyelaran", a line break, "• Phone:"). Everything here is linear: each
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -123,9 +126,14 @@ _ROLE_WORDS = frozenset(
     programmer owner""".split()
 )
 """Job titles: a capitalized name before a dash and one of these is a person."""
-_SLASHED = re.compile(
-    r"(?<![\w/])/(?P<v>[^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,2})/(?![\w/])"
+_MARKED_NAME = r"[^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,2}"
+_MARKED = re.compile(
+    rf"(?<![\w/|\[{{«])(?:/(?P<a>{_MARKED_NAME})/|\[(?P<b>{_MARKED_NAME})\]|{{(?P<c>{_MARKED_NAME})}}"
+    rf"|«(?P<d>{_MARKED_NAME})»)(?![\w/|\]}}»])"
 )
+"""A name between slashes, brackets, braces or guillemets ("/Faina Yefremova/")."""
+_TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
+_RULE_ROW = re.compile(r"[ \t|:\-]+")
 
 
 @dataclass(frozen=True)
@@ -169,6 +177,37 @@ def fields(text: str) -> tuple[Field, ...]:
         if key in KEYS and end > start:
             found.append(Field(key, *match.span("key"), start, end, match.end("value")))
     return tuple(found)
+
+
+def table_fields(text: str) -> Iterator[Field]:
+    """The cells of pipe tables under a header cell ``KEYS`` knows ("| Name | Phone |")."""
+    header: list[tuple[str, int, int]] | None = None
+    previous_end = -2
+    for row in _TABLE_ROW.finditer(text):
+        if row.start() != previous_end + 1:
+            header = None  # a new table
+        previous_end = row.end()
+        cells = _cells(text, row.start(), row.end())
+        if header is None:
+            header = [(normal_key(text[a:b]), a, b) for a, b in cells]
+        elif not _RULE_ROW.fullmatch(row.group()):
+            for (key, key_start, key_end), (a, b) in zip(header, cells, strict=False):
+                if key in KEYS and b > a:
+                    yield Field(key, key_start, key_end, a, b, b)
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of a table row's cells, trimmed of blanks and markup."""
+    bars = [i for i in range(start, end) if text[i] == "|"]
+    cells = []
+    for a, b in itertools.pairwise(bars):
+        a += 1
+        while a < b and text[a] in _WRAP:
+            a += 1
+        while b > a and text[b - 1] in _WRAP:
+            b -= 1
+        cells.append((a, b))
+    return cells
 
 
 def _value_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -215,9 +254,13 @@ class StructureReader:
             elif f.key not in _HEADERS and (span := self._value_span(text, f)) is not None:
                 found.append((f.type, *span, 0.9))
         found += [("PERSON", a, b, 0.86) for a, b in self._role_names(text)]
-        for slashed in _SLASHED.finditer(text):
-            if self._person(slashed.group("v"), 0):
-                found.append(("PERSON", slashed.start("v"), slashed.end("v"), 0.86))
+        for marked in _MARKED.finditer(text):
+            group = next(g for g in "abcd" if marked.group(g) is not None)
+            if self._person(marked.group(group), 0):
+                found.append(("PERSON", *marked.span(group), 0.86))
+        for f in table_fields(text):
+            if (span := self._value_span(text, f)) is not None:
+                found.append((f.type, *span, 0.9))
         return tuple(found)
 
     def _value_span(self, text: str, f: Field) -> tuple[int, int] | None:

@@ -21,6 +21,9 @@ FORMS = [
     ("- Phone: 0171 2345678\n- Name: Tariq Oyelaran", "0171 2345678", "PHONE_NUMBER"),
     ("Ruby Grant — Head of Sales\nWill Amber — backend engineer", "Will Amber", "PERSON"),
     ("the file was signed /Faina Yefremova/ yesterday", "Faina Yefremova", "PERSON"),
+    ("ping [Ruby Grant] and «Jane Okafor» today", "Ruby Grant", "PERSON"),
+    ("| Name | Team |\n|---|---|\n| Grant Will | ops |", "Grant Will", "PERSON"),
+    ("| name | dob |\n| Ruby Hope | 12/05/1969 |", "12/05/1969", "DATE_OF_BIRTH"),
     ('{"dob": "1969-05-12", "plan": "pro"}', "1969-05-12", "DATE_OF_BIRTH"),
     (
         "address: Konrad-Adenauer-Allee 1, 53113 Bonn\nphone: none",
@@ -103,6 +106,7 @@ async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
         "city: TBD\naddress: see above\nzip: n/a",
         "Release notes — product update\nQ3 Planning — engineering sync",
         "The Ring 2 was fun, see ticket OPS-1234",
+        "| Status | Owner |\n|---|---|\n| Done | platform-team |\n| Open | [Deploy Script] |",
     ],
 )
 def test_values_that_only_look_structured_stay(presidio_analyzer, text):
