@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from guardrails.places import gazetteer
+from guardrails.places import gazetteer, known_place
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
 _EN_TYPE = (
@@ -52,10 +52,7 @@ _POSTCODE = (
 )
 _POSTCODE_TOWN = (
     rf"(?:,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+"
-    r"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"
-    r"|,[ \t]+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ\-]+"
-    r"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"
-    r"(?![ \t]*\w))?"
+    r"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?)?"
 )
 _ROMANCE_TYPE = (
     r"(?:rue|avenue|boulevard|bd|chemin|quai|impasse|allée|calle|c/|avenida"
@@ -168,3 +165,41 @@ def postcode_towns(text: str) -> Iterator[tuple[int, int, float]]:
 
 def _towns() -> frozenset[str]:
     return european_towns()
+
+
+_TAIL = re.compile(
+    r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat)[ \t]*\w{1,5})?"
+    r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
+    r"(?P<place>[A-ZÀ-ÖØ-Þ][\w'’\-]*(?:[ \t]+(?:(?:de|di|del|da|do|la|le|am|an|im|sur|en"
+    r"|upon)[ \t]+)?[A-ZÀ-ÖØ-Þ][\w'’\-]*){0,3})"
+)
+"""What may follow a street and number: a unit, then a town or a country after a comma."""
+
+
+def find(text: str) -> Iterator[tuple[int, int, float]]:
+    """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode."""
+    for regex, score in ADDRESS_PATTERNS:
+        for match in regex.finditer(text):
+            yield match.start(), _with_tail(text, match.end()), score
+    yield from postcode_towns(text)
+
+
+def _with_tail(text: str, end: int) -> int:
+    """``end`` moved over the town and country an address goes on with ("…, Bonn, Germany")."""
+    for _ in range(2):
+        tail = _TAIL.match(text, end)
+        if tail is None:
+            break
+        words = [(m.group(), m.end()) for m in re.finditer(r"\S+", tail.group("place"))]
+        known = next(
+            (n for n in range(len(words), 0, -1) if _place(" ".join(w for w, _ in words[:n]))), 0
+        )
+        if not known:
+            break
+        end = tail.start("place") + words[known - 1][1]
+    return end
+
+
+def _place(name: str) -> bool:
+    key = name.casefold()
+    return key in _towns() or known_place(name)

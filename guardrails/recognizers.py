@@ -319,9 +319,10 @@ def build_recognizers(
         english: whether a word is English (the same lexicon).
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
-    places = tuple(Rule("LOCATION", regex, score) for regex, score in addresses.ADDRESS_PATTERNS)
-    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=blocks.find))
-    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=addresses.postcode_towns))
+    places: tuple[Rule, ...] = (
+        Rule("LOCATION", _NEVER, 0.0, finder=addresses.find),
+        Rule("LOCATION", _NEVER, 0.0, finder=blocks.find),
+    )
     if towns is not None:
         places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
     if people is not None:

@@ -60,6 +60,8 @@ FORMS = [
         "LOCATION",
     ),
     ("post it to 75008 Paris", "75008 Paris", "LOCATION"),
+    ("write to Hauptstraße 5, Bonn, Germany today", "Hauptstraße 5, Bonn, Germany", "LOCATION"),
+    ("Via Roma 12, Thanks!", "Via Roma 12", "LOCATION"),
     ("the postcode is CP 28013", "CP 28013", "LOCATION"),
     ("Drottninggatan 5, 111 51 Stockholm", "Drottninggatan 5, 111 51 Stockholm", "LOCATION"),
     # US driver's licences after a licence word, with the state's format
