@@ -93,7 +93,7 @@ _STATE = (
     rf"(?:(?:{'|'.join(FORMATS)})(?![\w])"
     rf"|(?i:{'|'.join(sorted(STATE_NAMES, key=len, reverse=True))})(?![\w]))"
 )
-STATE_PREFIX = re.compile(rf"{_STATE}[ \t]*[:\-]?[ \t]+(?=\w)")
+STATE_PREFIX = re.compile(rf"(?P<state>{_STATE})[ \t]*[:\-]?[ \t]+(?=\w)")
 """A state before a licence number ("NY 123 456 789")."""
 _STRONG = (
     r"(?i:\bdriver'?s?[ \t]+licen[cs]es?|\bdriving[ \t]+licen[cs]es?"
@@ -115,7 +115,7 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each licence number in ``text``."""
     for match in PATTERN.finditer(text):
         before = _BEFORE.search(text, max(0, match.start() - 24), match.start())
-        state = _state(before.group("state") if before else match.group("after"))
+        state = state_code(before.group("state") if before else match.group("after"))
         start, end = match.span("v")
         for cut in _cuts(text, start, end):
             if accepted(text[start:cut], state, strong=match.group("strong") is not None):
@@ -138,7 +138,8 @@ def accepted(value: str, state: str | None, *, strong: bool) -> bool:
     return state is None and (digits >= 7 or digits < len(compact))
 
 
-def _state(found: str | None) -> str | None:
+def state_code(found: str | None) -> str | None:
+    """The code of a state written as its code or its name ("IL", "Illinois"), if any."""
     if found is None:
         return None
     return found if found in FORMATS else STATE_NAMES.get(" ".join(found.lower().split()))

@@ -24,7 +24,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from guardrails import licences
 from guardrails.names import COMPANY_WORDS
@@ -55,7 +55,7 @@ _LICENCE = """dl dlnumber dlno driverslicense driverlicense driverslicence drive
     drivinglicense drivinglicence licensenumber licencenumber licenseno licenceno
     """.split()
 _LICENCE_WEAK = "license licence".split()
-"""Also software licences (``license: GPL-3``): the value needs four digits."""
+"""Also software licences (``license: GPL-3``): the value needs a state's licence format."""
 
 KEYS: dict[str, str] = {
     **{k: "PERSON" for k in _PERSON_STRONG + _PERSON_NAME + _PERSON_WEAK + _HEADERS},
@@ -268,31 +268,36 @@ class StructureReader:
         value = text[f.start : f.end]
         if value.casefold() in _NULL or value.startswith("<") and value.endswith(">"):
             return None
-        if f.type == "DRIVER_LICENSE" and (state := licences.STATE_PREFIX.match(value)):
-            return self._value_span(text, replace(f, start=f.start + state.end()))
+        if f.type == "DRIVER_LICENSE":
+            return self._licence_span(text, f)
         if f.type == "PERSON":
             if "@" in value or not _NAME_VALUE.fullmatch(value):
                 return None
             return (f.start, f.end) if self._person(value, f.level) else None
         pattern = {
             "PHONE_NUMBER": _PHONE_VALUE,
-            "DRIVER_LICENSE": _LICENCE_VALUE,
             "DATE_OF_BIRTH": _DATE_VALUE,
             "LOCATION": _ADDRESS_VALUE,
         }[str(f.type)]
         if pattern.fullmatch(value) is None or f.type == "LOCATION" and len(value) > 120:
             return None
         digits = sum(c.isdigit() for c in value)
-        if (
-            f.type == "PHONE_NUMBER"
-            and digits < 6
-            or f.type == "DRIVER_LICENSE"
-            and (f.level == 0 and digits < 4)
-        ):
+        if f.type == "PHONE_NUMBER" and digits < 6:
             return None
         if f.type == "LOCATION" and not (digits or re.search(r"\b[^\W\d_a-z]", value)):
             return None  # "see above"
         return f.start, f.end
+
+    @staticmethod
+    def _licence_span(text: str, f: Field) -> tuple[int, int] | None:
+        """A licence number after its state, as ``licences`` accepts it after a licence word."""
+        state = licences.STATE_PREFIX.match(text, f.start, f.end)
+        start = state.end() if state else f.start
+        code = licences.state_code(state.group("state")) if state else None
+        value = text[start : f.end]
+        if not _LICENCE_VALUE.fullmatch(value):
+            return None
+        return (start, f.end) if licences.accepted(value, code, strong=f.level > 0) else None
 
     def _person(self, value: str, level: int) -> bool:
         """Whether a value can be a person's name, by how sure its key is (``Field.level``).

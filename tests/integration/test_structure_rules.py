@@ -99,7 +99,7 @@ async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
     "text",
     [
         "We ship v4.2.1 in 12345 Users; order 28013 and 75008 items on 2024-03-14.",
-        "license: MIT\nlicense: GPL-3\nversion: 4.2.1",
+        "license: MIT\nlicense: GPL-3\nlicense: 2024\nversion: 4.2.1",
         "license key ABCD-1234-EFGH-5678 for the IDE; the MIT license 2024 edition; licence 1234",
         "DL 2 of the mailing list; download the DL link",
         "The meeting moved to 2024-03-14; deadline 12 May 2025; the birthday party is on Friday.",
