@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from guardrails import addresses, birthdates, licences, structure  # noqa: E402
+from guardrails import addresses, birthdates, fields, licences, structure  # noqa: E402
 
 UNITS = (
     "name: ", "a: b: c: ", '"name": "', "• Name: Ruby ", "Ruby Grant — ", "/Ruby /",
@@ -38,13 +38,13 @@ def _finders() -> dict[str, Callable[[str], object]]:
     )
 
     def read(text: str) -> object:
-        structure.fields.cache_clear()
+        fields.fields.cache_clear()
         reader._all.cache_clear()  # noqa: SLF001
         return [list(reader.find(t, text)) for t in ("PERSON", "LOCATION", "DRIVER_LICENSE")]
 
     def keys(text: str) -> object:
-        structure.fields.cache_clear()
-        return [structure.outside_keys(text, i, i + 30) for i in range(0, len(text), 500)]
+        fields.fields.cache_clear()
+        return [fields.outside_keys(text, i, i + 30) for i in range(0, len(text), 500)]
 
     found: dict[str, Callable[[str], object]] = {
         "structure": read,
