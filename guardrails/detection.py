@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
-from guardrails import casing, places, precision, urls
+from guardrails import casing, fields, places, precision, urls
 from guardrails.engine import LANGUAGE
 from guardrails.folding import fold
 from guardrails.normalize import Normalized, normalize
@@ -260,7 +260,7 @@ class _Detector:
             return None
         start, end = d.start, d.end
         if ner and d.type in precision.NAME_TYPES:
-            start, end = precision.trim(norm.text, start, end)
+            start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:
                 return None
             if precision.is_not_a_name(norm.text[start:end]):

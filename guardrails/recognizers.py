@@ -28,11 +28,11 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import blocks, ibans, ips, phones, urls  # noqa: E402
-from guardrails.addresses import ADDRESS_PATTERNS  # noqa: E402
+from guardrails import addresses, birthdates, blocks, ibans, ips, licences, phones, urls  # noqa: E402
 from guardrails.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
+from guardrails.structure import StructureReader  # noqa: E402
 
 Validator = Callable[[str], bool]
 Finder = Callable[[str], Iterable[tuple[int, int, float]]]
@@ -87,21 +87,6 @@ _I = re.IGNORECASE
 _WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
 """Between digit groups of a card or IBAN: a space, dot or hyphen, or a line break."""
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DATE = (
-    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
-    rf"|\d{{1,2}}[/.\-]{_MONTH}[/.\-](?:\d{{4}}|\d{{2}})"
-    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?"
-    rf"{_MONTH},?\s+\d{{4}}|(?<=born in )\d{{4}})"
-)
-_DOB_CONTEXT = (
-    r"(?:\bborn(?:\s+(?:on|in))?|\bborn\b[^.!?\n\d]{1,40}?\b(?:on|in)|\bd\.?o\.?b\.?"
-    r"|\bdate\s+of\s+birth|\bbirth\s?date"
-    r"|\bbirthday(?:\s+is)?)\s*(?:is\s*)?[:\-]?\s*(?:(?:on\s+)?the\s+)?"
-)
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
 # A spelled local part may also spell its underscores and hyphens ("jane underscore doe").
 _SEP_LOCAL = r"\s*(?:\.|\b(?:dot|underscore|dash|hyphen)\b|\(dot\)|\[dot\])\s*"
@@ -207,18 +192,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95),
     Rule("AGE", re.compile(_AGE, _I), 0.6),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
-    Rule(
-        "DRIVER_LICENSE",
-        re.compile(
-            r"(?:\b(?:driver'?s?|driving)\s+licen[cs]e|\blicen[cs]e|\bDL)"
-            r"(?:\s+(?:no\.?|number|#|id))?(?:\s+is)?"
-            r"\s*[:#]?\s*"
-            r"(?P<v>(?=[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9\-]{3,18})[A-Z0-9])\b",
-            _I,
-        ),
-        0.85,
-    ),
-    Rule("DATE_OF_BIRTH", re.compile(_DOB_CONTEXT + rf"(?P<v>{_DATE})", _I), 0.85),
+    Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find),
+    Rule("DATE_OF_BIRTH", _NEVER, 0.0, finder=birthdates.find),
 )
 
 
@@ -313,6 +288,12 @@ def _url_people(full_name: urls.NameCheck | None, text: str) -> Iterable[tuple[i
     return ((start, end, 0.9) for start, end in urls.personal_parts(text, full_name))
 
 
+def _structured(reader: StructureReader) -> tuple[Rule, ...]:
+    """A rule per type for the values the structure of a text types (``guardrails.structure``)."""
+    types = ("PERSON", "LOCATION", "PHONE_NUMBER", "DATE_OF_BIRTH", "DRIVER_LICENSE")
+    return tuple(Rule(t, _NEVER, 0.0, finder=functools.partial(reader.find, t)) for t in types)
+
+
 def build_recognizers(
     policy: Policy,
     *,
@@ -338,8 +319,10 @@ def build_recognizers(
         english: whether a word is English (the same lexicon).
     """
     names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
-    places = tuple(Rule("LOCATION", regex, score) for regex, score in ADDRESS_PATTERNS)
-    places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=blocks.find))
+    places: tuple[Rule, ...] = (
+        Rule("LOCATION", _NEVER, 0.0, finder=addresses.find),
+        Rule("LOCATION", _NEVER, 0.0, finder=blocks.find),
+    )
     if towns is not None:
         places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
     if people is not None:
@@ -348,6 +331,9 @@ def build_recognizers(
     word_at = Rule(
         "EMAIL_ADDRESS", _NEVER, 0.0, finder=functools.partial(_word_at_emails, name_word, english)
     )
+    if name_word is not None and english is not None:
+        reader = StructureReader(english, name_word)
+        names = (*names, *_structured(reader))
     heuristics = (*names, *places) if prose else ()
     rules = [r for r in (*BUILTIN_RULES, word_at, in_urls, *heuristics) if r.type in policy.enabled]
     by_type: dict[str, list[Rule]] = {}

@@ -1,0 +1,136 @@
+"""Structured text, European addresses, US licences and dates of birth, through the guardrail.
+
+Each value must become ONE placeholder of its type, nothing of it left in what the model sees,
+and come back exactly; the negatives must reach the model untouched.
+"""
+
+import re
+
+import pytest
+
+from bot.core.types import ThreadId
+from guardrails.detection import detect
+
+T = ThreadId("slack:T1:C1:1700000000.000300")
+
+FORMS = [
+    # key/value structure: JSON, YAML, form lines, bullets, headers, role lines, markup
+    ('{"name": "Ruby Hope", "team": "ops"}', "Ruby Hope", "PERSON"),
+    ("full_name: Grant Will\nteam: ops", "Grant Will", "PERSON"),
+    ("• Name: Tariq Oyelaran\n• Phone: 0171 2345678", "Tariq Oyelaran", "PERSON"),
+    ("- Phone: 0171 2345678\n- Name: Tariq Oyelaran", "0171 2345678", "PHONE_NUMBER"),
+    ("Ruby Grant — Head of Sales\nWill Amber — backend engineer", "Will Amber", "PERSON"),
+    ("the file was signed /Faina Yefremova/ yesterday", "Faina Yefremova", "PERSON"),
+    ("ping [Ruby Grant] and «Jane Okafor» today", "Ruby Grant", "PERSON"),
+    ("| Name | Team |\n|---|---|\n| Grant Will | ops |", "Grant Will", "PERSON"),
+    ("| name | dob |\n| Ruby Hope | 12/05/1969 |", "12/05/1969", "DATE_OF_BIRTH"),
+    ('{"dob": "1969-05-12", "plan": "pro"}', "1969-05-12", "DATE_OF_BIRTH"),
+    (
+        "address: Konrad-Adenauer-Allee 1, 53113 Bonn\nphone: none",
+        "Konrad-Adenauer-Allee 1, 53113 Bonn",
+        "LOCATION",
+    ),
+    ("DL: NY 12345678", "12345678", "DRIVER_LICENSE"),
+    # European addresses
+    (
+        "Send it to Calle de Alcalá 42, CP 28013 Madrid please",
+        "Calle de Alcalá 42, CP 28013 Madrid",
+        "LOCATION",
+    ),
+    (
+        "Office: Via Giuseppe Garibaldi 12, 00184 Roma",
+        "Via Giuseppe Garibaldi 12, 00184 Roma",
+        "LOCATION",
+    ),
+    ("ship to Strada Statale 142, Torino today", "Strada Statale 142, Torino", "LOCATION"),
+    (
+        "meet at Camino de Santiago 14, Santiago de Compostela",
+        "Camino de Santiago 14, Santiago de Compostela",
+        "LOCATION",
+    ),
+    ("new flat: Rua Augusta 100, 1100-053 Lisboa", "Rua Augusta 100, 1100-053 Lisboa", "LOCATION"),
+    (
+        "Marszałkowska 10, 00-950 Warszawa is the office",
+        "Marszałkowska 10, 00-950 Warszawa",
+        "LOCATION",
+    ),
+    (
+        "we moved to Unter den Linden 77, 10117 Berlin",
+        "Unter den Linden 77, 10117 Berlin",
+        "LOCATION",
+    ),
+    ("post it to 75008 Paris", "75008 Paris", "LOCATION"),
+    ("write to Hauptstraße 5, Bonn, Germany today", "Hauptstraße 5, Bonn, Germany", "LOCATION"),
+    ("Via Roma 12, Thanks!", "Via Roma 12", "LOCATION"),
+    ("the postcode is CP 28013", "CP 28013", "LOCATION"),
+    ("Drottninggatan 5, 111 51 Stockholm", "Drottninggatan 5, 111 51 Stockholm", "LOCATION"),
+    # US driver's licences after a licence word, with the state's format
+    ("license IL K325-4313-6208", "K325-4313-6208", "DRIVER_LICENSE"),
+    ("driver license OH TJ009946 expired", "TJ009946", "DRIVER_LICENSE"),
+    ("DL# CA D1234567", "D1234567", "DRIVER_LICENSE"),
+    ("my Illinois driver's license is K325 4313 6208.", "K325 4313 6208", "DRIVER_LICENSE"),
+    ("Ohio DL TJ009946, exp 2027", "TJ009946", "DRIVER_LICENSE"),
+    # dates of birth
+    ("see https://x.io/form?dob=1969-05-12 thanks", "1969-05-12", "DATE_OF_BIRTH"),
+    ("D.O.B. 1969/05/12 on file", "1969/05/12", "DATE_OF_BIRTH"),
+    ("date of birth: 19690512", "19690512", "DATE_OF_BIRTH"),
+    ("my birthday is May 12, don't forget", "May 12", "DATE_OF_BIRTH"),
+    ("Jane's dad (b. 1948) retired", "1948", "DATE_OF_BIRTH"),
+    ("born in Boston on 12 May 2001", "12 May 2001", "DATE_OF_BIRTH"),
+    ("geboren am 12.05.1969 in Köln", "12.05.1969", "DATE_OF_BIRTH"),
+    ("nacido el 4 de julio de 1980", "4 de julio de 1980", "DATE_OF_BIRTH"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "entity_type"), FORMS)
+async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
+    presidio_analyzer, guardrail, text, value, entity_type
+):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert (entity_type, value) in found  # one detection, the whole value
+    redaction = await guardrail.anonymize(T, text, platform="console")
+    for part in re.findall(r"\w{3,}", value):
+        assert part not in redaction.text
+    restorer = await guardrail.restorer(T, platform="console", private=True)
+    assert restorer.restore(redaction.text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We ship v4.2.1 in 12345 Users; order 28013 and 75008 items on 2024-03-14.",
+        "license: MIT\nlicense: GPL-3\nlicense: 2024\nversion: 4.2.1",
+        "license key ABCD-1234-EFGH-5678 for the IDE; the MIT license 2024 edition; licence 1234",
+        "DL 2 of the mailing list; download the DL link",
+        "The meeting moved to 2024-03-14; deadline 12 May 2025; the birthday party is on Friday.",
+        "my son was born in a hurry. Version 2.0.1 born from feedback.",
+        '{"name": "veilbot", "version": "1.2.3", "license": "Apache-2.0"}',
+        "city: TBD\naddress: see above\nzip: n/a",
+        "Release notes — product update\nQ3 Planning — engineering sync",
+        "The Ring 2 was fun, see ticket OPS-1234",
+        "| Status | Owner |\n|---|---|\n| Done | platform-team |\n| Open | [Deploy Script] |",
+    ],
+)
+def test_values_that_only_look_structured_stay(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("To: Amber Christian <amber@acme.io>", "Amber Christian"),
+        ("Cc: June Park <jp@acme.io>, Will Grant <wg@acme.io>", "Will Grant"),
+        ('From: "Grant, Ruby" <ruby@acme.io>', "Grant, Ruby"),
+    ],
+)
+async def test_a_mail_headers_display_names_are_people(presidio_analyzer, guardrail, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+    redaction = await guardrail.anonymize(T, text, platform="console")
+    assert not {"Amber", "Christian", "Will", "Grant", "Ruby"} & set(redaction.text.split())
+
+
+def test_a_team_sender_is_not_a_person(presidio_analyzer):
+    text = "From: Acme Support <support@acme.io>"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("EMAIL_ADDRESS", "support@acme.io")]
