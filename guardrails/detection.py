@@ -248,6 +248,8 @@ class _Detector:
             start, end = precision.trim(norm.text, start, end)
             if end <= start:
                 return None
+            if d.type == "PERSON" and self._people and self._people.place(norm.text[start:end]):
+                d = replace(d, type="LOCATION")  # "Manchester", "Dayton NJ": read as people
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
             if not self._plausible(d.type, norm.text, start, end):
@@ -255,6 +257,8 @@ class _Detector:
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
+            return None
+        if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
             return None
         if d.type == "PERSON" and self._people is not None:
             if self._people.company(norm.text, end):

@@ -69,6 +69,12 @@ _SAYS = (
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
 )
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+# "@Jane Doe" (a name typed after "@") or a whole handle ("@jane_doe42", "@JaneDoe"): the
+# word after a handle that is not a plain capitalized name is the sentence going on.
+_HANDLE = (
+    rf"(?P<v>{_NOT_COMMON}(?:{_LATIN_CAP}[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?![\w'’\-])"
+    rf"|[^\W\d_]\w*))"
+)
 _LATIN = r"[A-Za-zÀ-ÖØ-öø-ÿ]"
 _ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-öø-ÿ])"
 
@@ -76,7 +82,7 @@ _ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-ö
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85),
     (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6),
-    (re.compile(rf"(?<![\w.@])@{_TWO}"), 0.6),
+    (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6),
     (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6),

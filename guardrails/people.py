@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
+from guardrails import places
 from guardrails.casing import Lexicon
 from guardrails.names import COMMON_WORDS, COMPANY_WORDS
 
@@ -189,6 +190,15 @@ class PeopleFinder:
                 break
             end = match.end()
         return start, end
+
+    def place(self, span: str) -> bool:
+        """Whether an NER ``PERSON`` span is a place: a known one with no first name in it.
+
+        "Manchester", "Dayton NJ" and "Eastern Ukraine" are places; "Jordan", "Paris Hilton"
+        and "Florence" stay people.
+        """
+        words = _WORDS.findall(span)
+        return places.known_place(span) and not any(self._first(w) for w in words)
 
     def company(self, text: str, end: int) -> bool:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""

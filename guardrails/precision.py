@@ -7,9 +7,11 @@ and product names as people or places, and swallow neighbouring words ("Email Jo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from importlib import resources
 from typing import TypeVar
 
 from guardrails.names import COMMON_WORDS
@@ -77,6 +79,19 @@ def _not_name_word(word: str) -> bool:
 def is_not_a_name(span: str) -> bool:
     """Whether an NER span is code or a version ("my_module.py", "FooBarService", "v2.3")."""
     return bool(_CODE_LIKE.search(span))
+
+
+@functools.cache
+def products() -> frozenset[str]:
+    """Lower-case names of ``data/products.txt``: companies, products and services."""
+    text = resources.files("guardrails").joinpath("data/products.txt").read_text("utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line.casefold() for line in lines if line and not line.startswith("#"))
+
+
+def is_product(span: str) -> bool:
+    """Whether a name span is a listed product or company ("Apple", "@YouTube", "#Spotify")."""
+    return " ".join(span.strip(_EDGE).casefold().split()) in products()
 
 
 def trim_email(text: str, start: int, end: int) -> int:
