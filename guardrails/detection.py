@@ -270,7 +270,8 @@ class _Detector:
         """Whether an NER span can be what its type says (needs the name lexicon).
 
         A person is not a run of English words, nor a name a company word follows; a place
-        is not a run of English words unless the gazetteer knows it ("New York").
+        is not a run of English words unless the gazetteer knows it ("New York") or it names
+        a street, park or water ("Central Park").
         """
         people = self._people
         if people is None:
@@ -281,7 +282,9 @@ class _Detector:
         if entity_type == "LOCATION":
             if people.company(text, end):
                 return False
-            return people.unknown_word(span) or places.known_place(span)
+            return (
+                people.unknown_word(span) or places.known_place(span) or places.named_feature(span)
+            )
         return True
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:

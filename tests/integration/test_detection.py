@@ -396,3 +396,15 @@ def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
 )
 def test_products_and_companies_are_not_people(presidio_analyzer, text):
     assert found(presidio_analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It was NEW YORK, Sept 17", [("LOCATION", "NEW YORK")]),
+        ("Manitoba declares flood emergency", [("LOCATION", "Manitoba")]),
+        ("if you went to Central Park after dark", [("LOCATION", "Central Park")]),
+    ],
+)
+def test_places_in_capitals_provinces_and_named_parks(presidio_analyzer, text, expected):
+    assert found(presidio_analyzer, text) == expected

