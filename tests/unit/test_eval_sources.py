@@ -359,3 +359,11 @@ def test_a_nationality_labelled_as_a_place_is_not_a_place():
         ("NRP", "Australian"),
         ("LOCATION", "Pakistan"),
     ]
+
+
+def test_a_sign_tagged_apart_from_its_handle_is_one_label():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("@", "B-PER"), ("bencubby", "B-PER"), ("hi", "O")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 0, tokens)
+    assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "@bencubby")]

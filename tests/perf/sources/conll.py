@@ -10,7 +10,8 @@ Two public corpora of tweets, written and labelled by people:
 
 A tweet's text is rebuilt from its tokens with one space between them, except before closing
 punctuation and clitics, after an opening bracket and between ``@``/``#`` and the handle that
-follows (both corpora split some handles from their sign).
+follows (both corpora split some handles from their sign; the BTC often tags the sign and
+the handle as two entities, which are read as one).
 
 - Persons and places are labels. The corpora label every person and place, so labels are
   complete for PERSON and LOCATION, the only detection types their precision counts.
@@ -120,6 +121,8 @@ def as_case(
     labels: list[Label] = []
     keeps: list[Keep] = []
     for kind, first, last in entities([tag for _, tag in tokens]):
+        if tokens[last - 1][0] == "@" and last < len(tokens):
+            last += 1  # the BTC tags "@" and the handle after it as two entities
         start, end = spans[first][0], spans[last - 1][1]
         if kind in LABELS:
             labels.append(label(_nationality(LABELS[kind], text[start:end]), text, start, end))
