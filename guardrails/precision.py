@@ -27,7 +27,8 @@ _LEADING_VERBS = frozenset(
     "ask cc ping tell email e-mail call thanks thx hi hey hello dear dm message meet met".split()
 )
 _CODE_LIKE = re.compile(
-    r"[_/\\=@]|[A-Za-z]\d|\d[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+|[a-z][A-Z].*[a-z][A-Z]"
+    r"[_/\\=@]|[A-Za-z]\d|\d(?!(?:st|nd|rd|th)\b)[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+"
+    r"|[a-z][A-Z].*[a-z][A-Z]"
     r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")

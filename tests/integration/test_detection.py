@@ -408,3 +408,9 @@ def test_products_and_companies_are_not_people(presidio_analyzer, text):
 )
 def test_places_in_capitals_provinces_and_named_parks(presidio_analyzer, text, expected):
     assert found(presidio_analyzer, text) == expected
+
+
+def test_a_street_with_an_ordinal_is_a_place(presidio_analyzer):
+    text = "The ramp to 3rd Avenue is closed; use Rosedale Avenue"
+    expected = [("LOCATION", "3rd Avenue"), ("LOCATION", "Rosedale Avenue")]
+    assert found(presidio_analyzer, text) == expected
