@@ -367,3 +367,11 @@ def test_a_sign_tagged_apart_from_its_handle_is_one_label():
     tokens = [("@", "B-PER"), ("bencubby", "B-PER"), ("hi", "O")]
     case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 0, tokens)
     assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "@bencubby")]
+
+
+def test_an_organization_handle_tagged_with_its_sign_is_a_handle_keep():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("via", "O"), ("@PolarisPrize", "B-ORG")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 1, tokens)
+    assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "@PolarisPrize")]

@@ -127,7 +127,7 @@ def as_case(
         if kind in LABELS:
             labels.append(label(_nationality(LABELS[kind], text[start:end]), text, start, end))
         elif kind in KEEPS:
-            handle = text[max(0, start - 1) : start] == "@"
+            handle = "@" in text[max(0, start - 1) : start + 1]  # "@" tagged with it or not
             keeps.append(keep(f"handle:{KEEPS[kind]}" if handle else KEEPS[kind], text, start, end))
     labels += _handles(text, [*labels, *keeps])
     return Case(
