@@ -253,7 +253,9 @@ class _Detector:
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
             if not self._plausible(d.type, norm.text, start, end):
-                return None
+                if d.type != "LOCATION" or not places.known_prefix(norm.text[start:end]):
+                    return None
+                end = start + places.known_prefix(norm.text[start:end])  # "[Miami] Shooting"
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):

@@ -156,3 +156,13 @@ def known_place(name: str) -> bool:
         name = town.rstrip(",")
     key = _key(_DIRECTION.sub("", name, count=1) if _DIRECTION.match(name) else name)
     return key in gazetteer() or key in regions()
+
+
+def known_prefix(name: str) -> int:
+    """Length of the longest known place that ``name`` starts with ("Miami Shooting"), or 0."""
+    words = list(re.finditer(r"\S+", name))
+    for count in range(min(len(words), 4) - 1, 0, -1):
+        end = words[count - 1].end()
+        if known_place(name[:end].rstrip(",.")):
+            return len(name[:end].rstrip(",."))
+    return 0

@@ -414,3 +414,8 @@ def test_a_street_with_an_ordinal_is_a_place(presidio_analyzer):
     text = "The ramp to 3rd Avenue is closed; use Rosedale Avenue"
     expected = [("LOCATION", "3rd Avenue"), ("LOCATION", "Rosedale Avenue")]
     assert found(presidio_analyzer, text) == expected
+
+
+def test_a_place_the_model_runs_on_from_is_kept_alone(presidio_analyzer):
+    text = "2 hurt in Miami Shooting: Police say"
+    assert ("LOCATION", "Miami") in found(presidio_analyzer, text)
