@@ -263,13 +263,19 @@ class _Detector:
             start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:
                 return None
+            if d.type == "PERSON" and self._people and self._people.place(norm.text[start:end]):
+                d = replace(d, type="LOCATION")  # "Manchester", "Dayton NJ": read as people
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
             if not self._plausible(d.type, norm.text, start, end):
-                return None
+                if d.type != "LOCATION" or not places.known_prefix(norm.text[start:end]):
+                    return None
+                end = start + places.known_prefix(norm.text[start:end])  # "[Miami] Shooting"
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
+            return None
+        if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
             return None
         if d.type == "PERSON" and self._people is not None:
             if self._people.company(norm.text, end):
@@ -281,7 +287,8 @@ class _Detector:
         """Whether an NER span can be what its type says (needs the name lexicon).
 
         A person is not a run of English words, nor a name a company word follows; a place
-        is not a run of English words unless the gazetteer knows it ("New York").
+        is not a run of English words unless the gazetteer knows it ("New York") or it names
+        a street, park or water ("Central Park").
         """
         people = self._people
         if people is None:
@@ -292,7 +299,9 @@ class _Detector:
         if entity_type == "LOCATION":
             if people.company(text, end):
                 return False
-            return people.unknown_word(span) or places.known_place(span)
+            return (
+                people.unknown_word(span) or places.known_place(span) or places.named_feature(span)
+            )
         return True
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:

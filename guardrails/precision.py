@@ -7,9 +7,11 @@ and product names as people or places, and swallow neighbouring words ("Email Jo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from importlib import resources
 from typing import TypeVar
 
 from guardrails.names import COMMON_WORDS
@@ -25,7 +27,8 @@ _LEADING_VERBS = frozenset(
     "ask cc ping tell email e-mail call thanks thx hi hey hello dear dm message meet met".split()
 )
 _CODE_LIKE = re.compile(
-    r"[_/\\=@]|[A-Za-z]\d|\d[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+|[a-z][A-Z].*[a-z][A-Z]"
+    r"[_/\\=@]|[A-Za-z]\d|\d(?!(?:st|nd|rd|th)\b)[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+"
+    r"|[a-z][A-Z].*[a-z][A-Z]"
     r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")
@@ -59,24 +62,39 @@ def _cut_tail(text: str, start: int, end: int) -> int:
     otherwise throw the whole span away.
     """
     position = start
+    shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
     for word in re.finditer(r"\S+", text[start:end]):
-        if word.start() and _not_name_word(word.group().strip(_EDGE)):
+        if word.start() and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()
     return end
 
 
-def _not_name_word(word: str) -> bool:
+def _not_name_word(word: str, shouted: bool) -> bool:
     return (
         word.lower() in COMMON_WORDS
         or bool(_CODE_LIKE.search(word))
-        or _ACRONYM.fullmatch(word) is not None
+        or not shouted
+        and _ACRONYM.fullmatch(word) is not None
     )
 
 
 def is_not_a_name(span: str) -> bool:
     """Whether an NER span is code or a version ("my_module.py", "FooBarService", "v2.3")."""
     return bool(_CODE_LIKE.search(span))
+
+
+@functools.cache
+def products() -> frozenset[str]:
+    """Lower-case names of ``data/products.txt``: companies, products and services."""
+    text = resources.files("guardrails").joinpath("data/products.txt").read_text("utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line.casefold() for line in lines if line and not line.startswith("#"))
+
+
+def is_product(span: str) -> bool:
+    """Whether a name span is a listed product or company ("Apple", "@YouTube", "#Spotify")."""
+    return " ".join(span.strip(_EDGE).casefold().split()) in products()
 
 
 def trim_email(text: str, start: int, end: int) -> int:

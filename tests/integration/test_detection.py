@@ -368,3 +368,54 @@ def test_a_word_at_a_domain_is_not_an_address(presidio_analyzer, text):
 def test_an_ip_address_glued_to_cjk_a_label_or_a_colon_is_found(presidio_analyzer, text, value):
     # Presidio's \b and (?<![\w:]) edges fail there; its own finds were accidents of other types
     assert ("IP_ADDRESS", value) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A handle is hidden whole, and the words after it stay.
+        ("@daraobriain hmmm. Cant wait", [("PERSON", "daraobriain")]),
+        ("@SheSo_Major they giving him a hard time", [("PERSON", "SheSo_Major")]),
+        ("ping @Jane Doe about the deploy", [("PERSON", "Jane Doe")]),
+        # Places the model finds are kept: codes, common names, a compass word before one.
+        ("Is the UK ready for it?", [("LOCATION", "UK")]),
+        ("I moved to England, then Scotland", [("LOCATION", "England"), ("LOCATION", "Scotland")]),
+        ("Protests in Eastern Ukraine again", [("LOCATION", "Eastern Ukraine")]),
+    ],
+)
+def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
+    assert found(presidio_analyzer, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Well, this made My Day Thank Apple :) and my @spotify app broke",
+        "Trendspotting with Louis Vuitton today",
+    ],
+)
+def test_products_and_companies_are_not_people(presidio_analyzer, text):
+    assert found(presidio_analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It was NEW YORK, Sept 17", [("LOCATION", "NEW YORK")]),
+        ("Manitoba declares flood emergency", [("LOCATION", "Manitoba")]),
+        ("if you went to Central Park after dark", [("LOCATION", "Central Park")]),
+    ],
+)
+def test_places_in_capitals_provinces_and_named_parks(presidio_analyzer, text, expected):
+    assert found(presidio_analyzer, text) == expected
+
+
+def test_a_street_with_an_ordinal_is_a_place(presidio_analyzer):
+    text = "The ramp to 3rd Avenue is closed; use Rosedale Avenue"
+    expected = [("LOCATION", "3rd Avenue"), ("LOCATION", "Rosedale Avenue")]
+    assert found(presidio_analyzer, text) == expected
+
+
+def test_a_place_the_model_runs_on_from_is_kept_alone(presidio_analyzer):
+    text = "2 hurt in Miami Shooting: Police say"
+    assert ("LOCATION", "Miami") in found(presidio_analyzer, text)

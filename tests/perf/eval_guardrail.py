@@ -8,9 +8,11 @@
 Outside sources (``tests.perf.sources``), each on its own line, every table with veilbot and
 stock Presidio on the same spaCy model (``tests.perf.eval_detectors``): text from
 ``presidio-evaluator``'s generator (the ``eval`` extra), e-mail and IP values from hypothesis
-and Faker in chat sentences (``sources.generators``), and labelled examples from peers' public
-test suites read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``; the README
-has the clone commands); the "peers combined" row adds up the checkouts. Each outside source
+and Faker in chat sentences (``sources.generators``), labelled examples from peers' public
+test suites, and two human-labelled tweet corpora (``sources.conll``: the Broad Twitter Corpus
+and WNUT 2016), all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a
+folder of clones, or of ``owner+name/repo`` mirrors; the README has the clone commands); the
+"peers combined" row adds up the checkouts. Each outside source
 is split in a fixed dev and test half by a hash of the case id; ``--show-failures`` prints
 failing dev cases and is refused for the test split, which is only ever reported as figures.
 Measures in ``tests.perf.eval_score``.

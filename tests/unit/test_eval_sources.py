@@ -300,3 +300,78 @@ def test_written_forms_are_the_same_on_every_run_and_label_every_copy_of_the_val
     at_word = next(c for c in cases if ".at-word[" in c.id).labels[0].value
     assert " at " in at_word
     assert "@" not in at_word
+
+
+def test_a_conll_tweet_becomes_text_with_its_people_places_and_organizations():
+    from tests.perf.sources.conll import as_case, sentences
+
+    conll = textwrap.dedent(
+        """\
+        RT	O
+        @	O
+        jane_doe	O
+        :	O
+        Mark	B-person
+        O'Brien	I-person
+        is	O
+        in	O
+        New	B-geo-loc
+        York	I-geo-loc
+        with	O
+        Apple	B-company
+        (	O
+        yay	O
+        )	O
+        !	O
+
+        second	O
+        """
+    )
+    tweets = list(sentences(conll))
+    assert len(tweets) == 2
+    case = as_case("wnut16", "aritter/twitter_nlp", "c0ffee", "data/train", 0, tweets[0])
+    assert case.text == "RT @jane_doe: Mark O'Brien is in New York with Apple (yay)!"
+    assert [(lb.type, lb.value) for lb in case.labels] == [
+        ("HANDLE", "@jane_doe"),
+        ("PERSON", "Mark O'Brien"),
+        ("LOCATION", "New York"),
+    ]
+    assert [(k.kind, k.value) for k in case.keeps] == [("organization", "Apple")]
+    assert case.complete == frozenset({"PERSON", "LOCATION"})
+
+
+def test_a_handle_the_source_labels_keeps_its_label():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("thanks", "O"), ("@", "O"), ("BBCNews", "B-ORG"), ("@", "O"), ("ann", "B-PER")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "a.conll", 3, tokens)
+    assert case.text == "thanks @BBCNews @ann"
+    assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "ann")]
+    assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "BBCNews")]
+
+
+def test_a_nationality_labelled_as_a_place_is_not_a_place():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("Australian", "B-LOC"), ("police", "O"), ("in", "O"), ("Pakistan", "B-LOC")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "g.conll", 0, tokens)
+    assert [(lb.type, lb.value) for lb in case.labels] == [
+        ("NRP", "Australian"),
+        ("LOCATION", "Pakistan"),
+    ]
+
+
+def test_a_sign_tagged_apart_from_its_handle_is_one_label():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("@", "B-PER"), ("bencubby", "B-PER"), ("hi", "O")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 0, tokens)
+    assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "@bencubby")]
+
+
+def test_an_organization_handle_tagged_with_its_sign_is_a_handle_keep():
+    from tests.perf.sources.conll import as_case
+
+    tokens = [("via", "O"), ("@PolarisPrize", "B-ORG")]
+    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 1, tokens)
+    assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "@PolarisPrize")]

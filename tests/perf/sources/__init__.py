@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.perf.sources import (
+    conll,
     evaluator,
     generators,
     llm_guard,
@@ -42,6 +43,8 @@ SOURCES = (
     Source(presidio_demo.NAME, "presidio", presidio_demo.load, "Presidio e2e demo text"),
     Source(llm_guard.TESTS, "llm-guard", llm_guard.load_tests, "LLM Guard anonymize tests"),
     Source(llm_guard.PATTERNS, "llm-guard", llm_guard.load_patterns, "LLM Guard pattern examples"),
+    Source(conll.BTC, "broad_twitter_corpus", conll.load_btc, "Broad Twitter Corpus, 9 551 tweets"),
+    Source(conll.WNUT16, "twitter_nlp", conll.load_wnut16, "WNUT 2016 Twitter NER, 7 244 tweets"),
     Source(scrubadub.NAME, "scrubadub", scrubadub.load, "scrubadub detector tests"),
     Source(piighost.NAME, "piighost", piighost.load, "piighost regex pattern tests"),
     Source(generators.HYPOTHESIS, None, generators.load_hypothesis, "hypothesis e-mails, IPs"),

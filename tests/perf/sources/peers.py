@@ -2,6 +2,7 @@
 
 ``--peers DIR`` (or ``VEILBOT_EVAL_PEERS``) names a folder holding one checkout per peer, named
 as in ``PEERS``: a normal clone or a bare repository both work (a bare one is read at HEAD).
+A folder of mirrored snapshots, one bare ``owner+name/repo`` per repository, works as well.
 The README gives the ``git clone`` commands. A peer that is missing is reported and skipped.
 """
 
@@ -18,6 +19,8 @@ PEERS = {
     "llm-guard": "https://github.com/protectai/llm-guard",
     "scrubadub": "https://github.com/LeapBeyond/scrubadub",
     "piighost": "https://github.com/Athroniaeth/piighost",
+    "broad_twitter_corpus": "https://github.com/GateNLP/broad_twitter_corpus",
+    "twitter_nlp": "https://github.com/aritter/twitter_nlp",
 }
 """Checkout folder name -> the repository it is a clone of."""
 
@@ -85,5 +88,13 @@ def checkout(root: Path | None, name: str) -> Checkout:
         raise PeerMissing(f"no peers folder: pass --peers DIR or set {ENV}")
     path = root / name
     if not path.exists():
-        raise PeerMissing(f"{path} missing: git clone {PEERS[name]} {path}")
+        path = _mirrored(root, name)
+    if not path.exists():
+        raise PeerMissing(f"{root / name} missing: git clone {PEERS[name]} {root / name}")
     return Checkout(name, path)
+
+
+def _mirrored(root: Path, name: str) -> Path:
+    """Where a mirror of snapshots (``owner+name/repo``, bare) keeps the peer."""
+    owner, repo = PEERS[name].removeprefix("https://github.com/").split("/")
+    return root / f"{owner}+{repo}" / "repo"
