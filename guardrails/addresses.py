@@ -26,6 +26,8 @@ _US_TAIL = (
     r"(?:,[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?,?[ \t]+[A-Z]{2}[ \t]+\d{5}(?:-\d{4})?"
     r"|,?[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?,?[ \t]+[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2})?"
 )
+_EU_STREET = r"[A-ZÀ-ÖØ-Þ][\w\-]{0,60}?"
+"""A street name before its suffix ("Karl-Marx-"), bounded: tried from every capital."""
 _EU_SUFFIX = (
     r"(?:straße|strasse|str\.|weg|platz|gasse|allee|ring|damm|ufer|gade|vej|gatan|straat|laan"
     r"|plein|gracht)"
@@ -57,8 +59,8 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]*?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
-            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]*?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"\b{_EU_STREET}{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"|\b{_EU_STREET}str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),
