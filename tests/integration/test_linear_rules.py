@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from guardrails.detection import text_recognizers
 from guardrails.recognizers import RegexRecognizer
+from guardrails.repeats import repeats
+from guardrails.spans import Detection, merge_overlaps, resolve_overlaps
 
 GROWTH = 8
 BOUND = 2.2**3
@@ -86,7 +88,7 @@ def _units(analyzer: Any) -> list[Unit]:
     return units
 
 
-def _best(fn: Callable[[str], Any], texts: tuple[str, str], runs: int) -> tuple[float, float]:
+def _best(fn: Callable[[Any], Any], texts: tuple[Any, Any], runs: int) -> tuple[float, float]:
     """The least CPU time of ``fn`` on each text, the two measured in turns."""
     best = [float("inf"), float("inf")]
     for _ in range(runs):
@@ -97,7 +99,7 @@ def _best(fn: Callable[[str], Any], texts: tuple[str, str], runs: int) -> tuple[
     return best[0], best[1]
 
 
-def growth(fn: Callable[[str], Any], small: str, large: str) -> float:
+def growth(fn: Callable[[Any], Any], small: Any, large: Any) -> float:
     """How many times more CPU ``fn`` takes on ``large`` than on ``small`` (re-measured
     up to twice while over the bound: noise passes, a superlinear rule fails every time)."""
     low, high = _best(fn, (small, large), 1)
@@ -151,3 +153,32 @@ def test_adversarial_shapes_cost_linear_time(units: list[Unit], unit: str) -> No
 
     ratio = growth(all_rules, text(SMALL), text(SMALL * GROWTH))
     assert ratio <= BOUND, f"x{GROWTH} input of {unit!r} repeated costs x{ratio:.1f}"
+
+
+def _dense(values: int) -> tuple[str, list[Detection]]:
+    """Chat where every few words are a value, each said twice: findings grow with the text."""
+    rng = random.Random(25)
+    words, found, at = [], [], 0
+    for i in range(values):
+        value = f"{rng.choice(_WORDS).title()}{i:05d}"
+        for k, piece in enumerate(("met", value, "and", "later", value, "again,")):
+            if k == 1:  # the first mention is found, the second is a repeat
+                found.append(Detection("PERSON", at, at + len(value), 0.8))
+            words.append(piece)
+            at += len(piece) + 1
+    return " ".join(words), found
+
+
+def test_dense_text_costs_linear_time_in_its_findings() -> None:
+    """Repeats and overlap resolution read the text once, not once per finding."""
+
+    def post(case: tuple[str, list[Detection]]) -> None:
+        text, found = case
+        merged = merge_overlaps([*found, *found[::3]], text)
+        resolve_overlaps(merged)
+        merge_overlaps([*merged, *repeats(merged, text)], text)
+
+    small, large = _dense(150), _dense(150 * GROWTH)
+    assert len(repeats(small[1], small[0])) == 150  # each value's second mention
+    ratio = growth(post, small, large)
+    assert ratio <= BOUND, f"x{GROWTH} findings cost x{ratio:.1f}"
