@@ -16,6 +16,9 @@ and, with ``--copies 3``, delivers every event to three of them as Slack's retri
 ``--ingress K`` (with ``--replicas N``) starts K more with ``VEILBOT_QUEUE_WORKERS=0`` and
 delivers every event to those only: acks that never wait behind turns, the N answer.
 Throughput: ``--model-delay 0 --guardrail-workers 2 --threads 200 --per-thread 5``.
+``--long 40000`` makes the first event of thread 0 an adversarial message of that many
+characters (words joined by dots and hyphens, digits and dashes) and reports the ack latency
+of the other events: what one long message costs everyone else while it is analysed.
 """
 
 from __future__ import annotations
@@ -94,6 +97,19 @@ async def _burst(
     return sent, clock
 
 
+def adversarial(size: int) -> str:
+    """Words joined by dots and hyphens, and digits with dashes: the costliest shapes."""
+    unit = "the.deploy.failed.again-on-staging-after 12-34-56-78-90 jane.doe.at.acme "
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def _plan(args: argparse.Namespace) -> list[list[Event]]:
+    if not args.long:
+        return plan(args.threads, args.per_thread)
+    long_text = adversarial(args.long)
+    return plan(args.threads, args.per_thread, extra=lambda t, k: long_text if t == k == 0 else "")
+
+
 def _settings(
     args: argparse.Namespace, data: Path, redis_url: str, model: FakeAnthropic, slack: FakeSlack
 ) -> Settings:
@@ -111,6 +127,7 @@ def _settings(
         slack_http_port=free_port(),
         slack_streaming="off",
         guardrail_workers=args.guardrail_workers,
+        max_input_chars=max(8000, args.long + 100),
         log_level="WARNING",
     )
 
@@ -123,7 +140,7 @@ async def in_process(
         settings = _settings(args, data, redis_url, model, slack)
         async with build_app(settings) as app, running(app, ["slack"]) as service:
             here = Endpoint(0, f"{service.http.url}{settings.slack_http_path}")
-            burst = plan(args.threads, args.per_thread)
+            burst = _plan(args)
             sent, clock = await _burst([here], burst, slack, copies=1)
             await service.drain(60)
     return sent, clock, slack
@@ -157,7 +174,7 @@ async def replicated(
                     **ingress_only,
                 )
             )
-        burst = plan(args.threads, args.per_thread)
+        burst = _plan(args)
         sent, clock = await _burst(replicas, burst, slack, copies=args.copies)
     return sent, clock, slack
 
@@ -173,7 +190,7 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
     p99 = _p99(acks)
     got = answers(slack)
     duplicates = sum(len(v) - 1 for v in got.values())
-    burst = plan(args.threads, args.per_thread)
+    burst = _plan(args)
     disordered = sum(1 for ks in thread_orders(slack, burst).values() if ks != sorted(ks))
     span = clock.last_answer - clock.start
     where = f"{args.replicas} replica processes" if args.replicas else "in this process"
@@ -198,6 +215,13 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
                 f"  on {name + ':':17} p50 {statistics.median(part) * 1000:.1f} ms, "
                 f"p99 {_p99(part) * 1000:.1f} ms ({len(part)} events)"
             )
+    if args.long:
+        others = sorted(s for key, s in sent.first_ack_seconds.items() if key != (0, 0))
+        print(
+            f"  beside {args.long} chars: p50 {statistics.median(others) * 1000:.1f} ms, "
+            f"p99 {_p99(others) * 1000:.1f} ms, max {others[-1] * 1000:.1f} ms "
+            f"({len(others)} other events; the long one {sent.first_ack_seconds[(0, 0)]:.2f} s)"
+        )
     print(f"acked within 3 s:     {sum(a < 3 for a in acks)}/{len(acks)}")
     print(f"all acked after:      {clock.acked - clock.start:.2f} s")
     print(
@@ -228,6 +252,7 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=0)
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--ingress", type=int, default=0)
+    parser.add_argument("--long", type=int, default=0, help="one adversarial message this long")
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--redis-url", default=os.environ.get("VEILBOT_TEST_REDIS_URL"))
     args = parser.parse_args()
