@@ -55,22 +55,43 @@ def _occurrences(needles: list[tuple[str, Detection]], text: str) -> list[tuple[
     """``(needle rank, start, end)`` of every occurrence of every needle in ``text``.
 
     An occurrence is the needle in any case, not inside a word, an address or a domain.
+    Compared in place, not by a pattern per needle: compiling one costs more than the
+    search, and a dense message has thousands of values.
     """
-    index: dict[str, list[tuple[int, int, re.Pattern[str]]]] = {}
+    index: dict[str, list[tuple[int, int, str]]] = {}
     for rank, (needle, _) in enumerate(needles):
         first = _WORD.search(needle)
-        if first is None:
-            continue
-        pattern = re.compile(rf"(?<![\w@.]){re.escape(needle)}(?![\w@]|\.\w)", re.IGNORECASE)
-        index.setdefault(first.group().casefold(), []).append((rank, first.start(), pattern))
+        if first is not None:
+            entry = (rank, first.start(), needle)
+            index.setdefault(first.group().casefold(), []).append(entry)
     found: list[tuple[int, int, int]] = []
     for word in _WORD.finditer(text):
-        for rank, offset, pattern in index.get(word.group().casefold(), ()):
+        for rank, offset, needle in index.get(word.group().casefold(), ()):
             start = word.start() - offset
-            match = pattern.match(text, start) if start >= 0 else None
-            if match is not None:
-                found.append((rank, start, match.end()))
+            end = start + len(needle)
+            if start >= 0 and _same(text[start:end], needle) and _alone(text, start, end):
+                found.append((rank, start, end))
     return found
+
+
+def _same(found: str, needle: str) -> bool:
+    """Whether two strings are equal in any case."""
+    return found.lower() == needle.lower() or found.casefold() == needle.casefold()
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Not inside a word, an address or a domain: nothing of them before, after it."""
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    if before and (_word_char(before) or before in "@."):
+        return False
+    if after[:1] and (_word_char(after[0]) or after[0] == "@"):
+        return False
+    return not (after[:1] == "." and len(after) == 2 and _word_char(after[1]))
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _needles(found: Sequence[Detection], text: str) -> dict[str, Detection]:
