@@ -17,8 +17,10 @@ and, with ``--copies 3``, delivers every event to three of them as Slack's retri
 delivers every event to those only: acks that never wait behind turns, the N answer.
 Throughput: ``--model-delay 0 --guardrail-workers 2 --threads 200 --per-thread 5``.
 ``--long 40000`` makes the first event of thread 0 an adversarial message of that many
-characters (words joined by dots and hyphens, digits and dashes) and reports the ack latency
-of the other events: what one long message costs everyone else while it is analysed.
+characters (words joined by dots and hyphens, digits and dashes), sent alone first, with
+turns beginning at once (``VEILBOT_QUEUE_ACKS_FIRST_SECONDS=0``); the burst follows as soon as
+it is acked, while it is analysed, and the ack latency of the other events is reported: what
+one long message costs everyone else.
 """
 
 from __future__ import annotations
@@ -82,7 +84,12 @@ async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> N
 
 
 async def _burst(
-    targets: Sequence[Target], burst: list[list[Event]], slack: FakeSlack, copies: int
+    targets: Sequence[Target],
+    burst: list[list[Event]],
+    slack: FakeSlack,
+    copies: int,
+    *,
+    long_first: bool = False,
 ) -> tuple[Sent, Clock]:
     total = sum(map(len, burst))
     # This process stands in for Slack: keep its own full garbage collections (each walks
@@ -91,7 +98,15 @@ async def _burst(
     gc.freeze()
     clock = Clock()
     watcher = asyncio.create_task(_watch(slack, total, clock, within=600))
-    sent = await send_burst(targets, burst, copies=copies)
+    if long_first:  # its turn begins at once, the burst arrives while it is analysed
+        sent = await send_burst(targets, [burst[0][:1]], copies=copies)
+        rest = await send_burst(targets, [burst[0][1:], *burst[1:]], copies=copies)
+        sent.statuses.update(rest.statuses)
+        sent.ack_seconds += rest.ack_seconds
+        sent.first_ack_seconds.update(rest.first_ack_seconds)
+        sent.retry_after += rest.retry_after
+    else:
+        sent = await send_burst(targets, burst, copies=copies)
     clock.acked = time.perf_counter()
     await watcher
     return sent, clock
@@ -128,6 +143,7 @@ def _settings(
         slack_streaming="off",
         guardrail_workers=args.guardrail_workers,
         max_input_chars=max(8000, args.long + 100),
+        queue_acks_first_seconds=0 if args.long else 0.25,
         log_level="WARNING",
     )
 
@@ -141,7 +157,7 @@ async def in_process(
         async with build_app(settings) as app, running(app, ["slack"]) as service:
             here = Endpoint(0, f"{service.http.url}{settings.slack_http_path}")
             burst = _plan(args)
-            sent, clock = await _burst([here], burst, slack, copies=1)
+            sent, clock = await _burst([here], burst, slack, copies=1, long_first=bool(args.long))
             await service.drain(60)
     return sent, clock, slack
 
@@ -154,6 +170,9 @@ async def replicated(
         "VEILBOT_GUARDRAIL_WORKERS": str(args.guardrail_workers),
         "VEILBOT_LOG_LEVEL": "WARNING",
     }
+    if args.long:
+        extra["VEILBOT_MAX_INPUT_CHARS"] = str(max(8000, args.long + 100))
+        extra["VEILBOT_QUEUE_ACKS_FIRST_SECONDS"] = "0"
     shared = {"redis_url": redis_url, "prefix": PREFIX, "database_url": args.database_url}
     async with FakeSlack() as slack, AsyncExitStack() as stack:
         replicas = await stack.enter_async_context(
@@ -175,7 +194,9 @@ async def replicated(
                 )
             )
         burst = _plan(args)
-        sent, clock = await _burst(replicas, burst, slack, copies=args.copies)
+        sent, clock = await _burst(
+            replicas, burst, slack, copies=args.copies, long_first=bool(args.long)
+        )
     return sent, clock, slack
 
 
