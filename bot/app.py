@@ -97,7 +97,7 @@ async def _guardrail(
 ) -> PresidioGuardrail:
     model = await asyncio.to_thread(resolve_model, settings.spacy_model)
     analyzer, detector = None, None
-    if settings.guardrail_workers > 1:
+    if settings.guardrail_workers >= 1:
         detector = ProcessDetector(
             model,
             settings.guardrail_policy_file,

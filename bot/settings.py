@@ -126,7 +126,10 @@ class Settings(BaseSettings):
     vault_key: SecretStr | None = None
     spacy_model: str = "auto"
     guardrail_policy_file: Path | None = None
-    guardrail_workers: int = Field(default=1, ge=1)
+    guardrail_workers: int = Field(default=1, ge=0)
+    """Detection worker processes, each with its own spaCy model (about 250 MB); the event loop
+    only waits for them, so a long message never delays acks. 0: one worker thread in the
+    service process instead (less memory; a long message then holds the event loop)."""
     reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
     """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
     (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.reveal``."""

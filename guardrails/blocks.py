@@ -64,12 +64,16 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
             yield block[0], block[1], 0.75
 
 
+_GAP = re.compile(r"[ \t,]*(?:\n[ \t>]*)?[ \t,]*")
+"""What may come between two tokens of a block (matched in place: no copy of the rest)."""
+
+
 def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
     """The address block starting at ``start``, if the tokens there make one."""
     tokens: list[tuple[int, int]] = []
     position = start
     while len(tokens) < MAX_TOKENS:
-        gap = re.match(r"[ \t,]*(?:\n[ \t>]*)?[ \t,]*", text[position:])
+        gap = _GAP.match(text, position)
         gap_text = gap.group() if gap else ""
         if "\n" in gap_text and tokens and not _address_line(text, position + len(gap_text)):
             break

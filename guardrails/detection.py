@@ -38,10 +38,10 @@ from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
 from guardrails.recognizers import build_recognizers
 from guardrails.repeats import repeats
-from guardrails.spans import Detection, merge_overlaps
+from guardrails.spans import Detection, Ranges, by_range, merge_overlaps
 
 if TYPE_CHECKING:
-    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer import AnalyzerEngine, EntityRecognizer
 
 DEFAULT_CHUNK_CHARS = 4000
 """Longest text analysed in one NER pass; longer texts are split with an overlap."""
@@ -92,6 +92,21 @@ def detect_many(
     return detector.detect_many(messages)
 
 
+def text_recognizers(
+    analyzer: AnalyzerEngine, policy: Policy | None = None, *, prose: bool = True
+) -> list[EntityRecognizer]:
+    """Every recognizer ``detect`` runs that reads the text alone, not the NLP model's output.
+
+    veilbot's own (``guardrails.recognizers``, as built for this analyzer and policy) and the
+    analyzer's pattern recognizers: what must stay linear in its input whatever the text.
+    """
+    from presidio_analyzer import PatternRecognizer
+
+    detector = _detector(analyzer, policy or default_policy(), DEFAULT_CHUNK_CHARS, prose)
+    registry = analyzer.registry.get_recognizers(LANGUAGE, entities=detector.entities)
+    return [*detector.recognizers, *(r for r in registry if isinstance(r, PatternRecognizer))]
+
+
 @functools.lru_cache(maxsize=16)
 def _detector(analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool) -> _Detector:
     return _Detector(analyzer, policy, chunk_chars, prose)
@@ -115,7 +130,7 @@ class _Detector:
             else None
         )
         self._people = people
-        self._recognizers = build_recognizers(
+        self.recognizers = build_recognizers(
             policy,
             prose=prose,
             towns=towns,
@@ -125,9 +140,9 @@ class _Detector:
             english=people.english if people else None,
         )
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
-        own = {e for r in self._recognizers for e in r.supported_entities}
+        own = {e for r in self.recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
-        self._entities = sorted(policy.enabled & supported)
+        self.entities = sorted(policy.enabled & supported)
 
     def detect(self, text: str, platform: Platform) -> list[Detection]:
         norm = fold(normalize(text, platform))
@@ -211,9 +226,9 @@ class _Detector:
             results: list[Any] = self._analyzer.analyze(
                 text=chunk,
                 language=LANGUAGE,
-                entities=self._entities,
+                entities=self.entities,
                 score_threshold=self._policy.min_threshold,
-                ad_hoc_recognizers=self._recognizers,
+                ad_hoc_recognizers=self.recognizers,
                 nlp_artifacts=artifacts,
             )
             for r in results:
@@ -306,9 +321,13 @@ class _Detector:
 
     def _markup(self, found: list[Detection], norm: Normalized) -> list[Detection]:
         """Protected markup untouched, one entity per link with data in it, users as USER."""
-        kept = [d for d in found if not precision.inside(d.start, d.end, norm.protected)]
-        for start, end, kind in norm.links:
-            inner = [d for d in kept if d.start < end and start < d.end]
+        protected = Ranges(norm.protected)
+        kept = [d for d in found if not protected.overlaps(d.start, d.end)]
+        links: list[Detection] = []
+        taken: set[Detection] = set()
+        spans = [(start, end) for start, end, _ in norm.links]
+        for (start, end, kind), overlapping in zip(norm.links, by_range(kept, spans), strict=True):
+            inner = [d for d in overlapping if d not in taken]
             if kind == "url" and all(_part_of(d, start, end) for d in inner):
                 continue  # the personal parts of a web link, not the whole link
             entity_type = _LINK_TYPES.get(kind)
@@ -316,8 +335,9 @@ class _Detector:
                 if not inner:
                     continue
                 entity_type = max(inner, key=lambda d: d.score).type
-            kept = [d for d in kept if d not in inner]
-            kept.append(Detection(entity_type, start, end, 1.0))
+            taken.update(inner)
+            links.append(Detection(entity_type, start, end, 1.0))
+        kept = [d for d in kept if d not in taken] + links
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept

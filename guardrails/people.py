@@ -60,9 +60,11 @@ _MORE_NAME = re.compile(
     rf"(?![\w@])"
 )
 """What may follow a detected name: an initial or particles, then a capitalized word."""
+# The name is atomic: in any case its two capitalized parts are any split of one word, which
+# backtracking would try pair by pair (quadratic in a long word).
 _VOCATIVE = re.compile(
     rf"(?:^|(?<=[.!?\n])[ \t]*|\b(?:hi|hey|hello|thanks|thank\s+you|dear|ok|okay)[ \t]+)"
-    rf"(?P<v>{_CAP_WORD}),[ \t]+(?=(?:can|could|would|will|please|pls|do|did|are|is|have"
+    rf"(?P<v>(?>{_CAP_WORD})),[ \t]+(?=(?:can|could|would|will|please|pls|do|did|are|is|have"
     rf"|you|i|we|thanks|thank)\b)",
     re.IGNORECASE | re.MULTILINE,
 )

@@ -296,10 +296,7 @@ class PresidioGuardrail:
         Raises:
             StoreError: the vault could not be read or written.
         """
-        if issued is not None and _all_written(issued, kept):
-            return 0
-        types = KNOWN_TYPES | self._policy.enabled
-        used = {canonical(m) for text in kept for m in find_placeholders(text, types)}
+        used = _used(kept, KNOWN_TYPES | self._policy.enabled)
         if issued is not None and used.issuperset(issued):
             return 0
         return await self._vault.retain(thread_id, used)
@@ -394,15 +391,26 @@ _PLAIN = re.compile(r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)*_[1-9]\d{0,5}>")
 """A canonical placeholder the grammar reads back as itself wherever it is written."""
 
 
-def _all_written(placeholders: Collection[str], texts: Sequence[str]) -> bool:
-    """Whether each placeholder is written verbatim in one of the texts.
+_NUMBERED = re.compile(r"_\d")
+"""Every placeholder form the grammar reads has one (``_1``, ``\\_1``); a canonical one, one."""
 
-    Then the tolerant grammar finds it there too: no other form it reads can contain its
-    ``<``, and ``canonical`` gives it back unchanged (no type word starts with a digit). A
-    substring test instead of the grammar over the whole history, for the usual turn.
+
+def _used(texts: Sequence[str], types: Collection[str]) -> set[str]:
+    """The canonical placeholders the texts refer to, in any form the grammar reads.
+
+    A text whose every ``_<digit>`` belongs to a canonical placeholder (``_PLAIN``) holds no
+    other form, and the grammar would read those back as themselves: a plain pattern says
+    what it uses. Only a text with another form (an answer that wrote ``[PERSON_1]``) is read
+    with the tolerant grammar. The usual kept history is placeholder text the guardrail
+    wrote, so a turn costs one plain pass over it.
     """
-    joined = "\x00".join(texts)
-    return all(_PLAIN.fullmatch(p) is not None and p in joined for p in placeholders)
+    used: set[str] = set()
+    for text in texts:
+        plain = _PLAIN.findall(text)
+        used.update(plain)
+        if len(_NUMBERED.findall(text)) > len(plain):
+            used.update(canonical(m) for m in find_placeholders(text, types))
+    return used
 
 
 def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:

@@ -84,6 +84,20 @@ def iban(value: str) -> bool:
 
 
 _I = re.IGNORECASE
+
+
+def _whole_runs(run: str, rest: str) -> str:
+    """A pattern for ``run`` then ``rest`` whose value is group ``v``, tried once per run.
+
+    ``run`` must be possessive and must match the same maximal run from any start inside it:
+    a start inside a run would fail where the run's own start failed, but the regex engine
+    would try each one, scanning to the run's end every time (quadratic in a long run of
+    words and separators). A run not followed by ``rest`` is consumed without a value, so the
+    search resumes after it.
+    """
+    return rf"(?P<v>{run}{rest})|{run}"
+
+
 _WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
 """Between digit groups of a card or IBAN: a space, dot or hyphen, or a line break."""
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
@@ -93,10 +107,11 @@ _SEP_LOCAL = r"\s*(?:\.|\b(?:dot|underscore|dash|hyphen)\b|\(dot\)|\[dot\])\s*"
 # Any alphabetic top-level label: internal and reserved domains (corp.example, acme.internal)
 # are as personal as public ones; "at" plus at least one spelled "dot" is the evidence.
 _TLD = r"[a-z]{2,24}"
-_SPELLED_EMAIL = (
-    rf"\b[\w+\-]+(?:{_SEP_LOCAL}[\w+\-]+)*\s*(?:\bat\b|\(at\)|\[at\])\s*"
+_SPELLED_EMAIL = _whole_runs(
+    rf"\b[\w+\-]++(?:{_SEP_LOCAL}[\w+\-]++)*+",
+    rf"\s*(?:\bat\b|\(at\)|\[at\])\s*"
     rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
-    r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))"  # the last label, not a local part
+    r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))",  # the last label, not a local part
 )
 # "jane.doe@acme[DOT]com", "jane [at] acme [dot] com": an address with bracketed words.
 _BRACKETED_EMAIL = (
@@ -184,7 +199,11 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.9,
     ),
     Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95),
-    Rule("EMAIL_ADDRESS", re.compile(r"\b[\w.+\-]+%40[\w\-]+(?:\.[\w\-]+)+\b"), 0.9),
+    Rule(
+        "EMAIL_ADDRESS",
+        re.compile(_whole_runs(r"\b[\w.+\-]++", r"%40[\w\-]+(?:\.[\w\-]+)+\b")),
+        0.9,
+    ),
     Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
     Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95),
@@ -205,6 +224,11 @@ class RegexRecognizer(EntityRecognizer):
         self._name = name
         types = sorted({r.type for r in rules})
         super().__init__(supported_entities=types, name=name, context=list(context))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules it runs, in order."""
+        return self._rules
 
     def load(self) -> None:
         """Nothing to load: the patterns are compiled already."""
@@ -232,8 +256,10 @@ class RegexRecognizer(EntityRecognizer):
 def _spans(rule: Rule, text: str) -> Iterable[tuple[int, int]]:
     """The value spans of a rule's matches that pass its validator."""
     for match in rule.regex.finditer(text):
-        named = (g for g in ("v", "w") if g in rule.regex.groupindex and match.group(g))
-        group = next(named, 0)
+        names = [g for g in ("v", "w") if g in rule.regex.groupindex]
+        group = next((g for g in names if match.group(g)), None if names else 0)
+        if group is None:
+            continue  # a run ``_whole_runs`` consumed without a value
         start, end = match.span(group)
         if rule.max_digits and sum(c.isdigit() for c in text[start:end]) > rule.max_digits:
             continue

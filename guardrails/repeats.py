@@ -4,6 +4,11 @@
 models find a value in one context and miss it in the next. Every other occurrence of a
 detected value (in any case), and of each capitalized word of a detected person's name
 ("Yefremova"), becomes a detection of the same type, outside markup that is never redacted.
+
+The text is read once, word by word, whatever the number of values: an occurrence of a value
+begins with that value's first word, so each word of the text is looked up in an index of the
+values' first words and only the values it starts are tried there. Dense text with thousands
+of findings costs no more per character than text with a few.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from guardrails.names import COMMON_WORDS
 from guardrails.spans import Detection
 
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}(?:['’\-][^\W\d_]+)*")
+_WORD = re.compile(r"\w+")
 _MIN_CHARS = 3
 
 
@@ -23,16 +29,69 @@ def repeats(
     found: Sequence[Detection], text: str, protected: Sequence[tuple[int, int]] = ()
 ) -> list[Detection]:
     """Detections for the other occurrences of what ``found`` holds."""
-    taken = [(d.start, d.end) for d in found] + list(protected)
+    needles = list(_needles(found, text).items())
+    if not needles:
+        return []
+    taken = bytearray(len(text))
+    for start, end in [(d.start, d.end) for d in found] + list(protected):
+        _take(taken, start, end)
     out: list[Detection] = []
-    for needle, model in _needles(found, text).items():
-        pattern = re.compile(rf"(?<![\w@.]){re.escape(needle)}(?![\w@]|\.\w)", re.IGNORECASE)
-        for match in pattern.finditer(text):
-            span = (match.start(), match.end())
-            if not any(span[0] < b and a < span[1] for a, b in taken):
-                out.append(replace(model, start=span[0], end=span[1], score=model.score - 0.01))
-                taken.append(span)
+    for rank, start, end in sorted(_occurrences(needles, text)):
+        if taken.find(1, start, end) < 0:
+            model = needles[rank][1]
+            out.append(replace(model, start=start, end=end, score=model.score - 0.01))
+            _take(taken, start, end)
     return out
+
+
+def _take(taken: bytearray, start: int, end: int) -> None:
+    """Mark ``[start, end)`` as covered."""
+    start, end = max(0, start), min(len(taken), end)
+    if end > start:
+        taken[start:end] = b"\x01" * (end - start)
+
+
+def _occurrences(needles: list[tuple[str, Detection]], text: str) -> list[tuple[int, int, int]]:
+    """``(needle rank, start, end)`` of every occurrence of every needle in ``text``.
+
+    An occurrence is the needle in any case, not inside a word, an address or a domain.
+    Compared in place, not by a pattern per needle: compiling one costs more than the
+    search, and a dense message has thousands of values.
+    """
+    index: dict[str, list[tuple[int, int, str]]] = {}
+    for rank, (needle, _) in enumerate(needles):
+        first = _WORD.search(needle)
+        if first is not None:
+            entry = (rank, first.start(), needle)
+            index.setdefault(first.group().casefold(), []).append(entry)
+    found: list[tuple[int, int, int]] = []
+    for word in _WORD.finditer(text):
+        for rank, offset, needle in index.get(word.group().casefold(), ()):
+            start = word.start() - offset
+            end = start + len(needle)
+            if start >= 0 and _same(text[start:end], needle) and _alone(text, start, end):
+                found.append((rank, start, end))
+    return found
+
+
+def _same(found: str, needle: str) -> bool:
+    """Whether two strings are equal in any case."""
+    return found.lower() == needle.lower() or found.casefold() == needle.casefold()
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Not inside a word, an address or a domain: nothing of them before, after it."""
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    if before and (_word_char(before) or before in "@."):
+        return False
+    if after[:1] and (_word_char(after[0]) or after[0] == "@"):
+        return False
+    return not (after[:1] == "." and len(after) == 2 and _word_char(after[1]))
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _needles(found: Sequence[Detection], text: str) -> dict[str, Detection]:

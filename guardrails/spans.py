@@ -8,7 +8,9 @@ recognizers that disagree on where a value ends never expose the difference.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
@@ -45,11 +47,13 @@ _S = TypeVar("_S", bound=_Scored)
 def resolve_overlaps(spans: Sequence[_S]) -> list[_S]:
     """Keep the best of overlapping spans (higher score, then longer), in reading order."""
     ranked = sorted(spans, key=lambda s: (-s.score, -(s.end - s.start), s.start))
-    kept: list[_S] = []
+    kept = _Claims()
+    chosen: list[_S] = []
     for span in ranked:
-        if all(span.end <= k.start or span.start >= k.end for k in kept):
-            kept.append(span)
-    return sorted(kept, key=lambda s: s.start)
+        if kept.free(span.start, span.end) == [(span.start, span.end)]:
+            kept.claim(span.start, span.end)
+            chosen.append(span)
+    return sorted(chosen, key=lambda s: s.start)
 
 
 def merge_overlaps(spans: Sequence[Detection], text: str) -> list[Detection]:
@@ -62,10 +66,12 @@ def merge_overlaps(spans: Sequence[Detection], text: str) -> list[Detection]:
     ranked = sorted(
         spans, key=lambda s: (s.type not in VALIDATED_TYPES, -s.score, s.start - s.end, s.start)
     )
+    claims = _Claims()
     kept: list[Detection] = []
     for span in ranked:
-        pieces = _unclaimed(span.start, span.end, kept)
+        pieces = claims.free(span.start, span.end)
         if pieces == [(span.start, span.end)]:
+            claims.claim(span.start, span.end)
             kept.append(span)  # whole: markup and all
             continue
         for start, end in pieces:
@@ -74,17 +80,64 @@ def merge_overlaps(spans: Sequence[Detection], text: str) -> list[Detection]:
             while end > start and text[end - 1] in _EDGE:
                 end -= 1
             if sum(c.isalnum() for c in text[start:end]) >= 2:
+                claims.claim(start, end)
                 kept.append(replace(span, start=start, end=end))
     return sorted(kept, key=lambda s: s.start)
 
 
-def _unclaimed(start: int, end: int, kept: Sequence[Detection]) -> list[tuple[int, int]]:
-    pieces = [(start, end)]
-    for k in kept:
-        pieces = [
-            part
-            for a, b in pieces
-            for part in ((a, min(b, k.start)), (max(a, k.end), b))
-            if part[1] > part[0]
-        ]
-    return pieces
+class _Claims:
+    """Disjoint claimed ranges, sorted: what is free in a range costs a search, not a scan."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def free(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of ``[start, end)`` no claim covers, in order."""
+        pieces: list[tuple[int, int]] = []
+        at = start
+        i = bisect.bisect_right(self._ends, start)
+        while i < len(self._starts) and self._starts[i] < end:
+            if self._starts[i] > at:
+                pieces.append((at, self._starts[i]))
+            at = max(at, self._ends[i])
+            i += 1
+        if at < end:
+            pieces.append((at, end))
+        return pieces
+
+    def claim(self, start: int, end: int) -> None:
+        """Claim ``[start, end)``, which overlaps no claim."""
+        i = bisect.bisect_left(self._starts, start)
+        self._starts.insert(i, start)
+        self._ends.insert(i, end)
+
+
+class Ranges:
+    """Ranges, overlapping or not, that say in a search whether a span overlaps one of them."""
+
+    def __init__(self, ranges: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(ranges)
+        self._starts = [start for start, _ in ordered]
+        self._reach = list(itertools.accumulate((end for _, end in ordered), max))
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps any of the ranges."""
+        i = bisect.bisect_left(self._starts, end)  # the ranges that begin before ``end``
+        return i > 0 and self._reach[i - 1] > start
+
+
+def by_range(
+    spans: Sequence[Detection], ranges: Sequence[tuple[int, int]]
+) -> list[list[Detection]]:
+    """For each of disjoint ``ranges``, the spans that overlap it, in the order of ``spans``."""
+    order = sorted(range(len(ranges)), key=lambda i: ranges[i])
+    starts = [ranges[i][0] for i in order]
+    ends = [ranges[i][1] for i in order]
+    groups: list[list[Detection]] = [[] for _ in ranges]
+    for span in spans:
+        i = bisect.bisect_right(ends, span.start)
+        while i < len(order) and starts[i] < span.end:
+            groups[order[i]].append(span)
+            i += 1
+    return groups

@@ -1,8 +1,9 @@
 """Where detection runs: a worker thread in this process, or a pool of worker processes.
 
-spaCy holds the GIL for most of a pass, so threads cannot use a second core. With
-``VEILBOT_GUARDRAIL_WORKERS`` > 1 detection runs in that many processes, each with its own
-analyzer built once (about 170 MB each with the small model), and the event loop only waits.
+spaCy holds the GIL for most of a pass, so a thread cannot use a second core, and while it
+runs the event loop waits for the GIL between its own steps. By default
+(``VEILBOT_GUARDRAIL_WORKERS`` >= 1) detection runs in that many processes, each with its own
+analyzer built once, and the event loop only waits; 0 runs it in a thread of this process.
 Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
 
 Analyses are batched when the detector is busy (``guardrails.batching``): texts that arrive

@@ -11,6 +11,7 @@ the same script saves a round trip.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 
@@ -177,12 +178,24 @@ class RedisHistoryStore:
         return [history, *(k for k in self._keys.thread_keys(thread_id) if k != history)]
 
 
+@functools.lru_cache(maxsize=1024)
+def _message(raw: str | bytes) -> ChatMessage:
+    """One history entry, parsed once while it is in use.
+
+    Each turn reads its thread's whole kept history twice, and the turn before read all but
+    its newest entries: parsing them again made a turn cost more the older its thread.
+    Messages are immutable placeholder text, so sharing them is safe; the cache holds well
+    under a megabyte for chat, about ten at most for the longest messages.
+    """
+    return ChatMessage.from_json(raw)
+
+
 def _parsed(thread_id: ThreadId, raw: Sequence[str | bytes]) -> list[ChatMessage]:
     """The messages of a history list; unreadable entries are skipped (and counted in a log)."""
     messages: list[ChatMessage] = []
     for item in raw:
         try:
-            messages.append(ChatMessage.from_json(item))
+            messages.append(_message(item))
         except (ValueError, KeyError, TypeError):
             continue
     if len(messages) != len(raw):

@@ -38,6 +38,7 @@ def settings_for(
         "model_timeout_seconds": 10,
         "store_timeout_seconds": 1.0,
         "lock_wait_seconds": 10,
+        "guardrail_workers": 0,  # detection in a thread: no model loaded per test
     }
     values.update(overrides)
     return Settings(**values)

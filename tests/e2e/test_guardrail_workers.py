@@ -9,6 +9,7 @@ import signal
 import time
 
 from bot.core.types import TurnStatus
+from bot.settings import Settings
 from guardrails.workers import ProcessDetector
 from tests.e2e.conftest import MakeApp, message, unique_thread
 
@@ -71,3 +72,32 @@ async def test_turns_recover_when_the_replacement_workers_are_killed_while_warmi
 
 def _children() -> set[int]:
     return {p.pid for p in multiprocessing.active_children() if p.pid is not None}
+
+
+async def test_by_default_a_long_message_is_analysed_beside_the_event_loop(
+    make_app: MakeApp,
+) -> None:
+    before = {p.pid for p in multiprocessing.active_children()}
+    app = await make_app(guardrail_workers=Settings.model_fields["guardrail_workers"].default)
+    assert {p.pid for p in multiprocessing.active_children()} - before, "no worker process"
+
+    longest, running = 0.0, True
+
+    async def ticker() -> None:
+        nonlocal longest
+        last = time.perf_counter()
+        while running:
+            await asyncio.sleep(0)
+            now = time.perf_counter()
+            longest, last = max(longest, now - last), now
+
+    ticking = asyncio.create_task(ticker())
+    began = time.perf_counter()
+    text = ("the.deploy.failed.for-jane-doe-at-acme.12-34-56 " * 900)[:40000]
+    analysis = await app.guardrail.analyze(text, platform="console")
+    spent = time.perf_counter() - began
+    running = False
+    await ticking
+    assert analysis.text == text
+    # The loop ran all along: its longest wait is a small part of the analysis.
+    assert longest < spent / 4, f"event loop held {longest:.3f}s of {spent:.3f}s"

@@ -16,6 +16,11 @@ and, with ``--copies 3``, delivers every event to three of them as Slack's retri
 ``--ingress K`` (with ``--replicas N``) starts K more with ``VEILBOT_QUEUE_WORKERS=0`` and
 delivers every event to those only: acks that never wait behind turns, the N answer.
 Throughput: ``--model-delay 0 --guardrail-workers 2 --threads 200 --per-thread 5``.
+``--long 40000`` makes the first event of thread 0 an adversarial message of that many
+characters (words joined by dots and hyphens, digits and dashes), sent alone first, with
+turns beginning at once (``VEILBOT_QUEUE_ACKS_FIRST_SECONDS=0``); the burst follows as soon as
+it is acked, while it is analysed, and the ack latency of the other events is reported: what
+one long message costs everyone else.
 """
 
 from __future__ import annotations
@@ -79,7 +84,12 @@ async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> N
 
 
 async def _burst(
-    targets: Sequence[Target], burst: list[list[Event]], slack: FakeSlack, copies: int
+    targets: Sequence[Target],
+    burst: list[list[Event]],
+    slack: FakeSlack,
+    copies: int,
+    *,
+    long_first: bool = False,
 ) -> tuple[Sent, Clock]:
     total = sum(map(len, burst))
     # This process stands in for Slack: keep its own full garbage collections (each walks
@@ -88,10 +98,31 @@ async def _burst(
     gc.freeze()
     clock = Clock()
     watcher = asyncio.create_task(_watch(slack, total, clock, within=600))
-    sent = await send_burst(targets, burst, copies=copies)
+    if long_first:  # its turn begins at once, the burst arrives while it is analysed
+        sent = await send_burst(targets, [burst[0][:1]], copies=copies)
+        rest = await send_burst(targets, [burst[0][1:], *burst[1:]], copies=copies)
+        sent.statuses.update(rest.statuses)
+        sent.ack_seconds += rest.ack_seconds
+        sent.first_ack_seconds.update(rest.first_ack_seconds)
+        sent.retry_after += rest.retry_after
+    else:
+        sent = await send_burst(targets, burst, copies=copies)
     clock.acked = time.perf_counter()
     await watcher
     return sent, clock
+
+
+def adversarial(size: int) -> str:
+    """Words joined by dots and hyphens, and digits with dashes: the costliest shapes."""
+    unit = "the.deploy.failed.again-on-staging-after 12-34-56-78-90 jane.doe.at.acme "
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def _plan(args: argparse.Namespace) -> list[list[Event]]:
+    if not args.long:
+        return plan(args.threads, args.per_thread)
+    long_text = adversarial(args.long)
+    return plan(args.threads, args.per_thread, extra=lambda t, k: long_text if t == k == 0 else "")
 
 
 def _settings(
@@ -111,6 +142,8 @@ def _settings(
         slack_http_port=free_port(),
         slack_streaming="off",
         guardrail_workers=args.guardrail_workers,
+        max_input_chars=max(8000, args.long + 100),
+        queue_acks_first_seconds=0 if args.long else 0.25,
         log_level="WARNING",
     )
 
@@ -123,8 +156,8 @@ async def in_process(
         settings = _settings(args, data, redis_url, model, slack)
         async with build_app(settings) as app, running(app, ["slack"]) as service:
             here = Endpoint(0, f"{service.http.url}{settings.slack_http_path}")
-            burst = plan(args.threads, args.per_thread)
-            sent, clock = await _burst([here], burst, slack, copies=1)
+            burst = _plan(args)
+            sent, clock = await _burst([here], burst, slack, copies=1, long_first=bool(args.long))
             await service.drain(60)
     return sent, clock, slack
 
@@ -137,6 +170,9 @@ async def replicated(
         "VEILBOT_GUARDRAIL_WORKERS": str(args.guardrail_workers),
         "VEILBOT_LOG_LEVEL": "WARNING",
     }
+    if args.long:
+        extra["VEILBOT_MAX_INPUT_CHARS"] = str(max(8000, args.long + 100))
+        extra["VEILBOT_QUEUE_ACKS_FIRST_SECONDS"] = "0"
     shared = {"redis_url": redis_url, "prefix": PREFIX, "database_url": args.database_url}
     async with FakeSlack() as slack, AsyncExitStack() as stack:
         replicas = await stack.enter_async_context(
@@ -157,8 +193,10 @@ async def replicated(
                     **ingress_only,
                 )
             )
-        burst = plan(args.threads, args.per_thread)
-        sent, clock = await _burst(replicas, burst, slack, copies=args.copies)
+        burst = _plan(args)
+        sent, clock = await _burst(
+            replicas, burst, slack, copies=args.copies, long_first=bool(args.long)
+        )
     return sent, clock, slack
 
 
@@ -173,7 +211,7 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
     p99 = _p99(acks)
     got = answers(slack)
     duplicates = sum(len(v) - 1 for v in got.values())
-    burst = plan(args.threads, args.per_thread)
+    burst = _plan(args)
     disordered = sum(1 for ks in thread_orders(slack, burst).values() if ks != sorted(ks))
     span = clock.last_answer - clock.start
     where = f"{args.replicas} replica processes" if args.replicas else "in this process"
@@ -198,6 +236,13 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
                 f"  on {name + ':':17} p50 {statistics.median(part) * 1000:.1f} ms, "
                 f"p99 {_p99(part) * 1000:.1f} ms ({len(part)} events)"
             )
+    if args.long:
+        others = sorted(s for key, s in sent.first_ack_seconds.items() if key != (0, 0))
+        print(
+            f"  beside {args.long} chars: p50 {statistics.median(others) * 1000:.1f} ms, "
+            f"p99 {_p99(others) * 1000:.1f} ms, max {others[-1] * 1000:.1f} ms "
+            f"({len(others)} other events; the long one {sent.first_ack_seconds[(0, 0)]:.2f} s)"
+        )
     print(f"acked within 3 s:     {sum(a < 3 for a in acks)}/{len(acks)}")
     print(f"all acked after:      {clock.acked - clock.start:.2f} s")
     print(
@@ -228,6 +273,7 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=0)
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--ingress", type=int, default=0)
+    parser.add_argument("--long", type=int, default=0, help="one adversarial message this long")
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--redis-url", default=os.environ.get("VEILBOT_TEST_REDIS_URL"))
     args = parser.parse_args()

@@ -473,7 +473,7 @@ async def main(args: argparse.Namespace) -> None:
                 anthropic_api_key="bench",  # type: ignore[arg-type]
                 anthropic_base_url=fake.url,
                 model_max_retries=0,
-                guardrail_workers=args.workers if args.concurrency or args.callgrind else 1,
+                guardrail_workers=args.workers if args.concurrency or args.callgrind else 0,
             )
             if args.callgrind:
                 await run_callgrind(settings, texts)

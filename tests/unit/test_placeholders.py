@@ -4,9 +4,12 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.core.text import clean_user_text
 from guardrails.placeholders import (
+    KNOWN_TYPES,
     NEUTRAL,
     PlaceholderRestorer,
     canonical,
@@ -14,6 +17,7 @@ from guardrails.placeholders import (
     format_placeholder,
     placeholder_type,
 )
+from guardrails.presidio import _used
 from guardrails.spans import Detection, resolve_overlaps
 
 VALUES = {
@@ -321,3 +325,17 @@ def test_random_mixtures_split_anywhere_restore_like_the_whole():
                 result = restorer.finish()
             assert result == whole, (answer, cut)
             assert result.text.startswith(shown)
+
+
+_PIECES = [
+    "<PERSON_1>", "[PERSON_2]", "person_3", "<EMAIL_ADDRESS_12>", "EMAIL\\_ADDRESS\\_4",
+    "<<LOCATION_5>>", " see ", "_7", "x_1", "<PERSON_01>", "'s", "<", ">", "PERSON_1", "\n",
+    "< IBAN_CODE_3 >", "`<USER_9>`", "COVID_19",
+]  # fmt: skip
+
+
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), max_size=6))
+def test_retention_keeps_exactly_what_the_grammar_reads(texts: list[str]) -> None:
+    """The plain pass that spares the grammar over canonical text changes nothing it finds."""
+    read = {canonical(m) for text in texts for m in find_placeholders(text, KNOWN_TYPES)}
+    assert _used(texts, KNOWN_TYPES) == read

@@ -1,0 +1,189 @@
+"""Every rule detection runs on the text is linear in its input, whatever the text's shape.
+
+One harness over every text rule the guardrail registers (veilbot's own rules, one by one,
+and the analyzer's pattern recognizers), so a rule added later is covered without a test of
+its own. Nothing is timed against a clock: the CPU time of this thread on an input eight
+times longer is compared with the CPU time on the input itself, the best of several
+interleaved runs each, and may grow at most 2.2x per doubling (10.6x, where a linear rule
+costs 8x and a quadratic one 64x). A ratio is what a busy machine cannot fake: both inputs
+run in the same moments. A rule over the bound is measured again before it fails.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from guardrails.detection import text_recognizers
+from guardrails.recognizers import RegexRecognizer
+from guardrails.repeats import repeats
+from guardrails.spans import Detection, merge_overlaps, resolve_overlaps
+
+GROWTH = 8
+BOUND = 2.2**3
+"""The most an input ``GROWTH`` times longer may cost: 2.2x per doubling."""
+SMALL = 1000
+_FLOOR = 20e-6
+"""Below a few tens of microseconds a ratio is the timer's noise."""
+_WORDS = "the deploy failed again jane doe at acme dot com build 42 ok Maria Denver".split()
+_TOKENS = [
+    "-", ".", " ", "@", "at", "dot", " at ", " dot ", "(at)", "[dot]", "1", "12", "1234", "+",
+    "/", "_", "a", "Jane", "x-", "\n", ":", "%40", "www", "http://", "0x", "DE89",
+]  # fmt: skip
+
+Unit = tuple[str, Callable[[str], Any]]
+
+
+def _rng_text(make: Callable[[random.Random], str]) -> Callable[[int], str]:
+    def build(size: int) -> str:
+        rng, out, length = random.Random(25), [], 0
+        while length < size:
+            out.append(make(rng))
+            length += len(out[-1])
+        return "".join(out)[:size]
+
+    return build
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "chat": _rng_text(lambda r: r.choice(_WORDS) + r.choice([" ", " ", ", ", ". "])),
+    "one token": _rng_text(lambda r: r.choice("abcdefghij0123456789")),
+    "one long word": lambda n: "a" * n,
+    "numbered lines": _rng_text(lambda r: f"\n{r.randint(1, 99)} 0x-"),
+    "digits and dashes": _rng_text(lambda r: f"{r.randint(10, 99)}-"),
+    "hyphen-joined words": _rng_text(lambda r: r.choice(_WORDS) + "-"),
+    "dot-joined words": _rng_text(lambda r: r.choice(_WORDS) + "."),
+    "spelled dots": _rng_text(lambda r: r.choice(_WORDS) + " dot "),
+    "repeated at": _rng_text(lambda r: r.choice(_WORDS) + " at "),
+    "long number": _rng_text(lambda r: r.choice("0123456789")),
+    "digit groups": _rng_text(lambda r: f"{r.randint(1000, 9999)} "),
+    "dot run": lambda n: "." * n,
+    "space run": lambda n: " " * n,
+    "dash run": lambda n: "-" * n,
+    "urls": _rng_text(
+        lambda r: f"https://{r.choice(_WORDS)}.com/{r.choice(_WORDS)}?q={r.randint(1, 9)} "
+    ),
+    "code": _rng_text(lambda r: f"def f_{r.randint(1, 99)}(x): return x.{r.choice(_WORDS)}[0]\n"),
+}
+
+
+def _units(analyzer: Any) -> list[Unit]:
+    """Each of veilbot's rules alone, and each pattern recognizer of the analyzer."""
+    units: list[Unit] = []
+    for recognizer in text_recognizers(analyzer):
+        if isinstance(recognizer, RegexRecognizer):
+            for i, rule in enumerate(recognizer.rules):
+                units.append((f"{recognizer.name}[{i}]", lambda t, r=rule: list(r.find(t))))
+        else:
+            entities = list(recognizer.supported_entities)
+            units.append(
+                (recognizer.name, lambda t, r=recognizer, e=entities: r.analyze(t, e, None))
+            )
+    return units
+
+
+def _best(fn: Callable[[Any], Any], texts: tuple[Any, Any], runs: int) -> tuple[float, float]:
+    """The least CPU time of ``fn`` on each text, the two measured in turns."""
+    best = [float("inf"), float("inf")]
+    gc.disable()  # a collection is whoever allocated last's bad luck, not a rule's cost
+    try:
+        for _ in range(runs):
+            for i, text in enumerate(texts):
+                began = time.thread_time()
+                fn(text)
+                best[i] = min(best[i], time.thread_time() - began)
+    finally:
+        gc.enable()
+    return best[0], best[1]
+
+
+def growth(fn: Callable[[Any], Any], small: Any, large: Any) -> float:
+    """How many times more CPU ``fn`` takes on ``large`` than on ``small`` (re-measured
+    up to twice while over the bound: noise passes, a superlinear rule fails every time)."""
+    low, high = _best(fn, (small, large), 1)
+    ratio = max(high, _FLOOR) / max(low, _FLOOR)
+    if ratio > 3 * BOUND and high > 0.05:
+        return ratio  # far over, and slow: a superlinear rule, not worth its time again
+    for runs in (5, 9, 15):
+        low, high = _best(fn, (small, large), runs)
+        ratio = min(ratio, max(high, _FLOOR) / max(low, _FLOOR))
+        if ratio <= BOUND:
+            break
+    return ratio
+
+
+@pytest.fixture(scope="module")
+def units(presidio_analyzer: Any) -> list[Unit]:
+    return _units(presidio_analyzer)
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_rule_is_linear_in_its_input(units: list[Unit], shape: str) -> None:
+    small, large = SHAPES[shape](SMALL), SHAPES[shape](SMALL * GROWTH)
+    slow = {
+        name: round(ratio, 1) for name, fn in units if (ratio := growth(fn, small, large)) > BOUND
+    }
+    assert slow == {}, f"{shape}: cost x{GROWTH} input grows more than x{BOUND:.1f}"
+
+
+def test_the_harness_sees_every_kind_of_rule(units: list[Unit]) -> None:
+    names = {name.split("[")[0] for name, _ in units}
+    assert {"veilbot_email_address", "veilbot_person", "veilbot_location"} <= names
+    assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer"} <= names
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(unit=st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=5).map("".join))
+def test_adversarial_shapes_cost_linear_time(units: list[Unit], unit: str) -> None:
+    """Runs of separators, repeated tokens, long numbers: every rule at once stays linear."""
+
+    def text(size: int) -> str:
+        return (unit * (size // len(unit) + 1))[:size]
+
+    def all_rules(t: str) -> None:
+        for _, fn in units:
+            fn(t)
+
+    ratio = growth(all_rules, text(SMALL), text(SMALL * GROWTH))
+    assert ratio <= BOUND, f"x{GROWTH} input of {unit!r} repeated costs x{ratio:.1f}"
+
+
+def _dense(values: int) -> tuple[str, list[Detection]]:
+    """Chat where every few words are a value, each said twice: findings grow with the text."""
+    rng = random.Random(25)
+    words, found, at = [], [], 0
+    for i in range(values):
+        value = f"{rng.choice(_WORDS).title()}{i:05d}"
+        for k, piece in enumerate(("met", value, "and", "later", value, "again,")):
+            if k == 1:  # the first mention is found, the second is a repeat
+                found.append(Detection("PERSON", at, at + len(value), 0.8))
+            words.append(piece)
+            at += len(piece) + 1
+    return " ".join(words), found
+
+
+def test_dense_text_costs_linear_time_in_its_findings() -> None:
+    """Repeats and overlap resolution read the text once, not once per finding."""
+
+    def post(case: tuple[str, list[Detection]]) -> None:
+        text, found = case
+        merged = merge_overlaps([*found, *found[::3]], text)
+        resolve_overlaps(merged)
+        merge_overlaps([*merged, *repeats(merged, text)], text)
+
+    small, large = _dense(150), _dense(150 * GROWTH)
+    assert len(repeats(small[1], small[0])) == 150  # each value's second mention
+    ratio = growth(post, small, large)
+    assert ratio <= BOUND, f"x{GROWTH} findings cost x{ratio:.1f}"

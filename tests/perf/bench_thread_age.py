@@ -1,0 +1,104 @@
+"""Benchmark: what a turn costs as its thread grows old, beside the same turn in a new thread.
+
+One console thread takes ``--turns`` turns of realistic chat (``bench_turn.messages``)
+through the real composition root (real Redis, SQLite audit, Presidio in a worker thread of
+this process, a zero-latency fake model). At turns 1, 100 and 300 (the ``--window``
+turns up to each) the same messages are also sent, one each, into brand-new threads.
+Printed: CPU milliseconds of this process per turn in the old thread and in new ones, and
+their ratio (the target is 1.2 or less at every age). History is trimmed to
+``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so turns 100 and 300
+include the vault's retention.
+
+    .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+
+from bot.app import App, build_app  # noqa: E402
+from bot.core.logsafe import configure_logging  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
+from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
+from tests.perf.bench_turn import inbound, messages  # noqa: E402
+
+
+async def turn_ms(app: App, i: int, text: str, thread: str) -> float:
+    """CPU milliseconds of this process for one turn."""
+    began = time.process_time()
+    reply = await app.conversation.handle(inbound(i, text, thread))
+    if reply is None or not reply.ok:
+        raise SystemExit(f"turn {i} failed")
+    return (time.process_time() - began) * 1000
+
+
+def _span(age: int, window: int) -> range:
+    """The turns measured for an age: the first ``window``, else the ``window`` up to it."""
+    return range(1, window + 1) if age <= window else range(age - window + 1, age + 1)
+
+
+async def run(settings: Settings, turns: int, window: int) -> None:
+    """The old thread's turns, and at each age the same messages in new threads."""
+    texts = messages(turns)
+    ages = {a: _span(a, window) for a in (1, 100, 300) if a <= turns}
+    old: dict[int, float] = {}
+    fresh: dict[int, float] = {}
+    async with build_app(settings) as app:
+        for i in range(20):  # warm-up, in threads of their own
+            await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
+        for i, text in enumerate(texts[:turns], start=1):
+            old[i] = await turn_ms(app, i, text, "old")
+            if any(i in span for span in ages.values()):
+                fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
+    print(f"{turns} turns in one thread; CPU ms per turn (median of {window})")
+    print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
+    for age, span in ages.items():
+        mine = statistics.median(old[i] for i in span)
+        base = statistics.median(fresh[i] for i in span)
+        print(f"{age:>6} {mine:>11.1f} {base:>11.1f} {mine / base:>7.2f}")
+
+
+async def main(args: argparse.Namespace) -> None:
+    """Start a private Redis unless one is given, run, print."""
+    configure_logging("WARNING")
+    redis_url = os.environ.get("VEILBOT_TEST_REDIS_URL")
+    server = None
+    if not redis_url:
+        binary = find_redis_server()
+        assert binary, "no redis-server: set VEILBOT_TEST_REDIS_URL"
+        server = RedisServer(binary)
+        server.start()
+        redis_url = server.url
+    try:
+        with FakeAnthropic() as fake, tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                data_dir=Path(tmp),
+                redis_url=redis_url,
+                redis_prefix=f"age{os.getpid()}",
+                vault_key=TEST_VAULT_KEY_B64,
+                anthropic_api_key="bench",  # type: ignore[arg-type]
+                anthropic_base_url=fake.url,
+                model_max_retries=0,
+                guardrail_workers=0,
+            )
+            await run(settings, args.turns, args.window)
+    finally:
+        if server:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--window", type=int, default=10)
+    asyncio.run(main(parser.parse_args()))
