@@ -16,7 +16,7 @@ from typing import Protocol
 from bot.core.errors import GuardrailError, VeilbotError
 from bot.core.types import Platform
 from guardrails.placeholders import format_placeholder
-from guardrails.vault import normalize_value
+from guardrails.values import normalize_value
 
 
 class Found(Protocol):

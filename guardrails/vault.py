@@ -33,7 +33,6 @@ import base64
 import hashlib
 import logging
 import os
-import unicodedata
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
@@ -48,6 +47,7 @@ from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.placeholders import TYPE_RE, placeholder_type
+from guardrails.values import normalize_value
 from guardrails.vaultkey import KEY_SETTING, derive_keys
 
 logger = logging.getLogger(__name__)
@@ -150,19 +150,6 @@ class VaultEntry(NamedTuple):
     value: str
     key: str | None = None
     parts: tuple[str, ...] = ()
-
-
-def normalize_value(value: str) -> str:
-    """The form of a value that lookups compare: casefolded, accents off, whitespace collapsed.
-
-    "José Müller", "JOSE MULLER" and "jose  muller" are one value: people type names with
-    and without their accents.
-    """
-    if value.isascii():  # the usual case; the same result without the Unicode passes
-        return " ".join(value.lower().split())
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", value).casefold())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
-    return " ".join(unicodedata.normalize("NFKC", plain).split())
 
 
 @asynccontextmanager

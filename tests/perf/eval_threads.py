@@ -17,7 +17,7 @@ from typing import Any
 from bot.core.types import ThreadId
 from guardrails.placeholders import NEUTRAL
 from guardrails.presidio import PresidioGuardrail
-from guardrails.vault import normalize_value
+from guardrails.values import normalize_value
 
 MARKER = re.compile(r"\{\{(\d+)\|(\w+)\}\}")
 
