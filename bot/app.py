@@ -36,15 +36,15 @@ from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
 from bot.stores import check_ready, open_stores
+from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
 from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
-from guardrails.reveal import RevealPolicy
-from guardrails.sealing import AesGcmSealer
-from guardrails.vault import RedisVault
-from guardrails.vaultkey import derive_queue_key, load_vault_key
-from guardrails.workers import ProcessDetector
+from guardrails.restore.reveal import RevealPolicy
+from guardrails.vault.keys import derive_queue_key, load_vault_key
+from guardrails.vault.sealing import AesGcmSealer
+from guardrails.vault.store import RedisVault
 
 log = logging.getLogger(__name__)
 

@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     service process instead (less memory; a long message then holds the event loop)."""
     reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
     """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
-    (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.reveal``."""
+    (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.restore.reveal``."""
 
     # Guardrail policy
     # spacy_model "auto" takes the best installed English model (lg, md, mooring md, sm).

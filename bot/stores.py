@@ -33,7 +33,7 @@ from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.sessions import RedisSessionBackend
-from guardrails.vaultkey import derive_pseudonym_key, load_vault_key
+from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
 
 
 @dataclass

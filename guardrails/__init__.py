@@ -1,12 +1,18 @@
 """The PII guardrail: Presidio detection, the per-thread vault, placeholders.
 
-Owns detection (``engine``, ``detection``, ``recognizers``, ``normalize``, ``linkdecode``,
-``folding``, the precision and name rules, ``workers``), the per-thread vault (``vault``,
-``vaultkey``), the sealing of the turn queue's events (``sealing``), the placeholder grammar
-and restore (``placeholders``, ``reveal``) and ``PresidioGuardrail`` (``presidio``), which
-implements ``bot.core.ports.Guardrail``.
+Sub-packages, each importing only those before it in this list:
+
+- ``text``: markup normalization, link decoding and folding through one offset map; spans;
+- ``restore``: the placeholder grammar, the tolerant restore and the reveal policy;
+- ``rules``: the recognizers and their rules and data (with ``engine`` and ``policy``);
+- ``vault``: the per-thread vault, its keys, known-value linking and queue sealing;
+- ``detect``: the detection pipeline and the worker processes it runs in.
+
+Beside them: ``engine`` builds Presidio's analyzer offline, ``policy`` reads what to redact,
+``presidio`` holds ``PresidioGuardrail`` (``bot.core.ports.Guardrail``) and ``redact`` the
+``veilbot redact`` command's engine.
 
 Imports ``bot.core`` and its own SDKs (Presidio, spaCy, redis, cryptography); never the rest
 of ``bot`` or ``adapters``. Importing this package imports none of its modules, so the vault
-key (``guardrails.vaultkey``) loads without Presidio or spaCy; ``build_analyzer`` loads them.
+key (``guardrails.vault.keys``) loads without Presidio or spaCy; ``build_analyzer`` loads them.
 """

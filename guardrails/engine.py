@@ -94,7 +94,7 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
         nlp_engine = NlpEngineProvider(nlp_configuration=config).create_engine()
         _lean(nlp_engine)
         analyzer = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=[LANGUAGE])
-        # veilbot's own PHONE_NUMBER and CREDIT_CARD rules (guardrails.recognizers) validate
+        # veilbot's own PHONE_NUMBER and CREDIT_CARD rules (guardrails.rules.recognizers) validate
         # with the same libraries and checksums: one finding per value, in any grouping, and
         # "+4915112345678" is the phone number it looks like, not a Luhn-valid card.
         for name in ("PhoneRecognizer", "CreditCardRecognizer"):

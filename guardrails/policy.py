@@ -29,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.core.errors import ConfigError
-from guardrails.values import normalize_value
+from guardrails.text.values import normalize_value
 
 POLICY_SETTING = "VEILBOT_GUARDRAIL_POLICY_FILE"
 _TYPE_PATTERN = r"^[A-Z][A-Z0-9_]{0,39}$"

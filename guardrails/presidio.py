@@ -1,4 +1,4 @@
-"""``PresidioGuardrail``: detection (``guardrails.detection``) plus the per-thread vault.
+"""``PresidioGuardrail``: detection (``guardrails.detect.detection``) plus the per-thread vault.
 
 Detection runs in a worker thread (spaCy is CPU bound) and any failure there fails closed with
 ``GuardrailError``.
@@ -26,17 +26,10 @@ from typing import TYPE_CHECKING
 
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
-from guardrails.detection import DEFAULT_CHUNK_CHARS, detect
-from guardrails.folding import fold, may_hide, mostly_hidden
-from guardrails.linking import (
-    identity,
-    known_name_spans,
-    name_parts,
-    name_tokens,
-    value_grams,
-)
-from guardrails.normalize import normalize
-from guardrails.placeholders import (
+from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect
+from guardrails.detect.workers import WARM_UP_TEXT, Detector, ThreadDetector
+from guardrails.policy import Policy, default_policy
+from guardrails.restore.placeholders import (
     KNOWN_TYPES,
     TYPED,
     PlaceholderRestorer,
@@ -44,11 +37,18 @@ from guardrails.placeholders import (
     find_placeholders,
     placeholder_type,
 )
-from guardrails.policy import Policy, default_policy
-from guardrails.reveal import RevealPolicy
-from guardrails.spans import Detection, resolve_overlaps
-from guardrails.vault import RedisVault, VaultEntry, VaultFields
-from guardrails.workers import WARM_UP_TEXT, Detector, ThreadDetector
+from guardrails.restore.reveal import RevealPolicy
+from guardrails.text.folding import fold, may_hide, mostly_hidden
+from guardrails.text.normalize import normalize
+from guardrails.text.spans import Detection, resolve_overlaps
+from guardrails.vault.linking import (
+    identity,
+    known_name_spans,
+    name_parts,
+    name_tokens,
+    value_grams,
+)
+from guardrails.vault.store import RedisVault, VaultEntry, VaultFields
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -83,7 +83,7 @@ class PresidioGuardrail:
         policy: what to redact (``guardrails.policy``); the shipped default when ``None``.
         reveal: what readers see for each entity type in shared and private places.
         chunk_chars: longest text given to the NER model at once; longer ones are chunked.
-        detector: where detection runs (``guardrails.workers``); by default one worker
+        detector: where detection runs (``guardrails.detect.workers``); by default one worker
             thread on ``analyzer``.
     """
 
@@ -151,7 +151,7 @@ class PresidioGuardrail:
         Placeholder-shaped text the user typed is masked before detection and kept as typed.
 
         Raises:
-            InputRejected: the text is mostly characters nobody sees (``guardrails.folding``);
+            InputRejected: the text is mostly characters nobody sees (``guardrails.text.folding``);
                 it is not analysed and nothing may be sent to the model.
             GuardrailError: detection could not run; nothing may be sent to the model.
         """

@@ -15,8 +15,8 @@ from typing import Protocol
 
 from bot.core.errors import GuardrailError, VeilbotError
 from bot.core.types import Platform
-from guardrails.placeholders import format_placeholder
-from guardrails.values import normalize_value
+from guardrails.restore.placeholders import format_placeholder
+from guardrails.text.values import normalize_value
 
 
 class Found(Protocol):

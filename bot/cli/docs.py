@@ -23,7 +23,7 @@ from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from bot.settings import DEFAULT_MODELS, Settings
-from guardrails.reveal import DEFAULT_RULES
+from guardrails.restore.reveal import DEFAULT_RULES
 
 NOTES: dict[str, str] = {
     "data_dir": "Embedded Redis data, the SQLite audit log, the audit spool and the vault key "

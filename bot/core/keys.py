@@ -5,7 +5,7 @@ one slot and a Lua script or ``MULTI`` may touch them together (history append r
 vault's TTL; erasing a thread deletes both).
 
 Key naming lives in the core, not in ``bot.state``, because two backends must agree on it: the
-history, locks and dedupe (``bot.state``) and the vault (``guardrails.vault``). Names only:
+history, locks and dedupe (``bot.state``) and the vault (``guardrails.vault.store``). Names only:
 no Redis client is imported here.
 """
 

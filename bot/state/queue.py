@@ -115,7 +115,7 @@ class RedisTurnQueue:
     Args:
         redis: the client (see ``bot.state.client.open_redis``).
         keys: key names.
-        sealer: encrypts payloads for Redis (``guardrails.sealing.AesGcmSealer``).
+        sealer: encrypts payloads for Redis (``guardrails.vault.sealing.AesGcmSealer``).
         consumer: this process's consumer name (``VEILBOT_REPLICA_ID``).
         claim_idle_seconds: how long a token may sit untouched before another worker takes it.
         workers: threads worked at once.

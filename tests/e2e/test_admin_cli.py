@@ -104,7 +104,7 @@ def test_forget_opens_redis_and_the_audit_log_but_not_the_guardrail(
         "runs_deleted": 0,
         "runs_pseudonymized": 0,
     }
-    assert {"bot.stores", "guardrails.vaultkey"} <= modules
+    assert {"bot.stores", "guardrails.vault.keys"} <= modules
     assert not heavy(modules)
 
 

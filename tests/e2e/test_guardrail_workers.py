@@ -10,7 +10,7 @@ import time
 
 from bot.core.types import TurnStatus
 from bot.settings import Settings
-from guardrails.workers import ProcessDetector
+from guardrails.detect.workers import ProcessDetector
 from tests.e2e.conftest import MakeApp, message, unique_thread
 
 

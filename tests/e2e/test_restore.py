@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from bot.core.types import TurnStatus
-from guardrails.placeholders import NEUTRAL
+from guardrails.restore.placeholders import NEUTRAL
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import redis_dump

@@ -177,7 +177,7 @@ async def test_readyz_is_503_while_the_guardrail_cannot_analyze_and_recovers(
     def broken(*_args: Any, **_kw: Any) -> None:
         raise OSError("model files gone")
 
-    monkeypatch.setattr("guardrails.workers.detect_many", broken)
+    monkeypatch.setattr("guardrails.detect.workers.detect_many", broken)
     with pytest.raises(Exception, match="fail closed"):
         await app.guardrail.anonymize("console:t", "hello Jane", platform="console")
     status, body = await get(f"{base}/readyz")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from guardrails.detection import detect, detect_many
+from guardrails.detect.detection import detect, detect_many
 from guardrails.engine import build_pattern_analyzer
 
 DATA = Path(__file__).parents[1] / "data"

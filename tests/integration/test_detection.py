@@ -3,9 +3,9 @@
 import pytest
 
 from bot.core.types import ThreadId
-from guardrails.casing import lexicon, truecase
-from guardrails.detection import detect
+from guardrails.detect.detection import detect
 from guardrails.policy import parse_policy
+from guardrails.rules.casing import lexicon, truecase
 
 T1 = ThreadId("slack:T1:C1:1700000000.000200")
 T2 = ThreadId("discord:G1:4343")

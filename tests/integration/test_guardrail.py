@@ -12,10 +12,10 @@ from bot.core.errors import GuardrailError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.engine import build_analyzer
-from guardrails.placeholders import NEUTRAL
 from guardrails.policy import default_policy
 from guardrails.presidio import PresidioGuardrail
-from guardrails.vault import RedisVault
+from guardrails.restore.placeholders import NEUTRAL
+from guardrails.vault.store import RedisVault
 from tests.fixtures.guardrail import TEST_VAULT_KEY
 from tests.fixtures.services import free_port, redis_dump
 

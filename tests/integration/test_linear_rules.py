@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guardrails.detection import text_recognizers
-from guardrails.recognizers import RegexRecognizer
-from guardrails.repeats import repeats
-from guardrails.spans import Detection, merge_overlaps, resolve_overlaps
+from guardrails.detect.detection import text_recognizers
+from guardrails.rules.recognizers import RegexRecognizer
+from guardrails.rules.repeats import repeats
+from guardrails.text.spans import Detection, merge_overlaps, resolve_overlaps
 
 GROWTH = 8
 BOUND = 2.2**3

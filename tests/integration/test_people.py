@@ -2,10 +2,10 @@
 
 import pytest
 
-from guardrails.casing import lexicon
-from guardrails.detection import detect
-from guardrails.people import PeopleFinder
-from guardrails.places import gazetteer
+from guardrails.detect.detection import detect
+from guardrails.rules.casing import lexicon
+from guardrails.rules.people import PeopleFinder
+from guardrails.rules.places import gazetteer
 
 
 @pytest.fixture(scope="module")

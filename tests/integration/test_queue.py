@@ -24,7 +24,7 @@ from bot.core.keys import KeySpace
 from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
-from guardrails.sealing import AesGcmSealer
+from guardrails.vault.sealing import AesGcmSealer
 from tests.fixtures.services import RedisServer, async_redis, free_port, sync_redis
 
 SEALER = AesGcmSealer(b"k" * 32)

@@ -20,7 +20,7 @@ from bot.settings import load_settings
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
 from bot.stores import Stores, build_stores
-from guardrails.vault import RedisVault
+from guardrails.vault.store import RedisVault
 from tests.fixtures.guardrail import TEST_VAULT_KEY
 from tests.fixtures.redis_cluster import RedisClusterServer, slot_ranges
 from tests.fixtures.services import free_port

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.core.types import ThreadId
-from guardrails.detection import detect
+from guardrails.detect.detection import detect
 
 T = ThreadId("slack:T1:C1:1700000000.000300")
 

@@ -3,9 +3,9 @@
 import pytest
 
 from bot.core.types import ThreadId
+from guardrails.detect.workers import ThreadDetector
 from guardrails.presidio import PresidioGuardrail
-from guardrails.spans import Detection
-from guardrails.workers import ThreadDetector
+from guardrails.text.spans import Detection
 
 pytestmark = pytest.mark.redis_cluster
 

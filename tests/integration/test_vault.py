@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from guardrails.vault import RedisVault, VaultEntry
-from guardrails.vaultkey import derive_keys, load_vault_key
+from guardrails.vault.keys import derive_keys, load_vault_key
+from guardrails.vault.store import RedisVault, VaultEntry
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
 from tests.fixtures.services import async_redis, free_port, redis_dump
 

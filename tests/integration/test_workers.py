@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from bot.core.errors import GuardrailError
-from guardrails.detection import detect
+from guardrails.detect.detection import detect
+from guardrails.detect.workers import WARM_UP_TEXT, ProcessDetector, ThreadDetector
 from guardrails.engine import build_pattern_analyzer, resolve_model
-from guardrails.workers import WARM_UP_TEXT, ProcessDetector, ThreadDetector
 
 MESSAGES = [
     ("slack", "Ping <@U024BE7LH> and mail <mailto:jane.doe@acme.com|jane.doe@acme.com> today"),

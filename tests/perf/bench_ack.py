@@ -37,7 +37,7 @@ from bot.http_server import HttpServer
 from bot.settings import Settings
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
-from guardrails.sealing import AesGcmSealer
+from guardrails.vault.sealing import AesGcmSealer
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.fixtures.services import RedisServer, find_redis_server

@@ -21,7 +21,7 @@ from bot.state.client import open_redis  # noqa: E402
 from bot.state.embedded import EmbeddedRedis  # noqa: E402
 from guardrails.engine import build_analyzer  # noqa: E402
 from guardrails.presidio import PresidioGuardrail  # noqa: E402
-from guardrails.vault import RedisVault  # noqa: E402
+from guardrails.vault.store import RedisVault  # noqa: E402
 
 PIECES = [
     "Hi <@U024BE7LH>, can you ask tom about the deploy of v4.2 on Friday?",

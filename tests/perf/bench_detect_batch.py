@@ -25,9 +25,9 @@ import time
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from guardrails import batching  # noqa: E402
+from guardrails.detect import batching  # noqa: E402
+from guardrails.detect.workers import ProcessDetector  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
-from guardrails.workers import ProcessDetector  # noqa: E402
 from tests.perf.bench_anonymize import message  # noqa: E402
 
 CALLERS = 32

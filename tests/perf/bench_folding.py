@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from guardrails.folding import fold, mostly_hidden
-from guardrails.normalize import normalize
+from guardrails.text.folding import fold, mostly_hidden
+from guardrails.text.normalize import normalize
 
 SIZES = (20_000, 40_000)
 ROUNDS = 5

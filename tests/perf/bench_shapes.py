@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from guardrails.detection import detect  # noqa: E402
+from guardrails.detect.detection import detect  # noqa: E402
 from guardrails.engine import build_analyzer, resolve_model  # noqa: E402
 from tests.perf.bench_turn import STOCK_ENTITIES, stock_analyzer  # noqa: E402
 

@@ -172,7 +172,7 @@ def bare_presidio_warm_up(analyzer: object, anonymizer: object) -> None:
 
 def veilbot_detection(model: str, texts: list[str]) -> list[float]:
     """Milliseconds per message for veilbot's own detection alone (no Redis, no vault)."""
-    from guardrails.detection import detect
+    from guardrails.detect.detection import detect
     from guardrails.engine import build_analyzer
 
     analyzer = build_analyzer(model)

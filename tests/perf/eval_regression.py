@@ -98,7 +98,7 @@ async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
     from bot.core.keys import KeySpace
     from bot.core.types import ThreadId
     from bot.settings import load_settings
-    from guardrails.vault import RedisVault
+    from guardrails.vault.store import RedisVault
 
     settings = load_settings()
     client = aioredis.Redis.from_url(url)

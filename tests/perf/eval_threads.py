@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.types import ThreadId
-from guardrails.placeholders import NEUTRAL
 from guardrails.presidio import PresidioGuardrail
-from guardrails.values import normalize_value
+from guardrails.restore.placeholders import NEUTRAL
+from guardrails.text.values import normalize_value
 
 MARKER = re.compile(r"\{\{(\d+)\|(\w+)\}\}")
 

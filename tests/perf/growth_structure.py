@@ -19,7 +19,13 @@ from collections.abc import Callable
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-from guardrails import addresses, birthdates, fields, licences, structure  # noqa: E402
+from guardrails.rules import (
+    addresses,  # noqa: E402
+    birthdates,  # noqa: E402
+    licences,  # noqa: E402
+    structure,  # noqa: E402
+)
+from guardrails.text import fields  # noqa: E402
 
 UNITS = (
     "name: ", "a: b: c: ", '"name": "', "• Name: Ruby ", "Ruby Grant — ", "/Ruby /",

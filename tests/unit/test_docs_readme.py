@@ -13,7 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.cli.parser import build_parser
-from guardrails.vaultkey import load_vault_key
+from guardrails.vault.keys import load_vault_key
 from tests.fixtures.deploy import setting_variables
 
 ROOT = Path(__file__).resolve().parents[2]

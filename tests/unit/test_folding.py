@@ -2,8 +2,8 @@
 
 import pytest
 
-from guardrails.folding import fold, mostly_hidden
-from guardrails.normalize import normalize
+from guardrails.text.folding import fold, mostly_hidden
+from guardrails.text.normalize import normalize
 
 
 def analysis(text: str, platform: str = "console"):

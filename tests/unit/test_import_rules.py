@@ -13,6 +13,10 @@ module-level, inside functions (lazy) and under ``TYPE_CHECKING``. Imports run d
 
 Each SDK belongs to the packages that wrap it (root and cli may use any). And no import
 circle exists, between modules or between packages.
+
+Inside ``guardrails`` the sub-packages run downward too (``GUARDRAIL_MAY_IMPORT``): ``text``
+and ``restore`` import nothing else of it, ``rules`` adds ``engine`` and ``policy``, the
+``vault`` and ``detect`` build on those, and the modules at the top compose them.
 """
 
 from __future__ import annotations
@@ -82,6 +86,25 @@ SDK_HOMES: dict[str, set[str]] = {
     "pydantic_settings": {"settings"},
 }
 
+GUARDRAIL_MAY_IMPORT: dict[str, set[str]] = {
+    "data": set(),  # the shipped data and the scripts that build it
+    "text": set(),
+    "restore": set(),
+    "engine": set(),
+    "policy": {"text"},
+    "rules": {"text", "engine", "policy"},
+    "vault": {"text", "restore", "rules"},
+    "detect": {"text", "rules", "engine", "policy"},
+    "redact": {"text", "restore"},
+    "presidio": {"text", "restore", "rules", "vault", "detect", "engine", "policy"},
+}
+
+
+def guardrail_part(name: str) -> str:
+    """A guardrails module's sub-package, or its own name for a module at the top."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
 
 def layer(name: str) -> str:
     """The layer of a module; a module outside every layer fails the tests below."""
@@ -99,7 +122,7 @@ def package(name: str) -> str:
     """The node of the package graph: a sub-package, or a module of the root on its own."""
     parts = name.split(".")
     if parts[0] == "guardrails":
-        return "guardrails"
+        return ".".join(parts[:2])
     if parts[0] == "adapters":
         return ".".join(parts[:2]) if len(parts) > 2 else name
     return ".".join(parts[:2]) if ".".join(parts[:2]) in SUBPACKAGES else name
@@ -149,6 +172,21 @@ def test_module_imports_only_downward(name: str) -> None:
     allowed = MAY_IMPORT[own] | {own, "version"}
     wrong = {i for i in local(IMPORTS[name]) if layer(i) not in allowed}
     assert not wrong, f"{name} ({own}) may import {sorted(allowed)}, not {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("guardrails.")))
+def test_guardrail_packages_import_downward(name: str) -> None:
+    own = guardrail_part(name)
+    assert own in GUARDRAIL_MAY_IMPORT, f"{name}: put it in a sub-package of guardrails/"
+    allowed = GUARDRAIL_MAY_IMPORT[own] | {own}
+    inside = {i for i in local(IMPORTS[name]) if i.startswith("guardrails.")}
+    wrong = {i for i in inside if guardrail_part(i) not in allowed}
+    assert not wrong, f"{name} ({own}) may import {sorted(allowed)} of guardrails, not {wrong}"
+
+
+def test_every_guardrail_package_was_walked() -> None:
+    walked = {guardrail_part(n) for n in MODULES if n.startswith("guardrails.")}
+    assert walked == set(GUARDRAIL_MAY_IMPORT)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

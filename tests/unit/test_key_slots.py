@@ -18,7 +18,7 @@ from bot.core.errors import InputRejected
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
 from bot.state import history, locks, queue_lua
-from guardrails import vault
+from guardrails.vault import store as vault
 
 THREADS = [
     thread_id("slack", "T024BE7LD", "C02A1B2C3", "1700000000.000100"),

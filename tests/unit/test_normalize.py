@@ -2,8 +2,8 @@
 
 import pytest
 
-from guardrails.linking import identity, name_parts
-from guardrails.normalize import normalize
+from guardrails.text.normalize import normalize
+from guardrails.vault.linking import identity, name_parts
 
 
 def spans_of(text, spans):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from guardrails.phones import find, score_number
+from guardrails.rules.phones import find, score_number
 
 
 def phones_in(text):

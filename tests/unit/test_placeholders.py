@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.text import clean_user_text
-from guardrails.placeholders import (
+from guardrails.presidio import _used
+from guardrails.restore.placeholders import (
     KNOWN_TYPES,
     NEUTRAL,
     PlaceholderRestorer,
@@ -17,8 +18,7 @@ from guardrails.placeholders import (
     format_placeholder,
     placeholder_type,
 )
-from guardrails.presidio import _used
-from guardrails.spans import Detection, resolve_overlaps
+from guardrails.text.spans import Detection, resolve_overlaps
 
 VALUES = {
     "<PERSON_1>": "Maria Gonzalez",

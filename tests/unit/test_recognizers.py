@@ -3,9 +3,9 @@
 import pytest
 
 from bot.core.errors import ConfigError
-from guardrails.phones import score_number
 from guardrails.policy import default_policy, load_policy, parse_policy
-from guardrails.recognizers import build_recognizers, iban, luhn
+from guardrails.rules.phones import score_number
+from guardrails.rules.recognizers import build_recognizers, iban, luhn
 
 
 def found(text, policy=None):

@@ -4,8 +4,8 @@ import pytest
 
 from bot.core.errors import ConfigError
 from bot.settings import load_settings
-from guardrails.placeholders import PlaceholderRestorer
-from guardrails.reveal import RevealPolicy
+from guardrails.restore.placeholders import PlaceholderRestorer
+from guardrails.restore.reveal import RevealPolicy
 
 VAULT = {
     "<CREDIT_CARD_1>": ("CREDIT_CARD", "4111 1111 1111 1111"),

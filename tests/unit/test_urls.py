@@ -1,6 +1,6 @@
 """Personal parts of URLs (no NLP model)."""
 
-from guardrails.urls import personal_parts
+from guardrails.rules.urls import personal_parts
 
 
 def parts(text, is_name=None):

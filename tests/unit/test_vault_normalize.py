@@ -2,7 +2,7 @@
 
 import pytest
 
-from guardrails.values import normalize_value
+from guardrails.text.values import normalize_value
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,12 @@ the model still sees what kind of link it is. A part is personal when it is:
   (Calendly, Cal.com, ...), social and code profiles, payment handles; or the subdomain of a
   personal-page host (``jane.substack.com``, ``jane-doe.github.io``);
 - a segment shaped like a full name anywhere ("jane-doe", "jane.doe", "jane_doe"), when the
-  name lexicon agrees (``guardrails.people``).
+  name lexicon agrees (``guardrails.rules.people``).
 
 Query parameters are typed by their keys (``field_type``): the value under ``name``, ``email``,
 ``phone``, ``dob``, ``ssn``, ``address`` and their variants is personal, decoded
-(``guardrails.linkdecode``). ``/users/<name>``-style paths are found by the rules in
-``guardrails.recognizers``.
+(``guardrails.text.linkdecode``). ``/users/<name>``-style paths are found by the rules in
+``guardrails.rules.recognizers``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ runs the event loop waits for the GIL between its own steps. By default
 analyzer built once, and the event loop only waits; 0 runs it in a thread of this process.
 Either way a failure, including a worker that died, becomes ``GuardrailError``: fail closed.
 
-Analyses are batched when the detector is busy (``guardrails.batching``): texts that arrive
+Analyses are batched when the detector is busy (``guardrails.detect.batching``): texts that arrive
 while every worker is at work go together, as one task, to the next worker that frees, which
 runs ``detect_many`` (one NER pass for all of them); the pool's per-task costs (pickling, a
 wake-up of its manager thread here) are paid once per batch. A lone analysis is sent at once.
@@ -42,11 +42,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.core.errors import GuardrailError
 from bot.core.types import Platform
-from guardrails.batching import BATCH_CHUNKS, Batches, Item, Outcome
-from guardrails.detection import DEFAULT_CHUNK_CHARS, detect_many
+from guardrails.detect.batching import BATCH_CHUNKS, Batches, Item, Outcome
+from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect_many
 from guardrails.engine import build_pattern_analyzer
 from guardrails.policy import Policy, default_policy
-from guardrails.spans import Detection
+from guardrails.text.spans import Detection
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -63,7 +63,7 @@ WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187.
 
 
 class Detector(Protocol):
-    """Runs ``guardrails.detection.detect`` off the event loop (``detect_many`` when busy)."""
+    """Runs ``detection.detect`` off the event loop (``detect_many`` when busy)."""
 
     async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
         """The detections of ``text``; any failure is ``GuardrailError``.

@@ -1,6 +1,6 @@
 """Address blocks: everything an address is made of, after a phrase that announces one.
 
-Street patterns (``guardrails.addresses``) know the usual shapes, but addresses come in every
+Street patterns (``guardrails.rules.addresses``) know the usual shapes, but addresses come in every
 country's order and are often typed on several lines::
 
     Billing address: 28245 Puruntie 82 Apt. 595
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from guardrails.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS
 
 TRIGGER = re.compile(
     r"(?i:\b(?:(?:home|postal|mailing|billing|shipping|delivery|street|office)\s+)?"

@@ -21,8 +21,8 @@ import re
 import unicodedata
 from importlib import resources
 
-from guardrails.casing import Lexicon
-from guardrails.names import COMMON_WORDS
+from guardrails.rules.casing import Lexicon
+from guardrails.rules.names import COMMON_WORDS
 
 MIN_POPULATION = 15_000
 WORD_TOWN_POPULATION = 100_000

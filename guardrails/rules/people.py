@@ -31,9 +31,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
-from guardrails import places
-from guardrails.casing import Lexicon
-from guardrails.names import AFTER_WORD, BEFORE_ACT, COMMON_WORDS, COMPANY_WORDS
+from guardrails.rules import places
+from guardrails.rules.casing import Lexicon
+from guardrails.rules.names import AFTER_WORD, BEFORE_ACT, COMMON_WORDS, COMPANY_WORDS
 
 FIRST_RANK = 1000
 SINGLE_RANK = 500

@@ -3,7 +3,7 @@
 ``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
 link or of one written out ("jane at acme dot com"), the digits of a phone number, the user
 id of a mention; hidden characters, letter spacing and spelled digits folded first
-(``guardrails.folding``). ``name_parts`` are the tokens of
+(``guardrails.text.folding``). ``name_parts`` are the tokens of
 a person's name: the vault remembers which placeholder each token belongs to, so a later "Jane"
 reuses the placeholder of "Jane Doe", unless two people share the token.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from guardrails.folding import plain
-from guardrails.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS
+from guardrails.text.folding import plain
 
 _MAILTO = re.compile(r"<mailto:([^|>]+)(?:\|[^>]*)?>|\[[^\]]*\]\(mailto:([^)]+)\)")
 _TEL = re.compile(r"<tel:([^|>]+)(?:\|[^>]*)?>")

@@ -1,12 +1,12 @@
 """Link targets decoded for analysis: percent escapes, and ``+`` for a space in a query.
 
-``guardrails.normalize`` writes a link's target through ``decode_target``, so the analyzer
+``guardrails.text.normalize`` writes a link's target through ``decode_target``, so the analyzer
 reads ``?phone=+14155550199&name=Jane Doe&email=a@b.co`` where the user wrote
 ``?phone=%2B14155550199&name=Jane+Doe&email=a%40b.co``; each decoded character maps back to
 its escape, so a detection replaces exactly what the user wrote. An escape of a URL
 delimiter (``%2F``, ``%3F``, ``%26``, ...) stays as written, so decoding never changes where a
 path segment or a parameter ends. Each parameter's decoded value is recorded with its key
-(folded to lower-case letters and digits): ``guardrails.urls.field_type`` says what it is.
+(folded to lower-case letters and digits): ``guardrails.rules.urls.field_type`` says what it is.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _KEEP_ESCAPED = frozenset("/?#&;=%\ufffd")
 
 
 class Builder(Protocol):
-    """What decoding needs of ``guardrails.normalize``'s text builder."""
+    """What decoding needs of ``guardrails.text.normalize``'s text builder."""
 
     @property
     def source(self) -> str:

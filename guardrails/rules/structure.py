@@ -5,7 +5,7 @@ Will``), form lines and bullets (``• Name: Tariq``, ``- Phone: 0171 2345678``)
 (``To: Amber Christian <amber@acme.io>``), tables under a header row (``| Name | Phone |``)
 and staff lists (``Ruby Grant — Head of Sales``). A small NER model reads such a value as
 loose words: "Ruby" a place, "Will" a verb, a name that runs on into the next line's key.
-``guardrails.fields`` finds the fields (a key and its value, or a table cell under its
+``guardrails.text.fields`` finds the fields (a key and its value, or a table cell under its
 header) whose key names a type; ``StructureReader`` makes the value a finding of that type,
 whole, above the NER model's score, when it has the type's shape (a name, a date, a phone
 or licence number, an address). E-mail headers give the display names before each
@@ -20,9 +20,9 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from guardrails import licences
-from guardrails.fields import HEADERS, Field, fields, table_fields
-from guardrails.names import COMPANY_WORDS
+from guardrails.rules import licences
+from guardrails.rules.names import COMPANY_WORDS
+from guardrails.text.fields import HEADERS, Field, fields, table_fields
 
 WordCheck = Callable[[str], bool]
 

@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from guardrails.names import COMMON_WORDS
-from guardrails.spans import Detection
+from guardrails.rules.names import COMMON_WORDS
+from guardrails.text.spans import Detection
 
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}(?:['’\-][^\W\d_]+)*")
 _WORD = re.compile(r"\w+")

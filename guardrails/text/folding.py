@@ -1,4 +1,4 @@
-"""Evasion folded out of the analysis text, through the offset map of ``guardrails.normalize``.
+"""Evasion folded out of the analysis text, through the offset map of ``guardrails.text.normalize``.
 
 People (and scripts) hide a value from a detector by writing it so a reader still sees it
 but a pattern does not match. Each form below is folded in the analysis text only: a
@@ -21,7 +21,7 @@ with placeholders in it.
   letter ("J a n e D o e"), stays one space, so the words stay words. Digits that count
   ("1 2 3 4 5", a rating scale) stay apart.
 
-Invisible and format characters are dropped while ``guardrails.normalize`` builds the text.
+Invisible and format characters are dropped while ``guardrails.text.normalize`` builds the text.
 ``mostly_hidden`` tells a message that is mostly such characters: it is refused, not
 analysed.
 """
@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from guardrails.normalize import HIDDEN_RE, INVISIBLE_RE, Normalized
+from guardrails.text.normalize import HIDDEN_RE, INVISIBLE_RE, Normalized
 
 Edit = tuple[int, int, str]
 """``(start, end, replacement)`` in analysis offsets; an empty replacement drops the span."""
@@ -77,7 +77,7 @@ def plain(value: str) -> str:
     """A detected value as a reader sees it: hidden characters out, evasion forms folded.
 
     "jane\u200b.doe@…", "j a n e . d o e @ …" and "jane.doe@…" are one value, as are
-    "four one five five five five …" and "415 555 …" (``guardrails.linking.identity``).
+    "four one five five five five …" and "415 555 …" (``guardrails.vault.linking.identity``).
     """
     kept = [i for i, c in enumerate(value) if not INVISIBLE_RE.match(c)]
     text = "".join(value[i] for i in kept)

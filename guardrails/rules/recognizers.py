@@ -28,11 +28,20 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
-from guardrails import addresses, birthdates, blocks, ibans, ips, licences, phones, urls  # noqa: E402
-from guardrails.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
-from guardrails.places import PLACE_PATTERN  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
-from guardrails.structure import StructureReader  # noqa: E402
+from guardrails.rules import (  # noqa: E402
+    addresses,
+    birthdates,
+    blocks,
+    ibans,
+    ips,
+    licences,
+    phones,
+    urls,
+)
+from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
+from guardrails.rules.places import PLACE_PATTERN  # noqa: E402
+from guardrails.rules.structure import StructureReader  # noqa: E402
 
 Validator = Callable[[str], bool]
 Finder = Callable[[str], Iterable[tuple[int, int, float]]]
@@ -79,7 +88,7 @@ def luhn(value: str, *, minimum: int = 13) -> bool:
 
 
 def iban(value: str) -> bool:
-    """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.ibans``)."""
+    """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.rules.ibans``)."""
     return ibans.valid(value)
 
 
@@ -315,7 +324,7 @@ def _url_people(full_name: urls.NameCheck | None, text: str) -> Iterable[tuple[i
 
 
 def _structured(reader: StructureReader) -> tuple[Rule, ...]:
-    """A rule per type for the values the structure of a text types (``guardrails.structure``)."""
+    """A rule per type for the values a text's structure types (``rules.structure``)."""
     types = ("PERSON", "LOCATION", "PHONE_NUMBER", "DATE_OF_BIRTH", "DRIVER_LICENSE")
     return tuple(Rule(t, _NEVER, 0.0, finder=functools.partial(reader.find, t)) for t in types)
 
@@ -336,9 +345,9 @@ def build_recognizers(
         policy: what to redact.
         prose: also the name, street-address and town rules; without them only structured
             identifiers (and personal parts of URLs) are found, as in the output scan.
-        towns: whether a name after a place word is a town (``guardrails.places``); with
+        towns: whether a name after a place word is a town (``guardrails.rules.places``); with
             it, "moved to porto" is a ``LOCATION`` in any case.
-        people: names by the name lexicon (``guardrails.people``).
+        people: names by the name lexicon (``guardrails.rules.people``).
         full_name: whether the words of a URL segment are a full name (the same lexicon).
         name_word: whether a word is a person's name and no English word (the same
             lexicon); without it, "john at gmail.com" is not read as an e-mail address.

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from guardrails.places import gazetteer, known_place
+from guardrails.rules.places import gazetteer, known_place
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
 _EN_TYPE = (

@@ -4,7 +4,7 @@
 (after a bullet or list number and markup) or after a separator (``{``, ``,``, ``;``, ``|``); a
 value ends at its closing quote, at the next field on its line, or at the line's end (at most
 200 characters). ``table_fields`` gives the cells of pipe tables under their header cells.
-Only keys ``KEYS`` knows are kept; ``guardrails.structure`` decides whether each value has
+Only keys ``KEYS`` knows are kept; ``guardrails.rules.structure`` decides whether each value has
 its key's shape. ``outside_keys`` cuts a name span the NER model ran into a known key.
 Everything here is linear: each pattern reads a bounded window at each position.
 """

@@ -14,8 +14,8 @@ from dataclasses import replace
 from importlib import resources
 from typing import TypeVar
 
-from guardrails.names import COMMON_WORDS
-from guardrails.spans import Detection
+from guardrails.rules.names import COMMON_WORDS
+from guardrails.text.spans import Detection
 
 _D = TypeVar("_D", bound="Detection")
 

@@ -4,12 +4,12 @@
 evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The steps:
 
 1. ``normalize``: platform markup out, link targets decoded, an offset map kept
-   (``guardrails.normalize``); evasion (hidden characters, spacing, spelled digits) folded
-   through the same map (``guardrails.folding``);
-2. Presidio with veilbot's recognizers (``guardrails.recognizers``), in overlapping chunks
+   (``guardrails.text.normalize``); evasion (hidden characters, spacing, spelled digits) folded
+   through the same map (``guardrails.text.folding``);
+2. Presidio with veilbot's recognizers (``guardrails.rules.recognizers``), in overlapping chunks
    when the text is long, so nothing is truncated; the NER model reads a truecased copy
-   (``guardrails.casing``: lower-case full names capitalized, offsets unchanged);
-3. per-type thresholds, trimming and precision checks (``guardrails.precision``);
+   (``guardrails.rules.casing``: lower-case full names capitalized, offsets unchanged);
+3. per-type thresholds, trimming and precision checks (``guardrails.rules.precision``);
 4. back to original offsets; a mail or phone link with personal data in it becomes one
    entity (in a web link only the personal parts are replaced), user mentions become ``USER``
    entities, protected markup (channels, roles, emoji, timestamps) is never
@@ -30,15 +30,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
-from guardrails import casing, fields, places, precision, urls
 from guardrails.engine import LANGUAGE
-from guardrails.folding import fold
-from guardrails.normalize import Normalized, normalize
-from guardrails.people import PeopleFinder
 from guardrails.policy import Policy, default_policy
-from guardrails.recognizers import build_recognizers
-from guardrails.repeats import repeats
-from guardrails.spans import Detection, Ranges, by_range, merge_overlaps
+from guardrails.rules import casing, places, precision, urls
+from guardrails.rules.people import PeopleFinder
+from guardrails.rules.recognizers import build_recognizers
+from guardrails.rules.repeats import repeats
+from guardrails.text import fields
+from guardrails.text.folding import fold
+from guardrails.text.normalize import Normalized, normalize
+from guardrails.text.spans import Detection, Ranges, by_range, merge_overlaps
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine, EntityRecognizer
@@ -97,7 +98,7 @@ def text_recognizers(
 ) -> list[EntityRecognizer]:
     """Every recognizer ``detect`` runs that reads the text alone, not the NLP model's output.
 
-    veilbot's own (``guardrails.recognizers``, as built for this analyzer and policy) and the
+    veilbot's own (``guardrails.rules.recognizers``, as built for this analyzer and policy) and the
     analyzer's pattern recognizers: what must stay linear in its input whatever the text.
     """
     from presidio_analyzer import PatternRecognizer

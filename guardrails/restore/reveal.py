@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 from bot.core.errors import ConfigError
-from guardrails.placeholders import TYPED
+from guardrails.restore.placeholders import TYPED
 
 Action = Literal["restore", "mask", "placeholder"]
 Place = Literal["shared", "private"]

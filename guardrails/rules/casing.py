@@ -17,7 +17,7 @@ from typing import Any
 
 from spacy.strings import get_string_id
 
-from guardrails.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS
 
 _PAIR = re.compile(r"(?<![\w@./\-'’#])([a-z]{2,})[ \t]+([a-z]{2,})(?![\w@/\-]|['’](?!s\b)|\.\w)")
 

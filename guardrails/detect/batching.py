@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from bot.core.errors import GuardrailError
 from bot.core.types import Platform
-from guardrails.spans import Detection
+from guardrails.text.spans import Detection
 
 MAX_BATCH_TEXTS = 32
 """Most texts analysed in one batch."""

@@ -11,7 +11,7 @@ What each construct becomes for the analyzer, and what detection does with it:
   each is one ``USER`` entity, so the model never sees a platform id;
 - links (Slack ``<mailto:a|b>``, ``<tel:a|b>``, ``<url|label>``, Discord ``[label](url)``,
   bare ``http(s)://`` URLs): "label (target)", the target's percent escapes and query ``+``
-  decoded and its parameters recorded by key (``guardrails.linkdecode``); personal data
+  decoded and its parameters recorded by key (``guardrails.text.linkdecode``); personal data
   anywhere in a mail or phone link makes the whole link one entity;
 - channel, role, group and special mentions, timestamps, custom emoji: a neutral stand-in
   ("#general", "@role", "@here"); protected, i.e. kept as written and never redacted
@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.core.types import Platform
-from guardrails.linkdecode import decode_target
+from guardrails.text.linkdecode import decode_target
 
 # Characters that show nothing, dropped from the analysis text: zero-width and other format
 # characters (U+200B-U+200F, U+2060-U+206F, bidi controls, BOM, soft hyphen), fillers that
@@ -218,7 +218,7 @@ class _Builder:
         self.out.ends.extend([end] * len(text))
 
     def add_field(self, key: str, start: int, end: int) -> None:
-        """Record a link parameter's decoded value (``guardrails.linkdecode``)."""
+        """Record a link parameter's decoded value (``guardrails.text.linkdecode``)."""
         self.out.fields.append((key, start, end))
 
     def build(self) -> Normalized:

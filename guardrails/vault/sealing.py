@@ -20,7 +20,7 @@ class AesGcmSealer:
     """The ``Sealer`` port on AES-GCM.
 
     Args:
-        key: 32 bytes, e.g. ``guardrails.vaultkey.derive_queue_key(master)``.
+        key: 32 bytes, e.g. ``guardrails.vault.keys.derive_queue_key(master)``.
     """
 
     def __init__(self, key: bytes) -> None:

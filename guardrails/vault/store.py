@@ -46,9 +46,9 @@ from redis.asyncio.cluster import RedisCluster
 from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from guardrails.placeholders import TYPE_RE, placeholder_type
-from guardrails.values import normalize_value
-from guardrails.vaultkey import KEY_SETTING, derive_keys
+from guardrails.restore.placeholders import TYPE_RE, placeholder_type
+from guardrails.text.values import normalize_value
+from guardrails.vault.keys import KEY_SETTING, derive_keys
 
 logger = logging.getLogger(__name__)
 
@@ -142,8 +142,8 @@ class VaultEntry(NamedTuple):
     Attributes:
         type: its entity type.
         value: what the placeholder restores to (markup included).
-        key: what it is looked up by, when not the value (``guardrails.linking.identity``).
-        parts: name tokens a later mention may use alone (``guardrails.linking.name_parts``).
+        key: what it is looked up by, when not the value (``guardrails.vault.linking.identity``).
+        parts: name tokens a later mention may use alone (``guardrails.vault.linking.name_parts``).
     """
 
     type: str
