@@ -17,7 +17,7 @@ import sys
 
 from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
-from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
+from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics
@@ -48,15 +48,11 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
 async def _serve(settings: Settings, host: str, port: int) -> int:
     if not build_admin_tokens(settings):
         raise ConfigError("VEILBOT_ADMIN_TOKENS is empty: no one could use the admin API")
-    with StopSignals(grace_seconds=WATCHDOG_MARGIN_SECONDS) as stopping:
-        try:
-            await _serve_until(settings, HttpServer(host, port), stopping)
-        except asyncio.CancelledError:
-            if not stopping.startup_cancelled:
-                raise
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
+    with (
+        StopSignals(grace_seconds=WATCHDOG_MARGIN_SECONDS) as stopping,
+        startup_cancel_is_a_stop(stopping),
+    ):
+        await _serve_until(settings, HttpServer(host, port), stopping)
     log.info("shutdown: veilbot admin stopped (%s)", stopping.signal_name or "ended")
     return 0
 

@@ -15,7 +15,7 @@ from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
 from bot.app import build_app, build_redactor
-from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals
+from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
 from bot.service import check_model_for_platforms, select_platforms
@@ -42,19 +42,11 @@ async def _serve(settings: Settings, args: argparse.Namespace) -> int:
     names = select_platforms(settings, args.platforms)
     check_model_for_platforms(settings)
     grace = settings.drain_timeout_seconds + WATCHDOG_MARGIN_SECONDS
-    with StopSignals(grace_seconds=grace) as stopping:
-        try:
-            async with build_app(settings) as app:
-                for notice in app.notices:
-                    print(f"veilbot: {notice}", file=sys.stderr)
-                await serve_platforms(app, names, stopping.requested, started=stopping.serving)
-        except asyncio.CancelledError:
-            if not stopping.startup_cancelled:
-                raise
-            # The signal came while starting: whatever had started is stopped; a clean stop.
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
+    with StopSignals(grace_seconds=grace) as stopping, startup_cancel_is_a_stop(stopping):
+        async with build_app(settings) as app:
+            for notice in app.notices:
+                print(f"veilbot: {notice}", file=sys.stderr)
+            await serve_platforms(app, names, stopping.requested, started=stopping.serving)
     log.info("shutdown: veilbot stopped (%s)", stopping.signal_name or "adapters ended")
     return 0
 

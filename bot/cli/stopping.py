@@ -129,3 +129,19 @@ class StopSignals:
     def _cancel_main(self) -> None:
         if self._main is not None and not self._main.done():
             self._main.cancel()
+
+
+@contextlib.contextmanager
+def startup_cancel_is_a_stop(stopping: StopSignals) -> Iterator[None]:
+    """A signal while starting cancels the task: whatever had started is stopped, a clean stop.
+
+    Any other cancellation goes on up.
+    """
+    try:
+        yield
+    except asyncio.CancelledError:
+        if not stopping.startup_cancelled:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
