@@ -153,11 +153,18 @@ def _exit_with_parent() -> None:
     threading.Thread(target=wait, name="exit-with-parent", daemon=True).start()
 
 
+WORKER_NICENESS = 5
+"""How much lower than the service's a detection process's CPU priority is (``nice``)."""
+
+
 def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     from guardrails.engine import build_analyzer
     from guardrails.policy import load_policy
 
     _exit_with_parent()
+    # Detection is bulk work; the service's event loop (acks, replies) must not wait for the
+    # CPU behind it: on a busy machine the scheduler serves the service first.
+    os.nice(WORKER_NICENESS)
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = _Engines(build_analyzer(model), policy, chunk_chars)
