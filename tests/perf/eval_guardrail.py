@@ -11,7 +11,7 @@ stock Presidio on the same spaCy model (``tests.perf.eval_detectors``): text fro
 and Faker in chat sentences (``sources.generators``), labelled examples from peers' public
 test suites, and two human-labelled tweet corpora (``sources.conll``: the Broad Twitter Corpus
 and WNUT 2016), all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a
-folder of clones, or of ``owner+name/repo`` mirrors; the README has the clone commands); the
+folder of clones, or of ``owner+name/repo`` mirrors; docs/guardrail.md has the clone commands); the
 "peers combined" row adds up the checkouts. Each outside source
 is split in a fixed dev and test half by a hash of the case id; ``--show-failures`` prints
 failing dev cases and is refused for the test split, which is only ever reported as figures.
@@ -19,7 +19,7 @@ Measures in ``tests.perf.eval_score``.
 
 The regression set (``regression``, ``tests.perf.eval_regression``): the team's own held-out
 and dev corpora through both detectors, plus the corpus metrics and the thread evaluation of
-the README (leak rate, partial leaks, over-redaction, restore fidelity, same value -> same
+docs/guardrail.md (leak rate, partial leaks, over-redaction, restore fidelity, same value -> same
 placeholder; definitions in ``tests.perf.eval_metrics``). Prints figures only.
 """
 
@@ -83,7 +83,7 @@ def report(corpus: CorpusScore, threads: ThreadScore, ms: float, messages: int) 
 
 
 def markdown(corpus: CorpusScore, threads: ThreadScore) -> list[str]:
-    """The README table."""
+    """The table of docs/guardrail.md."""
     rows = ["| measure | overall | slack | discord | target |", "|---|---|---|---|---|"]
     measures = [
         ("leak rate", corpus.leak, "≤ 2 %"),
@@ -143,7 +143,7 @@ def outside(
 def regression(
     detectors: list[Detector], results: eval_report.Results, markdown_tables: bool
 ) -> None:
-    """Both detectors on the own corpora (one row each), then the README's corpus figures."""
+    """Both detectors on the own corpora (one row each), then the corpus figures of the docs."""
     for title, suffix in CORPORA:
         messages = rows(f"corpus{suffix}.jsonl")
         cases = as_cases(title, messages)

@@ -3,7 +3,7 @@
 The team wrote these, so they show whether a change breaks what worked, not how detection
 does on data it was not tuned on. Corpus messages become ``Case`` objects so they get the same
 row as the outside sources (both detectors); veilbot's outputs also feed the corpus metrics
-the README reports (leak rate by platform and hard-case tag, ``tests.perf.eval_metrics``).
+docs/guardrail.md reports (leak rate by platform and hard-case tag, ``tests.perf.eval_metrics``).
 Threads run through the real guardrail on a real Redis (``VEILBOT_TEST_REDIS_URL``, else a
 private ``redis-server``): restore fidelity and same value -> same placeholder.
 """
@@ -58,7 +58,7 @@ def as_cases(title: str, messages: list[dict[str, Any]]) -> list[Case]:
 
 
 class CorpusObserver:
-    """Feeds veilbot's outputs into the README's corpus metrics."""
+    """Feeds veilbot's outputs into the corpus metrics of docs/guardrail.md."""
 
     def __init__(self, messages: list[dict[str, Any]]) -> None:
         self._by_id = {m["id"]: m for m in messages}

@@ -3,7 +3,8 @@
 ``--peers DIR`` (or ``VEILBOT_EVAL_PEERS``) names a folder holding one checkout per peer, named
 as in ``PEERS``: a normal clone or a bare repository both work (a bare one is read at HEAD).
 A folder of mirrored snapshots, one bare ``owner+name/repo`` per repository, works as well.
-The README gives the ``git clone`` commands. A peer that is missing is reported and skipped.
+docs/guardrail.md ("Rerun") gives the ``git clone`` commands. A peer that is missing is
+reported and skipped.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ expects back. Both files are read with ``ast``; nothing of piighost runs. URLs a
 type; French NIR and SIRET numbers are listed as types of their own (veilbot has none).
 Labels are complete: every text holds one value and nothing else.
 
-The figures in the README were read from
+The figures in docs/guardrail.md were read from
 ``test_patterns.py`` at ``223fcb53757888ed03e4ee5a868917ec95d0fbc4`` and ``test_regex.py`` at
 ``34dae67618ad2d6acf2b0ab181fe38383687a11c`` of ``Athroniaeth/piighost``; a clone of a later
 commit reads what the tests say then.
