@@ -8,6 +8,7 @@ copy of the output never passes for a working file with its secrets.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from bot.config_file import environment_fields, read_config_file
 from bot.settings import Settings, load_settings
 
 HIDDEN = "<hidden>"
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")
+"""The password of a ``scheme://user:password@host`` URL (Redis, PostgreSQL, a proxy)."""
 
 
 def check_config(file: str | None) -> int:
@@ -38,7 +41,7 @@ def check_config(file: str | None) -> int:
 
 
 def toml_value(value: Any) -> str:
-    """``value`` as a TOML value, secrets hidden."""
+    """``value`` as a TOML value, secrets and the passwords in URLs hidden."""
     if isinstance(value, SecretStr):
         return json.dumps(HIDDEN)
     if isinstance(value, BaseModel):
@@ -52,4 +55,5 @@ def toml_value(value: Any) -> str:
     if isinstance(value, dict):
         pairs = ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
         return "{ " + pairs + " }" if pairs else "{}"
-    return json.dumps(str(value), ensure_ascii=False)
+    # A store URL may hold its password: the user name and host stay, the password does not.
+    return json.dumps(_URL_PASSWORD.sub(rf"\1:{HIDDEN}@", str(value)), ensure_ascii=False)

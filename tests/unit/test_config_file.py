@@ -202,6 +202,20 @@ def test_config_check_prints_the_effective_settings_with_secrets_hidden(
     assert "sk-ant-real-looking-key" not in out
 
 
+def test_config_check_hides_the_passwords_in_store_urls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, f'vault_key = "{TEST_VAULT_KEY_B64}"\n' + GOOD)
+    monkeypatch.setenv("VEILBOT_REDIS_URL", "redis://:s3cretpw@redis.internal:6379/0")
+    monkeypatch.setenv("VEILBOT_DATABASE_URL", "postgresql://veilbot:dbpw@db.internal/veilbot")
+    assert main(["config", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "s3cretpw" not in out
+    assert "dbpw" not in out
+    assert 'redis_url = "redis://:<hidden>@redis.internal:6379/0"  # env' in out
+    assert 'database_url = "postgresql://veilbot:<hidden>@db.internal/veilbot"  # env' in out
+
+
 def test_config_check_refuses_a_bad_file_with_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
