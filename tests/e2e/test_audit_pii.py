@@ -90,6 +90,7 @@ async def cli_text(app: App, tid: str) -> str:
     return "\n".join(outputs)
 
 
+@pytest.mark.redis_cluster
 async def test_seeded_pii_never_appears_in_exports_lists_api_or_cli(
     make_app: MakeApp, database_url: str | None
 ) -> None:
