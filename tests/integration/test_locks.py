@@ -87,17 +87,18 @@ async def test_holders_in_another_process_never_overlap(
 ) -> None:
     lk = locks(clients[0], keys, wait=20)
     spans: list[tuple[float, float]] = []
-    async with lk.hold(TID):  # first: the child starts while this process holds the lock
-        entered = time.time()
-        child = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
-            cwd=REPO, stdout=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        await asyncio.sleep(0.02)
-        spans.append((entered, time.time()))
-    output = asyncio.ensure_future(child.communicate())
-    deadline = time.monotonic() + 30
+    child: asyncio.subprocess.Process | None = None
     try:
+        async with lk.hold(TID):  # first: the child starts while this process holds the lock
+            entered = time.time()
+            child = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", CHILD, redis_url, keys.prefix, TID,
+                cwd=REPO, stdout=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            await asyncio.sleep(0.02)
+            spans.append((entered, time.time()))
+        output = asyncio.ensure_future(child.communicate())
+        deadline = time.monotonic() + 30
         while not output.done() and time.monotonic() < deadline:  # contend until it is done
             async with lk.hold(TID):
                 entered = time.time()
@@ -105,7 +106,7 @@ async def test_holders_in_another_process_never_overlap(
                 spans.append((entered, time.time()))
         out, _ = await asyncio.wait_for(output, 30)
     finally:
-        if child.returncode is None:
+        if child is not None and child.returncode is None:
             child.kill()
             await child.wait()
     assert child.returncode == 0
