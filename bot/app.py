@@ -22,7 +22,7 @@ from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
-from bot.core.ports import ModelClient
+from bot.core.ports import ModelClient, TurnLimiter
 from bot.core.scopes import Scope, Scopes
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
@@ -159,6 +159,12 @@ def rate_limits(settings: Settings) -> list[Limit]:
     return [Limit(kind, lim.turns, lim.per_seconds) for kind, lim in configured if lim]
 
 
+def build_limiter(settings: Settings, redis: RedisClient, keys: KeySpace) -> TurnLimiter | None:
+    """The turn limiter of ``[rate_limits]``; none without limits (no Redis call per turn)."""
+    limits = rate_limits(settings)
+    return RedisRateLimiter(redis, keys, limits) if limits else None
+
+
 def build_scopes(settings: Settings) -> Scopes:
     """Every configured scope resolved against the ones above it (channel, workspace, all)."""
     top = Scope(system=build_system_prompt(settings.system_prompt_extra))
@@ -254,7 +260,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,
             access=access_rules(settings),
-            limiter=RedisRateLimiter(client, keys, rate_limits(settings)),
+            limiter=build_limiter(settings, client, keys),
             scopes=build_scopes(settings),
         )
         yield App(

@@ -21,11 +21,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, access_rules, build_scopes, rate_limits
+from bot.app import App, access_rules, build_limiter, build_scopes
 from bot.core.errors import ConfigError
 from bot.core.logsafe import log_failure
 from bot.settings import load_settings
-from bot.state.ratelimit import RedisRateLimiter
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ class Reloader:
             return False
         app.conversation.reconfigure(
             access=access_rules(settings),
-            limiter=RedisRateLimiter(app.redis, app.keys, rate_limits(settings)),
+            limiter=build_limiter(settings, app.redis, app.keys),
             scopes=build_scopes(settings),
         )
         log.info("config reloaded from %s", settings.config or "the environment")
