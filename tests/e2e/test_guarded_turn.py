@@ -53,7 +53,6 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.mark.redis_cluster
-
 async def test_personal_data_never_reaches_the_model_or_any_store(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, redis_url: str, database_url: str | None
 ) -> None:

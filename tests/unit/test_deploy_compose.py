@@ -4,7 +4,6 @@ healthy, restarted when it dies, and checked by a healthcheck on a path its serv
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,13 +14,12 @@ import yaml
 
 from bot.metrics import PrometheusMetrics
 from bot.service import build_http, select_platforms
-from bot.settings import Settings, load_settings
-from tests.fixtures.deploy import unknown_settings
+from bot.settings import Settings
+from tests.fixtures.deploy import MOUNTED_CONFIG, settings_from, unknown_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "compose.yml"
-MOUNTED_CONFIG = "/etc/veilbot/veilbot.toml"
 ENV_EXAMPLE = ROOT / ".env.example"
 
 
@@ -62,17 +60,6 @@ def container_env(env_file: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in env_file.items() if v}
     env |= {k: interpolate(str(v), env_file) for k, v in veilbot["environment"].items()}
     return env
-
-
-def settings_from(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
-    for name in list(os.environ):
-        if name.startswith(("VEILBOT_", "ANTHROPIC_", "AWS_", "GOOGLE_", "CLOUD_ML_")):
-            monkeypatch.delenv(name)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    if env.get("VEILBOT_CONFIG") == MOUNTED_CONFIG:  # the file mounted there, from this checkout
-        monkeypatch.setenv("VEILBOT_CONFIG", str(ROOT / "deploy" / "veilbot.example.toml"))
-    return load_settings(_env_file=None)
 
 
 FILLED = {"POSTGRES_PASSWORD": "pw-for-tests", "VEILBOT_VAULT_KEY": TEST_VAULT_KEY_B64}

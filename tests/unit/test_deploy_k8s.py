@@ -29,16 +29,15 @@ from aiohttp import web
 from bot.admin.api import add_admin_routes
 from bot.metrics import PrometheusMetrics
 from bot.service import build_http, select_platforms
-from bot.settings import Settings, load_settings
+from bot.settings import Settings
 from bot.stores import add_console, build_admin_tokens
 from guardrails.policy import parse_policy
-from tests.fixtures.deploy import unknown_settings
+from tests.fixtures.deploy import MOUNTED_CONFIG, settings_from, unknown_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 from tests.fixtures.kustomize import merge, render
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
-MOUNTED_CONFIG = "/etc/veilbot/veilbot.toml"
 KUBERNETES_VERSIONS = ("1.29.0", "1.33.0")  # oldest supported and a current one
 COMPONENTS = sorted(p.name for p in (K8S / "components").iterdir())
 OVERLAYS = {"slack": ["slack"], "discord": ["discord"], "slack-and-discord": ["discord", "slack"]}
@@ -249,17 +248,6 @@ def pod_env(
             assert item["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
             env[item["name"]] = f"{name_of(workload)}-0"
     return env
-
-
-def settings_from(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
-    for name in list(os.environ):
-        if name.startswith(("VEILBOT_", "ANTHROPIC_", "AWS_", "GOOGLE_", "CLOUD_ML_")):
-            monkeypatch.delenv(name)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    if env.get("VEILBOT_CONFIG") == MOUNTED_CONFIG:  # the file mounted there, from this checkout
-        monkeypatch.setenv("VEILBOT_CONFIG", str(ROOT / "deploy" / "veilbot.example.toml"))
-    return load_settings(_env_file=None)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
