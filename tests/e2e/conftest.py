@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -13,7 +14,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app import App, build_app
+from bot.audit.schema import metadata
 from bot.core.conversation import Conversation
+from bot.core.logsafe import configure_logging
 from bot.core.types import InboundMessage, thread_id
 from bot.settings import Settings
 from tests.e2e.discord_harness import fake_discord, start_bot  # noqa: F401  (fixtures)
@@ -21,6 +24,14 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 MakeApp = Callable[..., Awaitable[App]]
+
+
+@pytest.fixture
+def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """Every log line at DEBUG, with the service's own logging set up as ``--log-level DEBUG``."""
+    configure_logging("DEBUG")
+    caplog.set_level(logging.DEBUG)
+    return caplog
 
 
 def settings_for(
@@ -100,6 +111,21 @@ async def audit_rows(app: App, thread: str) -> list[dict[str, Any]]:
             return [dict(row._mapping) for row in result]
     finally:
         await engine.dispose()
+
+
+async def audit_dump(app: App) -> str:
+    """Every row of every audit table as one string, for PII scans."""
+    url = app.settings.database_url or f"sqlite+aiosqlite:///{app.settings.data_dir / 'audit.db'}"
+    engine = create_async_engine(url)
+    parts: list[str] = []
+    try:
+        async with engine.connect() as conn:
+            for table in metadata.sorted_tables:
+                rows = await conn.execute(sa.select(table))
+                parts += [str(value) for row in rows for value in row]
+    finally:
+        await engine.dispose()
+    return "\n".join(parts)
 
 
 def conversation_with(app: App, guardrail: Any) -> Conversation:

@@ -11,12 +11,16 @@ import time
 import pytest
 
 from bot.core.types import thread_id
+from tests.e2e.conftest import audit_dump
 from tests.e2e.discord_harness import RunningBot, StartBot
+from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
+from tests.fixtures.services import redis_dump
 
 MENTION = f"<@{BOT_ID}>"
 OLD = f"{MENTION} I'm Maria Gonzalez, write to maria.gonzalez@example.com please."
 NEW = f"{MENTION} I'm Maria Gonzalez, write to maria.new@example.org instead."
+SEEDED = ["Maria Gonzalez", "maria.gonzalez@example.com", "maria.new@example.org"]
 
 
 async def _values(bot: RunningBot, tid: str) -> set[str]:
@@ -35,7 +39,11 @@ async def _until_values(bot: RunningBot, tid: str, check: object) -> set[str]:
 
 @pytest.mark.parametrize("queue", [True, False], ids=["queue", "no-queue"])
 async def test_an_edit_replaces_the_kept_text_and_a_delete_after_it_withdraws_both(
-    start_bot: StartBot, fake_discord: FakeDiscord, queue: bool
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    redis_url: str,
+    debug_logs: pytest.LogCaptureFixture,
+    queue: bool,
 ) -> None:
     bot = await start_bot(queue_enabled=queue)
     msg = fake_discord.message(OLD, mentions=(BOT_ID,))
@@ -61,3 +69,7 @@ async def test_an_edit_replaces_the_kept_text_and_a_delete_after_it_withdraws_bo
     )
     assert await _until_values(bot, tid, lambda v: not v) == set()
     assert await bot.app.history.load(tid) == []
+    # Nothing the service keeps or logs ever held a value of either version in clear.
+    assert leaked(SEEDED, redis_dump(redis_url, bot.app.settings.redis_prefix)) == []
+    assert leaked(SEEDED, await audit_dump(bot.app)) == []
+    assert leaked(SEEDED, debug_logs.text) == []

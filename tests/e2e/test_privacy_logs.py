@@ -30,13 +30,6 @@ class _AnalyzerQuotingItsInput:
         raise _Leaky(f"cannot parse {text!r}")
 
 
-@pytest.fixture
-def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    configure_logging("DEBUG")
-    caplog.set_level(logging.DEBUG)
-    return caplog
-
-
 async def test_turns_at_debug_level_log_no_personal_data(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
 ) -> None:

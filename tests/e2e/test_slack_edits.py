@@ -9,13 +9,17 @@ from __future__ import annotations
 import pytest
 
 from bot.core.types import thread_id
-from tests.e2e.conftest import MakeApp
+from tests.e2e.conftest import MakeApp, audit_dump
 from tests.e2e.slack_harness import Harness, slack_harness
+from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import deleted, edited, mention, message
+from tests.fixtures.services import redis_dump
 
 OLD = "I'm Maria Gonzalez, mail maria.gonzalez@example.com, IBAN DE89 3704 0044 0532 0130 00."
 NEW = "I'm Maria Gonzalez, mail maria.new@example.org instead."
+SEEDED = ["Maria Gonzalez", "maria.gonzalez@example.com", "DE89 3704 0044 0532 0130 00"]
+SEEDED += ["maria.new@example.org"]
 
 
 async def _kept(h: Harness, tid: str) -> set[str]:
@@ -24,7 +28,11 @@ async def _kept(h: Harness, tid: str) -> set[str]:
 
 @pytest.mark.parametrize("queued", [True, False], ids=["queue", "no-queue"])
 async def test_an_edit_is_redacted_afresh_and_a_delete_after_it_withdraws_both_versions(
-    make_app: MakeApp, fake_anthropic: FakeAnthropic, queued: bool
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    redis_url: str,
+    debug_logs: pytest.LogCaptureFixture,
+    queued: bool,
 ) -> None:
     overrides = {} if queued else {"queue_enabled": False}
     async with slack_harness(make_app, **overrides) as h:
@@ -73,3 +81,8 @@ async def test_an_edit_is_redacted_afresh_and_a_delete_after_it_withdraws_both_v
         await h.settle()
         answer = h.slack.thread("C1", ts)[-1]
         assert "@example" not in answer
+
+        # Nothing the service keeps or logs ever held a value of either version in clear.
+        assert leaked(SEEDED, redis_dump(redis_url, h.app.settings.redis_prefix)) == []
+        assert leaked(SEEDED, await audit_dump(h.app)) == []
+        assert leaked(SEEDED, debug_logs.text) == []
