@@ -147,7 +147,7 @@ class _Detector:
 
     def detect(self, text: str, platform: Platform) -> list[Detection]:
         norm = fold(normalize(text, platform))
-        return self._detect(text, norm, list(map(self._ner_input, self._windows(norm))))
+        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0])
 
     def detect_many(
         self, messages: Sequence[tuple[str, Platform]]
