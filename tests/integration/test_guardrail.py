@@ -74,9 +74,11 @@ async def test_a_message_with_hundreds_of_values_round_trips(guardrail):
     ]
     text = ". ".join(lines + lines[:10])  # ten lines said twice
     redaction = await guardrail.anonymize(T1, text, platform="slack")
-    assert "@acme-corp.com" not in redaction.text and "10.0.0." not in redaction.text
+    assert "@acme-corp.com" not in redaction.text
+    assert "10.0.0." not in redaction.text
     placeholders = [e.placeholder for e in redaction.entities]
-    assert len(placeholders) == 320 and len(set(placeholders)) == 300  # a repeat, its placeholder
+    assert len(placeholders) == 320
+    assert len(set(placeholders)) == 300  # a repeated value keeps its placeholder
     restorer = await guardrail.restorer(T1, platform="slack", private=True)
     assert restorer.restore(redaction.text).text == text
 
