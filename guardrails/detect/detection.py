@@ -34,7 +34,7 @@ from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
 from guardrails.rules import casing, places, precision, urls
 from guardrails.rules.people import PeopleFinder
-from guardrails.rules.recognizers import build_recognizers
+from guardrails.rules.recognizers import build_recognizers, gate_presidio
 from guardrails.rules.repeats import repeats
 from guardrails.text import fields
 from guardrails.text.folding import fold
@@ -120,6 +120,7 @@ class _Detector:
         self, analyzer: AnalyzerEngine, policy: Policy, chunk_chars: int, prose: bool
     ) -> None:
         self._analyzer = analyzer
+        gate_presidio(analyzer.registry.recognizers)  # Presidio's patterns skip what ours skip
         self._policy = policy
         self._chunk = chunk_chars
         self._lexicon = casing.lexicon(analyzer) if prose else None
@@ -147,7 +148,7 @@ class _Detector:
 
     def detect(self, text: str, platform: Platform) -> list[Detection]:
         norm = fold(normalize(text, platform))
-        return self._detect(text, norm, list(map(self._ner_input, self._windows(norm))))
+        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0])
 
     def detect_many(
         self, messages: Sequence[tuple[str, Platform]]

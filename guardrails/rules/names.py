@@ -101,24 +101,45 @@ AFTER_WORD = re.compile(
 """A word a person is met, thanked or asked by, then the end of the phrase ("to Hope today")."""
 
 
-NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
-    (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85),
-    (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6),
-    (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6),
-    (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6),
-    (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6),
-    (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6),
-    (re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"), 0.6),
-    (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6),
-    (re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"), 0.6),
+_SPACE = re.compile(r"\s")
+_BLANK = re.compile(r"[ \t]")
+
+
+NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
+    (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85, _SPACE),
+    (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6, _BLANK),
+    (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
+    (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
+    (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),
+    (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
+    (
+        re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"),
+        0.6,
+        _BLANK,
+    ),
+    (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6, _BLANK),
+    (
+        re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"),
+        0.6,
+        re.compile(r"\("),
+    ),
     (
         re.compile(
             rf"(?<![\w.])(?P<v>{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"
         ),
         0.6,
+        _BLANK,
     ),
-    (re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"), 0.6),
-    (re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"), 0.6),
+    (
+        re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"),
+        0.6,
+        re.compile("[À-ÖØ-öø-ÿ]"),
+    ),
+    (
+        re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"),
+        0.6,
+        re.compile("[А-ЯЁΑ-Ω]"),
+    ),
     # Arabic and Hebrew script have no capitals: two or three words of it in English chat.
     (
         re.compile(
@@ -126,6 +147,7 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
             r"(?![\w\u0590-\u06ff])"
         ),
         0.6,
+        re.compile(r"[\u0600-\u06ff]"),
     ),
     (
         re.compile(
@@ -133,8 +155,18 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
             r"(?![\w\u0590-\u05ff])"
         ),
         0.6,
+        re.compile(r"[\u05d0-\u05ea]"),
     ),
-    (re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?![\u4e00-\u9fff])"), 0.55),
-    (re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]{2,4}(?![\uac00-\ud7a3])"), 0.55),
+    (
+        re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?![\u4e00-\u9fff])"),
+        0.55,
+        re.compile(r"[\u4e00-\u9fff]"),
+    ),
+    (
+        re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]{2,4}(?![\uac00-\ud7a3])"),
+        0.55,
+        re.compile(r"[\uac00-\ud7a3]"),
+    ),
 )
-"""PERSON patterns with their scores; the name is group ``v`` where the pattern has context."""
+"""PERSON patterns: regex, score, and what every match contains (``recognizers.Rule.needs``);
+the name is group ``v`` where the pattern has context."""

@@ -79,6 +79,8 @@ _WITH_INITIAL = re.compile(
     rf"(?![\w@])"
 )
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+NEEDS = re.compile(rf"[ \t{_UPPER}]")
+"""What every name ``PeopleFinder`` finds contains: a capital or a space between two words."""
 _TITLES = frozenset(
     """princess prince king queen lord lady sir dame duke duchess saint pope president
     doctor captain general colonel major sergeant judge father mother sister brother

@@ -40,7 +40,9 @@ from guardrails.rules import (  # noqa: E402
     urls,
 )
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
+from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import PLACE_PATTERN  # noqa: E402
+from guardrails.rules.structure import NEEDS as STRUCTURE_NEEDS  # noqa: E402
 from guardrails.rules.structure import StructureReader  # noqa: E402
 
 Validator = Callable[[str], bool]
@@ -62,12 +64,61 @@ class Rule:
     """When set, a match with more digits is no candidate (a card or IBAN, not a phone)."""
     finder: Finder | None = None
     """Finds the values itself (``regex``, ``validate`` and ``shrink`` are then unused)."""
+    needs: re.Pattern[str] | None = None
+    """A class of characters (one character) every match contains: a text with none of them
+    is not scanned.
+
+    Checked on the text's distinct characters, gathered once for all the rules: most rules
+    try a match at every position, and a text none of them can match (a long run of
+    dot-joined words, with no space, digit or capital) cost each rule its full scan."""
 
     def find(self, text: str) -> Iterable[tuple[int, int, float]]:
         """``(start, end, score)`` of each value of this rule in ``text``."""
+        if self.needs is not None and self.needs.search(_characters(text)) is None:
+            return ()
         if self.finder is not None:
             return self.finder(text)
         return ((start, end, self.score) for start, end in _spans(self, text))
+
+
+@functools.lru_cache(maxsize=8)
+def _characters(text: str) -> str:
+    """The distinct characters of ``text``: every rule of a chunk checks its ``needs`` here."""
+    return "".join(set(text))
+
+
+_PRESIDIO_NEEDS = {
+    "IpRecognizer": r"[\d:]",  # IPv4 digits, IPv6 colons
+    "IbanRecognizer": r"\d",
+    "UsPassportRecognizer": r"\d",
+    "UsSsnRecognizer": r"\d",
+    "UsBankRecognizer": r"\d",
+    "CryptoRecognizer": r"\d",  # "bc1…", "1…", "3…"
+    "EmailRecognizer": "@",
+}
+"""What every match of Presidio's own pattern recognizers contains (their ``PATTERNS``)."""
+
+
+def gate_presidio(recognizers: Iterable[Any]) -> None:
+    """Give Presidio's pattern recognizers the ``Rule.needs`` check of veilbot's rules.
+
+    Each scans the whole text whatever it holds; a text without the character every match
+    contains (a digit for Presidio's number patterns) is skipped. Results are unchanged.
+    """
+    for recognizer in recognizers:
+        needs = _PRESIDIO_NEEDS.get(type(recognizer).__name__)
+        if needs is not None and not getattr(recognizer, "veilbot_gated", False):
+            recognizer.analyze = _gated(recognizer.analyze, re.compile(needs))
+            recognizer.veilbot_gated = True
+
+
+def _gated(analyze: Callable[..., list[Any]], needs: re.Pattern[str]) -> Callable[..., list[Any]]:
+    def gated(text: str, entities: list[str], *args: Any, **kwargs: Any) -> list[Any]:
+        if needs.search(_characters(text)) is None:
+            return []
+        return analyze(text, entities, *args, **kwargs)
+
+    return gated
 
 
 def maestro(value: str) -> bool:
@@ -165,6 +216,10 @@ _EMAIL = (
 )
 
 _NEVER = re.compile(r"(?!)")
+_DIGIT = re.compile(r"\d")
+_BLANK = re.compile(r"[ \t]")
+_AT = re.compile("@")
+_QUERY = re.compile("=")
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule(
         "CREDIT_CARD",
@@ -172,6 +227,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.95,
         luhn,
         shrink=True,
+        needs=_DIGIT,
     ),
     Rule(  # twelve digits are a card only after a card word: else they are ids
         "CREDIT_CARD",
@@ -181,6 +237,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         ),
         0.9,
         maestro,
+        needs=_DIGIT,
     ),
     Rule(
         "IBAN_CODE",
@@ -188,9 +245,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.95,
         iban,
         shrink=True,
+        needs=_DIGIT,
     ),
-    Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find),
-    Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find),
+    Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find, needs=_DIGIT),
+    Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule(
         "PERSON",
         re.compile(
@@ -198,30 +256,45 @@ BUILTIN_RULES: tuple[Rule, ...] = (
             rf"/(?P<v>{_URL_PART})|/[~@](?P<w>{_URL_PART})"
         ),
         0.9,  # above NER: its span over the whole URL would hide this one, then be dropped
+        needs=re.compile("/"),
     ),
-    Rule("EMAIL_ADDRESS", re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"), 0.9),
-    Rule("PHONE_NUMBER", re.compile(r"\bwa\.me/(?P<v>\+?\d{7,15})\b"), 0.9),
-    Rule("PHONE_NUMBER", re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"), 0.8),
+    Rule(
+        "EMAIL_ADDRESS",
+        re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"),
+        0.9,
+        needs=_QUERY,
+    ),
+    Rule("PHONE_NUMBER", re.compile(r"\bwa\.me/(?P<v>\+?\d{7,15})\b"), 0.9, needs=_DIGIT),
+    Rule(
+        "PHONE_NUMBER",
+        re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"),
+        0.8,
+        needs=_QUERY,
+    ),
     Rule(
         "PERSON",
         re.compile(rf"[?&](?i:(?:first|last|full|user)?_?name|user|login)=(?P<v>{_URL_PART})"),
         0.9,
+        needs=_QUERY,
     ),
-    Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95),
+    Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95, needs=_AT),
     Rule(
         "EMAIL_ADDRESS",
         re.compile(_whole_runs(r"\b[\w.+\-]++", r"%40[\w\-]+(?:\.[\w\-]+)+\b")),
         0.9,
+        needs=re.compile("%"),
     ),
-    Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95),
-    Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95),
-    Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95),
-    Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95),
-    Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95),
-    Rule("AGE", re.compile(_AGE, _I), 0.6),
-    Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9),
-    Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find),
-    Rule("DATE_OF_BIRTH", _NEVER, 0.0, finder=birthdates.find),
+    # The top-level label of a spelled address follows a spaced or bracketed "dot".
+    Rule("EMAIL_ADDRESS", re.compile(_SPELLED_EMAIL, _I), 0.95, needs=re.compile(r"[\s(\[]")),
+    Rule("EMAIL_ADDRESS", re.compile(_BRACKETED_EMAIL, _I), 0.95, needs=re.compile(r"[\[(]")),
+    Rule("EMAIL_ADDRESS", re.compile(_AT_BRACKETED_EMAIL, _I), 0.95, needs=re.compile(r"[\[({<]")),
+    Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95, needs=_AT),
+    Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95, needs=_AT),
+    Rule("AGE", re.compile(_AGE, _I), 0.6, needs=_DIGIT),
+    Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9, needs=_DIGIT),
+    # A number with no digit has a state and a separator before it ("NY DL ABCDEFGH").
+    Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find, needs=re.compile(r"[\d\s#:()\-]")),
+    Rule("DATE_OF_BIRTH", _NEVER, 0.0, finder=birthdates.find, needs=_DIGIT),
 )
 
 
@@ -326,7 +399,10 @@ def _url_people(full_name: urls.NameCheck | None, text: str) -> Iterable[tuple[i
 def _structured(reader: StructureReader) -> tuple[Rule, ...]:
     """A rule per type for the values a text's structure types (``rules.structure``)."""
     types = ("PERSON", "LOCATION", "PHONE_NUMBER", "DATE_OF_BIRTH", "DRIVER_LICENSE")
-    return tuple(Rule(t, _NEVER, 0.0, finder=functools.partial(reader.find, t)) for t in types)
+    return tuple(
+        Rule(t, _NEVER, 0.0, finder=functools.partial(reader.find, t), needs=STRUCTURE_NEEDS)
+        for t in types
+    )
 
 
 def build_recognizers(
@@ -353,18 +429,33 @@ def build_recognizers(
             lexicon); without it, "john at gmail.com" is not read as an e-mail address.
         english: whether a word is English (the same lexicon).
     """
-    names = tuple(Rule("PERSON", regex, score) for regex, score in NAME_PATTERNS)
+    names = tuple(
+        Rule("PERSON", regex, score, needs=needs) for regex, score, needs in NAME_PATTERNS
+    )
+    # An address or a block holds a digit or a space: one bare word is neither.
+    addressy = re.compile(r"[\d\s:\-]")
     places: tuple[Rule, ...] = (
-        Rule("LOCATION", _NEVER, 0.0, finder=addresses.find),
-        Rule("LOCATION", _NEVER, 0.0, finder=blocks.find),
+        Rule("LOCATION", _NEVER, 0.0, finder=addresses.find, needs=addressy),
+        Rule("LOCATION", _NEVER, 0.0, finder=blocks.find, needs=addressy),
     )
     if towns is not None:
-        places = (*places, Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True))
+        town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
+        places = (*places, town)
     if people is not None:
-        names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people))
-    in_urls = Rule("PERSON", _NEVER, 0.0, finder=functools.partial(_url_people, full_name))
+        names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))
+    in_urls = Rule(
+        "PERSON",
+        _NEVER,
+        0.0,
+        finder=functools.partial(_url_people, full_name),
+        needs=re.compile(":"),
+    )
     word_at = Rule(
-        "EMAIL_ADDRESS", _NEVER, 0.0, finder=functools.partial(_word_at_emails, name_word, english)
+        "EMAIL_ADDRESS",
+        _NEVER,
+        0.0,
+        finder=functools.partial(_word_at_emails, name_word, english),
+        needs=_BLANK,  # "at" or a spaced "@" has a space or a tab around it
     )
     if name_word is not None and english is not None:
         reader = StructureReader(english, name_word)

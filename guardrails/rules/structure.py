@@ -74,6 +74,9 @@ _MARKED = re.compile(
     rf"|«(?P<d>{_MARKED_NAME})»)(?![\w/|\]}}»])"
 )
 """A name between slashes, brackets, braces or guillemets ("/Faina Yefremova/")."""
+NEEDS = re.compile(r"[:=：|/\[{«\s]")
+"""What a text with structure contains: a key's colon or equals sign, a table's bar, a
+marked name's slash, bracket, brace or guillemet, or a role line's spaces."""
 
 
 class StructureReader:

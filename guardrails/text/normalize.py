@@ -177,7 +177,8 @@ class _Builder:
     def copy(self, start: int, end: int) -> None:
         """Copy ``source[start:end]`` as is, minus invisible characters."""
         segment = self.source[start:end]
-        if not INVISIBLE_RE.search(segment) and not any(i in self.skip for i in range(start, end)):
+        skipped = self.skip and any(i in self.skip for i in range(start, end))
+        if not skipped and not INVISIBLE_RE.search(segment):
             self.pieces.append(segment)
             self.out.starts.extend(range(start, end))
             self.out.ends.extend(range(start + 1, end + 1))

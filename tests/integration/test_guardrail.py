@@ -66,6 +66,23 @@ async def test_answer_round_trip_restores_the_values(guardrail):
     )
 
 
+async def test_a_message_with_hundreds_of_values_round_trips(guardrail):
+    """A pasted log: its values' identities are folded off the event loop, same outcome."""
+    lines = [
+        f"user{i:03d}.ops@acme-corp.com failed login from 10.0.{i // 200}.{i % 200}"
+        for i in range(150)
+    ]
+    text = ". ".join(lines + lines[:10])  # ten lines said twice
+    redaction = await guardrail.anonymize(T1, text, platform="slack")
+    assert "@acme-corp.com" not in redaction.text
+    assert "10.0.0." not in redaction.text
+    placeholders = [e.placeholder for e in redaction.entities]
+    assert len(placeholders) == 320
+    assert len(set(placeholders)) == 300  # a repeated value keeps its placeholder
+    restorer = await guardrail.restorer(T1, platform="slack", private=True)
+    assert restorer.restore(redaction.text).text == text
+
+
 async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
     """One vault read serves the lookups and the restorer: values placed by this very
     anonymization, values of earlier turns, names linked to them and typed placeholders

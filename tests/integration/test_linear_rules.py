@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guardrails.detect.detection import text_recognizers
+from guardrails.detect.detection import detect, text_recognizers
 from guardrails.rules.recognizers import RegexRecognizer
 from guardrails.rules.repeats import repeats
 from guardrails.text.spans import Detection, merge_overlaps, resolve_overlaps
@@ -131,6 +131,14 @@ def test_every_rule_is_linear_in_its_input(units: list[Unit], shape: str) -> Non
         name: round(ratio, 1) for name, fn in units if (ratio := growth(fn, small, large)) > BOUND
     }
     assert slow == {}, f"{shape}: cost x{GROWTH} input grows more than x{BOUND:.1f}"
+
+
+@pytest.mark.parametrize("shape", ["dot-joined words", "one token", "urls"])
+def test_the_whole_detection_is_linear_in_its_input(presidio_analyzer: Any, shape: str) -> None:
+    """Normalization, chunks, every rule, NER and repeats together, not only rule by rule."""
+    small, large = SHAPES[shape](SMALL), SHAPES[shape](SMALL * GROWTH)
+    ratio = growth(lambda t: detect(presidio_analyzer, t, "console"), small, large)
+    assert ratio <= BOUND, f"{shape}: detection of a x{GROWTH} input costs x{ratio:.1f}"
 
 
 def test_the_harness_sees_every_kind_of_rule(units: list[Unit]) -> None:

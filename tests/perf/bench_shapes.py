@@ -10,6 +10,7 @@ them little. Linear detection costs the same per 1 000 characters at every size;
 column is veilbot's cost per character at 40 000 over its cost at 1 000.
 
     .venv/bin/python -m tests.perf.bench_shapes [--runs 3] [--sizes 1000,10000,40000]
+        [--shapes 'chat,dot-joined words']
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", default="1000,10000,40000")
+    parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shape names")
     args = parser.parse_args()
+    shapes = {name: SHAPES[name] for name in args.shapes.split(",")}
     sizes = [int(s) for s in args.sizes.split(",")]
     model = resolve_model("auto")
     ours, stock = build_analyzer(model), stock_analyzer(model)
@@ -94,7 +97,7 @@ def main() -> None:
     presidio("Hi, I'm Jane Doe")
     print(f"model {model}; CPU ms per 1 000 chars, best of {args.runs}")
     print(f"{'shape':22}" + "".join(f"{n:>9} veil / stock  " for n in sizes) + "  growth")
-    for name, make in SHAPES.items():
+    for name, make in shapes.items():
         row, first, last = f"{name:22}", 0.0, 0.0
         for size in sizes:
             text = make(size)
