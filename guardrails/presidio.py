@@ -18,9 +18,10 @@ so restoring an answer that echoes the text gives the user's formatting back.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
-from collections.abc import Awaitable, Collection, Sequence
+from collections.abc import Awaitable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from guardrails.restore.placeholders import (
     find_placeholders,
     placeholder_type,
 )
-from guardrails.restore.reveal import RevealPolicy
+from guardrails.restore.reveal import Revealed, RevealPolicy
 from guardrails.text.folding import fold, may_hide, mostly_hidden
 from guardrails.text.normalize import normalize
 from guardrails.text.spans import Detection, resolve_overlaps
@@ -181,7 +182,7 @@ class PresidioGuardrail:
         redaction, fields = await self._anonymize(thread_id, analysis, placed)
         mapping = self._vault.opened(thread_id, fields)
         for placeholder, value in placed.items():
-            mapping.setdefault(placeholder, value)  # new: issued for the value that made it
+            mapping.place(placeholder, value)  # new: issued for the value that made it
         return redaction, self._restorer(mapping, private)
 
     async def _anonymize(
@@ -251,11 +252,10 @@ class PresidioGuardrail:
         """
         return self._restorer(await self._vault.mapping(thread_id), private)
 
-    def _restorer(self, mapping: dict[str, tuple[str, str]], private: bool) -> PlaceholderRestorer:
-        shown = {
-            ph: self._reveal.render(ph, entity_type, value, private=private)
-            for ph, (entity_type, value) in mapping.items()
-        }
+    def _restorer(
+        self, mapping: Mapping[str, tuple[str, str]], private: bool
+    ) -> PlaceholderRestorer:
+        shown = Revealed(mapping, self._reveal, private=private)
         return PlaceholderRestorer(shown, known_types=self._policy.enabled)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
@@ -406,19 +406,37 @@ def _entries(values: Sequence[tuple[str, str]]) -> list[VaultEntry]:
 def _used(texts: Sequence[str], types: Collection[str]) -> set[str]:
     """The canonical placeholders the texts refer to, in any form the grammar reads.
 
+    Each turn asks this of its thread's whole kept history; each text is read once while it
+    is in use (``_refs``), so an old thread's turn reads only what it added.
+    """
+    known = frozenset(types)
+    used: set[str] = set()
+    for text in texts:
+        used.update(_refs(text, known) if len(text) <= _CACHED_CHARS else _read_refs(text, known))
+    return used
+
+
+_CACHED_CHARS = 4096
+"""Texts up to this long are remembered by ``_refs``: at most ~8 MB of placeholder text."""
+
+
+@functools.lru_cache(maxsize=2048)
+def _refs(text: str, types: frozenset[str]) -> frozenset[str]:
+    return _read_refs(text, types)
+
+
+def _read_refs(text: str, types: frozenset[str]) -> frozenset[str]:
+    """The placeholders of one text (see ``_used``).
+
     A text whose every ``_<digit>`` belongs to a canonical placeholder (``_PLAIN``) holds no
     other form, and the grammar would read those back as themselves: a plain pattern says
     what it uses. Only a text with another form (an answer that wrote ``[PERSON_1]``) is read
-    with the tolerant grammar. The usual kept history is placeholder text the guardrail
-    wrote, so a turn costs one plain pass over it.
+    with the tolerant grammar.
     """
-    used: set[str] = set()
-    for text in texts:
-        plain = _PLAIN.findall(text)
-        used.update(plain)
-        if len(_NUMBERED.findall(text)) > len(plain):
-            used.update(canonical(m) for m in find_placeholders(text, types))
-    return used
+    plain = _PLAIN.findall(text)
+    if len(_NUMBERED.findall(text)) > len(plain):
+        return frozenset([*plain, *(canonical(m) for m in find_placeholders(text, types))])
+    return frozenset(plain)
 
 
 def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:

@@ -180,14 +180,15 @@ class PlaceholderRestorer:
 
     Args:
         values: canonical placeholder (``<PERSON_1>``) to the text shown for it (the value, or
-            what the reveal policy makes of it).
+            what the reveal policy makes of it); kept, not copied, and read only for the
+            placeholders the answer uses (a lazy mapping unseals just those).
         known_types: extra entity types whose bare form counts as a placeholder; the types of
             ``values`` and ``KNOWN_TYPES`` always do.
     """
 
     def __init__(self, values: Mapping[str, str], known_types: Iterable[str] = ()) -> None:
-        self._values = dict(values)
-        types = {placeholder_type(p) for p in self._values if PLACEHOLDER_RE.fullmatch(p)}
+        self._values = values
+        types = {placeholder_type(p) for p in values if PLACEHOLDER_RE.fullmatch(p)}
         self._known = frozenset(KNOWN_TYPES | types | set(known_types))
         self._pattern = grammar(self._known)
         self._raw = ""

@@ -19,7 +19,7 @@ notifies. Settings override the defaults per type with ``VEILBOT_REVEAL_POLICY``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
@@ -145,6 +145,42 @@ class RevealPolicy:
         if action == "mask":
             return MASKS.get(entity_type, mask_generic)(value)
         return placeholder
+
+
+class Revealed(Mapping[str, str]):
+    """What a reveal policy shows for each placeholder of a thread, rendered when first read.
+
+    Args:
+        values: placeholder to entity type and value; read only for the placeholders asked
+            for (an answer uses a few of an old thread's many).
+        policy: the reveal policy.
+        private: whether the place is a direct message.
+    """
+
+    def __init__(
+        self, values: Mapping[str, tuple[str, str]], policy: RevealPolicy, *, private: bool
+    ) -> None:
+        self._values = values
+        self._policy = policy
+        self._private = private
+        self._shown: dict[str, str] = {}
+
+    def __getitem__(self, placeholder: str) -> str:
+        shown = self._shown.get(placeholder)
+        if shown is None:
+            entity_type, value = self._values[placeholder]
+            shown = self._policy.render(placeholder, entity_type, value, private=self._private)
+            self._shown[placeholder] = shown
+        return shown
+
+    def __contains__(self, placeholder: object) -> bool:
+        return placeholder in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 def _check(entity_type: str, action: object) -> Action:

@@ -33,7 +33,7 @@ import base64
 import hashlib
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
 
@@ -283,21 +283,23 @@ class RedisVault:
             StoreUnavailable: Redis cannot be reached.
             StoreError: Redis failed, or an entry does not decrypt (wrong key, tampering).
         """
-        return self.opened(tid, await self.read(tid))
+        return dict(self.opened(tid, await self.read(tid)))
 
-    def opened(self, tid: ThreadId, fields: VaultFields) -> dict[str, tuple[str, str]]:
+    def opened(self, tid: ThreadId, fields: VaultFields) -> OpenedVault:
         """Every placeholder in fields ``read`` returned, with its entity type and value.
 
+        Values are unsealed when first read (a turn restores the few its answer uses, not
+        the whole vault of an old thread); one is unsealed at once, so a wrong key fails here.
+
         Raises:
-            StoreError: an entry does not decrypt (wrong key, tampering).
+            StoreError: an entry does not decrypt (wrong key, tampering), here or when read.
         """
-        result: dict[str, tuple[str, str]] = {}
-        for name, raw_value in fields.items():
-            if not name.startswith("p:"):
-                continue
-            entity_type = _entity_type(tid, name[2:])
-            result[name[2:]] = (entity_type, self._open(tid, entity_type, raw_value))
-        return result
+        sealed = {name[2:]: raw for name, raw in fields.items() if name.startswith("p:")}
+        opened = OpenedVault(self, tid, sealed)
+        for placeholder in sealed:
+            opened[placeholder]  # noqa: B018  (the key check: decrypts or raises StoreError)
+            break
+        return opened
 
     def _index(self, tid: ThreadId, value: str, *, domain: bytes = b"") -> str:
         return self._indexes(tid, [value], domain=domain)[0]
@@ -325,6 +327,15 @@ class RedisVault:
         sealed = self._aead.encrypt(nonce, value.encode(), _aad(tid, entity_type))
         return base64.b64encode(nonce + sealed).decode("ascii")
 
+    def unseal(self, tid: ThreadId, placeholder: str, stored: bytes | str) -> tuple[str, str]:
+        """The entity type and value of one ``p:`` field as ``read`` returned it.
+
+        Raises:
+            StoreError: a malformed placeholder, or the value does not decrypt.
+        """
+        entity_type = _entity_type(tid, placeholder)
+        return entity_type, self._open(tid, entity_type, stored)
+
     def _open(self, tid: ThreadId, entity_type: str, stored: bytes | str) -> str:
         try:
             blob = base64.b64decode(stored, validate=True)
@@ -335,6 +346,42 @@ class RedisVault:
                 f"vault entry of type {entity_type} in thread {tid} does not decrypt: "
                 f"wrong {KEY_SETTING} or tampered data"
             ) from exc
+
+
+class OpenedVault(Mapping[str, tuple[str, str]]):
+    """A thread's placeholders with entity type and value, each unsealed when first read.
+
+    Iterating lists the placeholders without decrypting anything; ``place`` adds one this
+    turn issued, whose value is known in clear.
+    """
+
+    def __init__(self, vault: RedisVault, tid: ThreadId, sealed: dict[str, bytes | str]) -> None:
+        self._vault = vault
+        self._tid = tid
+        self._sealed = sealed
+        self._open: dict[str, tuple[str, str]] = {}
+
+    def place(self, placeholder: str, typed_value: tuple[str, str]) -> None:
+        """Add a placeholder issued after the read, unless the vault already held it."""
+        if placeholder not in self._sealed and placeholder not in self._open:
+            self._open[placeholder] = typed_value
+
+    def __getitem__(self, placeholder: str) -> tuple[str, str]:
+        found = self._open.get(placeholder)
+        if found is None:
+            found = self._vault.unseal(self._tid, placeholder, self._sealed[placeholder])
+            self._open[placeholder] = found
+        return found
+
+    def __contains__(self, placeholder: object) -> bool:
+        return placeholder in self._sealed or placeholder in self._open
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._sealed
+        yield from (p for p in self._open if p not in self._sealed)
+
+    def __len__(self) -> int:
+        return len(self._sealed) + sum(1 for p in self._open if p not in self._sealed)
 
 
 def _hmac_pads(key: bytes) -> tuple[Any, Any]:
