@@ -26,6 +26,7 @@ from bot.core.ports import ModelClient, TurnLimiter
 from bot.core.scopes import Scope, Scopes
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
+from bot.model.router import ModelRouter
 from bot.models import build_model, check_model
 from bot.settings import Settings
 from bot.settings_tables import ScopeSettings
@@ -171,23 +172,55 @@ def build_scopes(settings: Settings) -> Scopes:
     resolved: dict[str, Scope] = {}
     for name in sorted(settings.scopes, key=lambda n: n.count(":")):  # workspaces first
         parent = resolved.get(name.rsplit(":", 1)[0], top) if name.count(":") == 2 else top
-        resolved[name] = _scope(name, parent, settings.scopes[name], settings)
-    return Scopes(resolved)
+        resolved[name] = _scope(name, parent, settings.scopes[name])
+    defaults = {
+        "provider": settings.provider,
+        "model": settings.model_name or "",
+        "max_tokens": str(settings.max_tokens),
+    }
+    return Scopes(resolved, top=top, defaults=defaults)
 
 
-def _scope(name: str, parent: Scope, own: ScopeSettings, settings: Settings) -> Scope:
+def _scope(name: str, parent: Scope, own: ScopeSettings) -> Scope:
     system = parent.system
     if own.system_prompt is not None and own.system_prompt_mode == "replace":
         system = build_system_prompt(replace=own.system_prompt)
     elif own.system_prompt is not None:
         system = f"{parent.system}\n\n{own.system_prompt.strip()}"
+    sources = dict(parent.sources)
+    for key in _SCOPED & own.model_fields_set:
+        if getattr(own, key) is not None:
+            sources["system" if key == "system_prompt" else key] = name
+    model, provider = own.model or parent.model, own.provider or parent.provider
+    if own.provider and not own.model:  # another provider: its default model, not the parent's
+        model = None
+        sources.pop("model", None)
     return Scope(
         name=name,
         enabled=parent.enabled if own.enabled is None else own.enabled,
         system=system,
-        model=own.model or parent.model,
+        model=model,
         max_tokens=own.max_tokens or parent.max_tokens,
+        provider=provider,
+        follow_ups=parent.follow_ups if own.follow_ups is None else own.follow_ups,
+        streaming=parent.streaming if own.streaming is None else own.streaming,
+        sources=sources,
     )
+
+
+_SCOPED = frozenset(
+    {"enabled", "system_prompt", "model", "max_tokens", "provider", "follow_ups", "streaming"}
+)
+
+
+def build_router(settings: Settings, own: ModelClient) -> ModelRouter:
+    """The service's model, and the other providers' the scopes name (built as they appear)."""
+
+    def other(provider: str) -> ModelClient:
+        keep = settings.model if provider == "openai" else None  # openai has no default model
+        return build_model(settings.model_copy(update={"model_provider": provider, "model": keep}))
+
+    return ModelRouter(own, settings.provider, other)
 
 
 def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
@@ -232,10 +265,14 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
     The model comes first: wrong credentials fail in a second, before spaCy loads.
     """
     async with AsyncExitStack() as stack:
-        model = build_model(settings)
-        stack.push_async_callback(model.aclose)
+        own_model = build_model(settings)
+        stack.push_async_callback(own_model.aclose)
         notices = [ECHO_NOTICE] if settings.use_echo_model else []
-        notices += await check_model(model, settings)
+        notices += await check_model(own_model, settings)
+        scopes = build_scopes(settings)
+        model = build_router(settings, own_model)
+        model.ensure(scopes.providers)
+        stack.push_async_callback(model.aclose_others)
         metrics = PrometheusMetrics()
         stores = await open_stores(settings, stack, spool=True, metrics=metrics)
         client, keys, audit = stores.redis, stores.keys, stores.audit
@@ -261,7 +298,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             max_in_flight=settings.max_turns_in_flight,
             access=access_rules(settings),
             limiter=build_limiter(settings, client, keys),
-            scopes=build_scopes(settings),
+            scopes=scopes,
         )
         yield App(
             settings,

@@ -55,6 +55,12 @@ class ScopeSettings(BaseModel):
     system_prompt_mode: Literal["append", "replace"] = "append"
     model: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/@-]{1,200}$")
     max_tokens: int | None = Field(default=None, ge=1, le=64000)
+    provider: Literal["anthropic", "bedrock", "vertex", "openai", "echo"] | None = None
+    """Another provider for this scope, with the credentials the service's settings give it."""
+    follow_ups: bool | None = None
+    """Whether thread replies that do not mention the bot are answered."""
+    streaming: bool | None = None
+    """Whether answers are shown as they are written; ``false``: one final message."""
 
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"

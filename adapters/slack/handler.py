@@ -408,7 +408,9 @@ class SlackAdapter:
         delivery = replace(delivery, message=replace(delivery.message, groups=groups))
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
-            if trigger == "followup" and not await self._handler.knows_thread(tid):
+            if trigger == "followup" and not (
+                self._handler.follows_up(delivery.message) and await self._handler.knows_thread(tid)
+            ):
                 return
             target = _target(delivery, queued)
             if queued is not None and queued.attempt > 1:

@@ -258,6 +258,16 @@ class MessageHandler(Protocol):
         """A user edited a message: keep the new text (through the guardrail) in its place."""
         ...
 
+    def follows_up(self, message: InboundMessage) -> bool:
+        """Whether thread replies without a mention are answered where ``message`` was sent."""
+        ...
+
+    def settings_at(
+        self, platform: str, workspace: str | None, channel: str | None, parent: str | None = None
+    ) -> str:
+        """The effective settings of a channel as chat text (for admins: ``settings``)."""
+        ...
+
     async def knows_thread(self, thread_id: ThreadId) -> bool:
         """Whether the thread has a conversation with the bot (kept history).
 
@@ -329,6 +339,10 @@ class AdminCommands(Protocol):
             args: the words after ``audit export``: ``[since] [thread:ID|channel:ID|user:ID]``.
             roles: the requester's Discord role ids (admins may be listed by role).
         """
+        ...
+
+    def is_admin(self, requester: str, roles: Sequence[str] = ()) -> bool:
+        """Whether ``requester`` (``slack:TEAM:USER``, ``discord:USER``) is an admin."""
         ...
 
     async def authorize_erase(

@@ -23,6 +23,12 @@ class Scope:
         system: the whole system prompt, or ``None`` for the global one.
         model: the provider's model id, or ``None`` for the configured one.
         max_tokens: the answer length limit, or ``None`` for the configured one.
+        provider: the model provider (``anthropic``, ``bedrock``, ...), ``None`` for the
+            configured one.
+        follow_ups: whether thread replies that do not mention the bot are answered.
+        streaming: whether answers are shown as they are written (else one final message).
+        sources: for each setting the scope set, the scope id it came from (``settings``
+            shows it); a setting not in it is the service's own.
     """
 
     name: str = ""
@@ -30,6 +36,13 @@ class Scope:
     system: str | None = None
     model: str | None = None
     max_tokens: int | None = None
+    provider: str | None = None
+    follow_ups: bool = True
+    streaming: bool = True
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+_GLOBAL = Scope()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +53,68 @@ class Scopes:
 
     def of(self, message: InboundMessage) -> Scope:
         """The most specific scope of ``message``: its channel's, its workspace's, or none."""
-        base = f"{message.platform}:{message.workspace}"
-        for channel in (message.channel, message.parent_channel):
+        return self.at(message.platform, message.workspace, message.channel, message.parent_channel)
+
+    def at(self, platform: str, workspace: str | None, *channels: str | None) -> Scope:
+        """The most specific scope of the first of ``channels`` that has one, or the workspace's."""
+        base = f"{platform}:{workspace}"
+        for channel in channels:
             if channel and (scope := self.by_id.get(f"{base}:{channel}")) is not None:
                 return scope
-        return self.by_id.get(base, _GLOBAL)
+        return self.by_id.get(base, self.top)
+
+    top: Scope = field(default_factory=lambda: _GLOBAL)
+    """The settings outside every configured scope."""
+    defaults: dict[str, str] = field(default_factory=dict)
+    """The service's own values (provider, model, max_tokens), shown where no scope sets one."""
+
+    @property
+    def providers(self) -> frozenset[str]:
+        """The providers the scopes name (each needs a client)."""
+        return frozenset(s.provider for s in self.by_id.values() if s.provider)
 
 
-_GLOBAL = Scope()
+@dataclass(frozen=True, slots=True)
+class SettingRow:
+    """One effective setting, as an admin sees it: name, value, and the scope it comes from."""
+
+    name: str
+    value: str
+    source: str
+
+
+_PROMPT_SHOWN = 120
+
+
+def effective_settings(scope: Scope, defaults: dict[str, str]) -> list[SettingRow]:
+    """What a scope resolves to, each value with its source (``service`` for the service's).
+
+    No secret is in a scope (credentials stay in the service's settings); the system prompt is
+    shortened to its start.
+    """
+    prompt = " ".join((scope.system or "").split())
+    if len(prompt) > _PROMPT_SHOWN:
+        prompt = prompt[:_PROMPT_SHOWN] + f"… ({len(scope.system or '')} characters)"
+    values = {
+        "enabled": _yes(scope.enabled),
+        "provider": scope.provider or defaults.get("provider", "service default"),
+        "model": scope.model or defaults.get("model") or "the provider's default",
+        "max_tokens": str(scope.max_tokens or defaults.get("max_tokens", "service default")),
+        "system": prompt or "service default",
+        "follow_ups": _yes(scope.follow_ups),
+        "streaming": _yes(scope.streaming),
+    }
+    if scope.provider and not scope.model:
+        values["model"] = "the provider's default"
+    return [SettingRow(k, v, scope.sources.get(k, "service")) for k, v in values.items()]
+
+
+def settings_text(where: str, rows: list[SettingRow]) -> str:
+    """The settings of one channel as chat text (``/veilbot settings``, ``/settings``)."""
+    lines = [f"Effective settings of {where}:"]
+    lines += [f"• {r.name}: {r.value}  (from {r.source})" for r in rows]
+    return "\n".join(lines)
+
+
+def _yes(flag: bool) -> str:
+    return "on" if flag else "off"
