@@ -251,7 +251,7 @@ def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> Non
         "\n"
         '[scopes."slack:T1:C2"]\n'
         "max_tokens = 0\n"
-        "provider = 'bedrock'\n"
+        "provider = 'bedrok'\n"
         '[scopes."slack T1"]\n'
         "enabled = true\n"
         "[rate_limits]\n"
@@ -261,7 +261,7 @@ def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> Non
     for problem in (
         f"{path}:2: access.allow_user: Extra inputs are not permitted",
         f'{path}:5: scopes."slack:T1:C2".max_tokens: Input should be greater than or equal',
-        f'{path}:6: scopes."slack:T1:C2".provider: Extra inputs are not permitted',
+        f"{path}:6: scopes.\"slack:T1:C2\".provider: Input should be 'anthropic', 'bedrock'",
         f'{path}:7: scopes."slack T1"',
         f"{path}:10: rate_limits.user.turns: Input should be greater than or equal to 1",
     ):
