@@ -23,10 +23,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, access_rules, build_limiter, build_scopes
+from bot.app import App, access_rules, build_limiter
 from bot.core.errors import ConfigError
 from bot.core.logsafe import log_failure
 from bot.model.router import ModelRouter
+from bot.scoping import build_scopes
 from bot.settings import load_settings
 
 log = logging.getLogger(__name__)

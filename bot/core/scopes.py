@@ -83,18 +83,19 @@ class SettingRow:
     source: str
 
 
-_PROMPT_SHOWN = 120
+_PROMPT_SHOWN = 100
 
 
 def effective_settings(scope: Scope, defaults: dict[str, str]) -> list[SettingRow]:
     """What a scope resolves to, each value with its source (``service`` for the service's).
 
-    No secret is in a scope (credentials stay in the service's settings); the system prompt is
-    shortened to its start.
+    No secret is in a scope (credentials stay in the service's settings); a long system prompt
+    is shortened to its start and its end.
     """
     prompt = " ".join((scope.system or "").split())
-    if len(prompt) > _PROMPT_SHOWN:
-        prompt = prompt[:_PROMPT_SHOWN] + f"… ({len(scope.system or '')} characters)"
+    if len(prompt) > 2 * _PROMPT_SHOWN:  # its start, and its end (where appended parts go)
+        size = len(scope.system or "")
+        prompt = f"{prompt[:_PROMPT_SHOWN]} … {prompt[-_PROMPT_SHOWN:]} ({size} characters)"
     values = {
         "enabled": _yes(scope.enabled),
         "provider": scope.provider or defaults.get("provider", "service default"),
