@@ -6,7 +6,7 @@ console build them alike.
 
 from __future__ import annotations
 
-from bot.core.scopes import Scope, Scopes
+from bot.core.scopes import PolicyOverride, Scope, Scopes
 from bot.model.prompt import build_system_prompt
 from bot.settings import Settings
 from bot.settings_tables import ScopeSettings
@@ -50,10 +50,32 @@ def _scope(name: str, parent: Scope, own: ScopeSettings) -> Scope:
         provider=provider,
         follow_ups=parent.follow_ups if own.follow_ups is None else own.follow_ups,
         streaming=parent.streaming if own.streaming is None else own.streaming,
+        policy=_policy(own, parent),
         sources=sources,
     )
 
 
 _SCOPED = frozenset(
-    {"enabled", "system_prompt", "model", "max_tokens", "provider", "follow_ups", "streaming"}
+    {
+        "enabled",
+        "system_prompt",
+        "model",
+        "max_tokens",
+        "provider",
+        "follow_ups",
+        "streaming",
+        "guardrail",
+    }
 )
+
+
+def _policy(own: ScopeSettings, parent: Scope) -> PolicyOverride | None:
+    if own.guardrail is None:
+        return parent.policy
+    g = own.guardrail
+    mine = PolicyOverride(
+        off=frozenset(g.entities_off),
+        on=frozenset(g.entities_on),
+        thresholds=tuple(sorted(g.thresholds.items())),
+    )
+    return mine.over(parent.policy)

@@ -6,9 +6,9 @@ key it does not know, so a typo in the file is an error naming its line.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class AccessSettings(BaseModel):
@@ -45,6 +45,29 @@ class RateLimitSettings(BaseModel):
     channel: RateLimit | None = None
 
 
+_ENTITY = Field(pattern=r"^[A-Z][A-Z0-9_]{0,39}$")
+
+
+class GuardrailScope(BaseModel):
+    """A scope's changes to the guardrail policy (``[scopes."…".guardrail]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entities_off: list[Annotated[str, _ENTITY]] = []
+    """Entity types not redacted in this scope."""
+    entities_on: list[Annotated[str, _ENTITY]] = []
+    """Entity types redacted in this scope although the policy leaves them off."""
+    thresholds: dict[Annotated[str, _ENTITY], Annotated[float, Field(ge=0.0, le=1.0)]] = {}
+    """The minimum detection score per entity type."""
+
+    @model_validator(mode="after")
+    def _not_both(self) -> GuardrailScope:
+        both = sorted(set(self.entities_off) & set(self.entities_on))
+        if both:
+            raise ValueError(f"entity types both on and off: {', '.join(both)}")
+        return self
+
+
 class ScopeSettings(BaseModel):
     """One workspace's or channel's own settings (``[scopes."slack:T0123:C0456"]``)."""
 
@@ -61,6 +84,8 @@ class ScopeSettings(BaseModel):
     """Whether thread replies that do not mention the bot are answered."""
     streaming: bool | None = None
     """Whether answers are shown as they are written; ``false``: one final message."""
+    guardrail: GuardrailScope | None = None
+    """Changes to the guardrail policy here: entity types on or off, score thresholds."""
 
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.core.errors import GuardrailError, InputRejected
+from bot.core.scopes import PolicyOverride
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.detect.workers import WARM_UP_TEXT, Detector, ThreadDetector
@@ -145,7 +146,9 @@ class PresidioGuardrail:
         redaction, _ = await self._anonymize(thread_id, self.analyze(text, platform=platform), None)
         return redaction
 
-    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+    async def analyze(
+        self, text: str, *, platform: Platform, policy: PolicyOverride | None = None
+    ) -> TextAnalysis:
         """Detection on a user's text, which reads no thread's state (``anonymize_turn``).
 
         Placeholder-shaped text the user typed is masked before detection and kept as typed.
@@ -157,10 +160,10 @@ class PresidioGuardrail:
         """
         if mostly_hidden(text):
             raise InputRejected("message is mostly invisible characters", reason="hidden")
-        typed = self._typed_placeholders(text, platform)
+        typed = self._typed_placeholders(text, platform, policy.on if policy else frozenset())
         ranges = [(s.start, s.end) for s in typed]
         masked = _mask(text, ranges) if typed else text
-        spans = await self._detect(masked, platform)
+        spans = await self._detect(masked, platform, policy=policy)
         return TextAnalysis(text, platform, _Found(masked, spans, typed))
 
     async def anonymize_turn(
@@ -218,7 +221,9 @@ class PresidioGuardrail:
             raise
         return done, await reading
 
-    def _typed_placeholders(self, text: str, platform: Platform) -> list[Detection]:
+    def _typed_placeholders(
+        self, text: str, platform: Platform, also: frozenset[str] = frozenset()
+    ) -> list[Detection]:
         """Placeholder-shaped text the user typed, in any form the restorer reads.
 
         Each becomes a value of type ``TYPED`` (kept as typed), masked before analysis: only
@@ -228,7 +233,7 @@ class PresidioGuardrail:
         ``&lt;person_1&gt;`` (what a user typing ``<person_1>`` sends) and a spaced or
         hidden-character ``P E R S O N _ 1`` are ones too.
         """
-        types = KNOWN_TYPES | self._policy.enabled
+        types = KNOWN_TYPES | self._policy.enabled | also
         spans = [(m.start("ph"), m.end("ph")) for m in find_placeholders(text, types)]
         if may_hide(text):  # the analysis form is built on the event loop: only when it may help
             shown = fold(normalize(text, platform))
@@ -256,7 +261,9 @@ class PresidioGuardrail:
             ph: self._reveal.render(ph, entity_type, value, private=private)
             for ph, (entity_type, value) in mapping.items()
         }
-        return PlaceholderRestorer(shown, known_types=self._policy.enabled)
+        # the thread's own types too: a scope's policy may turn on a type the service's leaves off
+        known = self._policy.enabled | {entity_type for entity_type, _ in mapping.values()}
+        return PlaceholderRestorer(shown, known_types=known)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact identifiers the model produced itself, for the stored copy of an answer.
@@ -310,14 +317,20 @@ class PresidioGuardrail:
         return bool(self._policy.deny or self._policy.recognizers or _MAY_HOLD.search(text))
 
     async def _detect(
-        self, text: str, platform: Platform, *, prose: bool = True
+        self,
+        text: str,
+        platform: Platform,
+        *,
+        prose: bool = True,
+        policy: PolicyOverride | None = None,
     ) -> list[Detection]:
         """The detections of ``detect``; any failure is ``GuardrailError`` and marks us down.
 
-        ``prose=False``: the pattern-only scan of model output (no NLP model).
+        ``prose=False``: the pattern-only scan of model output (no NLP model). ``policy``: a
+        scope's changes to the policy, applied by the detection worker.
         """
         try:
-            found = await self._detector.detect(text, platform, prose=prose)
+            found = await self._detector.detect(text, platform, prose=prose, policy=policy)
         except GuardrailError:
             self._working = False
             raise

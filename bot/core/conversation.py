@@ -237,7 +237,7 @@ class Conversation:
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
             analysis = asyncio.ensure_future(
-                self._guardrail.analyze(text, platform=message.platform)
+                self._guardrail.analyze(text, platform=message.platform, policy=turn.scope.policy)
             )
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
 from bot.core.limits import Throttled
+from bot.core.scopes import PolicyOverride
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -116,8 +117,12 @@ class Guardrail(Protocol):
         """A restorer bound to this thread's vault and the audience's reveal policy."""
         ...
 
-    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+    async def analyze(
+        self, text: str, *, platform: Platform, policy: PolicyOverride | None = None
+    ) -> TextAnalysis:
         """Detect the personal data in a user's text; no thread's state is read.
+
+        ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.

@@ -14,6 +14,45 @@ from bot.core.types import InboundMessage
 
 
 @dataclass(frozen=True, slots=True)
+class PolicyOverride:
+    """A scope's changes to the guardrail policy, sent with each detection request.
+
+    The detection worker applies them to the policy it loaded (one analyzer for every scope).
+
+    Attributes:
+        off: entity types not redacted in the scope.
+        on: entity types redacted there although the policy leaves them off.
+        thresholds: the minimum score per type, sorted by type (hashable, picklable).
+    """
+
+    off: frozenset[str] = frozenset()
+    on: frozenset[str] = frozenset()
+    thresholds: tuple[tuple[str, float], ...] = ()
+
+    def over(self, parent: PolicyOverride | None) -> PolicyOverride:
+        """This scope's changes on top of its parent's (this one's win)."""
+        if parent is None:
+            return self
+        scores = dict(parent.thresholds) | dict(self.thresholds)
+        return PolicyOverride(
+            off=(parent.off - self.on) | self.off,
+            on=(parent.on - self.off) | self.on,
+            thresholds=tuple(sorted(scores.items())),
+        )
+
+    def describe(self) -> str:
+        """For ``settings``: what the scope changes."""
+        parts = []
+        if self.off:
+            parts.append("off: " + ", ".join(sorted(self.off)))
+        if self.on:
+            parts.append("on: " + ", ".join(sorted(self.on)))
+        if self.thresholds:
+            parts.append("thresholds: " + ", ".join(f"{k} {v:g}" for k, v in self.thresholds))
+        return "; ".join(parts) or "the service's policy"
+
+
+@dataclass(frozen=True, slots=True)
 class Scope:
     """The effective settings of one scope; ``None`` fields keep the service's own.
 
@@ -27,6 +66,7 @@ class Scope:
             configured one.
         follow_ups: whether thread replies that do not mention the bot are answered.
         streaming: whether answers are shown as they are written (else one final message).
+        policy: the scope's changes to the guardrail policy, ``None`` for the service's.
         sources: for each setting the scope set, the scope id it came from (``settings``
             shows it); a setting not in it is the service's own.
     """
@@ -39,6 +79,7 @@ class Scope:
     provider: str | None = None
     follow_ups: bool = True
     streaming: bool = True
+    policy: PolicyOverride | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -104,6 +145,7 @@ def effective_settings(scope: Scope, defaults: dict[str, str]) -> list[SettingRo
         "system": prompt or "service default",
         "follow_ups": _yes(scope.follow_ups),
         "streaming": _yes(scope.streaming),
+        "guardrail": scope.policy.describe() if scope.policy else "the service's policy",
     }
     if scope.provider and not scope.model:
         values["model"] = "the provider's default"

@@ -134,3 +134,45 @@ async def test_settings_command_shows_an_admin_the_channel_s_settings(
     assert "xoxb-test" not in shown["text"]  # no secret of the service's
     assert refused == {"text": SETTINGS_ADMINS_ONLY, "response_type": "ephemeral"}
     assert fake_anthropic.requests == []
+
+
+POLICIES = """\
+[scopes."slack:T1:C2".guardrail]
+entities_off = ["EMAIL_ADDRESS"]
+
+[scopes."slack:T1:C3".guardrail]
+thresholds = { PERSON = 1.0 }
+
+[scopes."slack:T1:C4".guardrail]
+entities_on = ["URL"]
+"""
+NAME, MAIL, LINK = "Maria Gonzalez", "maria.gonzalez@example.com", "https://intranet.example.com/x"
+
+
+async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    text = f"I'm {NAME}, mail {MAIL}, see {LINK}"
+    async with slack_harness(make_app, **scoped(tmp_path, POLICIES)) as h:
+        asked = {}
+        for channel in ("C1", "C2", "C3", "C4"):
+            ts = await ask(h, text, channel)
+            asked[channel] = (fake_anthropic.requests[-1].body, h.slack.thread(channel, ts))
+
+    def sent(channel: str) -> str:
+        return fake_anthropic.last_user_text(asked[channel][0])
+
+    # the service's policy: name and mail redacted, the link (URL is off) kept
+    assert NAME not in sent("C1")
+    assert MAIL not in sent("C1")
+    assert LINK in sent("C1")
+    # e-mail addresses off in C2: the address reaches the model, the name does not
+    assert MAIL in sent("C2")
+    assert NAME not in sent("C2")
+    # a PERSON threshold no detection reaches in C3: the name is not redacted there
+    assert NAME in sent("C3")
+    assert MAIL not in sent("C3")
+    # URLs on in C4: the link is a placeholder for the model, restored for the person
+    assert LINK not in sent("C4")
+    assert "<URL_1>" in sent("C4")
+    assert any(LINK in answer for answer in asked["C4"][1])
