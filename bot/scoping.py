@@ -9,7 +9,7 @@ from __future__ import annotations
 from bot.core.scopes import PolicyOverride, Scope, Scopes
 from bot.model.prompt import build_system_prompt
 from bot.settings import Settings
-from bot.settings_tables import ScopeSettings
+from bot.settings_tables import RevealPlaces, ScopeSettings
 
 
 def build_scopes(settings: Settings) -> Scopes:
@@ -77,5 +77,12 @@ def _policy(own: ScopeSettings, parent: Scope) -> PolicyOverride | None:
         off=frozenset(g.entities_off),
         on=frozenset(g.entities_on),
         thresholds=tuple(sorted(g.thresholds.items())),
+        reveal=tuple(sorted(_reveal(t, rule) for t, rule in g.reveal.items())),
     )
     return mine.over(parent.policy)
+
+
+def _reveal(entity_type: str, rule: str | RevealPlaces) -> tuple[str, str | None, str | None]:
+    if isinstance(rule, str):
+        return (entity_type, rule, rule)
+    return (entity_type, rule.shared, rule.private)

@@ -120,8 +120,9 @@ class Settings(BaseSettings):
     ``provider`` (another provider for the scope, with the credentials set for it; without a
     ``model``, that provider's default), ``follow_ups`` (``false``: thread replies without a
     mention are not answered), ``streaming`` (``false``: one final message) and a
-    ``guardrail`` table (``entities_off``, ``entities_on``, ``thresholds``: changes to the
-    guardrail policy there, applied by the detection worker). The most
+    ``guardrail`` table (``entities_off``, ``entities_on``, ``thresholds``, ``reveal`` as
+    ``reveal_policy``: changes to the guardrail policy there, applied by the detection
+    worker and the restorer). The most
     specific scope wins; a channel's inherits its workspace's. ``/veilbot settings`` (Slack)
     and ``/settings`` (Discord) show an admin the channel's effective settings."""
 

@@ -48,6 +48,18 @@ class RateLimitSettings(BaseModel):
 _ENTITY = Field(pattern=r"^[A-Z][A-Z0-9_]{0,39}$")
 
 
+RevealAction = Literal["restore", "mask", "placeholder"]
+
+
+class RevealPlaces(BaseModel):
+    """What a type shows in shared places and in DMs (either left out: the service's rule)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    shared: RevealAction | None = None
+    private: RevealAction | None = None
+
+
 class GuardrailScope(BaseModel):
     """A scope's changes to the guardrail policy (``[scopes."…".guardrail]``)."""
 
@@ -59,6 +71,8 @@ class GuardrailScope(BaseModel):
     """Entity types redacted in this scope although the policy leaves them off."""
     thresholds: dict[Annotated[str, _ENTITY], Annotated[float, Field(ge=0.0, le=1.0)]] = {}
     """The minimum detection score per entity type."""
+    reveal: dict[Annotated[str, _ENTITY], RevealAction | RevealPlaces] = {}
+    """What each type shows the reader here (as ``reveal_policy``)."""
 
     @model_validator(mode="after")
     def _not_both(self) -> GuardrailScope:

@@ -72,6 +72,7 @@ class _Found:
     masked: str
     spans: list[Detection]
     typed: list[Detection]
+    policy: PolicyOverride | None = None
 
 
 class PresidioGuardrail:
@@ -99,6 +100,7 @@ class PresidioGuardrail:
         detector: Detector | None = None,
     ) -> None:
         self._reveal = reveal or RevealPolicy()
+        self._scope_reveals: dict[PolicyOverride, RevealPolicy] = {}
         self._vault = vault
         self._policy = policy or default_policy()
         if detector is None:
@@ -164,7 +166,7 @@ class PresidioGuardrail:
         ranges = [(s.start, s.end) for s in typed]
         masked = _mask(text, ranges) if typed else text
         spans = await self._detect(masked, platform, policy=policy)
-        return TextAnalysis(text, platform, _Found(masked, spans, typed))
+        return TextAnalysis(text, platform, _Found(masked, spans, typed, policy))
 
     async def anonymize_turn(
         self, thread_id: ThreadId, analysis: Awaitable[TextAnalysis], *, private: bool
@@ -181,21 +183,36 @@ class PresidioGuardrail:
             StoreError: the vault could not be read or written.
         """
         placed: dict[str, tuple[str, str]] = {}
-        redaction, fields = await self._anonymize(thread_id, analysis, placed)
+        found: list[_Found] = []
+        redaction, fields = await self._anonymize(thread_id, analysis, placed, found)
         mapping = self._vault.opened(thread_id, fields)
         for placeholder, value in placed.items():
             mapping.setdefault(placeholder, value)  # new: issued for the value that made it
-        return redaction, self._restorer(mapping, private)
+        scope = found[0].policy if found else None
+        return redaction, self._restorer(mapping, private, self._reveal_of(scope))
+
+    def _reveal_of(self, scope: PolicyOverride | None) -> RevealPolicy:
+        """The reveal policy where a scope changes it (built once per scope policy)."""
+        if scope is None or not scope.reveal:
+            return self._reveal
+        if (known := self._scope_reveals.get(scope)) is None:
+            rules = {t: {k: v for k, v in (("shared", sh), ("private", pr)) if v}
+                     for t, sh, pr in scope.reveal}  # fmt: skip
+            known = self._scope_reveals[scope] = self._reveal.updated(rules)
+        return known
 
     async def _anonymize(
         self,
         tid: ThreadId,
         analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
+        analysed: list[_Found] | None = None,
     ) -> tuple[Redaction, VaultFields]:
         """The redaction and the vault as read before it (``placed``: what it assigned)."""
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
+        if analysed is not None:
+            analysed.append(found)
         spans = self._link_known(tid, fields, found.masked, found.spans)
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
@@ -256,9 +273,15 @@ class PresidioGuardrail:
         """
         return self._restorer(await self._vault.mapping(thread_id), private)
 
-    def _restorer(self, mapping: dict[str, tuple[str, str]], private: bool) -> PlaceholderRestorer:
+    def _restorer(
+        self,
+        mapping: dict[str, tuple[str, str]],
+        private: bool,
+        reveal: RevealPolicy | None = None,
+    ) -> PlaceholderRestorer:
+        reveal = reveal or self._reveal
         shown = {
-            ph: self._reveal.render(ph, entity_type, value, private=private)
+            ph: reveal.render(ph, entity_type, value, private=private)
             for ph, (entity_type, value) in mapping.items()
         }
         # the thread's own types too: a scope's policy may turn on a type the service's leaves off

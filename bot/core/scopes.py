@@ -23,21 +23,26 @@ class PolicyOverride:
         off: entity types not redacted in the scope.
         on: entity types redacted there although the policy leaves them off.
         thresholds: the minimum score per type, sorted by type (hashable, picklable).
+        reveal: what each type shows the reader there, ``(type, shared, private)`` with
+            ``restore``, ``mask`` or ``placeholder`` (``None``: the service's rule).
     """
 
     off: frozenset[str] = frozenset()
     on: frozenset[str] = frozenset()
     thresholds: tuple[tuple[str, float], ...] = ()
+    reveal: tuple[tuple[str, str | None, str | None], ...] = ()
 
     def over(self, parent: PolicyOverride | None) -> PolicyOverride:
         """This scope's changes on top of its parent's (this one's win)."""
         if parent is None:
             return self
         scores = dict(parent.thresholds) | dict(self.thresholds)
+        reveal = {r[0]: r for r in parent.reveal} | {r[0]: r for r in self.reveal}
         return PolicyOverride(
             off=(parent.off - self.on) | self.off,
             on=(parent.on - self.off) | self.on,
             thresholds=tuple(sorted(scores.items())),
+            reveal=tuple(sorted(reveal.values())),
         )
 
     def describe(self) -> str:
@@ -49,6 +54,12 @@ class PolicyOverride:
             parts.append("on: " + ", ".join(sorted(self.on)))
         if self.thresholds:
             parts.append("thresholds: " + ", ".join(f"{k} {v:g}" for k, v in self.thresholds))
+        if self.reveal:
+            shown = [
+                f"{t} shared={sh or 'default'} private={pr or 'default'}"
+                for t, sh, pr in self.reveal
+            ]
+            parts.append("reveal: " + ", ".join(shown))
         return "; ".join(parts) or "the service's policy"
 
 

@@ -145,6 +145,9 @@ thresholds = { PERSON = 1.0 }
 
 [scopes."slack:T1:C4".guardrail]
 entities_on = ["URL"]
+
+[scopes."slack:T1:C5".guardrail]
+reveal = { EMAIL_ADDRESS = { shared = "placeholder" } }
 """
 NAME, MAIL, LINK = "Maria Gonzalez", "maria.gonzalez@example.com", "https://intranet.example.com/x"
 
@@ -155,7 +158,7 @@ async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
     text = f"I'm {NAME}, mail {MAIL}, see {LINK}"
     async with slack_harness(make_app, **scoped(tmp_path, POLICIES)) as h:
         asked = {}
-        for channel in ("C1", "C2", "C3", "C4"):
+        for channel in ("C1", "C2", "C3", "C4", "C5"):
             ts = await ask(h, text, channel)
             asked[channel] = (fake_anthropic.requests[-1].body, h.slack.thread(channel, ts))
 
@@ -176,3 +179,8 @@ async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
     assert LINK not in sent("C4")
     assert "<URL_1>" in sent("C4")
     assert any(LINK in answer for answer in asked["C4"][1])
+    # the reveal policy of C5: the answer shows the placeholder, not the address
+    assert any(MAIL in answer for answer in asked["C1"][1])
+    assert asked["C5"][1]
+    assert not any(MAIL in answer for answer in asked["C5"][1])
+    assert any("EMAIL_ADDRESS_1" in answer for answer in asked["C5"][1])
