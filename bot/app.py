@@ -20,6 +20,7 @@ from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
+from bot.core.errors import ConfigError
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
 from bot.core.ports import ModelClient, TurnLimiter
@@ -170,7 +171,11 @@ def build_router(settings: Settings, own: ModelClient) -> ModelRouter:
 
     def other(provider: str) -> ModelClient:
         keep = settings.model if provider == "openai" else None  # openai has no default model
-        return build_model(settings.model_copy(update={"model_provider": provider, "model": keep}))
+        update = {"model_provider": provider, "model": keep}
+        try:
+            return build_model(settings.model_copy(update=update))
+        except ConfigError as exc:
+            raise ConfigError(f"scopes: provider {provider} cannot be used: {exc}") from None
 
     return ModelRouter(own, settings.provider, other)
 

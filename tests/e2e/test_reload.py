@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.types import InboundMessage, TurnStatus, thread_id
+from bot.model.echo import ECHO_PREFIX
 from bot.reload import reload_on_sighup
 from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, message, unique_thread
@@ -143,3 +144,31 @@ async def test_a_reload_that_changes_a_scope_keeps_the_turns_already_begun(
         ("claude-haiku-4-5", 300),  # begun before the reload: the settings it began with
         ("claude-opus-4-1", 700),  # the next turn: the new settings
     ]
+
+
+async def test_a_reload_builds_the_provider_a_scope_names_and_refuses_one_it_cannot_build(
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = tmp_path / "veilbot.toml"
+    path.write_text("max_tokens = 900\n", encoding="utf-8")
+    app = await make_app(config=path, config_watch_seconds=0)
+    async with reload_on_sighup(app) as reloader:
+        path.write_text('[scopes."slack:T1:C2"]\nprovider = "echo"\n', encoding="utf-8")
+        assert await reloader.reload()
+        echoed = await app.conversation.handle(_in_channel("hello there", "17.1"))
+        assert echoed is not None
+        assert echoed.text.startswith(ECHO_PREFIX)  # the new provider answered
+
+        bad = '[scopes."slack:T1:C2"]\nprovider = "openai"\n'
+        path.write_text(bad, encoding="utf-8")
+        with caplog.at_level(logging.ERROR, logger="bot.reload"):
+            assert not await reloader.reload()
+        assert "config reload refused" in caplog.text
+        assert "scopes: provider openai cannot be used: VEILBOT_OPENAI_BASE_URL" in caplog.text
+        still = await app.conversation.handle(_in_channel("hello again", "17.2"))
+        assert still is not None
+        assert still.text.startswith(ECHO_PREFIX)  # the last good settings stand
+    assert fake_anthropic.requests == []
