@@ -20,15 +20,16 @@ from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
+from bot.core.errors import ConfigError
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
 from bot.core.ports import ModelClient, TurnLimiter
-from bot.core.scopes import Scope, Scopes
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
+from bot.model.router import ModelRouter
 from bot.models import build_model, check_model
+from bot.scoping import build_scopes
 from bot.settings import Settings
-from bot.settings_tables import ScopeSettings
 from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
@@ -165,29 +166,18 @@ def build_limiter(settings: Settings, redis: RedisClient, keys: KeySpace) -> Tur
     return RedisRateLimiter(redis, keys, limits) if limits else None
 
 
-def build_scopes(settings: Settings) -> Scopes:
-    """Every configured scope resolved against the ones above it (channel, workspace, all)."""
-    top = Scope(system=build_system_prompt(settings.system_prompt_extra))
-    resolved: dict[str, Scope] = {}
-    for name in sorted(settings.scopes, key=lambda n: n.count(":")):  # workspaces first
-        parent = resolved.get(name.rsplit(":", 1)[0], top) if name.count(":") == 2 else top
-        resolved[name] = _scope(name, parent, settings.scopes[name], settings)
-    return Scopes(resolved)
+def build_router(settings: Settings, own: ModelClient) -> ModelRouter:
+    """The service's model, and the other providers' the scopes name (built as they appear)."""
 
+    def other(provider: str) -> ModelClient:
+        keep = settings.model if provider == "openai" else None  # openai has no default model
+        update = {"model_provider": provider, "model": keep}
+        try:
+            return build_model(settings.model_copy(update=update))
+        except ConfigError as exc:
+            raise ConfigError(f"scopes: provider {provider} cannot be used: {exc}") from None
 
-def _scope(name: str, parent: Scope, own: ScopeSettings, settings: Settings) -> Scope:
-    system = parent.system
-    if own.system_prompt is not None and own.system_prompt_mode == "replace":
-        system = build_system_prompt(replace=own.system_prompt)
-    elif own.system_prompt is not None:
-        system = f"{parent.system}\n\n{own.system_prompt.strip()}"
-    return Scope(
-        name=name,
-        enabled=parent.enabled if own.enabled is None else own.enabled,
-        system=system,
-        model=own.model or parent.model,
-        max_tokens=own.max_tokens or parent.max_tokens,
-    )
+    return ModelRouter(own, settings.provider, other)
 
 
 def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
@@ -232,10 +222,14 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
     The model comes first: wrong credentials fail in a second, before spaCy loads.
     """
     async with AsyncExitStack() as stack:
-        model = build_model(settings)
-        stack.push_async_callback(model.aclose)
+        own_model = build_model(settings)
+        stack.push_async_callback(own_model.aclose)
         notices = [ECHO_NOTICE] if settings.use_echo_model else []
-        notices += await check_model(model, settings)
+        notices += await check_model(own_model, settings)
+        scopes = build_scopes(settings)
+        model = build_router(settings, own_model)
+        model.ensure(scopes.providers)
+        stack.push_async_callback(model.aclose_others)
         metrics = PrometheusMetrics()
         stores = await open_stores(settings, stack, spool=True, metrics=metrics)
         client, keys, audit = stores.redis, stores.keys, stores.audit
@@ -261,7 +255,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             max_in_flight=settings.max_turns_in_flight,
             access=access_rules(settings),
             limiter=build_limiter(settings, client, keys),
-            scopes=build_scopes(settings),
+            scopes=scopes,
         )
         yield App(
             settings,

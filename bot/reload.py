@@ -1,5 +1,7 @@
 """Hot reload of the config file on ``SIGHUP`` or when it changes: access, rate limits, scopes.
 
+A scope that names a provider no scope named before gets its client built at the reload.
+
 A changed file is noticed by its identity (inode, size, modification time) every
 ``config_watch_seconds``: Kubernetes updates a mounted ConfigMap by swapping a symlink, which
 gives the path a new inode.
@@ -21,9 +23,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, access_rules, build_limiter, build_scopes
+from bot.app import App, access_rules, build_limiter
 from bot.core.errors import ConfigError
 from bot.core.logsafe import log_failure
+from bot.model.router import ModelRouter
+from bot.scoping import build_scopes
 from bot.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -43,6 +47,9 @@ class Reloader:
         app = self._app
         try:
             settings = load_settings(config_file=app.settings.config)
+            scopes = build_scopes(settings)
+            if isinstance(app.model, ModelRouter):  # a provider a scope names for the first time
+                app.model.ensure(scopes.providers)
         except ConfigError as exc:
             log.error("config reload refused, the running settings kept: %s", exc)
             await self._count(refused=True)
@@ -50,7 +57,7 @@ class Reloader:
         app.conversation.reconfigure(
             access=access_rules(settings),
             limiter=build_limiter(settings, app.redis, app.keys),
-            scopes=build_scopes(settings),
+            scopes=scopes,
         )
         log.info("config reloaded from %s", settings.config or "the environment")
         await self._count(refused=False)

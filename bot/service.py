@@ -179,6 +179,7 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
         eraser=app.eraser,
         readiness=readiness,
         metrics=app.metrics,
+        scopes=lambda: app.conversation.scopes,  # the running ones, after each reload
     )
     return http
 

@@ -116,8 +116,15 @@ class Settings(BaseSettings):
     ``slack:TEAM``, ``slack:TEAM:CHANNEL``, ``discord:GUILD`` or ``discord:GUILD:CHANNEL``
     (a Discord thread takes its channel's): ``enabled``, ``system_prompt`` with
     ``system_prompt_mode`` (``append``: after the prompt above it; ``replace``: instead of
-    veilbot's persona and style, the placeholder rules kept), ``model`` and ``max_tokens``.
-    The most specific scope wins; a channel's inherits its workspace's."""
+    veilbot's persona and style, the placeholder rules kept), ``model``, ``max_tokens``,
+    ``provider`` (another provider for the scope, with the credentials set for it; without a
+    ``model``, that provider's default), ``follow_ups`` (``false``: thread replies without a
+    mention are not answered), ``streaming`` (``false``: one final message) and a
+    ``guardrail`` table (``entities_off``, ``entities_on``, ``thresholds``, ``reveal`` as
+    ``reveal_policy``: changes to the guardrail policy there, applied by the detection
+    worker and the restorer). The most
+    specific scope wins; a channel's inherits its workspace's. ``/veilbot settings`` (Slack)
+    and ``/settings`` (Discord) show an admin the channel's effective settings."""
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)

@@ -6,9 +6,9 @@ key it does not know, so a typo in the file is an error naming its line.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class AccessSettings(BaseModel):
@@ -45,6 +45,43 @@ class RateLimitSettings(BaseModel):
     channel: RateLimit | None = None
 
 
+_ENTITY = Field(pattern=r"^[A-Z][A-Z0-9_]{0,39}$")
+
+
+RevealAction = Literal["restore", "mask", "placeholder"]
+
+
+class RevealPlaces(BaseModel):
+    """What a type shows in shared places and in DMs (either left out: the service's rule)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    shared: RevealAction | None = None
+    private: RevealAction | None = None
+
+
+class GuardrailScope(BaseModel):
+    """A scope's changes to the guardrail policy (``[scopes."…".guardrail]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entities_off: list[Annotated[str, _ENTITY]] = []
+    """Entity types not redacted in this scope."""
+    entities_on: list[Annotated[str, _ENTITY]] = []
+    """Entity types redacted in this scope although the policy leaves them off."""
+    thresholds: dict[Annotated[str, _ENTITY], Annotated[float, Field(ge=0.0, le=1.0)]] = {}
+    """The minimum detection score per entity type."""
+    reveal: dict[Annotated[str, _ENTITY], RevealAction | RevealPlaces] = {}
+    """What each type shows the reader here (as ``reveal_policy``)."""
+
+    @model_validator(mode="after")
+    def _not_both(self) -> GuardrailScope:
+        both = sorted(set(self.entities_off) & set(self.entities_on))
+        if both:
+            raise ValueError(f"entity types both on and off: {', '.join(both)}")
+        return self
+
+
 class ScopeSettings(BaseModel):
     """One workspace's or channel's own settings (``[scopes."slack:T0123:C0456"]``)."""
 
@@ -55,6 +92,14 @@ class ScopeSettings(BaseModel):
     system_prompt_mode: Literal["append", "replace"] = "append"
     model: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/@-]{1,200}$")
     max_tokens: int | None = Field(default=None, ge=1, le=64000)
+    provider: Literal["anthropic", "bedrock", "vertex", "openai", "echo"] | None = None
+    """Another provider for this scope, with the credentials the service's settings give it."""
+    follow_ups: bool | None = None
+    """Whether thread replies that do not mention the bot are answered."""
+    streaming: bool | None = None
+    """Whether answers are shown as they are written; ``false``: one final message."""
+    guardrail: GuardrailScope | None = None
+    """Changes to the guardrail policy here: entity types on or off, score thresholds."""
 
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"

@@ -9,7 +9,7 @@ client, so those commands start without loading spaCy, Presidio or the anthropic
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
@@ -25,6 +25,7 @@ from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
+from bot.core.scopes import Scopes
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
 from bot.settings import Settings
@@ -110,11 +111,14 @@ def add_console(
     audit: SqlAuditStore,
     tokens: AdminTokens,
     eraser: Eraser,
+    scopes: Callable[[], Scopes] | None = None,
 ) -> None:
     """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``."""
     backend = RedisSessionBackend(redis, settings.redis_prefix)
     sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
-    add_console_routes(app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser)
+    add_console_routes(
+        app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser, scopes=scopes
+    )
 
 
 def add_service_routes(
@@ -126,6 +130,7 @@ def add_service_routes(
     eraser: Eraser,
     readiness: Readiness,
     metrics: PrometheusMetrics,
+    scopes: Callable[[], Scopes] | None = None,
 ) -> None:
     """What every veilbot HTTP server serves (``run`` and ``admin serve`` alike).
 
@@ -135,7 +140,15 @@ def add_service_routes(
     tokens = build_admin_tokens(settings)
     if tokens:
         add_admin_routes(http.app, store=audit, tokens=tokens, readiness=readiness)
-        add_console(http.app, settings, redis=redis, audit=audit, tokens=tokens, eraser=eraser)
+        add_console(
+            http.app,
+            settings,
+            redis=redis,
+            audit=audit,
+            tokens=tokens,
+            eraser=eraser,
+            scopes=scopes,
+        )
     else:
         add_probe_routes(http.app, readiness)
     add_metrics_route(http.app, metrics)

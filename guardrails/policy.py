@@ -19,6 +19,8 @@ error names the file and the key, never a value from it::
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -29,6 +31,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.core.errors import ConfigError
+from bot.core.scopes import PolicyOverride
 from guardrails.text.values import normalize_value
 
 POLICY_SETTING = "VEILBOT_GUARDRAIL_POLICY_FILE"
@@ -123,6 +126,27 @@ class Policy:
     def min_threshold(self) -> float:
         """The lowest threshold of any enabled type."""
         return min(self.thresholds.values(), default=1.0)
+
+
+@functools.lru_cache(maxsize=64)
+def with_override(policy: Policy, override: PolicyOverride | None) -> Policy:
+    """``policy`` with a scope's changes: types turned off or on, thresholds set.
+
+    Cached, so each scope's policy is one object and its compiled detector is built once
+    (detection caches detectors by policy) on the one analyzer every scope shares.
+    """
+    if override is None:
+        return policy
+    scores = dict(override.thresholds)
+    enabled = (policy.enabled - override.off) | override.on
+    default = min(policy.thresholds.values(), default=0.4)
+    thresholds = {t: scores.get(t, policy.thresholds.get(t, default)) for t in enabled}
+    return dataclasses.replace(
+        policy,
+        enabled=frozenset(enabled),
+        thresholds=thresholds,
+        source=f"{policy.source} with a scope's changes",
+    )
 
 
 def compile_policy(document: PolicyFile, source: str) -> Policy:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.core.errors import GuardrailError, InputRejected
+from bot.core.scopes import PolicyOverride
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect
 from guardrails.detect.workers import WARM_UP_TEXT, Detector, ThreadDetector
@@ -72,6 +73,7 @@ class _Found:
     masked: str
     spans: list[Detection]
     typed: list[Detection]
+    policy: PolicyOverride | None = None
 
 
 class PresidioGuardrail:
@@ -99,6 +101,7 @@ class PresidioGuardrail:
         detector: Detector | None = None,
     ) -> None:
         self._reveal = reveal or RevealPolicy()
+        self._scope_reveals: dict[PolicyOverride, RevealPolicy] = {}
         self._vault = vault
         self._policy = policy or default_policy()
         if detector is None:
@@ -146,7 +149,9 @@ class PresidioGuardrail:
         redaction, _ = await self._anonymize(thread_id, self.analyze(text, platform=platform), None)
         return redaction
 
-    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+    async def analyze(
+        self, text: str, *, platform: Platform, policy: PolicyOverride | None = None
+    ) -> TextAnalysis:
         """Detection on a user's text, which reads no thread's state (``anonymize_turn``).
 
         Placeholder-shaped text the user typed is masked before detection and kept as typed.
@@ -158,11 +163,11 @@ class PresidioGuardrail:
         """
         if mostly_hidden(text):
             raise InputRejected("message is mostly invisible characters", reason="hidden")
-        typed = self._typed_placeholders(text, platform)
+        typed = self._typed_placeholders(text, platform, policy.on if policy else frozenset())
         ranges = [(s.start, s.end) for s in typed]
         masked = _mask(text, ranges) if typed else text
-        spans = await self._detect(masked, platform)
-        return TextAnalysis(text, platform, _Found(masked, spans, typed))
+        spans = await self._detect(masked, platform, policy=policy)
+        return TextAnalysis(text, platform, _Found(masked, spans, typed, policy))
 
     async def anonymize_turn(
         self, thread_id: ThreadId, analysis: Awaitable[TextAnalysis], *, private: bool
@@ -179,21 +184,36 @@ class PresidioGuardrail:
             StoreError: the vault could not be read or written.
         """
         placed: dict[str, tuple[str, str]] = {}
-        redaction, fields = await self._anonymize(thread_id, analysis, placed)
+        found: list[_Found] = []
+        redaction, fields = await self._anonymize(thread_id, analysis, placed, found)
         mapping = self._vault.opened(thread_id, fields)
         for placeholder, value in placed.items():
             mapping.place(placeholder, value)  # new: issued for the value that made it
-        return redaction, self._restorer(mapping, private)
+        scope = found[0].policy if found else None
+        return redaction, self._restorer(mapping, private, self._reveal_of(scope))
+
+    def _reveal_of(self, scope: PolicyOverride | None) -> RevealPolicy:
+        """The reveal policy where a scope changes it (built once per scope policy)."""
+        if scope is None or not scope.reveal:
+            return self._reveal
+        if (known := self._scope_reveals.get(scope)) is None:
+            rules = {t: {k: v for k, v in (("shared", sh), ("private", pr)) if v}
+                     for t, sh, pr in scope.reveal}  # fmt: skip
+            known = self._scope_reveals[scope] = self._reveal.updated(rules)
+        return known
 
     async def _anonymize(
         self,
         tid: ThreadId,
         analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
+        analysed: list[_Found] | None = None,
     ) -> tuple[Redaction, VaultFields]:
         """The redaction and the vault as read before it (``placed``: what it assigned)."""
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
+        if analysed is not None:
+            analysed.append(found)
         spans = self._link_known(tid, fields, found.masked, found.spans)
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
@@ -219,7 +239,9 @@ class PresidioGuardrail:
             raise
         return done, await reading
 
-    def _typed_placeholders(self, text: str, platform: Platform) -> list[Detection]:
+    def _typed_placeholders(
+        self, text: str, platform: Platform, also: frozenset[str] = frozenset()
+    ) -> list[Detection]:
         """Placeholder-shaped text the user typed, in any form the restorer reads.
 
         Each becomes a value of type ``TYPED`` (kept as typed), masked before analysis: only
@@ -229,7 +251,7 @@ class PresidioGuardrail:
         ``&lt;person_1&gt;`` (what a user typing ``<person_1>`` sends) and a spaced or
         hidden-character ``P E R S O N _ 1`` are ones too.
         """
-        types = KNOWN_TYPES | self._policy.enabled
+        types = KNOWN_TYPES | self._policy.enabled | also
         spans = [(m.start("ph"), m.end("ph")) for m in find_placeholders(text, types)]
         if may_hide(text):  # the analysis form is built on the event loop: only when it may help
             shown = fold(normalize(text, platform))
@@ -253,9 +275,14 @@ class PresidioGuardrail:
         return self._restorer(await self._vault.mapping(thread_id), private)
 
     def _restorer(
-        self, mapping: Mapping[str, tuple[str, str]], private: bool
+        self,
+        mapping: Mapping[str, tuple[str, str]],
+        private: bool,
+        reveal: RevealPolicy | None = None,
     ) -> PlaceholderRestorer:
-        shown = Revealed(mapping, self._reveal, private=private)
+        shown = Revealed(mapping, reveal or self._reveal, private=private)
+        # the restorer reads the thread's own types off the placeholders too: a scope's policy
+        # may turn on a type the service's leaves off
         return PlaceholderRestorer(shown, known_types=self._policy.enabled)
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
@@ -310,14 +337,20 @@ class PresidioGuardrail:
         return bool(self._policy.deny or self._policy.recognizers or _MAY_HOLD.search(text))
 
     async def _detect(
-        self, text: str, platform: Platform, *, prose: bool = True
+        self,
+        text: str,
+        platform: Platform,
+        *,
+        prose: bool = True,
+        policy: PolicyOverride | None = None,
     ) -> list[Detection]:
         """The detections of ``detect``; any failure is ``GuardrailError`` and marks us down.
 
-        ``prose=False``: the pattern-only scan of model output (no NLP model).
+        ``prose=False``: the pattern-only scan of model output (no NLP model). ``policy``: a
+        scope's changes to the policy, applied by the detection worker.
         """
         try:
-            found = await self._detector.detect(text, platform, prose=prose)
+            found = await self._detector.detect(text, platform, prose=prose, policy=policy)
         except GuardrailError:
             self._working = False
             raise

@@ -24,9 +24,11 @@ HELP_TEXT = (
     "anything reaches the AI model, and put back only in the answer you see.\n"
     "- I can't read attachments, only the text of messages.\n"
     "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
-    "- `/audit export` (admins only) sends you the redacted audit log, privately."
+    "- `/audit export` (admins only) sends you the redacted audit log, privately.\n"
+    "- `/settings` (admins only) shows my settings in this channel."
 )
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
+SETTINGS_ADMINS_ONLY = "Sorry, only veilbot admins can see its settings."
 NOTHING_TO_FORGET = "There was nothing to forget here: I keep no history for this conversation."
 FORGET_FAILED = "I couldn't erase this conversation right now. Please try again in a minute."
 ERASE_REFUSAL = (
@@ -45,6 +47,12 @@ def build_tree(
     async def forget(interaction: discord.Interaction) -> None:
         await _forget(interaction, handler, admin)
 
+    @tree.command(name="settings", description="veilbot's settings in this channel (admins)")
+    async def settings(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(
+            _settings_text(interaction, handler, admin), ephemeral=True
+        )
+
     @tree.command(name="help", description="How to talk to veilbot")
     async def help_(interaction: discord.Interaction) -> None:
         await interaction.response.send_message(HELP_TEXT, ephemeral=True)
@@ -61,6 +69,25 @@ async def sync_commands(tree: app_commands.CommandTree, guild_id: int | None) ->
         tree.copy_global_to(guild=guild)
         synced = await tree.sync(guild=guild)
     logger.info("synced %s slash commands (guild %s)", len(synced), guild_id or "global")
+
+
+def _settings_text(
+    interaction: discord.Interaction, handler: MessageHandler, admin: AdminCommands | None
+) -> str:
+    """The channel's effective settings for an admin; one polite line for anyone else."""
+    user = interaction.user
+    roles = [str(r.id) for r in user.roles] if isinstance(user, discord.Member) else []
+    if admin is None or not admin.is_admin(f"discord:{user.id}", roles):
+        return SETTINGS_ADMINS_ONLY
+    workspace = str(interaction.guild_id) if interaction.guild_id else "dm"
+    channel = interaction.channel
+    parent = getattr(channel, "parent_id", None)
+    return handler.settings_at(
+        "discord",
+        workspace,
+        str(interaction.channel_id),
+        str(parent) if parent else None,
+    )
 
 
 async def _may_erase(

@@ -452,7 +452,7 @@ class DiscordAdapter:
 
     async def _follows(self, facts: MessageFacts, inbound: InboundMessage, bot_id: int) -> bool:
         """Whether the bot answers un-mentioned messages in this thread."""
-        if not self._settings.discord_followups:
+        if not self._settings.discord_followups or not self._handler.follows_up(inbound):
             return False
         if facts.thread_owner_id == bot_id:
             return True

@@ -20,6 +20,9 @@ FILES_NOT_READ = (
 )
 
 
+SETTINGS_ADMINS_ONLY = "Sorry, only veilbot admins can see its settings."
+
+
 def help_text(command: str) -> str:
     """What the bot does and how to use it, in mrkdwn."""
     return (
@@ -31,6 +34,7 @@ def help_text(command: str) -> str:
         f"• `{command} forget <link to a thread message>` does the same from anywhere.\n"
         f"• `{command} audit export [since] [thread:ID|channel:ID|user:ID]` (admins only) "
         "sends you the redacted audit log in a direct message.\n"
+        f"• `{command} settings` (admins only) shows my settings in this channel.\n"
         f"• `{command} help` shows this message."
     )
 

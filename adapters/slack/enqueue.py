@@ -21,7 +21,7 @@ from typing import Any
 from adapters.slack.events import (
     deleted_message,
     edited_message,
-    is_dm,
+    like_dm,
     skip_reason,
     team_of,
     to_delivery,
@@ -143,7 +143,7 @@ def queueable(
 def _trigger(event: dict[str, Any], bot_user_id: str | None, followups: bool) -> str | None:
     if event.get("type") == "app_mention":
         return "mention"
-    if is_dm(event):
+    if like_dm(event):
         return "dm"
     if event.get("thread_ts") and followups and f"<@{bot_user_id}" not in str(event.get("text")):
         return "followup"

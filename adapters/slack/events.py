@@ -94,6 +94,15 @@ def is_dm(event: dict[str, Any]) -> bool:
     return event.get("channel_type") == "im" or str(event.get("channel", "")).startswith("D")
 
 
+def like_dm(event: dict[str, Any]) -> bool:
+    """A message the bot answers without a mention: a direct or a group direct message.
+
+    A group DM (``mpim``) is answered and thread-keyed like a DM, but it is not private: other
+    people read the answer, so the reveal policy of a channel applies.
+    """
+    return is_dm(event) or event.get("channel_type") == "mpim"
+
+
 def to_delivery(body: dict[str, Any], *, bot_user_id: str | None, trigger: str) -> Delivery:
     """Translate an event envelope into the message the core answers.
 

@@ -52,7 +52,7 @@ from adapters.slack.events import (
     Delivery,
     deleted_message,
     edited_message,
-    is_dm,
+    like_dm,
     skip_reason,
     to_delivery,
 )
@@ -357,7 +357,7 @@ class SlackAdapter:
         event = body.get("event") or {}
         if await self._on_change(body, context):
             return
-        if is_dm(event):
+        if like_dm(event):
             await self._track(self._on_user_message(body, context, "dm"))
         elif event.get("thread_ts") and self._settings.slack_reply_to_followups:
             if f"<@{context.get('bot_user_id')}" not in str(event.get("text", "")):
@@ -408,7 +408,9 @@ class SlackAdapter:
         delivery = replace(delivery, message=replace(delivery.message, groups=groups))
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
-            if trigger == "followup" and not await self._handler.knows_thread(tid):
+            if trigger == "followup" and not (
+                self._handler.follows_up(delivery.message) and await self._handler.knows_thread(tid)
+            ):
                 return
             target = _target(delivery, queued)
             if queued is not None and queued.attempt > 1:

@@ -67,6 +67,9 @@ class Interactions:
         if verb == "audit":
             await self._on_audit(ack, command, respond, arg.split())
             return
+        if verb == "settings":
+            await ack(text=self._settings_text(command), response_type="ephemeral")
+            return
         if verb != "forget":
             await ack(text=commands.help_text(self._command), response_type="ephemeral")
             return
@@ -84,6 +87,14 @@ class Interactions:
             blocks=commands.forget_confirmation(tid),
             response_type="ephemeral",
         )
+
+    def _settings_text(self, command: dict[str, Any]) -> str:
+        """The channel's effective settings for an admin; one polite line for anyone else."""
+        team, user = str(command.get("team_id", "")), str(command.get("user_id", ""))
+        channel = str(command.get("channel_id", "")) or None
+        if self._admin is None or not user or not self._admin.is_admin(f"slack:{team}:{user}"):
+            return commands.SETTINGS_ADMINS_ONLY
+        return self._handler.settings_at("slack", team, channel)
 
     async def _on_audit(
         self, ack: Any, command: dict[str, Any], respond: Any, words: list[str]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import sys
 
@@ -21,6 +22,7 @@ from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cance
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics
+from bot.scoping import build_scopes
 from bot.settings import Settings
 from bot.stores import add_service_routes, build_admin_tokens, build_stores
 
@@ -67,6 +69,7 @@ async def _serve_until(settings: Settings, http: HttpServer, stopping: StopSigna
             eraser=stores.eraser,
             readiness=stores.readiness,
             metrics=PrometheusMetrics(),
+            scopes=functools.partial(build_scopes, settings),  # the file's, as at start
         )
         async with http, retention_running(stores.audit, settings.audit_retention_days):
             stopping.serving()

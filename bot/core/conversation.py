@@ -44,7 +44,7 @@ from bot.core.ports import (
     ThreadLocks,
     TurnLimiter,
 )
-from bot.core.scopes import Scopes
+from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
@@ -82,10 +82,12 @@ class _Turn:
 
     message: InboundMessage
     record: AuditRecord
+    scope: Scope
+    """The scope's settings as the turn began: a reload while it runs does not change them."""
     clock: float = field(default_factory=time.perf_counter)
 
     @classmethod
-    def begin(cls, message: InboundMessage) -> _Turn:
+    def begin(cls, message: InboundMessage, scope: Scope) -> _Turn:
         now = utcnow()
         meta: dict[str, Any] = {**message.metadata, "private": message.private}
         record = AuditRecord(
@@ -101,7 +103,7 @@ class _Turn:
             status=TurnStatus.OK,
             metadata=meta,
         )
-        return cls(message=message, record=record)
+        return cls(message=message, record=record, scope=scope)
 
     def lap(self, stage: str) -> None:
         """Charge the time since the previous lap to ``stage``."""
@@ -217,7 +219,9 @@ class Conversation:
         its slot once it holds its thread's lock, so the queued messages of one busy thread
         never hold up the other threads.
         """
-        turn = _Turn.begin(message)
+        turn = _Turn.begin(message, self._scopes.of(message))
+        if not turn.scope.streaming:
+            sink = None  # one final message
         finishing: asyncio.Task[None] | None = None
         analysis: asyncio.Future[TextAnalysis] | None = None
         try:
@@ -233,7 +237,7 @@ class Conversation:
             text = clean_user_text(message.text)
             check_input(text, max_chars=self._max_chars)
             analysis = asyncio.ensure_future(
-                self._guardrail.analyze(text, platform=message.platform)
+                self._guardrail.analyze(text, platform=message.platform, policy=turn.scope.policy)
             )
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
@@ -266,7 +270,7 @@ class Conversation:
 
     async def _stopped(self, turn: _Turn) -> Reply | None:
         """The reply to a turn the access rules or the rate limits stop, before any work."""
-        if (refused := self._refusal(turn.message)) is not None:
+        if (refused := self._refusal(turn.message, turn.scope)) is not None:
             turn.record.metadata["refused"] = refused
             return turn.reply(REFUSED_REPLY, TurnStatus.REFUSED)
         if self._limiter is None:
@@ -279,14 +283,31 @@ class Conversation:
         turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
         return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
 
-    def _refusal(self, message: InboundMessage) -> str | None:
-        if not self._scopes.of(message).enabled:
+    def _refusal(self, message: InboundMessage, scope: Scope) -> str | None:
+        if not scope.enabled:
             return "disabled"
         return self._access.refusal(message)
 
     def admits(self, message: InboundMessage) -> bool:
         """Whether the bot answers the author there: enabled, and the access rules let them."""
-        return self._refusal(message) is None
+        return self._refusal(message, self._scopes.of(message)) is None
+
+    def follows_up(self, message: InboundMessage) -> bool:
+        """Whether thread replies without a mention are answered where ``message`` was sent."""
+        return self._scopes.of(message).follow_ups
+
+    def settings_at(
+        self, platform: str, workspace: str | None, channel: str | None, parent: str | None = None
+    ) -> str:
+        """The effective settings of a channel as chat text, each with its scope."""
+        scope = self._scopes.at(platform, workspace, channel, parent)
+        where = f"{platform}:{workspace}:{channel}" if channel else f"{platform}:{workspace}"
+        return settings_text(where, effective_settings(scope, self._scopes.defaults))
+
+    @property
+    def scopes(self) -> Scopes:
+        """Every configured scope, resolved (the admin console lists them)."""
+        return self._scopes
 
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault while no turn of it runs."""
@@ -357,14 +378,18 @@ class Conversation:
         user = ChatMessage("user", redaction.text)
         if msg.attempt > 1 and _stored_exchange(history, user):
             return self._replay(turn, history[-1], restorer)
-        scope = self._scopes.of(msg)
+        scope = turn.scope
         system = scope.system or self._system
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
         record.metadata["context_messages"] = len(messages)
         if scope.name:
             record.metadata["scope"] = scope.name
         request = ModelRequest(
-            system=system, messages=messages, model=scope.model, max_tokens=scope.max_tokens
+            system=system,
+            messages=messages,
+            model=scope.model,
+            max_tokens=scope.max_tokens,
+            provider=scope.provider,
         )
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
 from bot.core.limits import Throttled
+from bot.core.scopes import PolicyOverride
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -116,8 +117,12 @@ class Guardrail(Protocol):
         """A restorer bound to this thread's vault and the audience's reveal policy."""
         ...
 
-    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
+    async def analyze(
+        self, text: str, *, platform: Platform, policy: PolicyOverride | None = None
+    ) -> TextAnalysis:
         """Detect the personal data in a user's text; no thread's state is read.
+
+        ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.
@@ -258,6 +263,16 @@ class MessageHandler(Protocol):
         """A user edited a message: keep the new text (through the guardrail) in its place."""
         ...
 
+    def follows_up(self, message: InboundMessage) -> bool:
+        """Whether thread replies without a mention are answered where ``message`` was sent."""
+        ...
+
+    def settings_at(
+        self, platform: str, workspace: str | None, channel: str | None, parent: str | None = None
+    ) -> str:
+        """The effective settings of a channel as chat text (for admins: ``settings``)."""
+        ...
+
     async def knows_thread(self, thread_id: ThreadId) -> bool:
         """Whether the thread has a conversation with the bot (kept history).
 
@@ -329,6 +344,10 @@ class AdminCommands(Protocol):
             args: the words after ``audit export``: ``[since] [thread:ID|channel:ID|user:ID]``.
             roles: the requester's Discord role ids (admins may be listed by role).
         """
+        ...
+
+    def is_admin(self, requester: str, roles: Sequence[str] = ()) -> bool:
+        """Whether ``requester`` (``slack:TEAM:USER``, ``discord:USER``) is an admin."""
         ...
 
     async def authorize_erase(

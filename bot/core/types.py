@@ -199,6 +199,8 @@ class ModelRequest:
     """The model id for this request (a scope's), else the client's configured one."""
     max_tokens: int | None = None
     """The answer length limit for this request (a scope's), else the client's."""
+    provider: str | None = None
+    """The provider that answers (a scope's), else the service's own."""
 
 
 @dataclass(frozen=True, slots=True)

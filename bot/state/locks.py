@@ -110,6 +110,11 @@ class RedisThreadLocks:
                 # not at its expiry.
                 await asyncio.shield(lease.end())
 
+    def queued(self, thread_id: ThreadId) -> int:
+        """How many turns of this process hold or wait for the thread's lock."""
+        turn = self._local.get(thread_id)
+        return turn.users if turn is not None else 0
+
     @asynccontextmanager
     async def _local_turn(self, thread_id: ThreadId, deadline: float) -> AsyncIterator[None]:
         """Queue this process's waiters for a thread, so only one of them polls Redis."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core.errors import GuardrailError
+from bot.core.scopes import PolicyOverride
 from bot.core.types import Platform
 from guardrails.text.spans import Detection
 
@@ -25,7 +26,7 @@ MAX_BATCH_TEXTS = 32
 BATCH_CHUNKS = 8
 """A batch holds at most this many chunks' worth of characters (but always one text)."""
 
-Item = tuple[str, Platform, bool]  # text, platform, prose
+Item = tuple[str, Platform, bool, PolicyOverride | None]  # text, platform, prose, scope's policy
 Outcome = list[Detection] | Exception
 
 

@@ -41,11 +41,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from bot.core.errors import GuardrailError
+from bot.core.scopes import PolicyOverride
 from bot.core.types import Platform
 from guardrails.detect.batching import BATCH_CHUNKS, Batches, Item, Outcome
 from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect_many
 from guardrails.engine import build_pattern_analyzer
-from guardrails.policy import Policy, default_policy
+from guardrails.policy import Policy, default_policy, with_override
 from guardrails.text.spans import Detection
 
 if TYPE_CHECKING:
@@ -65,11 +66,19 @@ WARM_UP_TEXT = "Hi, I'm Jane Doe from Denver, jane@example.com, +1 212 555 0187.
 class Detector(Protocol):
     """Runs ``detection.detect`` off the event loop (``detect_many`` when busy)."""
 
-    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
+    async def detect(
+        self,
+        text: str,
+        platform: Platform,
+        *,
+        prose: bool = True,
+        policy: PolicyOverride | None = None,
+    ) -> list[Detection]:
         """The detections of ``text``; any failure is ``GuardrailError``.
 
         ``prose=False`` is the output scan: pattern rules only, on an analyzer without an NLP
-        model (about a millisecond), built on first use next to the main one.
+        model (about a millisecond), built on first use next to the main one. ``policy``: a
+        scope's changes to the loaded policy, applied in the worker.
         """
         ...
 
@@ -90,9 +99,16 @@ class ThreadDetector:
         self._engines = _Engines(analyzer, policy or default_policy(), chunk_chars)
         self._batches = Batches(self._send, 1, BATCH_CHUNKS * chunk_chars)
 
-    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
+    async def detect(
+        self,
+        text: str,
+        platform: Platform,
+        *,
+        prose: bool = True,
+        policy: PolicyOverride | None = None,
+    ) -> list[Detection]:
         """Detect in a worker thread, queued on the event loop."""
-        return await self._batches.detect((text, platform, prose))
+        return await self._batches.detect((text, platform, prose, policy))
 
     def _send(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
         return asyncio.get_running_loop().run_in_executor(None, self._engines.detect_many, items)
@@ -109,15 +125,16 @@ class _Engines:
         self._patterns: AnalyzerEngine | None = None
 
     def detect_many(self, items: list[Item]) -> list[Outcome]:
-        """The outcome of each item, in order: prose texts together, output scans together."""
+        """The outcome of each item, in order: one pass per kind and scope policy."""
         outcomes: list[Outcome] = [[] for _ in items]
-        for prose in (True, False):
-            where = [i for i, item in enumerate(items) if item[2] is prose]
-            if not where:
-                continue
+        groups: dict[tuple[bool, PolicyOverride | None], list[int]] = {}
+        for i, item in enumerate(items):  # one pass per kind and scope policy
+            groups.setdefault((item[2], item[3]), []).append(i)
+        for (prose, override), where in groups.items():
             messages = [(items[i][0], items[i][1]) for i in where]
+            policy = with_override(self.policy, override)
             found = detect_many(
-                self._analyzer(prose), messages, self.policy, chunk_chars=self.chunk, prose=prose
+                self._analyzer(prose), messages, policy, chunk_chars=self.chunk, prose=prose
             )
             for i, outcome in zip(where, found, strict=True):
                 outcomes[i] = outcome
@@ -173,7 +190,7 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = _Engines(build_analyzer(model), policy, chunk_chars)
-    for outcome in _worker.detect_many([(WARM_UP_TEXT, "console", p) for p in (True, False)]):
+    for outcome in _worker.detect_many([(WARM_UP_TEXT, "console", p, None) for p in (True, False)]):
         if isinstance(outcome, Exception):
             raise outcome
     # The model lives as long as the process: keep its objects out of every full collection
@@ -223,14 +240,21 @@ class ProcessDetector:
         """Start every worker and wait until each has built and warmed up its analyzer."""
         await asyncio.gather(*(self.detect(WARM_UP_TEXT, "console") for _ in range(self._workers)))
 
-    async def detect(self, text: str, platform: Platform, *, prose: bool = True) -> list[Detection]:
+    async def detect(
+        self,
+        text: str,
+        platform: Platform,
+        *,
+        prose: bool = True,
+        policy: PolicyOverride | None = None,
+    ) -> list[Detection]:
         """Detect in the next free worker process, with whatever else waits for one.
 
         A pool found broken before the batch was handed over is replaced and the batch runs
         on the new one (after waiting up to ``_WAIT_SECONDS`` for it to be started); every
         text of a batch in flight when a worker died fails closed.
         """
-        return await self._batches.detect((text, platform, prose))
+        return await self._batches.detect((text, platform, prose, policy))
 
     def _send(self, items: list[Item]) -> asyncio.Future[list[Outcome]]:
         if self._next is None:

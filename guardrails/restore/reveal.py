@@ -130,6 +130,14 @@ class RevealPolicy:
         for entity_type, spec in (overrides or {}).items():
             self._rules[entity_type.upper()] = _rule(entity_type, spec)
 
+    def updated(self, overrides: Mapping[str, object]) -> RevealPolicy:
+        """This policy with more per-type rules on top (a scope's)."""
+        policy = RevealPolicy()
+        policy._rules = dict(self._rules)
+        for entity_type, spec in overrides.items():
+            policy._rules[entity_type.upper()] = _rule(entity_type, spec)
+        return policy
+
     def action(self, entity_type: str, *, private: bool) -> Action:
         """The action for a type in a private (DM) or shared place."""
         if entity_type in ALWAYS_RESTORED:

@@ -184,8 +184,8 @@ class _Watched:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
-    async def analyze(self, text: str, *, platform: Platform) -> TextAnalysis:
-        analysis: TextAnalysis = await self._real.analyze(text, platform=platform)
+    async def analyze(self, text: str, *, platform: Platform, **kw: Any) -> TextAnalysis:
+        analysis: TextAnalysis = await self._real.analyze(text, platform=platform, **kw)
         self.analysed.set()
         return analysis
 

@@ -8,12 +8,14 @@ import asyncio
 import logging
 import os
 import signal
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from bot.core.types import TurnStatus
+from bot.core.types import InboundMessage, TurnStatus, thread_id
+from bot.model.echo import ECHO_PREFIX
 from bot.reload import reload_on_sighup
 from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, message, unique_thread
@@ -94,3 +96,79 @@ async def test_a_changed_file_is_reloaded_as_kubernetes_swaps_a_configmap(
         assert after is not None
         assert after.status is TurnStatus.REFUSED
     assert (reloader.reloads, reloader.refused) == (1, 0)
+
+
+def _in_channel(text: str, ts: str) -> InboundMessage:
+    return InboundMessage(
+        thread_id=thread_id("slack", "T1", "C2", ts),
+        platform="slack",
+        workspace="T1",
+        channel="C2",
+        user_id="U1",
+        message_id=uuid.uuid4().hex,
+        text=text,
+    )
+
+
+async def test_a_reload_that_changes_a_scope_keeps_the_turns_already_begun(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    before = '[scopes."slack:T1:C2"]\nmodel = "claude-haiku-4-5"\nmax_tokens = 300\n'
+    after = '[scopes."slack:T1:C2"]\nmodel = "claude-opus-4-1"\nmax_tokens = 700\n'
+    path = tmp_path / "veilbot.toml"
+    path.write_text(before, encoding="utf-8")
+    loaded = load_settings(config_file=path, _env_file=None)
+    app = await make_app(config=path, config_watch_seconds=0, scopes=loaded.scopes)
+    ts = f"17{uuid.uuid4().int % 10**8}.1"
+    async with reload_on_sighup(app) as reloader:
+        fake_anthropic.hold()
+        first = asyncio.create_task(app.conversation.handle(_in_channel("first", ts)))
+        await until(lambda: len(fake_anthropic.requests) == 1, "the first turn at the model")
+        # the same thread: this turn has begun, and waits for the first one's lock
+        queued = asyncio.create_task(app.conversation.handle(_in_channel("second", ts)))
+        tid = thread_id("slack", "T1", "C2", ts)
+        await until(lambda: app.locks.queued(tid) == 2, "the second turn queued")
+
+        path.write_text(after, encoding="utf-8")
+        os.kill(os.getpid(), signal.SIGHUP)
+        await reloader.wait_for(1)
+        fake_anthropic.release()
+        assert (await first) is not None
+        assert (await queued) is not None
+        later = await app.conversation.handle(_in_channel("third", f"{ts}1"))
+        assert later is not None
+
+    models = [(r.body["model"], r.body["max_tokens"]) for r in fake_anthropic.requests]
+    assert models == [
+        ("claude-haiku-4-5", 300),  # at the model when the file changed
+        ("claude-haiku-4-5", 300),  # begun before the reload: the settings it began with
+        ("claude-opus-4-1", 700),  # the next turn: the new settings
+    ]
+
+
+async def test_a_reload_builds_the_provider_a_scope_names_and_refuses_one_it_cannot_build(
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = tmp_path / "veilbot.toml"
+    path.write_text("max_tokens = 900\n", encoding="utf-8")
+    app = await make_app(config=path, config_watch_seconds=0)
+    async with reload_on_sighup(app) as reloader:
+        path.write_text('[scopes."slack:T1:C2"]\nprovider = "echo"\n', encoding="utf-8")
+        assert await reloader.reload()
+        echoed = await app.conversation.handle(_in_channel("hello there", "17.1"))
+        assert echoed is not None
+        assert echoed.text.startswith(ECHO_PREFIX)  # the new provider answered
+
+        bad = '[scopes."slack:T1:C2"]\nprovider = "openai"\n'
+        path.write_text(bad, encoding="utf-8")
+        with caplog.at_level(logging.ERROR, logger="bot.reload"):
+            assert not await reloader.reload()
+        assert "config reload refused" in caplog.text
+        assert "scopes: provider openai cannot be used: VEILBOT_OPENAI_BASE_URL" in caplog.text
+        still = await app.conversation.handle(_in_channel("hello again", "17.2"))
+        assert still is not None
+        assert still.text.startswith(ECHO_PREFIX)  # the last good settings stand
+    assert fake_anthropic.requests == []

@@ -251,7 +251,7 @@ def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> Non
         "\n"
         '[scopes."slack:T1:C2"]\n'
         "max_tokens = 0\n"
-        "provider = 'bedrock'\n"
+        "provider = 'bedrok'\n"
         '[scopes."slack T1"]\n'
         "enabled = true\n"
         "[rate_limits]\n"
@@ -261,8 +261,30 @@ def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> Non
     for problem in (
         f"{path}:2: access.allow_user: Extra inputs are not permitted",
         f'{path}:5: scopes."slack:T1:C2".max_tokens: Input should be greater than or equal',
-        f'{path}:6: scopes."slack:T1:C2".provider: Extra inputs are not permitted',
+        f"{path}:6: scopes.\"slack:T1:C2\".provider: Input should be 'anthropic', 'bedrock'",
         f'{path}:7: scopes."slack T1"',
         f"{path}:10: rate_limits.user.turns: Input should be greater than or equal to 1",
+    ):
+        assert problem in message
+
+
+def test_a_scope_s_guardrail_changes_are_checked_with_their_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '[scopes."slack:T1:C2".guardrail]\n'
+        'entities_off = ["EMAIL_ADDRESS", "email"]\n'
+        "thresholds = { PERSON = 1.5 }\n"
+        '[scopes."slack:T1:C3".guardrail]\n'
+        'entities_on = ["URL"]\n'
+        'entities_off = ["URL"]\n'
+        '[scopes."slack:T1:C4".guardrail]\n'
+        "treshold = 0.5\n",
+    )
+    message = error_of(path)
+    for problem in (
+        f'{path}:2: scopes."slack:T1:C2".guardrail.entities_off[1]: String should match pattern',
+        f'{path}:3: scopes."slack:T1:C2".guardrail.thresholds.PERSON: Input should be less than',
+        f'{path}:4: scopes."slack:T1:C3".guardrail: entity types both on and off: URL',
+        f'{path}:8: scopes."slack:T1:C4".guardrail.treshold: Extra inputs are not permitted',
     ):
         assert problem in message

@@ -44,6 +44,7 @@ NAMED = {
     "bot.models": "root",
     "bot.service": "root",
     "bot.reload": "root",
+    "bot.scoping": "root",
     "bot.metrics": "root",
 }
 BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 
 import jinja2
@@ -9,9 +10,11 @@ from aiohttp import web
 
 from bot.admin.auth import AdminTokens
 from bot.admin.console import changes, forms, pages, stats
+from bot.admin.console import scopes as scope_pages
 from bot.admin.console.web import CONSOLE, UI, Console, ConsoleStore, secure, signed_in
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.erasure import Eraser
+from bot.core.scopes import Scopes
 
 _STATIC = resources.files("bot.admin.console") / "static"
 _TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
@@ -47,6 +50,7 @@ def add_console_routes(
     tokens: AdminTokens,
     sessions: ConsoleSessions,
     eraser: Eraser,
+    scopes: Callable[[], Scopes] | None = None,
 ) -> None:
     """Serve the console at ``/admin/`` on ``app`` (before it starts).
 
@@ -56,14 +60,16 @@ def add_console_routes(
         tokens: the admin tokens that may sign in.
         sessions: where console sessions live.
         eraser: erases users and threads.
+        scopes: the running scopes, for the settings page.
     """
-    app[CONSOLE] = Console(store, tokens, sessions, eraser, templates())
+    app[CONSOLE] = Console(store, tokens, sessions, eraser, templates(), scopes=scopes)
     get = app.router.add_get
     get("/admin/", signed_in(pages.runs_page), allow_head=False)
     get(f"{UI}/run/{{run_id}}", signed_in(pages.run_page), allow_head=False)
     get(f"{UI}/thread/{{thread_id}}", signed_in(pages.thread_page), allow_head=False)
     get(f"{UI}/activity", signed_in(pages.activity_page), allow_head=False)
     get(f"{UI}/stats", signed_in(stats.stats_page), allow_head=False)
+    get(f"{UI}/settings", signed_in(scope_pages.settings_page), allow_head=False)
     get(f"{UI}/export.{{fmt}}", signed_in(changes.export), allow_head=False)
     get(f"{UI}/erase", signed_in(changes.erase_preview), allow_head=False)
     get(f"{UI}/login", forms.login_form, allow_head=False)

@@ -27,6 +27,7 @@ from bot.audit.daily import DailyTotals
 from bot.audit.erasure import Eraser
 from bot.audit.types import FilterRejected, RunFilter
 from bot.core.errors import StoreError
+from bot.core.scopes import Scopes
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class Console:
         eraser: erases users and threads (history, vault, audit runs).
         templates: the page templates.
         failures: how many refused sign-ins are recorded.
+        scopes: the running scopes (``None``: a server that runs no turns has none).
     """
 
     store: ConsoleStore
@@ -96,6 +98,7 @@ class Console:
     eraser: Eraser
     templates: jinja2.Environment
     failures: FailureBudget = field(default_factory=FailureBudget)
+    scopes: Callable[[], Scopes] | None = None
 
 
 CONSOLE = web.AppKey("veilbot_console", Console)
