@@ -1,4 +1,4 @@
-"""Hot reload of the config file on ``SIGHUP`` or when it changes: access, rate limits, scopes.
+"""Hot reload of the config file on ``SIGHUP`` or when it changes: access, limits, budgets, scopes.
 
 A changed file is noticed by its identity (inode, size, modification time) every
 ``config_watch_seconds``: Kubernetes updates a mounted ConfigMap by swapping a symlink, which
@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, access_rules, build_limiter, build_scopes
+from bot.app import App, access_rules, budgets, build_limiter, build_scopes
 from bot.core.errors import ConfigError
 from bot.core.logsafe import log_failure
 from bot.settings import load_settings
@@ -47,9 +47,11 @@ class Reloader:
             log.error("config reload refused, the running settings kept: %s", exc)
             await self._count(refused=True)
             return False
+        app.ledger.configure(budgets(settings))
+        app.conversation.budgets.ledger = app.ledger if settings.budgets.any else None
         app.conversation.reconfigure(
             access=access_rules(settings),
-            limiter=build_limiter(settings, app.redis, app.keys),
+            limiter=build_limiter(settings, app.redis, app.keys, app.ledger),
             scopes=build_scopes(settings),
         )
         log.info("config reloaded from %s", settings.config or "the environment")
