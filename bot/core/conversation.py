@@ -46,7 +46,8 @@ from bot.core.ports import (
     TurnLimiter,
 )
 from bot.core.scopes import Scopes
-from bot.core.spend import BudgetWatch, over_budget_reply
+from bot.core.spend import over_budget_reply
+from bot.core.spend_watch import BudgetWatch
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
