@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from bot.admin.budgets import BudgetAdmin
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
-from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
@@ -26,7 +25,6 @@ from bot.core.keys import KeySpace
 from bot.core.limits import Limit
 from bot.core.ports import ModelClient, TurnLimiter
 from bot.core.scopes import Scope, Scopes
-from bot.core.spend import Budgets, month_of, month_start, next_month
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.models import build_model, check_model
@@ -39,7 +37,7 @@ from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
 from bot.state.spend import RedisSpendLedger
-from bot.stores import check_ready, open_stores
+from bot.stores import budgets, check_ready, open_stores, rebuild_budgets
 from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -185,16 +183,6 @@ def build_limiter(
     return RedisRateLimiter(redis, keys, limits, budgeted)
 
 
-def budgets(settings: Settings) -> Budgets:
-    """The core's budgets from ``[budgets]``."""
-    b = settings.budgets
-    return Budgets(
-        defaults={"workspace": b.workspace_usd, "channel": b.channel_usd, "user": b.user_usd},
-        named={"workspace": b.workspaces, "channel": b.channels, "user": b.users},
-        notify_percent=b.notify_percent,
-    )
-
-
 def build_scopes(settings: Settings) -> Scopes:
     """Every configured scope resolved against the ones above it (channel, workspace, all)."""
     top = Scope(system=build_system_prompt(settings.system_prompt_extra))
@@ -231,16 +219,6 @@ def build_admin(
         max_rows=settings.admin_chat_export_max_rows,
         budgets=BudgetAdmin(ledger, audit) if ledger is not None else None,
     )
-
-
-async def rebuild_budgets(ledger: RedisSpendLedger, audit: SqlAuditStore) -> int:
-    """Set this month's spend sums and raises in Redis from the audit database."""
-    start = month_start(ledger.clock())
-    sums = await month_spend(audit.engine, start, next_month(start))
-    raises = await month_raises(audit.engine, month_of(start))
-    count = await ledger.rebuild(sums, raises)
-    log.info("budget sums rebuilt from the audit log month=%s budgets=%d", month_of(start), count)
-    return count
 
 
 def build_queue(

@@ -21,10 +21,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, access_rules, budgets, build_limiter, build_scopes
+from bot.app import App, access_rules, build_limiter, build_scopes
 from bot.core.errors import ConfigError
 from bot.core.logsafe import log_failure
 from bot.settings import load_settings
+from bot.stores import budgets
 
 log = logging.getLogger(__name__)
 

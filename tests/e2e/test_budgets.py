@@ -8,6 +8,10 @@ one Redis prefix stand for two replicas.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +24,9 @@ from bot.core.types import TurnStatus
 from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BUDGETS = """\
 admin_users = "console:U-admin"
@@ -164,3 +171,54 @@ async def test_an_admin_raise_from_chat_lifts_the_refusal_on_every_replica(
     assert [(a.action, a.target, a.outcome["usd"]) for a in actions[:1]] == [
         ("budget_limit", ME, 20.0)
     ]
+
+
+def run_cli(args: list[str], app: App) -> subprocess.CompletedProcess[str]:
+    """``veilbot ARGS`` as an operator runs it, on the app's Redis and audit database."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VEILBOT_", "ANTHROPIC_"))}
+    s = app.settings
+    env |= {
+        "VEILBOT_DATA_DIR": str(s.data_dir),
+        "VEILBOT_REDIS_URL": str(s.redis_url),
+        "VEILBOT_REDIS_PREFIX": s.redis_prefix,
+        "VEILBOT_VAULT_KEY": TEST_VAULT_KEY_B64,
+        "VEILBOT_BUDGETS": s.budgets.model_dump_json(),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=90,
+        check=False,
+    )
+
+
+async def test_a_raise_from_the_cli_lifts_the_refusal_and_show_lists_the_spend(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    app = await make_app(**budgets_from(tmp_path))
+    await seed(app, 10.0)
+    refused = await app.conversation.handle(message("hi", unique_thread()))
+    assert refused is not None
+    assert refused.status is TurnStatus.OVER_BUDGET
+
+    bad = await asyncio.to_thread(run_cli, ["budget", "raise", "user", "nobody", "20"], app)
+    assert bad.returncode == 2
+    assert "a user budget's id looks like slack:TEAM:USER" in bad.stderr
+    done = await asyncio.to_thread(run_cli, ["budget", "raise", "user", ME, "25"], app)
+    assert done.returncode == 0, done.stderr
+    assert f"user {ME}: $10.00 of $25.00 (40%), raised this month" in done.stdout
+
+    answered = await app.conversation.handle(message("hi", unique_thread()))
+    assert answered is not None
+    assert answered.ok
+    shown = await asyncio.to_thread(run_cli, ["budget", "show", "--json"], app)
+    assert shown.returncode == 0, shown.stderr
+    rows = {(r["kind"], r["id"]): r for r in json.loads(shown.stdout)}
+    mine = rows[("user", ME)]
+    assert mine["limit_usd"] == 25.0
+    assert mine["raised"] is True
+    assert mine["spent_usd"] > 10.0  # the answered turn was charged
+    assert rows[("workspace", "console:local")]["limit_usd"] == 1000.0
