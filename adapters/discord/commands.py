@@ -7,7 +7,7 @@ import logging
 import discord
 from discord import app_commands
 
-from adapters.discord.admin import audit_group
+from adapters.discord.admin import audit_group, budget_group
 from adapters.discord.participants import takes_part
 from bot.core.errors import VeilbotError
 from bot.core.ports import AdminCommands, MessageHandler
@@ -24,7 +24,8 @@ HELP_TEXT = (
     "anything reaches the AI model, and put back only in the answer you see.\n"
     "- I can't read attachments, only the text of messages.\n"
     "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
-    "- `/audit export` (admins only) sends you the redacted audit log, privately."
+    "- `/audit export` (admins only) sends you the redacted audit log, privately.\n"
+    "- `/budget show`, `/budget raise` (admins only): this month's spend, raise a budget."
 )
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
 NOTHING_TO_FORGET = "There was nothing to forget here: I keep no history for this conversation."
@@ -40,6 +41,7 @@ def build_tree(
     """The command tree: ``/forget``, ``/help`` and ``/audit export`` as global commands."""
     tree: app_commands.CommandTree = app_commands.CommandTree(client)
     tree.add_command(audit_group(admin))
+    tree.add_command(budget_group(admin))
 
     @tree.command(name="forget", description="Erase this conversation's history and its data")
     async def forget(interaction: discord.Interaction) -> None:

@@ -43,8 +43,8 @@ class DiscordAdminNotifier:
         sent = 0
         for user_id in sorted(ids):
             try:
-                user = client.get_user(user_id) or await client.fetch_user(user_id)
-                await user.send(text)
+                channel = await client.create_dm(discord.Object(id=user_id))
+                await channel.send(text)
             except discord.DiscordException as exc:
                 logger.warning("admin notice failed user=%s: %s", user_id, type(exc).__name__)
                 continue
