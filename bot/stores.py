@@ -19,6 +19,7 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from bot.admin.api import Readiness, add_admin_routes, add_probe_routes
 from bot.admin.auth import AdminTokens
+from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.erasure import Eraser
@@ -140,7 +141,15 @@ def add_console(
     """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``."""
     backend = RedisSessionBackend(redis, settings.redis_prefix)
     sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
-    add_console_routes(app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser)
+    ledger = RedisSpendLedger(redis, KeySpace(settings.redis_prefix), budgets(settings))
+    add_console_routes(
+        app,
+        store=audit,
+        tokens=tokens,
+        sessions=sessions,
+        eraser=eraser,
+        budgets=BudgetAdmin(ledger, audit),
+    )
 
 
 def add_service_routes(

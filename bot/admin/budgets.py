@@ -103,6 +103,10 @@ class BudgetAdmin:
         self._ledger = ledger
         self._actions = actions
 
+    def now(self) -> datetime:
+        """The ledger's clock (months turn by it)."""
+        return self._ledger.clock()
+
     async def show(self, month: str | None = None) -> list[BudgetState]:
         """This month's (or ``month``'s) spend against every known budget."""
         return await self._ledger.states(await self._ledger.known(month), month)

@@ -8,6 +8,8 @@ import jinja2
 from aiohttp import web
 
 from bot.admin.auth import AdminTokens
+from bot.admin.budgets import BudgetAdmin
+from bot.admin.console import budgets as budget_pages
 from bot.admin.console import changes, forms, pages, stats
 from bot.admin.console.web import CONSOLE, UI, Console, ConsoleStore, secure, signed_in
 from bot.admin.sessions import ConsoleSessions
@@ -47,6 +49,7 @@ def add_console_routes(
     tokens: AdminTokens,
     sessions: ConsoleSessions,
     eraser: Eraser,
+    budgets: BudgetAdmin | None = None,
 ) -> None:
     """Serve the console at ``/admin/`` on ``app`` (before it starts).
 
@@ -56,13 +59,15 @@ def add_console_routes(
         tokens: the admin tokens that may sign in.
         sessions: where console sessions live.
         eraser: erases users and threads.
+        budgets: shows and raises the monthly budgets.
     """
-    app[CONSOLE] = Console(store, tokens, sessions, eraser, templates())
+    app[CONSOLE] = Console(store, tokens, sessions, eraser, templates(), budgets=budgets)
     get = app.router.add_get
     get("/admin/", signed_in(pages.runs_page), allow_head=False)
     get(f"{UI}/run/{{run_id}}", signed_in(pages.run_page), allow_head=False)
     get(f"{UI}/thread/{{thread_id}}", signed_in(pages.thread_page), allow_head=False)
     get(f"{UI}/activity", signed_in(pages.activity_page), allow_head=False)
+    get(f"{UI}/budgets", signed_in(budget_pages.budgets_page), allow_head=False)
     get(f"{UI}/stats", signed_in(stats.stats_page), allow_head=False)
     get(f"{UI}/export.{{fmt}}", signed_in(changes.export), allow_head=False)
     get(f"{UI}/erase", signed_in(changes.erase_preview), allow_head=False)
@@ -71,3 +76,4 @@ def add_console_routes(
     app.router.add_post(f"{UI}/login", forms.login)
     app.router.add_post(f"{UI}/logout", signed_in(forms.logout))
     app.router.add_post(f"{UI}/erase", signed_in(changes.erase))
+    app.router.add_post(f"{UI}/budgets", signed_in(budget_pages.set_budget))

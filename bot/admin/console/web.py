@@ -21,6 +21,7 @@ from aiohttp import web
 
 from bot.admin.api import AdminStore
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
+from bot.admin.budgets import BudgetAdmin
 from bot.admin.sessions import ConsoleSessions, Session
 from bot.audit.actions import ActionKind, AdminAction
 from bot.audit.daily import DailyTotals
@@ -88,6 +89,7 @@ class Console:
         eraser: erases users and threads (history, vault, audit runs).
         templates: the page templates.
         failures: how many refused sign-ins are recorded.
+        budgets: shows and raises the monthly budgets, if this server has them.
     """
 
     store: ConsoleStore
@@ -96,6 +98,7 @@ class Console:
     eraser: Eraser
     templates: jinja2.Environment
     failures: FailureBudget = field(default_factory=FailureBudget)
+    budgets: BudgetAdmin | None = None
 
 
 CONSOLE = web.AppKey("veilbot_console", Console)
