@@ -21,6 +21,7 @@ import pytest
 
 from bot.app import App
 from bot.core.types import TurnStatus
+from bot.reload import Reloader
 from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -222,3 +223,55 @@ async def test_a_raise_from_the_cli_lifts_the_refusal_and_show_lists_the_spend(
     assert mine["raised"] is True
     assert mine["spent_usd"] > 10.0  # the answered turn was charged
     assert rows[("workspace", "console:local")]["limit_usd"] == 1000.0
+
+
+async def test_a_raise_survives_a_config_reload_and_a_reset_returns_to_the_file(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    values = budgets_from(tmp_path)
+    app = await make_app(**values, config=tmp_path / "veilbot.toml")
+    await seed(app, 10.0)
+    raised = await app.admin.budget("console:U-admin", ["raise", "user", ME, "20"])
+    assert raised.allowed
+
+    (tmp_path / "veilbot.toml").write_text(BUDGETS.replace("user_usd = 10", "user_usd = 5"))
+    assert await Reloader(app).reload()
+    answered = await app.conversation.handle(message("hi", unique_thread()))
+    assert answered is not None
+    assert answered.ok  # the raise ($20) wins over the reloaded file ($5)
+
+    reset = await app.admin.budget("console:U-admin", ["reset", "user", ME])
+    assert reset.allowed
+    assert "of $5.00" in reset.text
+    refused = await app.conversation.handle(message("hi", unique_thread()))
+    assert refused is not None
+    assert refused.status is TurnStatus.OVER_BUDGET
+    assert "budget of $5.00" in refused.text
+
+
+async def test_lost_sums_are_rebuilt_from_the_audit_log_at_start_with_the_months_raises(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path, redis_prefix: str
+) -> None:
+    fake_anthropic.usage = COSTLY
+    first = await make_app(**budgets_from(tmp_path))
+    for text in ("my name is Jane Roe", "and I live in Lyon"):
+        reply = await first.conversation.handle(message(text, unique_thread()))
+        assert reply is not None
+        assert reply.ok
+    raised = await first.admin.budget("console:U-admin", ["raise", "user", ME, "12"])
+    assert raised.allowed
+    await first.audit.flush()
+    kept = [k async for k in first.redis.scan_iter(match=f"{redis_prefix}:*")]
+    budget_keys = [k for k in kept if b":spend:" in k or b":limit:" in k or b"budgets:" in k]
+    assert budget_keys
+    for key in budget_keys:  # ids and numbers only
+        value = await first.redis.get(key) if await first.redis.type(key) == b"string" else b""
+        assert b"Jane" not in key + (value or b"")
+    await first.redis.delete(*budget_keys)  # Redis lost them (this test's keys only)
+
+    second = await make_app(**budgets_from(tmp_path))  # a start rebuilds the month
+
+    states = {s.budget.ident: s for s in await second.admin_budgets().show()}
+    assert states[ME].spent_usd == pytest.approx(0.6)
+    assert (states[ME].limit_usd, states[ME].raised) == (12.0, True)
+    assert states["console:local"].spent_usd == pytest.approx(0.6)
