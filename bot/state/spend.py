@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.core.keys import KeySpace
 from bot.core.spend import (
@@ -75,7 +76,7 @@ class RedisSpendLedger:
         self._keys = keys
         self.budgets = budgets
         self.clock = clock
-        self._charge = redis.register_script(_CHARGE)
+        self._charge: Any = None  # registered at the first charge (the console never charges)
 
     def configure(self, budgets: Budgets) -> None:
         """Take the budgets of a reloaded config file (raises in Redis stay)."""
@@ -104,6 +105,8 @@ class RedisSpendLedger:
         keys = [self.key(what, r, month) for what in ("spend", "limit", "notice") for r in refs]
         args = [max(0, round(cost_usd * MICROS)), expiry(now), self.budgets.notify_percent]
         args += [_micros(r.limit_usd) for r in refs]
+        if self._charge is None:
+            self._charge = self._redis.register_script(_CHARGE)
         async with store_errors(f"budget charge {message.platform}:{message.workspace}"):
             out = await self._charge(keys=keys, args=args)
         return [
