@@ -188,6 +188,7 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
         eraser=app.eraser,
         readiness=readiness,
         metrics=app.metrics,
+        ledger=app.ledger,
     )
     return http
 

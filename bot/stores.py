@@ -137,11 +137,17 @@ def add_console(
     audit: SqlAuditStore,
     tokens: AdminTokens,
     eraser: Eraser,
+    ledger: RedisSpendLedger | None = None,
 ) -> None:
-    """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``."""
+    """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``.
+
+    ``ledger`` is the service's own (its budgets follow a config reload); without one the
+    console reads the budgets of ``settings``.
+    """
     backend = RedisSessionBackend(redis, settings.redis_prefix)
     sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
-    ledger = RedisSpendLedger(redis, KeySpace(settings.redis_prefix), budgets(settings))
+    if ledger is None:
+        ledger = RedisSpendLedger(redis, KeySpace(settings.redis_prefix), budgets(settings))
     add_console_routes(
         app,
         store=audit,
@@ -161,6 +167,7 @@ def add_service_routes(
     eraser: Eraser,
     readiness: Readiness,
     metrics: PrometheusMetrics,
+    ledger: RedisSpendLedger | None = None,
 ) -> None:
     """What every veilbot HTTP server serves (``run`` and ``admin serve`` alike).
 
@@ -170,7 +177,15 @@ def add_service_routes(
     tokens = build_admin_tokens(settings)
     if tokens:
         add_admin_routes(http.app, store=audit, tokens=tokens, readiness=readiness)
-        add_console(http.app, settings, redis=redis, audit=audit, tokens=tokens, eraser=eraser)
+        add_console(
+            http.app,
+            settings,
+            redis=redis,
+            audit=audit,
+            tokens=tokens,
+            eraser=eraser,
+            ledger=ledger,
+        )
     else:
         add_probe_routes(http.app, readiness)
     add_metrics_route(http.app, metrics)
