@@ -7,13 +7,17 @@ usage figures price to.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.notices import SlackAdminNotifier
 from bot.app import App
+from bot.core.types import InboundMessage, thread_id
 from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot
@@ -22,6 +26,7 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_payloads import BOB_ID, GUILD_ID
 from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, FakeDiscord
 from tests.fakes.slack_payloads import mention, slash_command
+from tests.fakes.slack_server import FakeSlack
 
 COSTLY = {
     "input_tokens": 100_000,
@@ -146,3 +151,41 @@ async def test_discord_admins_get_a_dm_and_the_user_sees_the_refusal_until_an_ad
     await bot.say(again, channel=int(again["id"]))
     assert len(fake_anthropic.requests) == asked + 1
     assert json.dumps(await statuses(bot.app, msg["author"]["id"])).endswith('"ok"]')
+
+
+def slack_turn(text: str, ts: str) -> InboundMessage:
+    """A Slack mention's turn, as the adapter builds it (the replicas below have no adapter)."""
+    return InboundMessage(
+        thread_id=thread_id("slack", "T1", "C1", ts),
+        platform="slack",
+        workspace="T1",
+        channel="C1",
+        user_id="U111",
+        message_id=ts,
+        text=text,
+    )
+
+
+async def test_two_replicas_racing_past_80_percent_send_each_slack_admin_one_dm(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_anthropic.usage = COSTLY
+    async with FakeSlack() as slack:
+        replicas = [await make_app(**config(tmp_path, "slack:T1:UADMIN,slack:T1:UBOSS"))]
+        replicas.append(await make_app(**config(tmp_path, "slack:T1:UADMIN,slack:T1:UBOSS")))
+        for app in replicas:
+            client = AsyncWebClient(token="xoxb-test", base_url=slack.api_url)
+            notices = SlackAdminNotifier(client, app.admin.admins)
+            app.conversation.budgets.add_notifier("slack", notices)
+        await replicas[0].ledger.rebuild({("user", "slack:T1:U111"): 7.9}, {})
+
+        replies = await asyncio.gather(
+            *(
+                app.conversation.handle(slack_turn(f"question {n}", f"17000000{n}.000100"))
+                for n, app in enumerate(replicas * 2)
+            )
+        )
+
+        assert all(r is not None and r.ok for r in replies)  # 8.20 .. 9.10: under $10
+        dms = [c for c in slack.calls_to("chat.postMessage") if c["channel"].startswith("D")]
+        assert sorted(c["channel"] for c in dms) == ["DUADMIN", "DUBOSS"]
