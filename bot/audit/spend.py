@@ -36,8 +36,10 @@ async def month_spend(
         async for row in result:
             base = f"{row.platform}:{row.workspace}"
             sums[("workspace", base)] += row.cost_usd
-            if not (row.metadata or {}).get("private"):
-                sums[("channel", f"{base}:{row.channel}")] += row.cost_usd
+            meta = row.metadata or {}
+            if not meta.get("private"):
+                channel = meta.get("parent_channel") or row.channel
+                sums[("channel", f"{base}:{channel}")] += row.cost_usd
             sums[("user", f"{base}:{row.user_id}")] += row.cost_usd
     return dict(sums)
 

@@ -91,6 +91,8 @@ class _Turn:
     def begin(cls, message: InboundMessage) -> _Turn:
         now = utcnow()
         meta: dict[str, Any] = {**message.metadata, "private": message.private}
+        if message.parent_channel:  # a thread's channel: its budget (bot.audit.spend)
+            meta["parent_channel"] = message.parent_channel
         record = AuditRecord(
             run_id=message.run_id or new_run_id(),
             thread_id=message.thread_id,
