@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
+from bot.admin.budgets import BudgetAdmin
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
@@ -36,7 +37,8 @@ from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
-from bot.stores import check_ready, open_stores
+from bot.state.spend import RedisSpendLedger
+from bot.stores import budgets, check_ready, open_stores, rebuild_budgets
 from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -72,11 +74,16 @@ class App:
     model: ModelClient
     admin: AdminService
     eraser: Eraser
+    ledger: RedisSpendLedger
     notices: list[str] = field(default_factory=list)
     metrics: PrometheusMetrics = field(default_factory=PrometheusMetrics)
     queue: RedisTurnQueue | None = None
     """The turn queue ``veilbot run`` acks platform events into (``VEILBOT_QUEUE_ENABLED``);
     the console does not use it."""
+
+    def admin_budgets(self) -> BudgetAdmin:
+        """Show and change the budgets (CLI, admin console)."""
+        return BudgetAdmin(self.ledger, self.audit)
 
     async def readiness(self) -> dict[str, bool]:
         """The ``/readyz`` checks: Redis and the database answer, and the guardrail works.
@@ -160,10 +167,21 @@ def rate_limits(settings: Settings) -> list[Limit]:
     return [Limit(kind, lim.turns, lim.per_seconds) for kind, lim in configured if lim]
 
 
-def build_limiter(settings: Settings, redis: RedisClient, keys: KeySpace) -> TurnLimiter | None:
-    """The turn limiter of ``[rate_limits]``; none without limits (no Redis call per turn)."""
+def build_limiter(
+    settings: Settings,
+    redis: RedisClient,
+    keys: KeySpace,
+    ledger: RedisSpendLedger | None = None,
+) -> TurnLimiter | None:
+    """The turn limiter of ``[rate_limits]`` and ``[budgets]``; none without either.
+
+    Without either a turn makes no Redis call for its checks.
+    """
     limits = rate_limits(settings)
-    return RedisRateLimiter(redis, keys, limits) if limits else None
+    budgeted = ledger if settings.budgets.any else None
+    if not limits and budgeted is None:
+        return None
+    return RedisRateLimiter(redis, keys, limits, budgeted)
 
 
 def build_router(settings: Settings, own: ModelClient) -> ModelRouter:
@@ -180,13 +198,16 @@ def build_router(settings: Settings, own: ModelClient) -> ModelRouter:
     return ModelRouter(own, settings.provider, other)
 
 
-def build_admin(settings: Settings, audit: SqlAuditStore) -> AdminService:
+def build_admin(
+    settings: Settings, audit: SqlAuditStore, ledger: RedisSpendLedger | None = None
+) -> AdminService:
     """The admin chat commands service (``AdminCommands``)."""
     return AdminService(
         audit,
         admins=parse_admins(settings.admin_users),
         admin_roles=parse_roles(settings.admin_discord_roles),
         max_rows=settings.admin_chat_export_max_rows,
+        budgets=BudgetAdmin(ledger, audit) if ledger is not None else None,
     )
 
 
@@ -241,6 +262,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         dedupe = RedisEventDedupe(
             client, keys, ttl_seconds=settings.dedupe_ttl_seconds, metrics=metrics
         )
+        ledger = RedisSpendLedger(client, keys, budgets(settings))
+        if settings.budgets.any and await ledger.claim_rebuild():
+            await rebuild_budgets(ledger, audit)
         conversation = Conversation(
             guardrail=guardrail,
             history=history,
@@ -254,8 +278,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,
             access=access_rules(settings),
-            limiter=build_limiter(settings, client, keys),
+            limiter=build_limiter(settings, client, keys, ledger),
             scopes=scopes,
+            ledger=ledger if settings.budgets.any else None,
         )
         yield App(
             settings,
@@ -269,8 +294,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             locks,
             dedupe,
             model,
-            admin=build_admin(settings, audit),
+            admin=build_admin(settings, audit, ledger),
             eraser=stores.eraser,
+            ledger=ledger,
             notices=notices,
             metrics=metrics,
             queue=build_queue(settings, client, keys, master, metrics),

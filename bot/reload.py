@@ -1,4 +1,4 @@
-"""Hot reload of the config file on ``SIGHUP`` or when it changes: access, rate limits, scopes.
+"""Hot reload of the config file on ``SIGHUP`` or when it changes: access, limits, budgets, scopes.
 
 A scope that names a provider no scope named before gets its client built at the reload.
 
@@ -29,6 +29,7 @@ from bot.core.logsafe import log_failure
 from bot.model.router import ModelRouter
 from bot.scoping import build_scopes
 from bot.settings import load_settings
+from bot.stores import budgets
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,11 @@ class Reloader:
             log.error("config reload refused, the running settings kept: %s", exc)
             await self._count(refused=True)
             return False
+        app.ledger.configure(budgets(settings))
+        app.conversation.budgets.ledger = app.ledger if settings.budgets.any else None
         app.conversation.reconfigure(
             access=access_rules(settings),
-            limiter=build_limiter(settings, app.redis, app.keys),
+            limiter=build_limiter(settings, app.redis, app.keys, app.ledger),
             scopes=scopes,
         )
         log.info("config reloaded from %s", settings.config or "the environment")

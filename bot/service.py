@@ -59,14 +59,23 @@ PlatformFactory = Callable[[App, HttpServer | None], PlatformAdapter]
 
 def _discord_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.discord.handler import DiscordAdapter
+    from adapters.discord.notices import DiscordAdminNotifier
 
-    return DiscordAdapter(app.settings, app.conversation, admin=app.admin, queue=app.queue)
+    adapter = DiscordAdapter(app.settings, app.conversation, admin=app.admin, queue=app.queue)
+    admins, roles = app.admin.admins, app.admin.admin_roles
+    notifier = DiscordAdminNotifier(lambda: adapter.client, admins, roles)
+    app.conversation.budgets.add_notifier("discord", notifier)
+    return adapter
 
 
 def _slack_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.slack.handler import SlackAdapter
+    from adapters.slack.notices import SlackAdminNotifier
 
-    return SlackAdapter(app.settings, app.conversation, http, admin=app.admin, queue=app.queue)
+    adapter = SlackAdapter(app.settings, app.conversation, http, admin=app.admin, queue=app.queue)
+    notifier = SlackAdminNotifier(adapter.client, app.admin.admins)
+    app.conversation.budgets.add_notifier("slack", notifier)
+    return adapter
 
 
 PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
@@ -180,6 +189,7 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
         readiness=readiness,
         metrics=app.metrics,
         scopes=lambda: app.conversation.scopes,  # the running ones, after each reload
+        ledger=app.ledger,
     )
     return http
 

@@ -15,7 +15,13 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
-from bot.settings_tables import SCOPE_ID, AccessSettings, RateLimitSettings, ScopeSettings
+from bot.settings_tables import (
+    SCOPE_ID,
+    AccessSettings,
+    BudgetSettings,
+    RateLimitSettings,
+    ScopeSettings,
+)
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -108,6 +114,16 @@ class Settings(BaseSettings):
     ``{turns = N, per_seconds = T}``; unset: no limit. Kept in Redis, so every replica counts
     against the same limit; a turn over one is answered with when to try again and audited
     ``rate_limited``."""
+
+    budgets: BudgetSettings = Field(default_factory=BudgetSettings)
+    """Monthly cost budgets in USD, a table in the config file (JSON here): ``workspace_usd``,
+    ``channel_usd`` and ``user_usd`` for every workspace, channel and person, and the tables
+    ``workspaces``, ``channels`` and ``users`` naming their own (``"slack:T0123" = 500``,
+    ``"slack:T0123:C0456" = 50``, ``"slack:T0123:U024BE7LH" = 20``); unset: no budget.
+    ``notify_percent`` (80) is when admins get one notice per budget and month. Spend is kept
+    per calendar month (UTC) in Redis, shared by every replica; a turn over a budget is
+    refused, nothing is sent to the model, and the audit records ``over_budget``. A raise from
+    chat, the CLI or the admin console wins over the file for the rest of the month."""
 
     scopes: dict[Annotated[str, Field(pattern=SCOPE_ID)], ScopeSettings] = Field(
         default_factory=dict
@@ -245,7 +261,8 @@ class Settings(BaseSettings):
     errors that give the line; an unknown key is an error. The environment wins over it."""
     config_watch_seconds: float = Field(default=10.0, ge=0)
     """How often a running service looks whether the config file changed, to reload its
-    ``access``, ``rate_limits`` and ``scopes`` (as on ``SIGHUP``); 0: on ``SIGHUP`` only."""
+    ``access``, ``rate_limits``, ``budgets`` and ``scopes`` (as on ``SIGHUP``); 0: on ``SIGHUP``
+    only."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     drain_timeout_seconds: float = Field(default=20.0, ge=0)
     """On SIGTERM/SIGINT ``veilbot run`` takes no new events and waits this long for the

@@ -104,3 +104,38 @@ class ScopeSettings(BaseModel):
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"
 """``PLATFORM:WORKSPACE`` or ``PLATFORM:WORKSPACE:CHANNEL``."""
+
+
+BUDGET_WORKSPACE = r"^(slack|discord|console):[A-Za-z0-9_.-]{1,64}$"
+BUDGET_PLACE = r"^(slack|discord|console):[A-Za-z0-9_.-]{1,64}:[A-Za-z0-9_.-]{1,64}$"
+"""A budget's id: ``PLATFORM:WORKSPACE``, and ``PLATFORM:WORKSPACE:CHANNEL`` (or ``:USER``)."""
+
+Usd = Annotated[float, Field(ge=0, le=10_000_000)]
+
+
+class BudgetSettings(BaseModel):
+    """Monthly USD budgets (``[budgets]``): defaults per scope kind, and named ones.
+
+    ``workspace_usd``, ``channel_usd`` and ``user_usd`` apply to every workspace, channel and
+    person without a named budget; ``workspaces``, ``channels`` and ``users`` name their own
+    (``"slack:T0123" = 500``, ``"slack:T0123:C0456" = 50``, ``"slack:T0123:U024BE7LH" = 20``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace_usd: Usd | None = None
+    channel_usd: Usd | None = None
+    user_usd: Usd | None = None
+    workspaces: dict[Annotated[str, Field(pattern=BUDGET_WORKSPACE)], Usd] = {}
+    channels: dict[Annotated[str, Field(pattern=BUDGET_PLACE)], Usd] = {}
+    users: dict[Annotated[str, Field(pattern=BUDGET_PLACE)], Usd] = {}
+    notify_percent: int = Field(default=80, ge=1, le=100)
+    """Admins are told once a month when a budget's spend reaches this share of it."""
+
+    @property
+    def any(self) -> bool:
+        """Whether any budget is set (otherwise spend is not tracked)."""
+        defaults = (self.workspace_usd, self.channel_usd, self.user_usd)
+        return any(d is not None for d in defaults) or bool(
+            self.workspaces or self.channels or self.users
+        )

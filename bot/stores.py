@@ -9,6 +9,7 @@ client, so those commands start without loading spaCy, Presidio or the anthropic
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -18,14 +19,17 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from bot.admin.api import Readiness, add_admin_routes, add_probe_routes
 from bot.admin.auth import AdminTokens
+from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.erasure import Eraser
+from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics
 from bot.core.scopes import Scopes
+from bot.core.spend import Budgets, month_of, month_start, next_month
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
 from bot.settings import Settings
@@ -34,7 +38,10 @@ from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.sessions import RedisSessionBackend
+from bot.state.spend import RedisSpendLedger
 from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -98,6 +105,26 @@ async def build_audit(settings: Settings) -> AsyncIterator[SqlAuditStore]:
         yield audit
 
 
+def budgets(settings: Settings) -> Budgets:
+    """The core's budgets from ``[budgets]``."""
+    b = settings.budgets
+    return Budgets(
+        defaults={"workspace": b.workspace_usd, "channel": b.channel_usd, "user": b.user_usd},
+        named={"workspace": b.workspaces, "channel": b.channels, "user": b.users},
+        notify_percent=b.notify_percent,
+    )
+
+
+async def rebuild_budgets(ledger: RedisSpendLedger, audit: SqlAuditStore) -> int:
+    """Set this month's spend sums and raises in Redis from the audit database."""
+    start = month_start(ledger.clock())
+    sums = await month_spend(audit.engine, start, next_month(start))
+    raises = await month_raises(audit.engine, month_of(start))
+    count = await ledger.rebuild(sums, raises)
+    log.info("budget sums rebuilt from the audit log month=%s budgets=%d", month_of(start), count)
+    return count
+
+
 def build_admin_tokens(settings: Settings) -> AdminTokens:
     """The HTTP admin API's accepted tokens (hashes and scopes)."""
     return AdminTokens.parse(settings.admin_tokens)
@@ -112,12 +139,25 @@ def add_console(
     tokens: AdminTokens,
     eraser: Eraser,
     scopes: Callable[[], Scopes] | None = None,
+    ledger: RedisSpendLedger | None = None,
 ) -> None:
-    """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``."""
+    """Serve the admin console at ``/admin/`` on ``app``, sessions in ``redis``.
+
+    ``ledger`` is the service's own (its budgets follow a config reload); without one the
+    console reads the budgets of ``settings``.
+    """
     backend = RedisSessionBackend(redis, settings.redis_prefix)
     sessions = ConsoleSessions(backend, settings.admin_session_ttl_seconds)
+    if ledger is None:
+        ledger = RedisSpendLedger(redis, KeySpace(settings.redis_prefix), budgets(settings))
     add_console_routes(
-        app, store=audit, tokens=tokens, sessions=sessions, eraser=eraser, scopes=scopes
+        app,
+        store=audit,
+        tokens=tokens,
+        sessions=sessions,
+        eraser=eraser,
+        scopes=scopes,
+        budgets=BudgetAdmin(ledger, audit),
     )
 
 
@@ -131,6 +171,7 @@ def add_service_routes(
     readiness: Readiness,
     metrics: PrometheusMetrics,
     scopes: Callable[[], Scopes] | None = None,
+    ledger: RedisSpendLedger | None = None,
 ) -> None:
     """What every veilbot HTTP server serves (``run`` and ``admin serve`` alike).
 
@@ -148,6 +189,7 @@ def add_service_routes(
             tokens=tokens,
             eraser=eraser,
             scopes=scopes,
+            ledger=ledger,
         )
     else:
         add_probe_routes(http.app, readiness)

@@ -73,3 +73,49 @@ async def audit_export(
     )
     await interaction.followup.send(reply.text, file=attachment, ephemeral=True)
     logger.info("audit export delivered user=%s guild=%s", user.id, interaction.guild_id)
+
+
+BUDGETS_UNAVAILABLE = "Sorry, the budgets are unavailable right now. Please try again later."
+
+
+def budget_group(admin: AdminCommands | None) -> app_commands.Group:
+    """The ``/budget`` command group: ``show``, ``raise`` and ``reset`` (admins only)."""
+    group = app_commands.Group(name="budget", description="Monthly cost budgets (admins only)")
+
+    @group.command(name="show", description="This month's spend against each budget")
+    async def show(interaction: discord.Interaction) -> None:
+        await budget_command(interaction, admin, ["show"])
+
+    @group.command(name="raise", description="Raise a budget for the rest of this month")
+    @app_commands.describe(
+        kind="workspace, channel or user",
+        budget="The budget's id: discord:GUILD, discord:GUILD:CHANNEL or discord:GUILD:USER",
+        usd="The month's limit in US dollars",
+    )
+    async def raise_(interaction: discord.Interaction, kind: str, budget: str, usd: str) -> None:
+        await budget_command(interaction, admin, ["raise", kind, budget, usd])
+
+    @group.command(name="reset", description="Back to the config file's budget for this month")
+    @app_commands.describe(kind="workspace, channel or user", budget="The budget's id")
+    async def reset(interaction: discord.Interaction, kind: str, budget: str) -> None:
+        await budget_command(interaction, admin, ["reset", kind, budget])
+
+    return group
+
+
+async def budget_command(
+    interaction: discord.Interaction, admin: AdminCommands | None, args: list[str]
+) -> None:
+    """Run a budget command for the interaction's user and answer privately."""
+    if admin is None:
+        await interaction.response.send_message(NOT_AVAILABLE, ephemeral=True)
+        return
+    user = interaction.user
+    roles = [str(r.id) for r in user.roles] if isinstance(user, discord.Member) else []
+    try:
+        reply = await admin.budget(f"discord:{user.id}", args, roles=roles)
+    except VeilbotError as exc:
+        logger.error("budget command failed user=%s (%s)", user.id, type(exc).__name__)
+        await interaction.response.send_message(BUDGETS_UNAVAILABLE, ephemeral=True)
+        return
+    await interaction.response.send_message(reply.text, ephemeral=True)

@@ -7,7 +7,7 @@ import logging
 import discord
 from discord import app_commands
 
-from adapters.discord.admin import audit_group
+from adapters.discord.admin import audit_group, budget_group
 from adapters.discord.participants import takes_part
 from bot.core.errors import VeilbotError
 from bot.core.ports import AdminCommands, MessageHandler
@@ -26,6 +26,7 @@ HELP_TEXT = (
     "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
     "- `/audit export` (admins only) sends you the redacted audit log, privately.\n"
     "- `/settings` (admins only) shows my settings in this channel."
+    "- `/budget show`, `/budget raise` (admins only): this month's spend, raise a budget."
 )
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."
 SETTINGS_ADMINS_ONLY = "Sorry, only veilbot admins can see its settings."
@@ -42,6 +43,7 @@ def build_tree(
     """The command tree: ``/forget``, ``/help`` and ``/audit export`` as global commands."""
     tree: app_commands.CommandTree = app_commands.CommandTree(client)
     tree.add_command(audit_group(admin))
+    tree.add_command(budget_group(admin))
 
     @tree.command(name="forget", description="Erase this conversation's history and its data")
     async def forget(interaction: discord.Interaction) -> None:

@@ -170,6 +170,11 @@ class DiscordAdapter:
         if queue is not None:
             queue.register("discord", self._work_queued)
 
+    @property
+    def client(self) -> discord.Client | None:
+        """The connected client, once ``run`` has made it."""
+        return self._client_now
+
     async def run(self) -> None:
         """Connect and serve until cancelled.
 

@@ -1,4 +1,4 @@
-"""``/veilbot audit export [since] [thread:ID|channel:ID|user:ID]`` for admins.
+"""``/veilbot audit export [since] [thread:ID|channel:ID|user:ID]`` and ``budget`` for admins.
 
 The core (``AdminCommands``) decides who is an admin and builds the export; this module
 delivers it privately: the file is uploaded (``files_upload_v2``) into a direct message
@@ -27,6 +27,7 @@ NOT_AVAILABLE = "Sorry, admin commands are not available on this veilbot."
 SENT = "I sent the audit export to our direct messages."
 UPLOAD_FAILED = "Sorry, I couldn't deliver the export file. Please try again later."
 UNAVAILABLE = "Sorry, the audit log is unavailable right now. Please try again later."
+BUDGETS_UNAVAILABLE = "Sorry, the budgets are unavailable right now. Please try again later."
 
 
 def audit_usage(command: str) -> str:
@@ -83,3 +84,20 @@ class AdminExport:
             title=filename,
             initial_comment=reply.text,
         )
+
+
+async def budget_command(
+    admin: AdminCommands | None, command: dict[str, Any], args: list[str], respond: Respond
+) -> None:
+    """Answer ``budget show | raise KIND ID USD | reset KIND ID`` privately (admins only)."""
+    team, user = str(command.get("team_id", "")), str(command.get("user_id", ""))
+    if admin is None or not team or not user:
+        await respond(text=NOT_AVAILABLE, response_type="ephemeral")
+        return
+    try:
+        reply = await admin.budget(f"slack:{team}:{user}", args)
+    except VeilbotError as exc:
+        logger.error("budget command failed team=%s user=%s (%s)", team, user, type(exc).__name__)
+        await respond(text=BUDGETS_UNAVAILABLE, response_type="ephemeral")
+        return
+    await respond(text=reply.text, response_type="ephemeral")

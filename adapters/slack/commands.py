@@ -35,6 +35,8 @@ def help_text(command: str) -> str:
         f"• `{command} audit export [since] [thread:ID|channel:ID|user:ID]` (admins only) "
         "sends you the redacted audit log in a direct message.\n"
         f"• `{command} settings` (admins only) shows my settings in this channel.\n"
+        f"• `{command} budget show | raise KIND ID USD | reset KIND ID` (admins only) shows "
+        "this month's spend against each budget, or raises one for the month.\n"
         f"• `{command} help` shows this message."
     )
 

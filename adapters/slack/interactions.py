@@ -9,7 +9,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import commands
-from adapters.slack.admin import UNAVAILABLE, AdminExport, audit_usage
+from adapters.slack.admin import UNAVAILABLE, AdminExport, audit_usage, budget_command
 from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
 from adapters.slack.participants import wrote_in
 from adapters.slack.replies import Target, post_text
@@ -69,6 +69,9 @@ class Interactions:
             return
         if verb == "settings":
             await ack(text=self._settings_text(command), response_type="ephemeral")
+        if verb == "budget":
+            await ack()
+            await budget_command(self._admin, command, arg.split(), respond)
             return
         if verb != "forget":
             await ack(text=commands.help_text(self._command), response_type="ephemeral")

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
+from bot.admin.budgets import BudgetAdmin, BudgetRejected
 from bot.audit.actions import ActionLog, AdminAction
 from bot.audit.export import export_chunks
 from bot.audit.types import (
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 
 REFUSAL = "Sorry, audit exports are for veilbot admins only. Ask an admin if you need one."
+BUDGET_REFUSAL = "Sorry, budgets are for veilbot admins only."
 USAGE = (
     "Usage: audit export [since] [thread:ID | channel:ID | user:ID], "
     "e.g. `audit export 7d channel:C123`. `since` is a duration (7d, 12h) or a date (2026-03-01)."
@@ -107,11 +109,23 @@ class AdminService:
         admins: Iterable[str],
         admin_roles: Iterable[str] = (),
         max_rows: int = 100_000,
+        budgets: BudgetAdmin | None = None,
     ) -> None:
         self._audit = audit
+        self._budgets = budgets
         self._admins = frozenset(admins)
         self._roles = frozenset(admin_roles)
         self._max_rows = max_rows
+
+    @property
+    def admins(self) -> frozenset[str]:
+        """The admin user references."""
+        return self._admins
+
+    @property
+    def admin_roles(self) -> frozenset[str]:
+        """The Discord role ids whose members are admins."""
+        return self._roles
 
     def is_admin(self, requester: str, roles: Sequence[str] = ()) -> bool:
         """Whether ``requester`` may run admin commands."""
@@ -153,6 +167,26 @@ class AdminService:
         if not allowed:
             log.warning("erase refused requester=%s thread=%s step=%s", requester, thread_id, step)
         return allowed
+
+    async def budget(
+        self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()
+    ) -> AdminReply:
+        """``budget show | raise KIND ID USD | reset KIND ID`` for an admin; refuse others.
+
+        Raises:
+            StoreError: the change could not be recorded or made.
+        """
+        if not self.is_admin(requester, roles):
+            log.warning("admin command refused command=budget requester=%s", requester)
+            return AdminReply(BUDGET_REFUSAL, allowed=False)
+        if self._budgets is None:
+            return AdminReply("No budgets on this veilbot.", allowed=False)
+        try:
+            text = await self._budgets.command(requester, args, via="chat")
+        except BudgetRejected as exc:
+            return AdminReply(str(exc), allowed=False)
+        log.info("admin budget command requester=%s verb=%s", requester, (args or ["show"])[0][:10])
+        return AdminReply(text, allowed=True)
 
     async def audit_export(
         self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()

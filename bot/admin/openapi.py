@@ -17,6 +17,7 @@ _STATUS = [
     "internal_error",
     "refused",
     "rate_limited",
+    "over_budget",
 ]
 
 

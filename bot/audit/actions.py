@@ -32,6 +32,8 @@ ActionKind = Literal[
     "export",
     "erase_user",
     "erase_thread",
+    "budget_limit",
+    "view_budgets",
 ]
 
 

@@ -120,7 +120,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
     ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
-    ("Who may use it", ("access", "rate_limits", "scopes")),
+    ("Who may use it", ("access", "rate_limits", "budgets", "scopes")),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
     ("Storage", ("data_dir", "redis_", "database_", "history_", "dedupe_", "lock_", "store_")),
@@ -146,6 +146,7 @@ DEFAULTS = {
     "reveal_policy": _reveal_defaults(),
     "access": "everyone, everywhere",
     "rate_limits": "no limit",
+    "budgets": "no budget",
     "scopes": "none: the settings above everywhere",
 }
 """Defaults computed at start, described instead of shown."""

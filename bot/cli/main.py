@@ -12,6 +12,7 @@ veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
 veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
+veilbot budget show [--month YYYY-MM] [--json] | raise KIND ID USD | reset KIND ID | rebuild
 veilbot config check [FILE]                           validate a config file, print the settings
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
@@ -50,6 +51,10 @@ def _command(name: str) -> Command:
         from bot.cli.admin import run_admin
 
         return run_admin
+    if name == "budget":
+        from bot.cli.budget import run_budget
+
+        return run_budget
     from bot.cli.audit import run_audit
 
     return run_audit

@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bot_commands(sub)
     _add_audit_commands(sub)
     _add_admin_commands(sub)
+    _add_budget_commands(sub)
     config = sub.add_parser("config", help="the config file")
     config_verbs = config.add_subparsers(dest="config_command", required=True)
     check = config_verbs.add_parser(
@@ -122,6 +123,23 @@ def _add_admin_commands(sub: Any) -> None:
     serve.add_argument("--port", type=int)
     admin_verbs.add_parser("new-token", help="print a new token and the hash to configure")
     admin_verbs.add_parser("hash-token", help="read a token on stdin, print its hash")
+
+
+def _add_budget_commands(sub: Any) -> None:
+    budget = sub.add_parser("budget", help="monthly cost budgets: spend, raises")
+    verbs = budget.add_subparsers(dest="budget_command", required=True)
+    show = verbs.add_parser("show", help="this month's spend against every budget")
+    show.add_argument("--month", help="another month, YYYY-MM")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    kinds = ("workspace", "channel", "user")
+    raise_ = verbs.add_parser("raise", help="set a budget's limit for the rest of this month")
+    raise_.add_argument("kind", choices=kinds)
+    raise_.add_argument("id", help="slack:TEAM, slack:TEAM:CHANNEL or slack:TEAM:USER")
+    raise_.add_argument("usd", help="the month's limit in US dollars")
+    reset = verbs.add_parser("reset", help="drop this month's raise: the config file's again")
+    reset.add_argument("kind", choices=kinds)
+    reset.add_argument("id")
+    verbs.add_parser("rebuild", help="set this month's spend in Redis from the audit log")
 
 
 def filter_from_args(args: argparse.Namespace) -> RunFilter:

@@ -29,7 +29,7 @@ from bot.core.errors import (
     ModelError,
     StoreError,
 )
-from bot.core.limits import throttled_reply
+from bot.core.limits import Throttled, throttled_reply
 from bot.core.logsafe import describe, log_failure
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import (
@@ -40,11 +40,14 @@ from bot.core.ports import (
     Metrics,
     ModelClient,
     ReplySink,
+    SpendLedger,
     StreamRestorer,
     ThreadLocks,
     TurnLimiter,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
+from bot.core.spend import over_budget_reply
+from bot.core.spend_watch import BudgetWatch
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
@@ -90,6 +93,8 @@ class _Turn:
     def begin(cls, message: InboundMessage, scope: Scope) -> _Turn:
         now = utcnow()
         meta: dict[str, Any] = {**message.metadata, "private": message.private}
+        if message.parent_channel:  # a thread's channel: its budget (bot.audit.spend)
+            meta["parent_channel"] = message.parent_channel
         record = AuditRecord(
             run_id=message.run_id or new_run_id(),
             thread_id=message.thread_id,
@@ -190,6 +195,7 @@ class Conversation:
         access: AccessRules | None = None,
         limiter: TurnLimiter | None = None,
         scopes: Scopes | None = None,
+        ledger: SpendLedger | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -204,6 +210,7 @@ class Conversation:
         self._access = access or AccessRules()
         self._limiter = limiter
         self._scopes = scopes or Scopes()
+        self.budgets = BudgetWatch(ledger)
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -279,6 +286,10 @@ class Conversation:
         turn.lap("rate_limit")
         if throttled is None:
             return None
+        if not isinstance(throttled, Throttled):
+            turn.record.metadata["over_budget"] = throttled.budget.kind
+            text = over_budget_reply(throttled)
+            return turn.reply(text, TurnStatus.OVER_BUDGET)
         turn.record.metadata["rate_limited"] = throttled.limit.kind
         turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
         return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
@@ -507,6 +518,7 @@ class Conversation:
                 )
         except Exception as exc:  # noqa: BLE001  (the reply must still go out)
             log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
+        await self.budgets.after_turn(turn.message, record.cost_usd)
         try:
             self._metrics.turn_finished(record)
         except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)

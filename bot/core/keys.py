@@ -53,3 +53,11 @@ class KeySpace:
         in one Lua call, so they share a slot, and workspaces spread over the cluster.
         """
         return f"{self.prefix}:{{rate:{platform}:{workspace}}}:{kind}:{ident}"
+
+    def budget(self, tag: str, what: str, month: str, kind: str, ident: str) -> str:
+        """A monthly budget's key (``bot.state.spend``): ``spend``, ``limit`` or ``notice``.
+
+        The hash tag is the rate limits' (the workspace), so a turn's budgets and rate limits
+        are checked together in one Lua call.
+        """
+        return f"{self.prefix}:{{rate:{tag}}}:{what}:{month}:{kind}:{ident}"

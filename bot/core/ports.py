@@ -12,6 +12,7 @@ from typing import Protocol
 
 from bot.core.limits import Throttled
 from bot.core.scopes import PolicyOverride
+from bot.core.spend import BudgetNotice, OverBudget
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -225,12 +226,35 @@ class ReplySink(Protocol):
 class TurnLimiter(Protocol):
     """Rate limits per user and per channel, shared by every replica."""
 
-    async def take(self, message: InboundMessage) -> Throttled | None:
-        """Charge one turn to ``message``'s limits; ``Throttled`` (charging none) when spent.
+    async def take(self, message: InboundMessage) -> Throttled | OverBudget | None:
+        """Charge one turn to ``message``'s limits; why not (charging none) when one is spent.
+
+        ``OverBudget`` when a monthly budget of the turn is spent, ``Throttled`` when a rate
+        limit is.
 
         Raises:
             StoreError: the limits' store cannot be reached.
         """
+        ...
+
+
+class SpendLedger(Protocol):
+    """Monthly spend per budget, shared by every replica (``bot.core.spend``)."""
+
+    async def charge(self, message: InboundMessage, cost_usd: float) -> list[BudgetNotice]:
+        """Add a turn's cost to its budgets; the budgets whose admin notice is due now (once).
+
+        Raises:
+            StoreError: the spend's store cannot be reached.
+        """
+        ...
+
+
+class AdminNotifier(Protocol):
+    """Tells a platform's admins something privately (a budget notice)."""
+
+    async def notify_admins(self, workspace: str, text: str) -> int:
+        """Send ``text`` to the admins of ``workspace``; how many got it."""
         ...
 
 
@@ -348,6 +372,16 @@ class AdminCommands(Protocol):
 
     def is_admin(self, requester: str, roles: Sequence[str] = ()) -> bool:
         """Whether ``requester`` (``slack:TEAM:USER``, ``discord:USER``) is an admin."""
+        ...
+
+    async def budget(
+        self, requester: str, args: Sequence[str], *, roles: Sequence[str] = ()
+    ) -> AdminReply:
+        """``budget show | raise KIND ID USD | reset KIND ID`` for an admin; refuse others.
+
+        Raises:
+            StoreError: the change could not be recorded or made.
+        """
         ...
 
     async def authorize_erase(

@@ -234,6 +234,8 @@ class TurnStatus(StrEnum):
     """The access rules do not let this person use the bot there."""
     RATE_LIMITED = "rate_limited"
     """The person or the channel has used up its turns for now."""
+    OVER_BUDGET = "over_budget"
+    """A monthly cost budget (workspace, channel or person) is spent."""
 
 
 @dataclass(frozen=True, slots=True)

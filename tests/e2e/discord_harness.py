@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from adapters.discord.handler import DiscordAdapter
+from adapters.discord.notices import DiscordAdminNotifier
 from bot.app import App
 from tests.fakes.discord_server import FakeDiscord, Request
 
@@ -105,6 +106,9 @@ async def start_bot(
             guild_ready_timeout=0.05,
             queue=app.queue,
         )
+        admins, roles = app.admin.admins, app.admin.admin_roles  # as bot.service does
+        notices = DiscordAdminNotifier(lambda: adapter.client, admins, roles)
+        app.conversation.budgets.add_notifier("discord", notices)
         task = asyncio.create_task(adapter.run())
         running = None
         if worker and app.queue is not None:

@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 
 from adapters.slack.handler import SlackAdapter
+from adapters.slack.notices import SlackAdminNotifier
 from bot.app import App
 from bot.http_server import HttpServer
 from tests.e2e.conftest import MakeApp
@@ -104,6 +105,8 @@ async def slack_harness(make_app: MakeApp, **overrides: Any) -> AsyncIterator[Ha
         adapter = SlackAdapter(
             app.settings, app.conversation, http, admin=app.admin, queue=app.queue
         )
+        notices = SlackAdminNotifier(adapter.client, app.admin.admins)  # as bot.service does
+        app.conversation.budgets.add_notifier("slack", notices)
         async with http, aiohttp.ClientSession() as session:
             runner = asyncio.create_task(adapter.run())
             worker = asyncio.create_task(app.queue.run()) if app.queue is not None else None

@@ -180,6 +180,7 @@ def run_server_paths(env: dict[str, str]) -> set[str]:
         audit=None,
         redis=None,
         eraser=None,
+        ledger=None,
         readiness=None,
         metrics=PrometheusMetrics(),
     )

@@ -215,7 +215,13 @@ async def test_slash_commands_are_synced_to_the_configured_guild_and_help_answer
 ) -> None:
     bot = await start_bot(discord_guild_id=GUILD_ID)
     synced = fake_discord.of("PUT", f"/guilds/{GUILD_ID}/commands")
-    assert {c["name"] for c in synced[0].body} == {"forget", "help", "audit", "settings"}
+    assert {c["name"] for c in synced[0].body} == {
+        "forget",
+        "help",
+        "audit",
+        "settings",
+        "budget",
+    }
     (audit,) = [c for c in synced[0].body if c["name"] == "audit"]
     (export,) = audit["options"]
     assert export["name"] == "export"

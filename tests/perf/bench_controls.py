@@ -4,8 +4,11 @@
 
 Times what ``Conversation`` does before any other work of a turn: the access rules (in
 process) and the rate limits (``RedisRateLimiter.take``: one Lua call, one Redis round trip,
-user and channel limits together), against a real Redis. Also the round trip of a bare
-``PING`` on the same connection, for scale. Prints p50/p99 in milliseconds.
+user and channel limits together), against a real Redis. Then the same with the monthly
+budgets folded into that call (workspace, channel and user budgets, ``bot.state.spend``), the
+commands Redis counted per checked turn (``INFO commandstats``: one ``EVALSHA``), and the
+charge after the model (``RedisSpendLedger.charge``, off the checks' path). Also the round
+trip of a bare ``PING`` on the same connection, for scale. Prints p50/p99 in milliseconds.
 """
 
 from __future__ import annotations
@@ -16,14 +19,17 @@ import statistics
 import time
 import uuid
 from dataclasses import replace
+from typing import Any
 
 import redis.asyncio as aioredis
 
 from bot.core.access import AccessRules
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
+from bot.core.spend import Budgets
 from bot.core.types import InboundMessage, thread_id
 from bot.state.ratelimit import RedisRateLimiter
+from bot.state.spend import RedisSpendLedger
 
 MESSAGE = InboundMessage(
     thread_id=thread_id("slack", "T1", "C1", "1.0"),
@@ -76,11 +82,60 @@ async def main(url: str, turns: int) -> None:
         print(f"rate limits (1 call)  {figures(take)}")
         print(f"both (the checks)     {figures(both)}")
         print(f"redis PING            {figures(ping)}")
+        await budgeted(url, prefix, turns)
     finally:
         keys = [k async for k in client.scan_iter(match=f"{prefix}:*")]
         if keys:
             await client.delete(*keys)
         await client.aclose()
+
+
+class Counted(aioredis.Redis):
+    """A client that counts the commands it sends (each one round trip): the server's
+    counters would count the commands inside scripts, and other clients of a shared server."""
+
+    sent = 0
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        Counted.sent += 1
+        return await super().execute_command(*args, **options)
+
+
+async def budgeted(url: str, prefix: str, turns: int) -> None:
+    """The checks with budgets folded in (one call), and the charge after the model."""
+    client = Counted.from_url(url)
+    limits = [Limit("user", 10**9, 3600), Limit("channel", 10**9, 3600)]
+    budgets = Budgets(defaults={"workspace": 10**6, "channel": 10**5, "user": 10**4})
+    ledger = RedisSpendLedger(client, KeySpace(prefix), budgets)
+    limiter = RedisRateLimiter(client, KeySpace(prefix), limits, ledger)
+    plain = RedisRateLimiter(client, KeySpace(prefix), limits)
+    checks, without, charge = [], [], []
+    await limiter.take(MESSAGE)  # the scripts loaded
+    await ledger.charge(MESSAGE, 0.01)
+    before = Counted.sent
+    for n in range(turns):
+        msg = replace(MESSAGE, user_id=f"U{n % 500}")
+        t0 = time.perf_counter()
+        RULES.refusal(msg)
+        await limiter.take(msg)
+        checks.append(time.perf_counter() - t0)
+    per_turn = (Counted.sent - before) / turns
+    for n in range(turns):
+        msg = replace(MESSAGE, user_id=f"U{n % 500}")
+        t0 = time.perf_counter()
+        RULES.refusal(msg)
+        await plain.take(msg)
+        t1 = time.perf_counter()
+        await ledger.charge(msg, 0.0123)
+        without.append(t1 - t0)
+        charge.append(time.perf_counter() - t1)
+    added = statistics.median(checks) - statistics.median(without)
+    print(f"checks with budgets   {figures(checks)}")
+    print(f"checks without        {figures(without)}")
+    print(f"budgets added (p50)   {added * 1000:.3f} ms")
+    print(f"round trips per turn  {per_turn:.2f} (the checks: rate limits and budgets)")
+    print(f"charge after model    {figures(charge)}")
+    await client.aclose()
 
 
 if __name__ == "__main__":

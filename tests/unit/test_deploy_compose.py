@@ -110,6 +110,7 @@ def served(settings: Settings) -> tuple[set[str], str, int]:
         metrics=PrometheusMetrics(),
         redis=None,
         eraser=None,
+        ledger=None,
     )
     http = build_http(stand_in, select_platforms(settings, []))  # type: ignore[arg-type]
     return {r.canonical for r in http.app.router.resources()}, http.host, http.port

@@ -304,6 +304,7 @@ def served_paths(settings: Settings, args: list[str]) -> tuple[set[str], str, in
         metrics=PrometheusMetrics(),
         redis=None,
         eraser=None,
+        ledger=None,
     )
     http = build_http(stand_in, select_platforms(settings, args[1:]))  # type: ignore[arg-type]
     return {r.canonical for r in http.app.router.resources()}, http.host, http.port

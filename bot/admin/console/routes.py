@@ -9,6 +9,8 @@ import jinja2
 from aiohttp import web
 
 from bot.admin.auth import AdminTokens
+from bot.admin.budgets import BudgetAdmin
+from bot.admin.console import budgets as budget_pages
 from bot.admin.console import changes, forms, pages, stats
 from bot.admin.console import scopes as scope_pages
 from bot.admin.console.web import CONSOLE, UI, Console, ConsoleStore, secure, signed_in
@@ -51,6 +53,7 @@ def add_console_routes(
     sessions: ConsoleSessions,
     eraser: Eraser,
     scopes: Callable[[], Scopes] | None = None,
+    budgets: BudgetAdmin | None = None,
 ) -> None:
     """Serve the console at ``/admin/`` on ``app`` (before it starts).
 
@@ -61,13 +64,17 @@ def add_console_routes(
         sessions: where console sessions live.
         eraser: erases users and threads.
         scopes: the running scopes, for the settings page.
+        budgets: shows and raises the monthly budgets.
     """
-    app[CONSOLE] = Console(store, tokens, sessions, eraser, templates(), scopes=scopes)
+    app[CONSOLE] = Console(
+        store, tokens, sessions, eraser, templates(), scopes=scopes, budgets=budgets
+    )
     get = app.router.add_get
     get("/admin/", signed_in(pages.runs_page), allow_head=False)
     get(f"{UI}/run/{{run_id}}", signed_in(pages.run_page), allow_head=False)
     get(f"{UI}/thread/{{thread_id}}", signed_in(pages.thread_page), allow_head=False)
     get(f"{UI}/activity", signed_in(pages.activity_page), allow_head=False)
+    get(f"{UI}/budgets", signed_in(budget_pages.budgets_page), allow_head=False)
     get(f"{UI}/stats", signed_in(stats.stats_page), allow_head=False)
     get(f"{UI}/settings", signed_in(scope_pages.settings_page), allow_head=False)
     get(f"{UI}/export.{{fmt}}", signed_in(changes.export), allow_head=False)
@@ -77,3 +84,4 @@ def add_console_routes(
     app.router.add_post(f"{UI}/login", forms.login)
     app.router.add_post(f"{UI}/logout", signed_in(forms.logout))
     app.router.add_post(f"{UI}/erase", signed_in(changes.erase))
+    app.router.add_post(f"{UI}/budgets", signed_in(budget_pages.set_budget))

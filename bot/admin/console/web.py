@@ -21,6 +21,7 @@ from aiohttp import web
 
 from bot.admin.api import AdminStore
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
+from bot.admin.budgets import BudgetAdmin
 from bot.admin.sessions import ConsoleSessions, Session
 from bot.audit.actions import ActionKind, AdminAction
 from bot.audit.daily import DailyTotals
@@ -90,6 +91,7 @@ class Console:
         templates: the page templates.
         failures: how many refused sign-ins are recorded.
         scopes: the running scopes (``None``: a server that runs no turns has none).
+        budgets: shows and raises the monthly budgets, if this server has them.
     """
 
     store: ConsoleStore
@@ -99,6 +101,7 @@ class Console:
     templates: jinja2.Environment
     failures: FailureBudget = field(default_factory=FailureBudget)
     scopes: Callable[[], Scopes] | None = None
+    budgets: BudgetAdmin | None = None
 
 
 CONSOLE = web.AppKey("veilbot_console", Console)
