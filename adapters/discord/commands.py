@@ -25,7 +25,7 @@ HELP_TEXT = (
     "- I can't read attachments, only the text of messages.\n"
     "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
     "- `/audit export` (admins only) sends you the redacted audit log, privately.\n"
-    "- `/settings` (admins only) shows my settings in this channel."
+    "- `/settings` (admins only) shows my settings in this channel.\n"
     "- `/budget show`, `/budget raise` (admins only): this month's spend, raise a budget."
 )
 FORGOTTEN = "Done: I erased this conversation's history and the personal data kept for it."

@@ -69,6 +69,7 @@ class Interactions:
             return
         if verb == "settings":
             await ack(text=self._settings_text(command), response_type="ephemeral")
+            return
         if verb == "budget":
             await ack()
             await budget_command(self._admin, command, arg.split(), respond)
