@@ -351,3 +351,19 @@ def test_runs_starting_with_one_are_no_cards(value):
     # Luhn-valid 13 and 16 digits (a millisecond timestamp, an id), a Luhn-invalid 15.
     assert not luhn(value)
     assert ("CREDIT_CARD", value) not in found(f"order {value} shipped")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "declined: 4000-1234-5678-9011, try again",  # a card in fours that fails Luhn
+        "wire to XY12 3456 7890 1234 5678 90 now",  # an account number in fours
+    ],
+)
+def test_no_phone_number_inside_figures_printed_in_fours(text):
+    assert [t for t, _ in found(text) if t == "PHONE_NUMBER"] == []
+
+
+def test_phone_numbers_with_fours_still_count():
+    assert ("PHONE_NUMBER", "0151 1234 5678") in found("call me on 0151 1234 5678")
+    assert ("PHONE_NUMBER", "+49 1511 2345 678") in found("call me on +49 1511 2345 678")
