@@ -70,7 +70,17 @@ _US_STATES = (
     r"(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI"
     r"|S[CD]|T[NX]|UT|V[AT]|W[AIVY]|PR)"
 )
-_UK_POSTCODE = r"(?:GIR ?0AA|[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[ABD-HJLNP-UW-Z]{2})"
+_UK_AREAS = """AB AL B BA BB BD BF BH BL BN BR BS BT BX CA CB CF CH CM CO CR CT CV CW DA DD DE DG
+DH DL DN DT DY E EC EH EN EX FK FY G GL GU GY HA HD HG HP HR HS HU HX IG IM IP IV JE KA KT KW
+KY L LA LD LE LL LN LS LU M ME MK ML N NE NG NN NP NR NW OL OX PA PE PH PL PO PR RG RH RM S SA
+SE SG SK SL SM SN SO SP SR SS ST SW SY TA TD TF TN TQ TR TS TW UB W WA WC WD WF WN WR WS WV YO
+ZE""".split()
+"""The postcode areas of the UK, the Channel Islands and Man (Royal Mail): "VA1 1AA" has the
+shape of a postcode but names no area, and is an id."""
+_UK_POSTCODE = (
+    rf"(?:GIR ?0AA|(?:{'|'.join(sorted(_UK_AREAS, key=len, reverse=True))})"
+    r"\d[A-Z\d]?[ \t]?\d[ABD-HJLNP-UW-Z]{2})"
+)
 _TOWN = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[ \t\-][A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+){0,2}"
 
 ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (

@@ -105,7 +105,17 @@ _SPACE = re.compile(r"\s")
 _BLANK = re.compile(r"[ \t]")
 
 
+# "Mr. Mayers", "Mrs Okafor", "Dr. Jane Lee": a courtesy title names whoever follows, and the
+# title goes with the name (the model often takes the title alone for the person). "Dr" after
+# a capitalized word is a street ("Oak Dr. Springfield"), so it counts only after a lower-case
+# word, punctuation or at the start of a line.
+_HONORIFIC = r"(?:\b(?:Mrs|Mr|Ms|Mx|Miss|Prof)|(?:^|(?<=[a-z,;:(] )|(?<=[\n\t\"'])|(?<=[.!?] ))Dr)"
+_HONORED = (
+    rf"(?P<v>{_HONORIFIC}\.?[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_NOT_COMMON}{_LATIN_CAP})?)"
+)
+
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
+    (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
     (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85, _SPACE),
     (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),

@@ -54,6 +54,9 @@ _NOT_PHONE = re.compile(
 )
 _NANP_GROUPING = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
 MIN_DIGITS, MAX_DIGITS = 6, 15
+_CHUNKED = re.compile(r"[ \t]?\d{4}(?:[ \t.\-]\d{4}){2,}(?:[ \t.\-]\d{1,4})?")
+"""Digits in fours, the way cards and IBANs are printed: too long for a phone number, it is a
+card or an account (valid or not), and no part of it is a phone number."""
 
 
 CONTEXT = re.compile(
@@ -71,6 +74,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of every phone number in ``text``."""
     for match in CANDIDATE.finditer(text):
         digits_end = match.end() - len(match.group("ext"))
+        if _chunked(text, match.start(), digits_end):
+            continue
         for piece_start, piece_end in _pieces(text, match.start(), digits_end):
             span = _accepted(text, piece_start, piece_end)
             if span is not None:
@@ -78,6 +83,12 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
                 if score <= WEAK and CONTEXT.search(text, max(0, start - _CONTEXT_WINDOW), start):
                     score += CONTEXT_BOOST
                 yield start, match.end() if end == digits_end else end, score
+
+
+def _chunked(text: str, start: int, end: int) -> bool:
+    """Whether the candidate is a card or account number printed in fours."""
+    chunked = _CHUNKED.fullmatch(text, start, end)
+    return bool(chunked) and sum(c.isdigit() for c in text[start:end]) > MAX_DIGITS
 
 
 def _pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

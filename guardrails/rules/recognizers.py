@@ -128,11 +128,16 @@ def maestro(value: str) -> bool:
 
 
 def luhn(value: str, *, minimum: int = 13) -> bool:
-    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN)."""
+    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN).
+
+    A leading 1 is an airline card (UATP, ISO/IEC 7812 industry 1: always 15 digits) or JCB's
+    1800; other runs starting with 1 are ids and millisecond timestamps, not cards.
+    """
     digits = [int(c) for c in value if c.isdigit()]
     if not minimum <= len(digits) <= 19:
         return False
-    if digits[0] not in (2, 3, 4, 5, 6) and digits[:4] != [1, 8, 0, 0]:  # JCB's 1800
+    uatp = digits[0] == 1 and len(digits) == 15
+    if digits[0] not in (2, 3, 4, 5, 6) and digits[:4] != [1, 8, 0, 0] and not uatp:
         return False
     total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
     return total % 10 == 0

@@ -53,6 +53,10 @@ def found(analyzer, text, platform="console", policy=None):
         ("I was born 1987-03-14", ("DATE_OF_BIRTH", "1987-03-14")),
         ("DOB: 14/03/1987", ("DATE_OF_BIRTH", "14/03/1987")),
         ("my birthday is March 14, 1987", ("DATE_OF_BIRTH", "March 14, 1987")),
+        ("they call him Mr. Haverkamp", ("PERSON", "Mr. Haverkamp")),
+        ("Mrs Okafor will call you back", ("PERSON", "Mrs Okafor")),
+        ("I saw Dr. Jane Lee today", ("PERSON", "Dr. Jane Lee")),
+        ("card 1234 5678 9012 347 for the flight", ("CREDIT_CARD", "1234 5678 9012 347")),
     ],
 )
 def test_hard_cases_are_found(presidio_analyzer, text, expected):
@@ -68,6 +72,7 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
         "The meeting moved to 2024-03-14 at 10:30, see https://docs.python.org/3/library/re.html",
         "Use the API and the SLA doc; ask about it, I'm sure it's fine.",
         "Please review PR 4821 and ticket OPS-1234 before Friday, order 987654321.",
+        "Dr. Who is on tonight, and Ms Teams is down again.",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):

@@ -63,6 +63,8 @@ FORMS = [
     ("write to Hauptstraße 5, Bonn, Germany today", "Hauptstraße 5, Bonn, Germany", "LOCATION"),
     ("Via Roma 12, Thanks!", "Via Roma 12", "LOCATION"),
     ("the postcode is CP 28013", "CP 28013", "LOCATION"),
+    ("send it to Harrogate HG1 2RT by Friday", "Harrogate HG1 2RT", "LOCATION"),
+    ("our office: EC1A 1BB", "EC1A 1BB", "LOCATION"),
     ("Drottninggatan 5, 111 51 Stockholm", "Drottninggatan 5, 111 51 Stockholm", "LOCATION"),
     # US driver's licences after a licence word, with the state's format
     ("license IL K325-4313-6208", "K325-4313-6208", "DRIVER_LICENSE"),
@@ -108,6 +110,7 @@ async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
         "city: TBD\naddress: see above\nzip: n/a",
         "Release notes — product update\nQ3 Planning — engineering sync",
         "The Ring 2 was fun, see ticket OPS-1234",
+        "batch QX9 9QQ and lot VA1 1AA passed the checks",  # postcode shapes, no UK area
         "| Status | Owner |\n|---|---|\n| Done | platform-team |\n| Open | [Deploy Script] |",
     ],
 )

@@ -337,3 +337,33 @@ def test_an_address_with_a_spaced_or_angle_bracketed_at(value):
 
 def test_without_the_name_lexicon_a_word_at_a_domain_is_no_address():
     assert found("me @ example.com or john at gmail.com or see index.html @ acme.pdf") == []
+
+
+@pytest.mark.parametrize("card", ["1234 5678 9012 347", "123456789012347", "1234-567890-12347"])
+def test_airline_cards_of_fifteen_digits(card):
+    # UATP numbers start with 1 and have 15 digits; Luhn decides, as for any card.
+    assert ("CREDIT_CARD", card) in found(f"booked on card {card} yesterday")
+    assert luhn(card)
+
+
+@pytest.mark.parametrize("value", ["1234567890128", "123456789012345", "1234567890123452"])
+def test_runs_starting_with_one_are_no_cards(value):
+    # Luhn-valid 13 and 16 digits (a millisecond timestamp, an id), a Luhn-invalid 15.
+    assert not luhn(value)
+    assert ("CREDIT_CARD", value) not in found(f"order {value} shipped")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "declined: 4000-1234-5678-9011, try again",  # a card in fours that fails Luhn
+        "wire to XY12 3456 7890 1234 5678 90 now",  # an account number in fours
+    ],
+)
+def test_no_phone_number_inside_figures_printed_in_fours(text):
+    assert [t for t, _ in found(text) if t == "PHONE_NUMBER"] == []
+
+
+def test_phone_numbers_with_fours_still_count():
+    assert ("PHONE_NUMBER", "0151 1234 5678") in found("call me on 0151 1234 5678")
+    assert ("PHONE_NUMBER", "+49 1511 2345 678") in found("call me on +49 1511 2345 678")
