@@ -32,6 +32,7 @@ ActionKind = Literal[
     "export",
     "erase_user",
     "erase_thread",
+    "erase_workspace",
 ]
 
 

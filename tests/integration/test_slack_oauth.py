@@ -27,8 +27,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.oauth.flow import oauth_settings
 from adapters.slack.oauth.installations import SqlInstallationStore
 from adapters.slack.oauth.state import RedisOAuthStateStore
+from adapters.slack.oauth.uninstall import WorkspaceEraser
 from bot.audit.schema import slack_installations
 from bot.audit.store import SqlAuditStore
+from bot.core.keys import KeySpace
 from tests.fakes.slack_server import FakeSlack
 
 SECRET = "oauth-test-signing-secret"
@@ -90,7 +92,7 @@ def _link(body: str) -> str:
 
 
 def mention(team: str, channel: str, ts: str) -> tuple[str, dict[str, list[str]]]:
-    body = json.dumps(
+    return signed(
         {
             "type": "event_callback",
             "team_id": team,
@@ -107,6 +109,10 @@ def mention(team: str, channel: str, ts: str) -> tuple[str, dict[str, list[str]]
             },
         }
     )
+
+
+def signed(payload: dict[str, Any]) -> tuple[str, dict[str, list[str]]]:
+    body = json.dumps(payload)
     stamp = str(int(time.time()))
     sig = SignatureVerifier(SECRET).generate_signature(timestamp=stamp, body=body)
     headers = {
@@ -269,3 +275,50 @@ async def test_enterprise_grid_org_wide_install_serves_its_workspaces(
     assert workspace is not None
     assert org.bot_token == workspace.bot_token
     assert await installs.async_find_bot(enterprise_id="E2", team_id="T9") is None
+
+
+async def test_app_uninstalled_erases_the_team_tokens_and_redis_keys_only(
+    fake: FakeSlack,
+    installs: SqlInstallationStore,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    audit_store: SqlAuditStore,
+) -> None:
+    keys = KeySpace(prefix=redis_prefix)
+    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), False)
+    WorkspaceEraser(redis_client, keys, installs, audit_store).register(app)
+    await install(app, fake, "TA")
+    await install(app, fake, "TB")
+    token_a = next(t for t, g in fake.tokens.items() if g.team == "TA")
+    for team in ("TA", "TB"):  # same channel and thread in both workspaces
+        tid = f"slack:{team}:C1:100.1"
+        await redis_client.rpush(keys.thread(tid, "history"), b"x")
+        await redis_client.hset(keys.thread(tid, "vault"), "k", "v")
+        await redis_client.set(keys.thread(tid, "lock"), b"1")
+        await redis_client.set(keys.rate("slack", team, "turns", "U1"), 1)
+
+    await AsyncWebClient(token=token_a, base_url=fake.api_url).apps_uninstall(
+        client_id="111.222", client_secret="oauth-client-secret"
+    )
+    body, headers = signed(
+        {
+            "type": "event_callback",
+            "team_id": "TA",
+            "api_app_id": "A0VEIL",
+            "event_id": "EvUninstall",
+            "event": {"type": "app_uninstalled"},
+        }
+    )
+    assert (await app.async_dispatch(AsyncBoltRequest(body=body, headers=headers))).status == 200
+
+    left = [k.decode() async for k in redis_client.scan_iter(f"{redis_prefix}:*")]
+    assert not [k for k in left if "TA" in k]
+    assert len([k for k in left if "TB" in k]) == 4
+    assert await installs.teams() == [("", "TB")]
+    async with audit_store.engine.connect() as conn:
+        rows = (await conn.execute(sa.select(slack_installations.c.sealed))).scalars().all()
+    assert token_a.encode() not in b"".join(rows)
+    logged = await audit_store.recent_actions()
+    assert [(a.action, a.target, a.outcome["redis_keys"]) for a in logged] == [
+        ("erase_workspace", "slack:TA", 4)
+    ]
