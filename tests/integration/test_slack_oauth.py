@@ -25,12 +25,17 @@ from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.oauth.flow import oauth_settings
-from adapters.slack.oauth.installations import SqlInstallationStore
-from adapters.slack.oauth.state import RedisOAuthStateStore
-from adapters.slack.oauth.uninstall import WorkspaceEraser
+from adapters.slack.oauth.installations import SealedInstallationStore
+from adapters.slack.oauth.state import SharedOAuthStateStore
+from adapters.slack.oauth.uninstall import register_uninstall
+from bot.audit.installations import SqlInstallationRows
 from bot.audit.schema import slack_installations
 from bot.audit.store import SqlAuditStore
 from bot.core.keys import KeySpace
+from bot.state.once import RedisOneTimeTokens
+from bot.stores import erase_workspace
+from guardrails.vault.keys import derive_install_key
+from guardrails.vault.sealing import AesGcmSealer
 from tests.fakes.slack_server import FakeSlack
 
 SECRET = "oauth-test-signing-secret"
@@ -44,12 +49,20 @@ async def fake() -> AsyncIterator[FakeSlack]:
 
 
 @pytest.fixture
-async def installs(audit_store: SqlAuditStore) -> SqlInstallationStore:
-    return SqlInstallationStore(audit_store.engine, VAULT_KEY)
+async def installs(audit_store: SqlAuditStore) -> SealedInstallationStore:
+    sealer = AesGcmSealer(derive_install_key(VAULT_KEY))
+    return SealedInstallationStore(SqlInstallationRows(audit_store.engine), sealer)
+
+
+def state_store_on(redis: aioredis.Redis, prefix: str) -> SharedOAuthStateStore:
+    return SharedOAuthStateStore(RedisOneTimeTokens(redis, prefix))
 
 
 def bolt_app(
-    fake: FakeSlack, installs: SqlInstallationStore, states: RedisOAuthStateStore, rotation: bool
+    fake: FakeSlack,
+    installs: SealedInstallationStore,
+    states: SharedOAuthStateStore,
+    rotation: bool,
 ) -> AsyncApp:
     client = AsyncWebClient(base_url=fake.api_url)
     settings = oauth_settings(
@@ -125,13 +138,13 @@ def signed(payload: dict[str, Any]) -> tuple[str, dict[str, list[str]]]:
 
 async def test_two_workspaces_install_and_answer_with_their_own_tokens(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
-    states = RedisOAuthStateStore(redis_client, redis_prefix)
-    app = bolt_app(fake, installs, states, rotation=False)
+    state_store = state_store_on(redis_client, redis_prefix)
+    app = bolt_app(fake, installs, state_store, rotation=False)
     seen: list[str] = []
 
     @app.event("app_mention")
@@ -166,14 +179,14 @@ async def test_two_workspaces_install_and_answer_with_their_own_tokens(
 
 async def test_no_token_in_clear_in_sql_or_redis(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), True)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), True)
     assert await install(app, fake, "TA", rotation=True) == 200
     issued = list(fake.tokens) + list(fake.refresh_tokens)
     assert issued
@@ -192,12 +205,12 @@ async def test_no_token_in_clear_in_sql_or_redis(
 
 async def test_a_row_copied_to_another_team_does_not_open(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), False)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), False)
     await install(app, fake, "TA")
     async with audit_store.engine.begin() as conn:
         sealed = (await conn.execute(sa.select(slack_installations.c.sealed))).scalar_one()
@@ -216,13 +229,13 @@ async def test_a_row_copied_to_another_team_does_not_open(
 
 async def test_token_rotation_refreshes_an_expiring_token(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
     # tokens expire in 12 h; rotating 13 h ahead makes every token "about to expire"
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), True)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), True)
     assert await install(app, fake, "TA", rotation=True) == 200
     first = await installs.async_find_bot(enterprise_id=None, team_id="TA")
     assert first is not None
@@ -244,12 +257,12 @@ async def test_token_rotation_refreshes_an_expiring_token(
 
 async def test_uninstall_deletes_the_team_token_and_no_other(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), False)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), False)
     await install(app, fake, "TA")
     await install(app, fake, "TB")
     await installs.async_delete_all(enterprise_id=None, team_id="TA")
@@ -259,12 +272,12 @@ async def test_uninstall_deletes_the_team_token_and_no_other(
 
 async def test_enterprise_grid_org_wide_install_serves_its_workspaces(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), False)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), False)
     assert await install(app, fake, None, enterprise="E1") == 200
     assert await installs.teams() == [("E1", "")]
     org = await installs.async_find_bot(
@@ -279,14 +292,27 @@ async def test_enterprise_grid_org_wide_install_serves_its_workspaces(
 
 async def test_app_uninstalled_erases_the_team_tokens_and_redis_keys_only(
     fake: FakeSlack,
-    installs: SqlInstallationStore,
+    installs: SealedInstallationStore,
     redis_client: aioredis.Redis,
     redis_prefix: str,
     audit_store: SqlAuditStore,
 ) -> None:
     keys = KeySpace(prefix=redis_prefix)
-    app = bolt_app(fake, installs, RedisOAuthStateStore(redis_client, redis_prefix), False)
-    WorkspaceEraser(redis_client, keys, installs, audit_store).register(app)
+    app = bolt_app(fake, installs, state_store_on(redis_client, redis_prefix), False)
+    rows = SqlInstallationRows(audit_store.engine)
+
+    async def erase(enterprise: str | None, team: str) -> int:
+        return await erase_workspace(
+            redis_client,
+            keys,
+            rows,
+            audit_store,
+            enterprise_id=enterprise,
+            team_id=team,
+            actor="slack:uninstall",
+        )
+
+    register_uninstall(app, erase)
     await install(app, fake, "TA")
     await install(app, fake, "TB")
     token_a = next(t for t, g in fake.tokens.items() if g.team == "TA")

@@ -9,8 +9,8 @@ from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAutho
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.oauth.installations import SqlInstallationStore
-from adapters.slack.oauth.state import RedisOAuthStateStore
+from adapters.slack.oauth.installations import SealedInstallationStore
+from adapters.slack.oauth.state import SharedOAuthStateStore
 
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
@@ -30,8 +30,8 @@ def oauth_settings(
     client_secret: str,
     scopes: Sequence[str],
     redirect_uri: str,
-    installations: SqlInstallationStore,
-    states: RedisOAuthStateStore,
+    installations: SealedInstallationStore,
+    states: SharedOAuthStateStore,
     client: AsyncWebClient,
     token_rotation_expiration_minutes: int = 120,
 ) -> AsyncOAuthSettings:

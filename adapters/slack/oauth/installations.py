@@ -1,38 +1,50 @@
-"""slack-sdk's ``AsyncInstallationStore`` on the audit database, tokens sealed at rest.
+"""slack-sdk's ``AsyncInstallationStore`` on sealed rows: no token at rest in clear.
 
-One row per (enterprise, team): an Enterprise Grid org-wide install is keyed by its
+One installation per (enterprise, team): an Enterprise Grid org-wide install is keyed by its
 ``enterprise_id`` with an empty team, a workspace install by its ``team_id``. The whole
-installation (bot, user and refresh tokens, expiry) is serialised to JSON and sealed with
-AES-GCM under a key derived from the vault key (``derive_install_key``), with the row's key as
-associated data so a sealed blob copied to another team's row does not open. No column holds a
-token, and nothing here logs one.
+installation (bot, user and refresh tokens, expiry) is serialised to JSON and sealed (the root
+passes an AES-GCM sealer keyed by ``derive_install_key`` of the vault key) with the row's key as
+the name, so a blob copied to another team's row does not open. Nothing here logs a token.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
-import sqlalchemy as sa
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.audit.errors import DbErrors
-from bot.audit.schema import slack_installations
-from guardrails.vault.keys import derive_install_key
-from guardrails.vault.sealing import AesGcmSealer
+from bot.core.ports import Sealer
 
 logger = logging.getLogger(__name__)
 
 
-def _key(
-    enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool
-) -> tuple[str, str]:
+class InstallationRows(Protocol):
+    """Where sealed installations rest (``bot.audit.installations.SqlInstallationRows``)."""
+
+    async def put(self, enterprise: str, team: str, is_org: bool, sealed: bytes) -> None:
+        """Store (or replace) one sealed installation."""
+        ...
+
+    async def get(self, enterprise: str, team: str) -> bytes | None:
+        """One sealed installation, or ``None``."""
+        ...
+
+    async def delete(self, enterprise: str, team: str | None) -> int:
+        """Delete a team's row, or every row of the org when ``team`` is ``None``."""
+        ...
+
+    async def teams(self) -> list[tuple[str, str]]:
+        """Every (enterprise, team) key."""
+        ...
+
+
+def _key(enterprise_id: str | None, team_id: str | None, is_org: bool) -> tuple[str, str]:
     """The row key: an org-wide install has no team."""
-    return (enterprise_id or "", "" if is_enterprise_install else (team_id or ""))
+    return (enterprise_id or "", "" if is_org else (team_id or ""))
 
 
 def _seal_name(enterprise: str, team: str) -> str:
@@ -49,18 +61,16 @@ def _plain(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class SqlInstallationStore(AsyncInstallationStore):
-    """Installations in ``slack_installations`` of the audit database (SQLite or PostgreSQL).
+class SealedInstallationStore(AsyncInstallationStore):
+    """Installations sealed in ``rows``.
 
     Args:
-        engine: the started audit store's engine (``SqlAuditStore.engine``): the schema
-            migration that creates the table has run.
-        vault_key: the 32-byte vault master key; only a derived subkey is used.
+        rows: the sealed rows (the audit database).
+        sealer: seals and opens them (a key derived from the vault key, never the raw key).
     """
 
-    def __init__(self, engine: AsyncEngine, vault_key: bytes) -> None:
-        self._engine = engine
-        self._sealer = AesGcmSealer(derive_install_key(vault_key))
+    def __init__(self, rows: InstallationRows, sealer: Sealer) -> None:
+        self._rows, self._sealer = rows, sealer
 
     @property
     def logger(self) -> logging.Logger:
@@ -69,23 +79,11 @@ class SqlInstallationStore(AsyncInstallationStore):
 
     async def async_save(self, installation: Installation) -> None:
         """Store (or replace) the installation of its team or org."""
-        enterprise, team = _key(
-            installation.enterprise_id, installation.team_id, installation.is_enterprise_install
-        )
+        is_org = bool(installation.is_enterprise_install)
+        enterprise, team = _key(installation.enterprise_id, installation.team_id, is_org)
         data = json.dumps(_plain(installation.to_dict_for_copying())).encode()
-        row = {
-            "enterprise_id": enterprise,
-            "team_id": team,
-            "is_enterprise_install": bool(installation.is_enterprise_install),
-            "installed_at": datetime.now(UTC),
-            "sealed": self._sealer.seal(_seal_name(enterprise, team), data),
-        }
-        where = (slack_installations.c.enterprise_id == enterprise) & (
-            slack_installations.c.team_id == team
-        )
-        async with DbErrors("slack installation save"), self._engine.begin() as conn:
-            await conn.execute(sa.delete(slack_installations).where(where))
-            await conn.execute(sa.insert(slack_installations).values(**row))
+        sealed = self._sealer.seal(_seal_name(enterprise, team), data)
+        await self._rows.put(enterprise, team, is_org, sealed)
 
     async def async_save_bot(self, bot: Bot) -> None:
         """Bots are saved with their installation (``async_save``); nothing more to keep."""
@@ -126,33 +124,22 @@ class SqlInstallationStore(AsyncInstallationStore):
         await self.async_delete_all(enterprise_id=enterprise_id, team_id=team_id)
 
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        """Delete every row of the team, or of the org when ``team_id`` is empty."""
-        where = slack_installations.c.enterprise_id == (enterprise_id or "")
-        if team_id:
-            where = where & (slack_installations.c.team_id == team_id)
-        async with DbErrors("slack installation delete"), self._engine.begin() as conn:
-            await conn.execute(sa.delete(slack_installations).where(where))
+        """Delete the team's installation, or every one of the org when ``team_id`` is empty."""
+        await self._rows.delete(enterprise_id or "", team_id or None)
 
     async def teams(self) -> list[tuple[str, str]]:
         """Every installed (enterprise, team) key, ``""`` for none."""
-        query = sa.select(slack_installations.c.enterprise_id, slack_installations.c.team_id)
-        async with DbErrors("slack installation list"), self._engine.connect() as conn:
-            return [(r[0], r[1]) for r in (await conn.execute(query)).all()]
+        return await self._rows.teams()
 
     async def _load(
-        self, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool
+        self, enterprise_id: str | None, team_id: str | None, is_org: bool
     ) -> Installation | None:
-        keys = [_key(enterprise_id, team_id, is_enterprise_install)]
-        if enterprise_id and not is_enterprise_install:
+        keys = [_key(enterprise_id, team_id, is_org)]
+        if enterprise_id and not is_org:
             keys.append((enterprise_id, ""))  # a Grid workspace served by the org-wide install
-        async with DbErrors("slack installation read"), self._engine.connect() as conn:
-            for enterprise, team in keys:
-                query = sa.select(slack_installations.c.sealed).where(
-                    (slack_installations.c.enterprise_id == enterprise)
-                    & (slack_installations.c.team_id == team)
-                )
-                sealed = (await conn.execute(query)).scalar()
-                if sealed is not None:
-                    data = self._sealer.open(_seal_name(enterprise, team), bytes(sealed))
-                    return Installation(**json.loads(data))
+        for enterprise, team in keys:
+            sealed = await self._rows.get(enterprise, team)
+            if sealed is not None:
+                data = self._sealer.open(_seal_name(enterprise, team), sealed)
+                return Installation(**json.loads(data))
         return None

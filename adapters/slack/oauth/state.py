@@ -1,59 +1,49 @@
-"""slack-sdk's ``AsyncOAuthStateStore`` on Redis: any replica completes an install it did not start.
+"""slack-sdk's ``AsyncOAuthStateStore`` on shared one-time tokens.
 
-One key per state, ``<prefix>:slack-oauth-state:<sha256 of the state>``, with a TTL; consuming
-deletes it atomically (``GETDEL``), so a state works once, on whichever replica gets the redirect.
+The tokens are ``bot.state.once`` in Redis: any replica completes an install another started,
+and a state works once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
+from typing import Protocol
 
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
-
-from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
 
 
-class RedisOAuthStateStore(AsyncOAuthStateStore):
-    """Install states in Redis.
+class OneTimeTokens(Protocol):
+    """Shared one-time tokens (``bot.state.once.RedisOneTimeTokens``)."""
 
-    Args:
-        redis: the service's client.
-        prefix: the key prefix (``VEILBOT_REDIS_PREFIX``).
-        expiration_seconds: how long an install link stays valid.
-    """
+    ttl_seconds: int
 
-    def __init__(self, redis: RedisClient, prefix: str, expiration_seconds: int = 600) -> None:
-        self._redis = redis
-        self._prefix = prefix
-        self._ttl = expiration_seconds
+    async def issue(self) -> str:
+        """A new token."""
+        ...
 
-    @property
-    def expiration_seconds(self) -> int:
-        """How long an install link stays valid."""
-        return self._ttl
+    async def consume(self, token: str) -> bool:
+        """``True`` once per issued, unexpired token."""
+        ...
+
+
+class SharedOAuthStateStore(AsyncOAuthStateStore):
+    """Install states as shared one-time tokens."""
+
+    def __init__(self, tokens: OneTimeTokens) -> None:
+        self._tokens = tokens
+        self.expiration_seconds = tokens.ttl_seconds
 
     @property
     def logger(self) -> logging.Logger:
         """The module logger (slack-sdk's interface asks for one)."""
         return logger
 
-    def _key(self, state: str) -> str:
-        digest = hashlib.sha256(state.encode()).hexdigest()
-        return f"{self._prefix}:slack-oauth-state:{digest}"
-
     async def async_issue(self, *args: object, **kwargs: object) -> str:
-        """A new random state, valid for ``expiration_seconds``."""
-        state = secrets.token_urlsafe(32)
-        async with store_errors("slack oauth state issue"):
-            await self._redis.set(self._key(state), b"1", ex=self._ttl)
-        return state
+        """A new state."""
+        return await self._tokens.issue()
 
     async def async_consume(self, state: str) -> bool:
-        """``True`` once for a state this store issued and that has not expired."""
-        async with store_errors("slack oauth state consume"):
-            found = await self._redis.getdel(self._key(state))
-        return found is not None
+        """``True`` once for a state issued by any replica, before it expires."""
+        return await self._tokens.consume(state)
