@@ -39,6 +39,22 @@ _PLACEHOLDER_SECRETS = {
 }
 
 
+SLACK_BOT_SCOPES = (
+    "app_mentions:read",
+    "channels:history",
+    "groups:history",
+    "mpim:history",
+    "im:history",
+    "chat:write",
+    "commands",
+    "assistant:write",
+    "im:write",
+    "files:write",
+    "files:read",
+    "usergroups:read",
+)
+"""The bot scopes of ``deploy/slack/manifest.yml``: what an OAuth install asks for."""
+
 DEFAULT_MODELS = {
     "anthropic": "claude-sonnet-4-6",
     "bedrock": "global.anthropic.claude-sonnet-4-6",
@@ -404,15 +420,53 @@ class Settings(BaseSettings):
     slack_update_interval_seconds: float = Field(default=1.0, ge=0.0)
     slack_message_chars: int = Field(default=3800, ge=500, le=12000)
     slack_assistant: bool = True
+    # Slack OAuth: many workspaces, each with its own token (issue 29); on when a client id is set
+    slack_client_id: str | None = None
+    """The Slack app's client id: setting it turns on OAuth installs in many workspaces (each
+    with its own token, no ``VEILBOT_SLACK_BOT_TOKEN``); HTTP mode only."""
+    slack_client_secret: SecretStr | None = None
+    """The Slack app's client secret (OAuth mode)."""
+    slack_oauth_redirect_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    """Where Slack sends installers back: ``https://HOST/slack/oauth_redirect`` (OAuth mode);
+    the manifest's ``oauth_config.redirect_urls`` must list it."""
+    slack_oauth_scopes: Annotated[list[str], NoDecode] = list(SLACK_BOT_SCOPES)
+    """The bot scopes an install asks for (comma-separated); those of the manifest by default."""
+    slack_token_rotation_minutes: int = Field(default=120, ge=1, le=720)
+    """With token rotation on, refresh a workspace's token this long before it expires."""
+    slack_uninstall_grace_days: int = Field(default=30, ge=0)
+    """After an uninstall, a workspace's audit runs are kept this many days, then deleted
+    (its tokens, histories and vaults go at once)."""
 
-    @field_validator("slack_bot_token", "slack_signing_secret", "slack_app_token")
+    @field_validator("slack_oauth_scopes", mode="before")
+    @classmethod
+    def _parse_scopes(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [p.strip() for p in value.replace(" ", ",").split(",") if p.strip()]
+        return value
+
+    @field_validator(
+        "slack_bot_token", "slack_signing_secret", "slack_app_token", "slack_client_secret"
+    )
     @classmethod
     def _refuse_placeholder_slack_secret(cls, value: SecretStr | None) -> SecretStr | None:
         return cls._refuse_placeholder_secret(value)
 
     @property
+    def slack_oauth(self) -> bool:
+        """Multi-workspace mode (OAuth installs) rather than one workspace's bot token."""
+        return self.slack_client_id is not None
+
+    @property
     def slack_missing_credential(self) -> str | None:
         """The variable Slack still needs for the chosen transport, or ``None``."""
+        if self.slack_oauth:
+            needed = {
+                "VEILBOT_SLACK_CLIENT_SECRET": self.slack_client_secret,
+                "VEILBOT_SLACK_SIGNING_SECRET": self.slack_signing_secret,
+                "VEILBOT_SLACK_OAUTH_REDIRECT_URL": self.slack_oauth_redirect_url,
+            }
+            missing = [name for name, value in needed.items() if value is None]
+            return ", ".join(missing) or None
         if self.slack_bot_token is None:
             return "VEILBOT_SLACK_BOT_TOKEN"
         if self.slack_mode == "socket":

@@ -22,7 +22,9 @@ from bot.admin.auth import AdminTokens
 from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
+from bot.audit.actions import ActionLog, AdminAction
 from bot.audit.erasure import Eraser
+from bot.audit.installations import SqlInstallationRows
 from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
@@ -37,6 +39,7 @@ from bot.state.client import RedisClient, open_redis, ping_every_node
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
+from bot.state.once import erase_workspace_keys
 from bot.state.sessions import RedisSessionBackend
 from bot.state.spend import RedisSpendLedger
 from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
@@ -252,3 +255,31 @@ async def build_stores(settings: Settings) -> AsyncIterator[Stores]:
     """Redis and the audit store, without the guardrail or the model (no spaCy load)."""
     async with AsyncExitStack() as stack:
         yield await open_stores(settings, stack, spool=False)
+
+
+async def erase_workspace(
+    redis: RedisClient,
+    keys: KeySpace,
+    rows: SqlInstallationRows,
+    actions: ActionLog,
+    *,
+    enterprise_id: str | None,
+    team_id: str,
+    actor: str,
+) -> int:
+    """Erase a Slack workspace at once; the number of Redis keys deleted.
+
+    Its installation (tokens), every Redis key of its threads (history, vault, lock) and rate
+    counters go, and the action log records it.
+    """
+    await rows.delete(enterprise_id or "", team_id if team_id != enterprise_id else None)
+    deleted = await erase_workspace_keys(redis, keys.workspace_patterns("slack", team_id))
+    await actions.record_action(
+        AdminAction(
+            actor=actor,
+            action="erase_workspace",
+            target=f"slack:{team_id}",
+            outcome={"redis_keys": deleted, "installation": "deleted"},
+        )
+    )
+    return deleted

@@ -71,7 +71,7 @@ from adapters.slack.replies import (
     post_ephemeral,
     post_text,
 )
-from bot.core.errors import InputRejected
+from bot.core.errors import ConfigError, InputRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
 from bot.core.types import QueuedEvent
@@ -139,6 +139,11 @@ class SlackAdapter:
         queue: TurnQueue | None = None,
     ) -> None:
         _quiet_sdk_loggers()
+        if settings.slack_oauth:
+            raise ConfigError(
+                "VEILBOT_SLACK_CLIENT_ID is set: multi-workspace OAuth mode is not served by this "
+                "adapter yet; unset it and use VEILBOT_SLACK_BOT_TOKEN"
+            )
         token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
         self._settings, self._handler = settings, handler
         self._app_token: str | None = None

@@ -34,6 +34,7 @@ ActionKind = Literal[
     "erase_thread",
     "budget_limit",
     "view_budgets",
+    "erase_workspace",
 ]
 
 

@@ -205,11 +205,35 @@ def _admin_console_v4(conn: Connection) -> None:
     )
 
 
+def _slack_installations_columns() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("enterprise_id", sa.String(64), primary_key=True),
+        sa.Column("team_id", sa.String(64), primary_key=True),
+        sa.Column("is_enterprise_install", sa.Boolean, nullable=False),
+        sa.Column("installed_at", UTCDateTime, nullable=False),
+        sa.Column("sealed", sa.LargeBinary, nullable=False),
+    ]
+
+
+slack_installations = sa.Table("slack_installations", metadata, *_slack_installations_columns())
+"""One Slack installation per (enterprise, team); ``""`` stands for none. ``sealed`` holds the
+whole installation (tokens included) sealed with ``derive_install_key``: no token in clear."""
+
+
+def _slack_installations_v5(conn: Connection) -> None:
+    """Slack OAuth installs (issue 29). Self-contained and idempotent: safe to renumber."""
+    fresh = sa.MetaData()
+    sa.Table("slack_installations", fresh, *_slack_installations_columns()).create(
+        conn, checkfirst=True
+    )
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _create_audit_runs_v1,
     _index_for_queries_v2,
     _mangled_placeholders_v3,
     _admin_console_v4,
+    _slack_installations_v5,
 )
 """Schema steps in order; step ``i`` (1-based) brings the schema to version ``i``."""
 

@@ -25,13 +25,14 @@ from rich.table import Table
 
 from bot.audit.erasure import ErasurePlan
 from bot.audit.export import export_chunks, record_dict
+from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import purge_older_than
 from bot.audit.types import RunFilter, parse_duration, parse_user_ref
 from bot.cli import views
 from bot.cli.parser import filter_from_args
 from bot.core.errors import InputRejected
 from bot.settings import Settings
-from bot.stores import build_audit, build_stores
+from bot.stores import build_audit, build_stores, erase_workspace
 
 _SHOWN_THREADS = 20
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -194,6 +195,8 @@ async def _purge(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _forget(settings: Settings, args: argparse.Namespace) -> int:
+    if args.workspace:
+        return await _forget_workspace(settings, args)
     user = parse_user_ref(args.user) if args.user else None
     async with build_stores(settings) as stores:
         eraser = stores.eraser
@@ -212,6 +215,36 @@ async def _forget(settings: Settings, args: argparse.Namespace) -> int:
             f"{counts.runs_deleted} audit run(s) deleted, "
             f"{counts.runs_pseudonymized} audit run(s) kept with a hashed user id"
         )
+    return 0
+
+
+async def _forget_workspace(settings: Settings, args: argparse.Namespace) -> int:
+    team = str(args.workspace)
+    if not re.fullmatch(r"[TE][A-Z0-9]{1,40}", team):
+        raise InputRejected(
+            f"--workspace wants a Slack team id such as T0123ABC, not {team!r}", reason="invalid"
+        )
+    if args.dry_run:
+        print(f"would forget Slack workspace {team}: its installation and Redis data")
+        return 0
+    if not args.yes:
+        raise InputRejected(
+            f"forget would erase Slack workspace {team}; pass --yes to erase", reason="unconfirmed"
+        )
+    async with build_stores(settings) as stores:
+        deleted = await erase_workspace(
+            stores.redis,
+            stores.keys,
+            SqlInstallationRows(stores.audit.engine),
+            stores.audit,
+            enterprise_id=team if team.startswith("E") else None,
+            team_id=team,
+            actor="cli",
+        )
+    if args.json:
+        print(json.dumps({"workspace": team, "redis_keys": deleted}))
+    else:
+        print(f"forgotten: Slack workspace {team}, {deleted} Redis key(s), its installation")
     return 0
 
 

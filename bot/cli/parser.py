@@ -110,6 +110,9 @@ def _add_audit_commands(sub: Any) -> None:
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--user", help="slack:TEAM:USER, discord:USER or console:USER")
     target.add_argument("--thread", help="a thread id")
+    target.add_argument(
+        "--workspace", help="a Slack team id (T…): its tokens, histories and vaults, at once"
+    )
     forget.add_argument("--json", action="store_true", help="print the counts (or plan) as JSON")
     forget.add_argument("--yes", "-y", action="store_true", help="erase without asking")
     forget.add_argument("--dry-run", action="store_true", help="only show what would go")

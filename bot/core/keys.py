@@ -33,6 +33,15 @@ class KeySpace:
         """Every key that holds the thread's data (not its lock)."""
         return [self.thread(tid, kind) for kind in THREAD_KINDS]
 
+    def workspace_patterns(self, platform: str, workspace: str) -> list[str]:
+        """``SCAN`` patterns of every key of one workspace.
+
+        Its threads' keys (history, vault, lock) and its rate-limit counters; glob characters
+        in ``workspace`` are escaped.
+        """
+        ws = "".join("\\" + c if c in "*?[]\\" else c for c in workspace)
+        return [f"{self.prefix}:{{{platform}:{ws}:*", f"{self.prefix}:{{rate:{platform}:{ws}}}:*"]
+
     def event(self, platform: str, event_id: str) -> str:
         """The dedupe key of one platform delivery."""
         return f"{self.prefix}:event:{platform}:{event_id}"

@@ -80,6 +80,15 @@ def derive_queue_key(master: bytes) -> bytes:
     return _subkey(master, b"turn-queue")
 
 
+def derive_install_key(master: bytes) -> bytes:
+    """The AES-GCM key that seals Slack installations (OAuth tokens) in the audit database.
+
+    Raises:
+        ConfigError: the master key is not 32 bytes long.
+    """
+    return _subkey(master, b"slack-installations")
+
+
 def _hkdf(master: bytes, info: bytes) -> bytes:
     hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=_HKDF_SALT, info=info)
     return hkdf.derive(master)

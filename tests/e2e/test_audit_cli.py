@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.audit.installations import SqlInstallationRows
 from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.core.keys import KeySpace
 from tests.e2e.test_admin_confirm import THREAD, env_for, in_terminal, veilbot
 from tests.fixtures.audit_db import run
 
@@ -92,3 +95,37 @@ async def test_forget_dry_run_json_prints_the_plan_as_json(
         "runs": 1,
         "keeps_runs": False,
     }
+
+
+async def test_forget_workspace_erases_that_team_only_and_logs_it(
+    tmp_path: Path, env: dict[str, str], redis_client: Any, redis_prefix: str
+) -> None:
+    keys = KeySpace(prefix=redis_prefix)
+    for team in ("TA", "TB"):
+        await redis_client.rpush(keys.thread(f"slack:{team}:C1:100.1", "history"), b"x")
+        await redis_client.hset(keys.thread(f"slack:{team}:C1:100.1", "vault"), "k", "v")
+    async with SqlAuditStore(sqlite_url(tmp_path / "data")) as audit:
+        rows = SqlInstallationRows(audit.engine)
+        await rows.put("", "TA", False, b"sealed-a")
+        await rows.put("", "TB", False, b"sealed-b")
+
+    refused = veilbot(["forget", "--workspace", "TA"], env)
+    assert refused.returncode != 0
+    assert "--yes" in refused.stderr
+    bad = veilbot(["forget", "--workspace", "ta; drop", "--yes"], env)
+    assert bad.returncode != 0
+    assert "Slack team id" in bad.stderr
+
+    done = veilbot(["forget", "--workspace", "TA", "--yes", "--json"], env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"workspace": "TA", "redis_keys": 2}
+    left = [k.decode() async for k in redis_client.scan_iter(f"{redis_prefix}:*")]
+    assert sorted(left) == sorted(
+        [keys.thread("slack:TB:C1:100.1", "history"), keys.thread("slack:TB:C1:100.1", "vault")]
+    )
+    async with SqlAuditStore(sqlite_url(tmp_path / "data")) as audit:
+        assert await SqlInstallationRows(audit.engine).teams() == [("", "TB")]
+        logged = await audit.recent_actions()
+    assert [(a.actor, a.action, a.target) for a in logged] == [
+        ("cli", "erase_workspace", "slack:TA")
+    ]

@@ -7,6 +7,8 @@ One aiohttp server in the test's event loop serves:
 - scripted failures per method (``fail("chat.postMessage", 429, retry_after=1)``);
 - a Socket Mode websocket at ``/link/`` behind ``apps.connections.open``: ``hello``, then
   envelopes the test sends, recording the client's acks;
+- OAuth (``tests.fakes.slack_oauth``): ``oauth.v2.access`` with codes and token rotation,
+  ``auth.test`` per token, ``apps.uninstall``;
 - ``/respond/<n>``: response URLs for slash commands and buttons;
 - the ``files_upload_v2`` flow: ``files.getUploadURLExternal`` hands out ``/upload/<file_id>``,
   which records the raw bytes, and ``files.completeUploadExternal`` shares them in a channel.
@@ -25,6 +27,8 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from aiohttp import WSMsgType, web
+
+from tests.fakes.slack_oauth import OAuthSide
 
 BOT_USER_ID = "UBOT"
 BOT_ID = "B0BOT"
@@ -87,7 +91,7 @@ def chunks_text(params: dict[str, Any]) -> str:
     return text
 
 
-class FakeSlack:
+class FakeSlack(OAuthSide):
     """The fake Slack server. Use as ``async with FakeSlack() as slack``.
 
     Attributes:
@@ -115,6 +119,7 @@ class FakeSlack:
         self._connected = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
+        self._oauth_init()
 
     # lifecycle -----------------------------------------------------------------------
     async def __aenter__(self) -> FakeSlack:
@@ -225,6 +230,8 @@ class FakeSlack:
         return web.json_response(body)
 
     def _m_auth_test(self, _p: dict[str, Any]) -> dict[str, Any]:
+        if (own := self.token_identity(self.calls[-1].token)) is not None:
+            return own
         return {
             "ok": True,
             "url": "https://fake.slack.com/",

@@ -58,3 +58,50 @@ def test_cli_run_without_credentials_exits_2(
         monkeypatch.delenv(name, raising=False)
     assert main(["run", "slack"]) == 2
     assert "VEILBOT_SLACK_BOT_TOKEN" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("values", "named"),
+    [
+        (
+            {"slack_client_id": "1.2"},
+            "VEILBOT_SLACK_CLIENT_SECRET, VEILBOT_SLACK_SIGNING_SECRET, "
+            "VEILBOT_SLACK_OAUTH_REDIRECT_URL",
+        ),
+        (
+            {"slack_client_id": "1.2", "slack_client_secret": "s", "slack_signing_secret": "g"},
+            "VEILBOT_SLACK_OAUTH_REDIRECT_URL",
+        ),
+    ],
+)
+def test_oauth_mode_names_every_missing_setting_and_needs_no_bot_token(
+    values: dict[str, str], named: str
+) -> None:
+    assert Settings(**values).slack_missing_credential == named
+
+
+def test_oauth_scopes_default_to_the_manifest_and_parse_from_a_list() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    manifest = yaml.safe_load(Path("deploy/slack/manifest.yml").read_text())
+    assert Settings().slack_oauth_scopes == manifest["oauth_config"]["scopes"]["bot"]
+    given = Settings(slack_oauth_scopes="chat:write, commands")  # type: ignore[arg-type]
+    assert given.slack_oauth_scopes == ["chat:write", "commands"]
+
+
+def test_a_bad_redirect_url_is_refused() -> None:
+    with pytest.raises(ValueError, match="slack_oauth_redirect_url"):
+        Settings(slack_oauth_redirect_url="not a url")
+
+
+def test_oauth_mode_is_refused_clearly_until_the_adapter_serves_it() -> None:
+    settings = Settings(
+        slack_client_id="1.2",
+        slack_client_secret="s",
+        slack_signing_secret="g",
+        slack_oauth_redirect_url="https://veilbot.example/slack/oauth_redirect",
+    )
+    with pytest.raises(ConfigError, match="VEILBOT_SLACK_CLIENT_ID"):
+        SlackAdapter(settings, _NoCore(), HttpServer())  # type: ignore[arg-type]

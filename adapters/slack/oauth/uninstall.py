@@ -1,0 +1,32 @@
+"""Uninstall erases a Slack workspace at once: ``app_uninstalled`` and ``tokens_revoked``.
+
+Both erase (one installation per team holds every token). The erasure itself (installation
+rows, Redis keys of the workspace, the action-log entry) is composed at the root
+(``bot.stores.erase_workspace``); this module only listens for Slack's events.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+
+logger = logging.getLogger(__name__)
+
+EraseWorkspace = Callable[[str | None, str], Awaitable[int]]
+"""``erase(enterprise_id, team_id)``: erases the workspace, returns the Redis keys deleted."""
+
+
+def register_uninstall(app: AsyncApp, erase: EraseWorkspace) -> None:
+    """Erase the workspace on ``app_uninstalled`` and ``tokens_revoked``."""
+
+    async def on_uninstall(context: Any, ack: Any) -> None:
+        await ack()
+        team = context.team_id or context.enterprise_id
+        if team:
+            await erase(context.enterprise_id, team)
+
+    app.event("app_uninstalled")(on_uninstall)
+    app.event("tokens_revoked")(on_uninstall)
