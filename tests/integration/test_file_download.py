@@ -1,16 +1,19 @@
-"""Attached files fetched from the fake Slack's file host with the real aiohttp client."""
+"""Attached files fetched from the fake Slack file host and Discord CDN (real aiohttp)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
 import aiohttp
+import discord
 import pytest
 
+from adapters.discord.events import attachment_of
 from adapters.downloads import download
 from adapters.slack.events import files_of
 from bot.core.attachments import Attachment
 from bot.core.errors import AdapterError, InputRejected
+from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.slack_server import FakeSlack
 
 CSV = b"name,email\nJane Doe,jane.doe@example.org\n"
@@ -70,3 +73,40 @@ async def test_a_file_the_host_no_longer_has_is_an_adapter_error(slack, session)
     slack.hosted.clear()
     with pytest.raises(AdapterError, match="HTTP 404"):
         await download(session, attachment, position=1, max_bytes=1024, token=slack.bot_token)
+
+
+class _NoHttp:
+    """The one attribute discord.py's Attachment reads from its connection state."""
+
+    http = None
+
+
+async def _cdn_download(payload: dict[str, object], session: aiohttp.ClientSession) -> bytes:
+    found = attachment_of(discord.Attachment(data=payload, state=_NoHttp()))  # type: ignore[arg-type]
+    return await download(session, found, position=1, max_bytes=1024)
+
+
+async def test_a_discord_attachment_is_fetched_from_the_cdn_without_a_token(session):
+    fake = FakeDiscord()
+    try:
+        await fake.start()
+        page = b"<!DOCTYPE html><html><body>my own page</body></html>"
+        event = fake.message("see", files=(("Jane Doe.csv", CSV), ("page.html", page)))
+        first, second = event["attachments"]
+        assert await _cdn_download(first, session) == CSV
+        assert await _cdn_download(second, session) == page, "an HTML file is a file on Discord"
+        assert fake.cdn_requests == [first["id"], second["id"]]
+    finally:
+        await fake.stop()
+
+
+async def test_a_discord_attachment_gone_from_the_cdn_is_an_adapter_error(session):
+    fake = FakeDiscord()
+    try:
+        await fake.start()
+        (payload,) = fake.message("see", files=(("a.txt", CSV),))["attachments"]
+        fake.cdn.clear()
+        with pytest.raises(AdapterError, match="HTTP 404"):
+            await _cdn_download(payload, session)
+    finally:
+        await fake.stop()
