@@ -12,12 +12,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.core.errors import InputRejected
 from bot.core.ports import Guardrail
 from bot.core.types import Platform, ThreadId
-from bot.files.kinds import IMAGE_KINDS, FileKind, sniff
+from bot.files.extract import text_of
+from bot.files.kinds import FileKind, sniff
 from bot.files.limits import FileLimits
-from bot.files.text import decode
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ async def redact_files(
     total: Counter[str] = Counter()
     for position, incoming in enumerate(files, start=1):
         kind = sniff(incoming.data)
-        text = _text_of(kind, incoming.data, position)
+        text = text_of(kind, incoming.data, position)
         name = await guardrail.anonymize(thread_id, incoming.name, platform=platform)
         body = await guardrail.anonymize(thread_id, text, platform=platform)
         counts = Counter(name.counts()) + Counter(body.counts())
@@ -81,24 +80,3 @@ async def redact_files(
         facts.append(FileFact(kind=kind, size=len(incoming.data), pages=1, entities=dict(counts)))
         total += counts
     return FileIntake(blocks=tuple(blocks), facts=tuple(facts), entities=dict(total))
-
-
-def _text_of(kind: FileKind, data: bytes, position: int) -> str:
-    if kind == "text":
-        return decode(data, position=position)
-    if kind in IMAGE_KINDS:
-        raise InputRejected(
-            f"File {position} is an image; images are not read yet. "
-            "Paste the text you need instead.",
-            reason="unsupported_file",
-        )
-    if kind == "unknown":
-        raise InputRejected(
-            f"File {position} is not a kind I read (text, CSV, JSON, source code).",
-            reason="unsupported_file",
-        )
-    raise InputRejected(
-        f"File {position} is a {kind.upper()} document; documents are not read yet. "
-        "Paste the text you need instead.",
-        reason="unsupported_file",
-    )

@@ -18,6 +18,7 @@ from bot.core.types import ThreadId
 from bot.files.intake import IncomingFile, redact_files
 from bot.files.kinds import sniff
 from bot.files.limits import FileLimits
+from bot.files.text import decode
 
 T1 = ThreadId("slack:T1:C1:1700000000.000900")
 EMAIL = "maria.oliveira@example.org"
@@ -134,3 +135,13 @@ def test_too_many_pages_are_refused():
 )
 def test_the_kind_comes_from_the_bytes(data, kind):
     assert sniff(data) == kind
+
+
+def test_a_short_latin1_file_keeps_its_accents() -> None:
+    data = "Zoë Brontë, Köln, São Paulo, Ærø\n".encode("latin-1")
+    assert decode(data, position=1) == "Zoë Brontë, Köln, São Paulo, Ærø\n"
+
+
+def test_cyrillic_in_windows_1251_is_not_read_as_latin() -> None:
+    text = "Привет, это список клиентов из Москвы и Санкт-Петербурга.\n" * 3
+    assert decode(text.encode("cp1251"), position=1) == text
