@@ -127,6 +127,9 @@ class Settings(BaseSettings):
     """The most files read from one message; more are refused, none read."""
     files_max_pages: int = Field(default=30, ge=1)
     """The most pages (sheets, slides) read from one attached document."""
+    files_max_chars: int = Field(default=100_000, ge=1)
+    """The most characters of text read from one attached file (the guardrail's time grows
+    with it: tests/perf/bench_files)."""
 
     # Guardrail
     vault_key: SecretStr | None = None

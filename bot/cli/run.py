@@ -92,8 +92,10 @@ def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
     """
     try:
         data = path.read_bytes()
-        FileLimits(max_bytes=settings.files_max_bytes).check_sizes([len(data)])
+        limits = FileLimits(max_bytes=settings.files_max_bytes, max_chars=settings.files_max_chars)
+        limits.check_sizes([len(data)])
         text = text_of(sniff(data), data, 1)
+        limits.check_chars(1, len(text))
         redacted = build_redactor(settings).redact(text, "console")
     except OSError as exc:
         print(f"veilbot: cannot read the file: {exc.strerror}", file=sys.stderr)

@@ -73,6 +73,7 @@ async def redact_files(
     for position, incoming in enumerate(files, start=1):
         kind = sniff(incoming.data)
         text = text_of(kind, incoming.data, position)
+        limits.check_chars(position, len(text))
         name = await guardrail.anonymize(thread_id, incoming.name, platform=platform)
         body = await guardrail.anonymize(thread_id, text, platform=platform)
         counts = Counter(name.counts()) + Counter(body.counts())

@@ -18,11 +18,15 @@ class FileLimits:
         max_bytes: the largest file read (default 20 MB).
         max_files: the most files read from one message (default 5).
         max_pages: the most pages (or sheets, or slides) read from one document (default 30).
+        max_chars: the most characters of text taken from one file (default 100,000): the
+            guardrail reads about 12 kB/s on a shared 2-core machine (tests/perf/bench_files),
+            so a 20 MB text file would hold its thread for half an hour.
     """
 
     max_bytes: int = 20 * MIB
     max_files: int = 5
     max_pages: int = 30
+    max_chars: int = 100_000
 
     def check_count(self, count: int) -> None:
         """Raises InputRejected when one message brings more files than are read."""
@@ -54,6 +58,15 @@ class FileLimits:
                 f"File {position} has {pages} pages; I read documents up to "
                 f"{self.max_pages} pages.",
                 reason="too_many_pages",
+            )
+
+    def check_chars(self, position: int, chars: int) -> None:
+        """Raises InputRejected when a file holds more text than is read."""
+        if chars > self.max_chars:
+            raise InputRejected(
+                f"File {position} holds {chars:,} characters of text; I read up to "
+                f"{self.max_chars:,}. Please send the part you need.",
+                reason="too_much_text",
             )
 
 

@@ -62,6 +62,7 @@ def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
         (run(tmp_path, str(pdf), "--out", str(out)), "is a PDF document"),
         (run(tmp_path, str(tmp_path / "missing.txt")), "cannot read the file"),
         (run(tmp_path, str(big), VEILBOT_FILES_MAX_BYTES="1024"), "I read files up to"),
+        (run(tmp_path, str(big), VEILBOT_FILES_MAX_CHARS="100"), "2,048 characters of text"),
     ]
     for done, expected in cases:
         assert done.returncode == 2

@@ -145,3 +145,11 @@ def test_a_short_latin1_file_keeps_its_accents() -> None:
 def test_cyrillic_in_windows_1251_is_not_read_as_latin() -> None:
     text = "Привет, это список клиентов из Москвы и Санкт-Петербурга.\n" * 3
     assert decode(text.encode("cp1251"), position=1) == text
+
+
+async def test_a_file_with_more_text_than_is_read_is_refused_with_its_length(guardrail):
+    files = [IncomingFile(name="a.csv", data=_csv("utf-8") * 20)]
+    limits = FileLimits(max_chars=1000)
+    with pytest.raises(InputRejected, match="File 1 holds 2,100 characters") as caught:
+        await redact_files(guardrail, T1, files, platform="slack", limits=limits)
+    assert caught.value.reason == "too_much_text"

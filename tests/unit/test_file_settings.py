@@ -19,6 +19,7 @@ def test_the_defaults_are_20_mb_5_files_30_pages() -> None:
         limits.max_pages,
     )
     assert (limits.max_bytes, limits.max_files, limits.max_pages) == (20 * 1024 * 1024, 5, 30)
+    assert settings.files_max_chars == limits.max_chars == 100_000
 
 
 def test_limits_set_in_the_environment_are_the_ones_enforced(
@@ -43,7 +44,12 @@ def test_limits_set_in_the_environment_are_the_ones_enforced(
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("FILES_MAX_BYTES", "0"), ("FILES_MAX_COUNT", "-1"), ("FILES_MAX_PAGES", "many")],
+    [
+        ("FILES_MAX_BYTES", "0"),
+        ("FILES_MAX_COUNT", "-1"),
+        ("FILES_MAX_PAGES", "many"),
+        ("FILES_MAX_CHARS", "0"),
+    ],
 )
 def test_a_bad_limit_is_refused_naming_the_setting(
     monkeypatch: pytest.MonkeyPatch, name: str, value: str
