@@ -160,6 +160,15 @@ class Settings(BaseSettings):
 
     # Input limits
     max_input_chars: int = Field(default=8000, ge=1)
+    files_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1)
+    """The largest attached file read; a larger one is refused with its size and this limit."""
+    files_max_count: int = Field(default=5, ge=0)
+    """The most files read from one message; more are refused, none read."""
+    files_max_pages: int = Field(default=30, ge=1)
+    """The most pages (sheets, slides) read from one attached document."""
+    files_max_chars: int = Field(default=100_000, ge=1)
+    """The most characters of text read from one attached file (the guardrail's time grows
+    with it: tests/perf/bench_files)."""
 
     # Guardrail
     vault_key: SecretStr | None = None

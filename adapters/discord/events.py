@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from bot.core.attachments import Attachment
 from bot.core.types import InboundMessage, thread_id
 
 DISCORD_LIMIT = 2000
@@ -60,6 +61,7 @@ class MessageFacts:
         content: the raw text with Discord markup. Never logged.
         mention_ids: users in the message's resolved mention list.
         attachments: the number of attached files.
+        files: the attached files, with their CDN URLs.
         in_thread: whether ``channel_id`` is a thread.
         thread_owner_id: who created that thread, when known.
         role_ids: the author's roles in the server (for the access rules).
@@ -79,6 +81,7 @@ class MessageFacts:
     thread_owner_id: int | None = None
     role_ids: tuple[int, ...] = ()
     parent_id: int | None = None
+    files: tuple[Attachment, ...] = ()
 
 
 def facts_of(message: discord.Message) -> MessageFacts:
@@ -99,7 +102,13 @@ def facts_of(message: discord.Message) -> MessageFacts:
         thread_owner_id=channel.owner_id if in_thread else None,
         role_ids=tuple(r.id for r in getattr(message.author, "roles", ())),
         parent_id=channel.parent_id if in_thread else None,
+        files=tuple(attachment_of(a) for a in message.attachments),
     )
+
+
+def attachment_of(attachment: discord.Attachment) -> Attachment:
+    """A Discord attachment as the core sees it: its name, CDN URL and announced size."""
+    return Attachment(name=attachment.filename, url=attachment.url, size=attachment.size)
 
 
 def classify(facts: MessageFacts, bot_id: int, *, ignore_bots: bool) -> Trigger:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from bot.core.attachments import Attachment
 from bot.core.errors import InputRejected
 from bot.core.types import InboundMessage, ThreadId, thread_id
 
@@ -29,12 +30,17 @@ class Delivery:
     Attributes:
         message: the core's view of the message (raw text, bot mention removed).
         thread_ts: the thread to answer in (the message's own ``ts`` for a new thread).
-        has_files: the message carried files, which the bot does not read.
+        files: the files the message carried, with where to fetch each.
     """
 
     message: InboundMessage
     thread_ts: str
-    has_files: bool
+    files: tuple[Attachment, ...] = ()
+
+    @property
+    def has_files(self) -> bool:
+        """The message carried files."""
+        return bool(self.files)
 
     @property
     def command(self) -> str | None:
@@ -136,7 +142,26 @@ def to_delivery(body: dict[str, Any], *, bot_user_id: str | None, trigger: str) 
         private=is_dm(event),
         metadata=metadata,
     )
-    return Delivery(message=message, thread_ts=thread_ts, has_files=bool(event.get("files")))
+    return Delivery(message=message, thread_ts=thread_ts, files=files_of(event))
+
+
+def files_of(event: dict[str, Any]) -> tuple[Attachment, ...]:
+    """The files of a Slack message event, with the URL to fetch them with the bot token.
+
+    A deleted or hidden file (``mode`` ``tombstone`` or ``hidden_by_limit``) has no URL; it is
+    kept, with an empty one, so the answer can say it could not be read.
+    """
+    found = []
+    for item in event.get("files") or []:
+        if not isinstance(item, dict):
+            continue
+        url = item.get("url_private_download") or item.get("url_private") or ""
+        found.append(
+            Attachment(
+                name=str(item.get("name") or ""), url=str(url), size=int(item.get("size") or 0)
+            )
+        )
+    return tuple(found)
 
 
 def deleted_message(

@@ -54,12 +54,16 @@ def _add_bot_commands(sub: Any) -> None:
     redact = sub.add_parser(
         "redact", help="redact messages with the guardrail's detection (no Redis, nothing kept)"
     )
-    redact.add_argument(
+    source = redact.add_mutually_exclusive_group(required=True)
+    source.add_argument(
         "--jsonl",
         action="store_true",
-        required=True,
         help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
     )
+    source.add_argument(
+        "file", nargs="?", metavar="FILE", help="a text-like file (txt, csv, json, code, ...)"
+    )
+    redact.add_argument("--out", metavar="PATH", help="write the redacted file here, not stdout")
 
 
 def add_filter_args(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,8 @@ import asyncio
 import json
 import logging
 import sys
+from collections import Counter
+from pathlib import Path
 from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
@@ -18,6 +20,9 @@ from bot.app import build_app, build_redactor
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
+from bot.files.extract import text_of
+from bot.files.kinds import sniff
+from bot.files.limits import FileLimits
 from bot.service import check_model_for_platforms, select_platforms
 from bot.service import serve as serve_platforms
 from bot.settings import Settings
@@ -73,8 +78,39 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def redact(settings: Settings, args: argparse.Namespace) -> int:
-    """``veilbot redact --jsonl``: redact stdin's JSON lines to stdout."""
+    """``veilbot redact --jsonl``: stdin's JSON lines to stdout; ``veilbot redact FILE``: a file."""
+    if args.file:
+        return redact_file(settings, Path(args.file), Path(args.out) if args.out else None)
     return redact_lines(settings, sys.stdin, sys.stdout)
+
+
+def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
+    """Redact one file to ``out`` (else stdout); entity counts on stderr, never values.
+
+    A file that cannot be read, is too large or of a kind not read gets one line on stderr
+    and exit status 2; nothing is written.
+    """
+    try:
+        data = path.read_bytes()
+        limits = FileLimits(max_bytes=settings.files_max_bytes, max_chars=settings.files_max_chars)
+        limits.check_sizes([len(data)])
+        text = text_of(sniff(data), data, 1)
+        limits.check_chars(1, len(text))
+        redacted = build_redactor(settings).redact(text, "console")
+    except OSError as exc:
+        print(f"veilbot: cannot read the file: {exc.strerror}", file=sys.stderr)
+        return 2
+    except (InputRejected, GuardrailError) as exc:
+        print(f"veilbot: {exc}", file=sys.stderr)
+        return 2
+    if out is None:
+        sys.stdout.write(redacted.text)
+    else:
+        out.write_text(redacted.text, encoding="utf-8")
+    counts = Counter(e.type for e in redacted.entities)
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "nothing"
+    print(f"veilbot: redacted {summary}", file=sys.stderr)
+    return 0
 
 
 def _redact_line(redactor: Any, line: str) -> dict[str, Any]:

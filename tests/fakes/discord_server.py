@@ -74,6 +74,10 @@ class FakeDiscord:
     _runner: web.AppRunner | None = None
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     port: int = 0
+    cdn: dict[str, bytes] = field(default_factory=dict)
+    """Attachment bytes served by the fake CDN, by attachment id."""
+    cdn_requests: list[str] = field(default_factory=list)
+    """The attachment id of each CDN download, oldest first."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -81,6 +85,7 @@ class FakeDiscord:
         app = web.Application()
         app.router.add_get("/", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{channel}/{aid}/{name}", self._cdn)
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -116,11 +121,31 @@ class FakeDiscord:
         mentions: tuple[int, ...] = (),
         attachments: int = 0,
         msg_type: int = 0,
+        files: tuple[tuple[str, bytes], ...] = (),
     ) -> dict[str, Any]:
-        """A MESSAGE_CREATE payload from a member (``guild=None``: a direct message)."""
-        files = [wire.attachment(self.next_id(), self.api_url) for _ in range(attachments)]
+        """A MESSAGE_CREATE payload from a member (``guild=None``: a direct message).
+
+        ``files`` (name, bytes) are attached with CDN URLs this server serves.
+        """
+        files_ = [wire.attachment(self.next_id(), self.api_url) for _ in range(attachments)]
+        files_ += [self.host_attachment(channel, name, data) for name, data in files]
         return wire.message(self.next_id(), channel, content, author=author, guild=guild,
-                            mentions=mentions, attachments=files, msg_type=msg_type)  # fmt: skip
+                            mentions=mentions, attachments=files_, msg_type=msg_type)  # fmt: skip
+
+    def host_attachment(self, channel: int, name: str, data: bytes) -> dict[str, Any]:
+        """An attachment payload whose ``url`` is this server's CDN, serving ``data``."""
+        aid = str(self.next_id())
+        self.cdn[aid] = data
+        url = f"http://127.0.0.1:{self.port}/attachments/{channel}/{aid}/{name}"
+        return {"id": aid, "filename": name, "size": len(data), "url": url, "proxy_url": url,
+                "content_type": "application/octet-stream"}  # fmt: skip
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        aid = request.match_info["aid"]
+        self.cdn_requests.append(aid)
+        if aid not in self.cdn:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=self.cdn[aid], content_type="application/octet-stream")
 
     def slash(
         self,

@@ -111,6 +111,11 @@ class FakeSlack(OAuthSide):
         self.uploads: dict[str, Upload] = {}
         self.people: list[dict[str, Any]] = []
         self.usergroups: dict[str, list[str]] = {}
+        self.hosted: dict[str, bytes] = {}
+        """Files users shared, by id, served at their ``url_private_download``."""
+        self.downloads: list[tuple[str, str | None]] = []
+        """Each file download: the file id and the ``Authorization`` header it came with."""
+        self.bot_token = "xoxb-test"
         """User group id to member ids, as ``usergroups.list`` answers."""
         self._failures: dict[str, deque[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._holds: dict[str, asyncio.Event] = {}
@@ -129,6 +134,7 @@ class FakeSlack(OAuthSide):
         app.router.add_get("/link/", self._socket)
         app.router.add_post("/respond/{n}", self._respond)
         app.router.add_post("/upload/{file_id}", self._upload)
+        app.router.add_get("/files-pri/{team_file}/download/{name}", self._download)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -390,6 +396,29 @@ class FakeSlack(OAuthSide):
             return web.Response(status=404, text="no such upload")
         upload.data = await request.read()
         return web.Response(text=f"OK - {len(upload.data)}")
+
+    def host_file(self, name: str, data: bytes, *, mimetype: str = "text/plain") -> dict[str, Any]:
+        """Serve ``data`` as a file a user shared; returns the file object of its message event."""
+        fid = f"F{next(self._clock):08d}"
+        self.hosted[fid] = data
+        base = f"http://127.0.0.1:{self.port}/files-pri/{self.team}-{fid}"
+        return {
+            "id": fid, "name": name, "title": name, "mimetype": mimetype, "mode": "hosted",
+            "size": len(data), "is_external": False, "url_private": f"{base}/{name}",
+            "url_private_download": f"{base}/download/{name}",
+        }  # fmt: skip
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """Slack's file download: the bytes with the bot token, its sign-in page without."""
+        fid = request.match_info["team_file"].rsplit("-", 1)[-1]
+        auth = request.headers.get("Authorization")
+        self.downloads.append((fid, auth))
+        if auth != f"Bearer {self.bot_token}":
+            page = "<!DOCTYPE html><html><body>Sign in to Slack</body></html>"
+            return web.Response(text=page, content_type="text/html")
+        if fid not in self.hosted:
+            return web.Response(status=404, text="file_not_found")
+        return web.Response(body=self.hosted[fid], content_type="application/octet-stream")
 
     def _m_apps_connections_open(self, _p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t1"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import discord
 import pytest
 
 from adapters.discord.events import (
@@ -11,6 +12,7 @@ from adapters.discord.events import (
     MessageFacts,
     Trigger,
     allowed_mentions,
+    attachment_of,
     classify,
     conversation_channel,
     split_message,
@@ -18,6 +20,7 @@ from adapters.discord.events import (
     thread_name,
     to_inbound,
 )
+from tests.fakes.discord_payloads import attachment
 
 BOT = 900000000000000001
 ALICE = 100000000000000002
@@ -165,3 +168,17 @@ def test_words_are_not_cut_when_spaces_exist() -> None:
     words = " ".join(f"w{i:04d}" for i in range(900))
     chunks = split_message(words)
     assert " ".join(chunks).split() == words.split()
+
+
+class _NoHttp:
+    """The one attribute discord.py's Attachment reads from its connection state."""
+
+    http = None
+
+
+def test_an_attachment_gives_its_name_cdn_url_and_size() -> None:
+    data = attachment(77, "https://cdn.discordapp.test")
+    data.update(filename="Jane Doe.csv", size=4096)
+    found = attachment_of(discord.Attachment(data=data, state=_NoHttp()))  # type: ignore[arg-type]
+    assert (found.name, found.size) == ("Jane Doe.csv", 4096)
+    assert found.url == "https://cdn.discordapp.test/attachments/77"

@@ -31,7 +31,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = ("bot", "adapters", "guardrails")
 
-SUBPACKAGES = {f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin", "cli")}
+SUBPACKAGES = {f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin", "files", "cli")}
 NAMED = {
     "bot": "version",  # bot/__init__.py: __version__ only
     "bot.__main__": "cli",
@@ -47,7 +47,17 @@ NAMED = {
     "bot.scoping": "root",
     "bot.metrics": "root",
 }
-BELOW_ROOT = {"core", "state", "model", "audit", "guardrails", "admin", "settings", "http_server"}
+BELOW_ROOT = {
+    "core",
+    "state",
+    "model",
+    "audit",
+    "guardrails",
+    "admin",
+    "files",
+    "settings",
+    "http_server",
+}
 MAY_IMPORT: dict[str, set[str]] = {
     "version": set(),
     "core": set(),
@@ -56,6 +66,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "audit": {"core"},
     "guardrails": {"core"},
     "admin": {"core", "audit"},
+    "files": {"core"},
     "settings": {"core"},
     "http_server": {"core"},
     "adapters": {"core", "settings", "http_server"},
@@ -85,6 +96,7 @@ SDK_HOMES: dict[str, set[str]] = {
     "discord": {"adapters"},
     "aiohttp": {"admin", "adapters", "http_server"},
     "pydantic_settings": {"settings"},
+    "charset_normalizer": {"files"},
 }
 
 GUARDRAIL_MAY_IMPORT: dict[str, set[str]] = {

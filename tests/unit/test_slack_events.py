@@ -116,3 +116,35 @@ def test_command_words() -> None:
     assert d.command == "help"
     assert to_delivery(mention("FORGET"), bot_user_id="UBOT", trigger="m").command == "forget"
     assert to_delivery(mention("forget me not"), bot_user_id="UBOT", trigger="m").command is None
+
+
+def _slack_file(fid: str, name: str, size: int) -> dict[str, object]:
+    """A file object as Slack puts it in a ``file_share`` message event."""
+    return {
+        "id": fid, "created": 1700000000, "timestamp": 1700000000, "name": name,
+        "title": name, "mimetype": "text/csv", "filetype": "csv", "user": "U1",
+        "mode": "hosted", "is_external": False, "size": size,
+        "url_private": f"https://files.slack.com/files-pri/T1-{fid}/{name}",
+        "url_private_download": f"https://files.slack.com/files-pri/T1-{fid}/download/{name}",
+    }  # fmt: skip
+
+
+def test_a_file_share_carries_each_files_name_size_and_download_url() -> None:
+    body = message("see attached", subtype="file_share")
+    body["event"]["files"] = [
+        _slack_file("F1", "Jane Doe.csv", 2048),
+        {"id": "F2", "mode": "tombstone"},
+    ]
+    d = to_delivery(body, bot_user_id="UBOT", trigger="followup")
+    first, gone = d.files
+    assert (first.name, first.size) == ("Jane Doe.csv", 2048)
+    assert first.url == "https://files.slack.com/files-pri/T1-F1/download/Jane Doe.csv"
+    assert (gone.url, gone.size) == ("", 0), "a deleted file has nothing to fetch"
+    assert d.has_files
+    assert "Jane" not in str(d.message.metadata)
+
+
+def test_a_message_without_files_has_none() -> None:
+    d = to_delivery(message("plain"), bot_user_id="UBOT", trigger="followup")
+    assert d.files == ()
+    assert not d.has_files

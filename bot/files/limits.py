@@ -1,0 +1,74 @@
+"""How many files, how large and how many pages one message may bring, and the answers past them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.core.errors import InputRejected
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FileLimits:
+    """The limits of one message's files.
+
+    Attributes:
+        max_bytes: the largest file read (default 20 MB).
+        max_files: the most files read from one message (default 5).
+        max_pages: the most pages (or sheets, or slides) read from one document (default 30).
+        max_chars: the most characters of text taken from one file (default 100,000): the
+            guardrail reads about 12 kB/s on a shared 2-core machine (tests/perf/bench_files),
+            so a 20 MB text file would hold its thread for half an hour.
+    """
+
+    max_bytes: int = 20 * MIB
+    max_files: int = 5
+    max_pages: int = 30
+    max_chars: int = 100_000
+
+    def check_count(self, count: int) -> None:
+        """Raises InputRejected when one message brings more files than are read."""
+        if count > self.max_files:
+            raise InputRejected(
+                f"That message has {count} files; I read at most {self.max_files} at a time. "
+                "Please send them in smaller groups.",
+                reason="too_many_files",
+            )
+
+    def check_sizes(self, sizes: Sequence[int]) -> None:
+        """Raises InputRejected naming the position of the first file past the size limit.
+
+        The size is checked before the download when the platform announces it, and again on
+        the bytes received.
+        """
+        for position, size in enumerate(sizes, start=1):
+            if size > self.max_bytes:
+                raise InputRejected(
+                    f"File {position} is {_megabytes(size)}; I read files up to "
+                    f"{_megabytes(self.max_bytes)}.",
+                    reason="file_too_large",
+                )
+
+    def check_pages(self, position: int, pages: int) -> None:
+        """Raises InputRejected when a document has more pages than are read."""
+        if pages > self.max_pages:
+            raise InputRejected(
+                f"File {position} has {pages} pages; I read documents up to "
+                f"{self.max_pages} pages.",
+                reason="too_many_pages",
+            )
+
+    def check_chars(self, position: int, chars: int) -> None:
+        """Raises InputRejected when a file holds more text than is read."""
+        if chars > self.max_chars:
+            raise InputRejected(
+                f"File {position} holds {chars:,} characters of text; I read up to "
+                f"{self.max_chars:,}. Please send the part you need.",
+                reason="too_much_text",
+            )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MIB:.1f} MB"

@@ -1,0 +1,77 @@
+"""``veilbot redact FILE [--out PATH]``: a text-like file redacted by the console script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CSV = "name,email,phone\nMaria Gonzalez,maria@example.com,+1 415 555 0123\nZoë,,\n"
+SEEDED = ("Maria", "Gonzalez", "maria@example.com", "555 0123")
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {
+        **os.environ,
+        "VEILBOT_DATA_DIR": str(tmp_path),
+        "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "",
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "redact", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_latin1_csv_is_redacted_to_the_out_file_with_counts_on_stderr(tmp_path: Path) -> None:
+    source, out = tmp_path / "clients.csv", tmp_path / "clients.redacted.csv"
+    source.write_bytes(CSV.encode("latin-1"))
+    done = run(tmp_path, str(source), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    redacted = out.read_text(encoding="utf-8")
+    assert "<EMAIL_ADDRESS_1>" in redacted
+    assert "Zoë" in redacted, "decoded from latin-1, written as UTF-8"
+    for value in SEEDED:
+        assert value not in redacted
+        assert value not in done.stderr + done.stdout
+    assert "1 EMAIL_ADDRESS" in done.stderr
+
+
+def test_without_out_the_redacted_text_goes_to_stdout(tmp_path: Path) -> None:
+    source = tmp_path / "notes.md"
+    source.write_text("Call Maria Gonzalez at +1 415 555 0123\n", encoding="utf-8")
+    done = run(tmp_path, str(source))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Call <PERSON_1> at <PHONE_NUMBER_1>")
+
+
+def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    binary, pdf = tmp_path / "a.txt", tmp_path / "b.txt"
+    binary.write_bytes(b"\x7fELF" + bytes(64))
+    pdf.write_bytes(b"%PDF-1.7\n")
+    big = tmp_path / "big.log"
+    big.write_text("x" * 2048)
+    out = tmp_path / "out.txt"
+    cases = [
+        (run(tmp_path, str(binary), "--out", str(out)), "is not a kind I read"),
+        (run(tmp_path, str(pdf), "--out", str(out)), "is a PDF document"),
+        (run(tmp_path, str(tmp_path / "missing.txt")), "cannot read the file"),
+        (run(tmp_path, str(big), VEILBOT_FILES_MAX_BYTES="1024"), "I read files up to"),
+        (run(tmp_path, str(big), VEILBOT_FILES_MAX_CHARS="100"), "2,048 characters of text"),
+    ]
+    for done, expected in cases:
+        assert done.returncode == 2
+        assert expected in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not out.exists()
+
+
+def test_neither_a_file_nor_jsonl_is_a_usage_error(tmp_path: Path) -> None:
+    done = run(tmp_path)
+    assert done.returncode == 2
+    assert "FILE" in done.stderr or "--jsonl" in done.stderr

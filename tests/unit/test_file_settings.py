@@ -1,0 +1,59 @@
+"""The limits of attached files come from the environment and refuse nonsense by name."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from bot.core.errors import InputRejected
+from bot.files.limits import FileLimits
+from bot.settings import Settings
+
+
+def test_the_defaults_are_20_mb_5_files_30_pages() -> None:
+    settings = Settings()
+    limits = FileLimits()
+    assert (settings.files_max_bytes, settings.files_max_count, settings.files_max_pages) == (
+        limits.max_bytes,
+        limits.max_files,
+        limits.max_pages,
+    )
+    assert (limits.max_bytes, limits.max_files, limits.max_pages) == (20 * 1024 * 1024, 5, 30)
+    assert settings.files_max_chars == limits.max_chars == 100_000
+
+
+def test_limits_set_in_the_environment_are_the_ones_enforced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VEILBOT_FILES_MAX_BYTES", "1048576")
+    monkeypatch.setenv("VEILBOT_FILES_MAX_COUNT", "2")
+    monkeypatch.setenv("VEILBOT_FILES_MAX_PAGES", "3")
+    settings = Settings()
+    limits = FileLimits(
+        max_bytes=settings.files_max_bytes,
+        max_files=settings.files_max_count,
+        max_pages=settings.files_max_pages,
+    )
+    with pytest.raises(InputRejected, match=r"File 1 is 1\.5 MB; I read files up to 1\.0 MB"):
+        limits.check_sizes([1536 * 1024])
+    with pytest.raises(InputRejected, match="3 files; I read at most 2"):
+        limits.check_count(3)
+    with pytest.raises(InputRejected, match="4 pages; I read documents up to 3"):
+        limits.check_pages(1, 4)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("FILES_MAX_BYTES", "0"),
+        ("FILES_MAX_COUNT", "-1"),
+        ("FILES_MAX_PAGES", "many"),
+        ("FILES_MAX_CHARS", "0"),
+    ],
+)
+def test_a_bad_limit_is_refused_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(f"VEILBOT_{name}", value)
+    with pytest.raises(ValidationError, match=name.lower()):
+        Settings()
