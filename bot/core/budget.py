@@ -65,14 +65,39 @@ def fit_to_budget(
     if new.role != "user":
         raise ValueError("the new message must have the user role")
     remaining = budget_tokens - estimate_tokens(system) - message_tokens(new)
-    kept: list[_Turn] = []
-    for turn in reversed(repair_history(history)):
-        remaining -= message_tokens(turn[0]) + message_tokens(turn[1])
-        if remaining < 0:
-            break
-        kept.append(turn)
+    # Only the newest messages can fit: repair and fit a tail that overflows the budget, and
+    # the whole history only when that tail's repaired turns all fit after all (rare).
+    start = _overflowing_tail(history, remaining)
+    kept, all_fit = _fit(repair_history(history[start:]), remaining)
+    if all_fit and start > 0:
+        kept, _ = _fit(repair_history(history), remaining)
     messages = [message for turn in reversed(kept) for message in turn]
     return (*messages, new)
+
+
+def _overflowing_tail(history: Sequence[ChatMessage], remaining: int) -> int:
+    """Where a tail of the history begins whose newest complete turns exceed ``remaining``.
+
+    One message before the first that overflows, so the turn it belongs to is in the tail
+    whether it is the question or the answer; 0 when the whole history fits.
+    """
+    total = 0
+    for index in range(len(history) - 1, -1, -1):
+        total += message_tokens(history[index])
+        if total > remaining:
+            return max(0, index - 1)
+    return 0
+
+
+def _fit(turns: Sequence[_Turn], remaining: int) -> tuple[list[_Turn], bool]:
+    """The newest turns that fit, newest first, and whether every turn did."""
+    kept: list[_Turn] = []
+    for turn in reversed(turns):
+        remaining -= message_tokens(turn[0]) + message_tokens(turn[1])
+        if remaining < 0:
+            return kept, False
+        kept.append(turn)
+    return kept, True
 
 
 def repair_history(history: Sequence[ChatMessage]) -> tuple[_Turn, ...]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.core.budget import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -125,3 +127,40 @@ def test_trimming_after_repair_keeps_alternation():
     for budget in range(0, 200, 7):
         result = fit_to_budget(history, u("n"), budget_tokens=budget, system="")
         assert_valid(result, result[-1])
+
+
+def _whole_history_fit(
+    history: list[ChatMessage], new: ChatMessage, budget: int, system: str
+) -> tuple[ChatMessage, ...]:
+    """The rule as written: repair the whole history, keep the newest turns that fit."""
+    remaining = budget - estimate_tokens(system) - message_tokens(new)
+    kept: list[tuple[ChatMessage, ChatMessage]] = []
+    for turn in reversed(repair_history(history)):
+        remaining -= message_tokens(turn[0]) + message_tokens(turn[1])
+        if remaining < 0:
+            break
+        kept.append(turn)
+    return (*(m for turn in reversed(kept) for m in turn), new)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["user", "assistant"]),
+            st.sampled_from(["", " ", "x" * 7, "y" * 40, "z" * 300]),
+        ),
+        max_size=60,
+    ),
+    st.integers(min_value=0, max_value=2000),
+)
+@settings(max_examples=400, deadline=None)
+def test_fitting_only_the_newest_messages_chooses_what_the_whole_history_would(
+    shape: list[tuple[str, str]], budget: int
+) -> None:
+    """Only a tail of the history is repaired (a turn's cost does not grow with the thread's
+    age); blank, merged, unanswered and cut messages choose exactly the same request."""
+    history = [ChatMessage(role, text) for role, text in shape]  # type: ignore[arg-type]
+    new = u("the question")
+    assert fit_to_budget(history, new, budget_tokens=budget, system="sys") == _whole_history_fit(
+        history, new, budget, "sys"
+    )
