@@ -431,8 +431,9 @@ class Settings(BaseSettings):
     slack_assistant: bool = True
     # Slack OAuth: many workspaces, each with its own token (issue 29); on when a client id is set
     slack_client_id: str | None = None
-    """The Slack app's client id: setting it turns on OAuth installs in many workspaces (each
-    with its own token, no ``VEILBOT_SLACK_BOT_TOKEN``); HTTP mode only."""
+    """The Slack app's client id, for OAuth installs in many workspaces (each with its own
+    token, no ``VEILBOT_SLACK_BOT_TOKEN``). Not served yet: ``veilbot run`` refuses to start
+    with it; the installation store and uninstall erasure are built, the adapter is not."""
     slack_client_secret: SecretStr | None = None
     """The Slack app's client secret (OAuth mode)."""
     slack_oauth_redirect_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
