@@ -33,8 +33,8 @@ class _PlaceReader:
     def __init__(self, inner):
         self._inner = inner
 
-    async def detect(self, text, platform, *, prose=True):
-        found = await self._inner.detect(text, platform, prose=prose)
+    async def detect(self, text, platform, *, prose=True, policy=None):
+        found = await self._inner.detect(text, platform, prose=prose, policy=policy)
         if text.startswith("Jane called"):
             return [Detection("LOCATION", 0, 4, 0.85)]
         return found
