@@ -121,13 +121,15 @@ async def test_different_threads_run_concurrently(clients, keys: KeySpace) -> No
     lk = locks(clients[0], keys)
     other = thread_id("discord", "G1", "42")
 
-    async def turn(tid) -> None:
-        async with lk.hold(tid):
-            await asyncio.sleep(0.3)
+    inside = {TID: asyncio.Event(), other: asyncio.Event()}
 
-    started = time.monotonic()
-    await asyncio.gather(turn(TID), turn(other))
-    assert time.monotonic() - started < 0.55
+    async def turn(tid, peer) -> None:
+        async with lk.hold(tid):
+            inside[tid].set()
+            # both hold their locks at once, or this waits out its time and fails
+            await asyncio.wait_for(inside[peer].wait(), timeout=30)
+
+    await asyncio.gather(turn(TID, other), turn(other, TID))
 
 
 async def test_lock_is_released_when_the_block_raises(
