@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from bot.app import App, build_app
 from bot.audit.schema import metadata
 from bot.core.conversation import Conversation
-from bot.core.logsafe import configure_logging
+from bot.core.logsafe import NOISY_LOGGERS, SQL_LOGGERS, configure_logging
 from bot.core.types import InboundMessage, thread_id
 from bot.settings import Settings
 from tests.e2e.discord_harness import fake_discord, start_bot  # noqa: F401  (fixtures)
@@ -27,11 +27,26 @@ MakeApp = Callable[..., Awaitable[App]]
 
 
 @pytest.fixture
-def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    """Every log line at DEBUG, with the service's own logging set up as ``--log-level DEBUG``."""
+def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """Every log line at DEBUG, with the service's own logging set up as ``--log-level DEBUG``.
+
+    The logging configuration is put back afterwards, so later tests do not run at DEBUG.
+    """
+    root = logging.getLogger()
+    names = (*NOISY_LOGGERS, *SQL_LOGGERS, "presidio-analyzer")
+    level, levels = root.level, {n: logging.getLogger(n).level for n in names}
+    before = set(root.handlers)
     configure_logging("DEBUG")
+    added = [h for h in root.handlers if h not in before]
     caplog.set_level(logging.DEBUG)
-    return caplog
+    try:
+        yield caplog
+    finally:
+        root.setLevel(level)
+        for handler in added:
+            root.removeHandler(handler)
+        for name, value in levels.items():
+            logging.getLogger(name).setLevel(value)
 
 
 def settings_for(
