@@ -146,7 +146,8 @@ class PresidioGuardrail:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        redaction, _ = await self._anonymize(thread_id, self.analyze(text, platform=platform), None)
+        analysis = self.analyze(text, platform=platform)
+        redaction, _, _ = await self._anonymize(thread_id, analysis, None)
         return redaction
 
     async def analyze(
@@ -184,12 +185,10 @@ class PresidioGuardrail:
             StoreError: the vault could not be read or written.
         """
         placed: dict[str, tuple[str, str]] = {}
-        found: list[_Found] = []
-        redaction, fields = await self._anonymize(thread_id, analysis, placed, found)
+        redaction, fields, scope = await self._anonymize(thread_id, analysis, placed)
         mapping = self._vault.opened(thread_id, fields)
         for placeholder, value in placed.items():
             mapping.place(placeholder, value)  # new: issued for the value that made it
-        scope = found[0].policy if found else None
         return redaction, self._restorer(mapping, private, self._reveal_of(scope))
 
     def _reveal_of(self, scope: PolicyOverride | None) -> RevealPolicy:
@@ -207,13 +206,13 @@ class PresidioGuardrail:
         tid: ThreadId,
         analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
-        analysed: list[_Found] | None = None,
-    ) -> tuple[Redaction, VaultFields]:
-        """The redaction and the vault as read before it (``placed``: what it assigned)."""
+    ) -> tuple[Redaction, VaultFields, PolicyOverride | None]:
+        """The redaction, the vault as read before it, and the analysis's scope policy.
+
+        ``placed`` collects what the redaction assigned.
+        """
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
-        if analysed is not None:
-            analysed.append(found)
         spans = self._link_known(tid, fields, found.masked, found.spans)
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
@@ -224,7 +223,7 @@ class PresidioGuardrail:
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
         )
-        return redaction, fields
+        return redaction, fields, found.policy
 
     async def _analysis_and_vault(
         self, tid: ThreadId, analysis: Awaitable[TextAnalysis]

@@ -120,7 +120,8 @@ _WHO = {"workspace": "This workspace", "channel": "This channel", "user": "You"}
 def over_budget_reply(over: OverBudget) -> str:
     """The one line a refused turn gets: which budget, when it resets, who can raise it."""
     start = datetime.strptime(over.month, "%Y-%m").replace(tzinfo=UTC)
-    resets = next_month(start).strftime("%-d %B %Y")
+    reset = next_month(start)
+    resets = f"{reset.day} {reset:%B %Y}"
     who = _WHO.get(over.budget.kind, "This")
     have = "have" if who == "You" else "has"
     return (
