@@ -20,7 +20,7 @@ from bot.app import build_app, build_redactor
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
-from bot.files.extract import text_of
+from bot.files.extract import extract
 from bot.files.kinds import sniff
 from bot.files.limits import FileLimits
 from bot.service import check_model_for_platforms, select_platforms
@@ -92,9 +92,13 @@ def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
     """
     try:
         data = path.read_bytes()
-        limits = FileLimits(max_bytes=settings.files_max_bytes, max_chars=settings.files_max_chars)
+        limits = FileLimits(
+            max_bytes=settings.files_max_bytes,
+            max_pages=settings.files_max_pages,
+            max_chars=settings.files_max_chars,
+        )
         limits.check_sizes([len(data)])
-        text = text_of(sniff(data), data, 1)
+        text = extract(sniff(data), data, 1, limits).text
         limits.check_chars(1, len(text))
         redacted = build_redactor(settings).redact(text, "console")
     except OSError as exc:

@@ -190,6 +190,19 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image the model sees beside the newest user message, its detected values painted over.
+
+    Only a file's redacted image travels this way; it is never kept (the history holds the
+    file's redacted OCR text instead).
+    """
+
+    media_type: str
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``."""
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     """What the model is asked: a system prompt and placeholder-only messages."""
 
@@ -201,6 +214,8 @@ class ModelRequest:
     """The answer length limit for this request (a scope's), else the client's."""
     provider: str | None = None
     """The provider that answers (a scope's), else the service's own."""
+    images: tuple[ImagePart, ...] = ()
+    """Redacted images that go with the last user message (this turn's files), never history's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bot.core.ports import Guardrail
 from bot.core.types import Platform, ThreadId
-from bot.files.extract import text_of
+from bot.files.extract import extract
 from bot.files.kinds import FileKind, sniff
 from bot.files.limits import FileLimits
 
@@ -72,12 +72,17 @@ async def redact_files(
     total: Counter[str] = Counter()
     for position, incoming in enumerate(files, start=1):
         kind = sniff(incoming.data)
-        text = text_of(kind, incoming.data, position)
+        extracted = extract(kind, incoming.data, position, limits)
+        text = extracted.text
         limits.check_chars(position, len(text))
         name = await guardrail.anonymize(thread_id, incoming.name, platform=platform)
         body = await guardrail.anonymize(thread_id, text, platform=platform)
         counts = Counter(name.counts()) + Counter(body.counts())
         blocks.append(f'<file name="{name.text}">\n{body.text}\n</file>')
-        facts.append(FileFact(kind=kind, size=len(incoming.data), pages=1, entities=dict(counts)))
+        facts.append(
+            FileFact(
+                kind=kind, size=len(incoming.data), pages=extracted.pages, entities=dict(counts)
+            )
+        )
         total += counts
     return FileIntake(blocks=tuple(blocks), facts=tuple(facts), entities=dict(total))
