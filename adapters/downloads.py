@@ -8,12 +8,64 @@ soon as it passes the limit, whatever size the platform announced.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
 import aiohttp
 
-from bot.core.attachments import Attachment
-from bot.core.errors import AdapterError, InputRejected
+from bot.core.attachments import Attachment, human_size
+from bot.core.errors import AdapterError, FileRejected
 
 _CHUNK = 64 * 1024
+_TIMEOUT = aiohttp.ClientTimeout(total=120, sock_connect=15, sock_read=30)
+
+SLACK_FILE_HOSTS = frozenset({"files.slack.com"})
+"""Where Slack serves ``url_private_download``: the only host the bot token is sent to."""
+DISCORD_FILE_HOSTS = frozenset({"cdn.discordapp.com", "media.discordapp.net"})
+
+
+class HostedFiles:
+    """The ``FileSource`` of one platform: files fetched only from the hosts it serves them on.
+
+    The bot token (Slack) goes with a request only to those hosts, whatever URL an event
+    names; an attachment elsewhere is refused. The hosts are the platform's own, plus the host
+    of a configured API URL (a proxy, or the fake servers of the tests).
+    """
+
+    def __init__(
+        self, platform: str, hosts: Iterable[str], *, api_url: str | None, token: str | None = None
+    ) -> None:
+        self._platform = platform
+        self._hosts = frozenset(hosts) | ({_host(api_url)} if api_url else set())
+        self._token = token
+
+    async def fetch(self, attachment: Attachment, *, position: int, max_bytes: int) -> bytes:
+        """The file's bytes (``download``), from an allowed host only.
+
+        Raises:
+            FileRejected: not on the platform's file host, gone, or too large.
+            AdapterError: the download failed.
+        """
+        if attachment.url and _host(attachment.url) not in self._hosts:
+            raise FileRejected(
+                f"File {position} is not on {self._platform.title()}'s file host, so I did not "
+                "fetch it.",
+                reason="file_unavailable",
+            )
+        async with aiohttp.ClientSession(timeout=_TIMEOUT) as session:
+            return await download(
+                session, attachment, position=position, max_bytes=max_bytes, token=self._token
+            )
+
+
+def _host(url: str) -> str:
+    """The host (with a port, if any) of ``url``, lower-cased."""
+    try:
+        parts = urlsplit(url)
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:  # a port that is not a number: no host it could be
+        return ""
+    return f"{host}:{port}" if port else host
 
 
 async def download(
@@ -27,13 +79,13 @@ async def download(
     """The bytes of one attached file.
 
     Raises:
-        InputRejected: the file is gone (``file_unavailable``) or larger than ``max_bytes``
+        FileRejected: the file is gone (``file_unavailable``) or larger than ``max_bytes``
             (``file_too_large``), by its announced size (nothing fetched) or by what arrives.
         AdapterError: the platform refused or failed the download; the message names the
             file's position and the HTTP status, never its name or URL.
     """
     if not attachment.url:
-        raise InputRejected(
+        raise FileRejected(
             f"File {position} was deleted or hidden before I could read it.",
             reason="file_unavailable",
         )
@@ -59,8 +111,8 @@ async def download(
         ) from exc
 
 
-def _too_large(position: int, max_bytes: int) -> InputRejected:
-    return InputRejected(
-        f"File {position} is larger than {max_bytes / (1024 * 1024):.1f} MB, the most I read.",
+def _too_large(position: int, max_bytes: int) -> FileRejected:
+    return FileRejected(
+        f"File {position} is larger than {human_size(max_bytes)}, the most I read.",
         reason="file_too_large",
     )

@@ -25,6 +25,8 @@ from bot.core.errors import ConfigError
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
 from bot.core.ports import ModelClient, TurnLimiter
+from bot.files.limits import FileLimits
+from bot.files.reader import FilesReader
 from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.model.router import ModelRouter
@@ -281,6 +283,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             limiter=build_limiter(settings, client, keys, ledger),
             scopes=scopes,
             ledger=ledger if settings.budgets.any else None,
+            files=FilesReader(guardrail, FileLimits.of(settings)),
         )
         yield App(
             settings,

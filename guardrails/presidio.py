@@ -139,14 +139,23 @@ class PresidioGuardrail:
         await self._detect(WARM_UP_TEXT, "console")
         await self._detect(WARM_UP_TEXT, "console", prose=False)
 
-    async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
+    async def anonymize(
+        self,
+        thread_id: ThreadId,
+        text: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
+    ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
+
+        ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        analysis = self.analyze(text, platform=platform)
+        analysis = self.analyze(text, platform=platform, policy=policy)
         redaction, _, _ = await self._anonymize(thread_id, analysis, None)
         return redaction
 

@@ -21,11 +21,6 @@ from bot.core.types import InboundMessage, thread_id
 DISCORD_LIMIT = 2000
 """Discord's limit on a message's ``content``, in characters."""
 
-ATTACHMENTS_NOTICE = (
-    "I can't read attachments or files: I only read the text of messages. "
-    "Paste the relevant part as text if you want me to look at it."
-)
-
 _USER_MENTION = re.compile(r"<@!?(\d{15,25})>")
 _FENCE_LINE = re.compile(r"^[ \t]*```(.*)$", re.MULTILINE)
 _MARKUP = re.compile(r"<[^>\n]{1,80}>")
@@ -166,6 +161,7 @@ def to_inbound(facts: MessageFacts, channel_id: int, bot_id: int) -> InboundMess
         metadata={"in_thread": facts.in_thread, "attachments": facts.attachments},
         groups=frozenset(str(r) for r in facts.role_ids),
         parent_channel=str(parent) if parent is not None and parent != channel_id else "",
+        files=facts.files,
     )
 
 

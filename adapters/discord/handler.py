@@ -33,7 +33,6 @@ import yarl
 
 from adapters.discord.commands import build_tree, sync_commands
 from adapters.discord.events import (
-    ATTACHMENTS_NOTICE,
     MessageFacts,
     Trigger,
     classify,
@@ -42,8 +41,10 @@ from adapters.discord.events import (
     thread_name,
     to_inbound,
 )
-from adapters.discord.replies import NO_MENTIONS, OncePerThread, ReplyPoster
+from adapters.discord.replies import NO_MENTIONS, ReplyPoster
+from adapters.downloads import DISCORD_FILE_HOSTS, HostedFiles
 from adapters.inflight import finish_in_flight
+from bot.core.attachments import Attachment
 from bot.core.errors import AdapterError, StoreError
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
@@ -107,6 +108,8 @@ class QueuedMessage:
             data = json.loads(body)
             raw = dict(data["facts"])
             raw["mention_ids"] = tuple(int(i) for i in raw.get("mention_ids", ()))
+            raw["role_ids"] = tuple(int(i) for i in raw.get("role_ids", ()))
+            raw["files"] = tuple(Attachment(**f) for f in raw.get("files", ()))
             return cls(
                 facts=MessageFacts(**raw),
                 trigger=str(data["trigger"]),
@@ -156,7 +159,7 @@ class DiscordAdapter:
         self._handler = handler
         self._admin = admin
         self._guild_ready_timeout = guild_ready_timeout
-        self._told_about_files = OncePerThread()
+        self._files = HostedFiles("discord", DISCORD_FILE_HOSTS, api_url=settings.discord_api_url)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._draining = False
         self._client_now: discord.Client | None = None
@@ -502,10 +505,8 @@ class DiscordAdapter:
         ping_reply: bool = True,
     ) -> None:
         """Run the turn with a typing indicator and post its reply."""
-        if facts.attachments and self._told_about_files.first(inbound.thread_id):
-            await target.send(ATTACHMENTS_NOTICE, allowed_mentions=NO_MENTIONS)
-        if not inbound.text.strip() and facts.attachments:
-            return
+        if inbound.files:  # fetched by the turn from Discord's CDN
+            inbound = replace(inbound, file_source=self._files)
         interval = self._settings.discord_edit_interval_seconds
         poster = ReplyPoster(
             target,
@@ -546,9 +547,9 @@ async def answered_before(
     """Whether the bot posted an answer to ``message_id`` in ``target`` already.
 
     Discord messages carry no metadata, so this reads the destination back: a message by the
-    bot after the asker's (snowflakes grow with time), not the attachments notice and not a
-    slash command's response, and, where answers reply to the asker (``reply_to``: every
-    destination but a thread started from the message), one replying to that message: the
+    bot after the asker's (snowflakes grow with time), not a slash command's response, and,
+    where answers reply to the asker (``reply_to``: every destination but a thread started
+    from the message), one replying to that message: the
     answer to an earlier message of the thread may be posted after this one arrived. In a
     thread started from the message, this message's entry is the thread's first, so any
     bot message there answers it.
@@ -557,8 +558,6 @@ async def answered_before(
         after = discord.Object(id=message_id)
         async for posted in target.history(limit=_HISTORY_LOOKBACK, after=after):
             if posted.author.id != bot_id or posted.interaction_metadata is not None:
-                continue
-            if posted.content == ATTACHMENTS_NOTICE:
                 continue
             ref = posted.reference
             if reply_to is not None and (ref is None or ref.message_id != message_id):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -102,21 +101,3 @@ class ReplyPoster:
             return await self._channel.send(content, allowed_mentions=mentions, **once)
         ref = reference.to_reference(fail_if_not_exists=False)
         return await self._channel.send(content, reference=ref, allowed_mentions=mentions, **once)
-
-
-class OncePerThread:
-    """Remembers, per process, which threads were already told something (bounded LRU)."""
-
-    def __init__(self, capacity: int = 10_000) -> None:
-        self._seen: OrderedDict[str, None] = OrderedDict()
-        self._capacity = capacity
-
-    def first(self, key: str) -> bool:
-        """``True`` the first time ``key`` is seen (recently)."""
-        if key in self._seen:
-            self._seen.move_to_end(key)
-            return False
-        self._seen[key] = None
-        if len(self._seen) > self._capacity:
-            self._seen.popitem(last=False)
-        return True

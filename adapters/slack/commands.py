@@ -14,12 +14,6 @@ from bot.core.types import ThreadId
 FORGET_CONFIRM = "veilbot_forget_confirm"
 FORGET_CANCEL = "veilbot_forget_cancel"
 
-FILES_NOT_READ = (
-    "I can't read files or images, only the text of messages. "
-    "Paste the part you want me to look at as text."
-)
-
-
 SETTINGS_ADMINS_ONLY = "Sorry, only veilbot admins can see its settings."
 
 
@@ -30,6 +24,8 @@ def help_text(command: str) -> str:
         "placeholders before it reaches the model, and restored in my answers.\n"
         "• Mention me in a channel to start a thread; reply in the thread to continue.\n"
         "• Send me a direct message to talk privately.\n"
+        "• Share a file with your message (text, CSV, JSON, code) and ask about it: I read it "
+        "through the same guardrail as your words.\n"
         "• `forget` (mention me with it in a thread) erases that thread's history.\n"
         f"• `{command} forget <link to a thread message>` does the same from anywhere.\n"
         f"• `{command} audit export [since] [thread:ID|channel:ID|user:ID]` (admins only) "

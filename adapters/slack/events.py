@@ -30,24 +30,20 @@ class Delivery:
     Attributes:
         message: the core's view of the message (raw text, bot mention removed).
         thread_ts: the thread to answer in (the message's own ``ts`` for a new thread).
-        files: the files the message carried, with where to fetch each.
     """
 
     message: InboundMessage
     thread_ts: str
-    files: tuple[Attachment, ...] = ()
-
-    @property
-    def has_files(self) -> bool:
-        """The message carried files."""
-        return bool(self.files)
 
     @property
     def command(self) -> str | None:
-        """``forget`` or ``help`` when the whole text is that word, else ``None``."""
+        """``forget`` or ``help`` when the whole text is that word, else ``None``.
+
+        A bare mention is ``help``, unless it shares files: those are the question.
+        """
         word = self.message.text.strip().lower()
         if not word:
-            return "help"
+            return None if self.message.files else "help"
         return word if word in COMMANDS else None
 
 
@@ -141,8 +137,9 @@ def to_delivery(body: dict[str, Any], *, bot_user_id: str | None, trigger: str) 
         event_id=f"{team}:{channel}:{ts}",
         private=is_dm(event),
         metadata=metadata,
+        files=files_of(event),
     )
-    return Delivery(message=message, thread_ts=thread_ts, files=files_of(event))
+    return Delivery(message=message, thread_ts=thread_ts)
 
 
 def files_of(event: dict[str, Any]) -> tuple[Attachment, ...]:

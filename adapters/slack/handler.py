@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, nullcontext
 from dataclasses import replace
@@ -45,8 +44,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.downloads import SLACK_FILE_HOSTS, HostedFiles
 from adapters.inflight import finish_in_flight
-from adapters.slack.commands import FILES_NOT_READ
 from adapters.slack.enqueue import RETRY_AFTER, Authorization, Enqueuer, lean_event
 from adapters.slack.events import (
     Delivery,
@@ -69,7 +68,6 @@ from adapters.slack.replies import (
     _err,
     answered_before,
     post_ephemeral,
-    post_text,
 )
 from bot.core.errors import ConfigError, InputRejected
 from bot.core.logsafe import log_failure
@@ -81,7 +79,6 @@ from bot.settings import Settings, require
 logger = logging.getLogger(__name__)
 
 SORRY = "Sorry, something went wrong on my side and I couldn't answer. Please try again."
-_NOTIFIED_MAX = 10_000
 _CANCEL_GRACE_SECONDS = 10.0
 """When the adapter is cancelled without a drain first: how long answers in flight get."""
 
@@ -171,7 +168,9 @@ class SlackAdapter:
         self._socket: AsyncSocketModeHandler | None = None
         self._draining = False
         self._gate = SlackGate(secret) if secret is not None else None
-        self._notified: OrderedDict[str, None] = OrderedDict()
+        self._files = HostedFiles(
+            "slack", SLACK_FILE_HOSTS, api_url=settings.slack_api_url, token=token
+        )
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
         self.interactions = Interactions(
@@ -427,10 +426,9 @@ class SlackAdapter:
     async def _deliver(
         self, delivery: Delivery, target: Target, queued: QueuedEvent | None = None
     ) -> None:
-        if delivery.has_files:
-            await self._tell_files_once(delivery, target)
-            if not delivery.message.text.strip():
-                return
+        if delivery.message.files:  # fetched by the turn, with the bot token
+            message = replace(delivery.message, file_source=self._files)
+            delivery = replace(delivery, message=message)
         if delivery.command is not None:
             await self.interactions.in_thread(delivery, target)
             return
@@ -476,15 +474,6 @@ class SlackAdapter:
     def _stream_unavailable(self) -> None:
         if self._settings.slack_streaming == "auto":
             self._stream_ok = False
-
-    async def _tell_files_once(self, delivery: Delivery, target: Target) -> None:
-        key = delivery.message.thread_id
-        if key in self._notified:
-            return
-        self._notified[key] = None
-        while len(self._notified) > _NOTIFIED_MAX:
-            self._notified.popitem(last=False)
-        await post_text(self.client, target, FILES_NOT_READ, self._settings.slack_message_chars)
 
     async def _set_status(self, target: Target, status: str) -> None:
         if not self._assistant_ok:

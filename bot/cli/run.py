@@ -92,11 +92,7 @@ def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
     """
     try:
         data = path.read_bytes()
-        limits = FileLimits(
-            max_bytes=settings.files_max_bytes,
-            max_pages=settings.files_max_pages,
-            max_chars=settings.files_max_chars,
-        )
+        limits = FileLimits.of(settings)
         limits.check_sizes([len(data)])
         text = extract(sniff(data), data, 1, limits).text
         limits.check_chars(1, len(text))

@@ -2,7 +2,8 @@
 
 ```
 dedupe ─▶ scope + access + rate limits ─▶ clean + check input
-      ─▶ detection ‖ (per-thread lock ─▶ vault ‖ history.load) ─▶ redact ─▶ budget
+      ─▶ detection ‖ file downloads ‖ (per-thread lock ─▶ files redacted ─▶ vault ‖ history.load)
+      ─▶ redact ─▶ budget
       ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.access import AccessRules
+from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.budget import fit_to_budget
 from bot.core.errors import (
     AlreadyStored,
@@ -35,6 +37,7 @@ from bot.core.metrics import NO_METRICS
 from bot.core.ports import (
     AuditStore,
     EventDedupe,
+    FileReader,
     Guardrail,
     HistoryStore,
     Metrics,
@@ -158,7 +161,7 @@ def _count_placeholders(record: AuditRecord, restored: Restoration) -> None:
         )
 
 
-def _drop(analysis: asyncio.Future[TextAnalysis]) -> None:
+def _drop(analysis: asyncio.Future[Any]) -> None:
     """Stop an analysis the turn no longer waits for; its failure is the turn's, if any."""
     if not analysis.done():
         analysis.cancel()
@@ -196,6 +199,7 @@ class Conversation:
         limiter: TurnLimiter | None = None,
         scopes: Scopes | None = None,
         ledger: SpendLedger | None = None,
+        files: FileReader | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -211,6 +215,7 @@ class Conversation:
         self._limiter = limiter
         self._scopes = scopes or Scopes()
         self.budgets = BudgetWatch(ledger)
+        self._files = files
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -231,6 +236,7 @@ class Conversation:
             sink = None  # one final message
         finishing: asyncio.Task[None] | None = None
         analysis: asyncio.Future[TextAnalysis] | None = None
+        fetching: asyncio.Future[list[IncomingFile]] | None = None
         try:
             if message.event_id and not await self._dedupe.first_delivery(
                 message.platform, message.event_id
@@ -242,13 +248,15 @@ class Conversation:
                 await self._finish(turn)
                 return stopped
             text = clean_user_text(message.text)
-            check_input(text, max_chars=self._max_chars)
+            check_input(text, max_chars=self._max_chars, files=len(message.files))
+            if message.files and self._files is not None:  # downloads overlap the lock's wait
+                fetching = asyncio.ensure_future(self._files.fetch(message))
             analysis = asyncio.ensure_future(
                 self._guardrail.analyze(text, platform=message.platform, policy=turn.scope.policy)
             )
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
-                reply = await self._guarded(turn, analysis, sink)
+                reply = await self._guarded(turn, analysis, fetching, sink)
                 # Audited while the lock is given back: one round trip's wait, not two.
                 finishing = asyncio.create_task(self._finish(turn))
         except InputRejected as exc:
@@ -264,8 +272,9 @@ class Conversation:
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
         finally:
-            if analysis is not None:
-                _drop(analysis)
+            for pending in (analysis, fetching):
+                if pending is not None:
+                    _drop(pending)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
 
@@ -376,17 +385,23 @@ class Conversation:
         return changed
 
     async def _guarded(
-        self, turn: _Turn, analysis: Awaitable[TextAnalysis], sink: ReplySink | None
+        self,
+        turn: _Turn,
+        analysis: Awaitable[TextAnalysis],
+        fetching: Awaitable[list[IncomingFile]] | None,
+        sink: ReplySink | None,
     ) -> Reply:
         msg, record = turn.message, turn.record
         # The history is read while the guardrail works: it does not depend on the redaction.
-        (redaction, restorer), history = await asyncio.gather(
-            self._guardrail.anonymize_turn(msg.thread_id, analysis, private=msg.private),
-            self._history.load(msg.thread_id),
+        (redaction, restorer, files), history = await asyncio.gather(
+            self._anonymized(turn, analysis, fetching), self._history.load(msg.thread_id)
         )
-        record.prompt, record.entity_counts = redaction.text, redaction.counts()
+        # The audit keeps the message's text; of its files only the facts, never their text.
+        record.prompt, record.entity_counts = redaction.text, files.counts_with(redaction.counts())
+        if files.facts:
+            record.metadata["files"] = [fact.as_json() for fact in files.facts]
         turn.lap("anonymize")
-        user = ChatMessage("user", redaction.text)
+        user = ChatMessage("user", files.after(redaction.text))
         if msg.attempt > 1 and _stored_exchange(history, user):
             return self._replay(turn, history[-1], restorer)
         scope = turn.scope
@@ -401,6 +416,7 @@ class Conversation:
             model=scope.model,
             max_tokens=scope.max_tokens,
             provider=scope.provider,
+            images=files.images,
         )
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
@@ -416,6 +432,31 @@ class Conversation:
         issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
         return await self._remember(turn, user, answer, restored, sink, issued)
+
+    async def _anonymized(
+        self,
+        turn: _Turn,
+        analysis: Awaitable[TextAnalysis],
+        fetching: Awaitable[list[IncomingFile]] | None,
+    ) -> tuple[Redaction, StreamRestorer, FileIntake]:
+        """The message's files, then its text, placed in the thread's vault.
+
+        The files go first so that the restorer (the vault as the text's placement leaves it)
+        also knows the placeholders the files were given.
+        """
+        msg = turn.message
+        files = FileIntake()
+        if fetching is not None and self._files is not None:
+            downloaded = await fetching
+            turn.lap("files_fetch")
+            files = await self._files.redact(
+                msg.thread_id, downloaded, platform=msg.platform, policy=turn.scope.policy
+            )
+            turn.lap("files_redact")
+        redaction, restorer = await self._guardrail.anonymize_turn(
+            msg.thread_id, analysis, private=msg.private
+        )
+        return redaction, restorer, files
 
     def _replay(self, turn: _Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
         """The answer an earlier attempt stored but never delivered: give it, store nothing.

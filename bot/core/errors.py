@@ -97,3 +97,11 @@ class InputRejected(VeilbotError):
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class FileRejected(InputRejected):
+    """A file the message carried is not read; the message is written for the user.
+
+    It names the file by its position in the message and gives sizes and limits, never the
+    file's name or content, so it is safe to log and to show.
+    """

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
+from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.limits import Throttled
 from bot.core.scopes import PolicyOverride
 from bot.core.spend import BudgetNotice, OverBudget
@@ -103,8 +104,17 @@ class StreamRestorer(Protocol):
 class Guardrail(Protocol):
     """Replaces personal data by placeholders and back, per thread."""
 
-    async def anonymize(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
+    async def anonymize(
+        self,
+        thread_id: ThreadId,
+        text: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
+    ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
+
+        ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.
@@ -451,4 +461,36 @@ class Drainable(Protocol):
 
     async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
         """Take no new work; wait up to ``timeout`` s for the work in flight; cancel the rest."""
+        ...
+
+
+class FileReader(Protocol):
+    """Reads a message's files for the turn: fetched before the thread's lock, redacted in it."""
+
+    async def fetch(self, message: InboundMessage) -> list[IncomingFile]:
+        """Every attachment's bytes, checked against the count and size limits.
+
+        Reads no thread state, so the turn begins it before it takes the thread's lock.
+
+        Raises:
+            InputRejected: too many files, one too large or gone.
+            AdapterError: a download failed.
+        """
+        ...
+
+    async def redact(
+        self,
+        thread_id: ThreadId,
+        files: Sequence[IncomingFile],
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None,
+    ) -> FileIntake:
+        """Every file's name and content through the guardrail with the thread's vault.
+
+        Raises:
+            InputRejected: a file of a kind not read, unreadable or past a limit.
+            GuardrailError: detection could not run; nothing may be sent to the model.
+            StoreError: the vault could not be read or written.
+        """
         ...

@@ -9,6 +9,7 @@ import re
 import unicodedata
 
 from bot.core.errors import (
+    FileRejected,
     InputRejected,
     ModelError,
     ModelMisconfigured,
@@ -43,13 +44,13 @@ def clean_user_text(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
 
-def check_input(text: str, *, max_chars: int) -> None:
-    """Reject a cleaned message that is empty or over the size limit.
+def check_input(text: str, *, max_chars: int, files: int = 0) -> None:
+    """Reject a cleaned message that is empty (and brings no ``files``) or over the size limit.
 
     Raises:
         InputRejected: with ``reason`` ``empty`` or ``too_long``; the message gives sizes only.
     """
-    if not text:
+    if not text and not files:
         raise InputRejected("message is empty", reason="empty")
     if len(text) > max_chars:
         raise InputRejected(
@@ -59,6 +60,8 @@ def check_input(text: str, *, max_chars: int) -> None:
 
 def rejection_reply(exc: InputRejected) -> str:
     """What the user is told when their message is not processed."""
+    if isinstance(exc, FileRejected):
+        return str(exc)
     if exc.reason == "empty":
         return (
             "Your message was empty, so there was nothing to answer. Type a question and I'll help."

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal, NewType
 
+from bot.core.attachments import Attachment, FileSource, ImagePart
 from bot.core.errors import InputRejected
 
 ThreadId = NewType("ThreadId", str)
@@ -111,6 +112,8 @@ class InboundMessage:
             name; ``None`` when the adapter could not read them.
         parent_channel: the channel a thread belongs to, where ``channel`` is the thread's
             own id (Discord); empty otherwise.
+        files: the files the message carried (not yet fetched).
+        file_source: where the adapter fetches them from (its token stays with it).
     """
 
     thread_id: ThreadId
@@ -127,6 +130,8 @@ class InboundMessage:
     attempt: int = 1
     groups: frozenset[str] | None = frozenset()
     parent_channel: str = ""
+    files: tuple[Attachment, ...] = ()
+    file_source: FileSource | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,19 +192,6 @@ class Usage:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ImagePart:
-    """An image the model sees beside the newest user message, its detected values painted over.
-
-    Only a file's redacted image travels this way; it is never kept (the history holds the
-    file's redacted OCR text instead).
-    """
-
-    media_type: str
-    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``."""
-    data: bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.errors import InputRejected
+from bot.core.errors import FileRejected
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.limits import FileLimits
 from bot.files.text import decode
@@ -26,23 +26,23 @@ def extract(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> E
     """The text to redact from a file ``sniff`` took for ``kind``.
 
     Raises:
-        InputRejected: a kind not read, too many pages, or unreadable; named with the file's
+        FileRejected: a kind not read, too many pages, or unreadable; named with the file's
             position, never its name.
     """
     if kind == "text":
         return Extracted(decode(data, position=position))
     if kind in IMAGE_KINDS:
-        raise InputRejected(
+        raise FileRejected(
             f"File {position} is an image; images are not read yet. "
             "Paste the text you need instead.",
             reason="unsupported_file",
         )
     if kind == "unknown":
-        raise InputRejected(
+        raise FileRejected(
             f"File {position} is not a kind I read (text, CSV, JSON, source code).",
             reason="unsupported_file",
         )
-    raise InputRejected(
+    raise FileRejected(
         f"File {position} is a {kind.upper()} document; documents are not read yet. "
         "Paste the text you need instead.",
         reason="unsupported_file",

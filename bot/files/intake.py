@@ -8,46 +8,17 @@ counts; never content or the raw name).
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from bot.core.attachments import FileFact, FileIntake, IncomingFile
 from bot.core.ports import Guardrail
+from bot.core.scopes import PolicyOverride
 from bot.core.types import Platform, ThreadId
 from bot.files.extract import extract
-from bot.files.kinds import FileKind, sniff
+from bot.files.kinds import sniff
 from bot.files.limits import FileLimits
-
-
-@dataclass(frozen=True, slots=True)
-class IncomingFile:
-    """One file as the adapter downloaded it: the name the user gave and its bytes."""
-
-    name: str
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class FileFact:
-    """What the audit records about one file."""
-
-    kind: FileKind
-    size: int
-    pages: int
-    entities: dict[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class FileIntake:
-    """A message's files, redacted: one text block per file and the audit's facts."""
-
-    blocks: tuple[str, ...] = ()
-    facts: tuple[FileFact, ...] = ()
-    entities: dict[str, int] = field(default_factory=dict)
-
-    def as_text(self) -> str:
-        """The blocks joined, to follow the message's own text."""
-        return "\n\n".join(self.blocks)
 
 
 async def redact_files(
@@ -57,11 +28,14 @@ async def redact_files(
     *,
     platform: Platform,
     limits: FileLimits,
+    policy: PolicyOverride | None = None,
 ) -> FileIntake:
     """Every file's name and text redacted with the thread's vault.
 
+    Extraction (decoding, parsing a document) runs in a thread, off the event loop.
+
     Raises:
-        InputRejected: too many files, one too large, of a kind not read, or unreadable; the
+        FileRejected: too many files, one too large, of a kind not read, or unreadable; the
             message names the file by its position, never by its name.
         GuardrailError: detection could not run; nothing may be sent to the model.
     """
@@ -72,13 +46,14 @@ async def redact_files(
     total: Counter[str] = Counter()
     for position, incoming in enumerate(files, start=1):
         kind = sniff(incoming.data)
-        extracted = extract(kind, incoming.data, position, limits)
-        text = extracted.text
-        limits.check_chars(position, len(text))
-        name = await guardrail.anonymize(thread_id, incoming.name, platform=platform)
-        body = await guardrail.anonymize(thread_id, text, platform=platform)
+        extracted = await asyncio.to_thread(extract, kind, incoming.data, position, limits)
+        limits.check_chars(position, len(extracted.text))
+        name = await guardrail.anonymize(thread_id, incoming.name, platform=platform, policy=policy)
+        body = await guardrail.anonymize(
+            thread_id, extracted.text, platform=platform, policy=policy
+        )
         counts = Counter(name.counts()) + Counter(body.counts())
-        blocks.append(f'<file name="{name.text}">\n{body.text}\n</file>')
+        blocks.append(f'<file name="{_attribute(name.text)}">\n{body.text}\n</file>')
         facts.append(
             FileFact(
                 kind=kind, size=len(incoming.data), pages=extracted.pages, entities=dict(counts)
@@ -86,3 +61,12 @@ async def redact_files(
         )
         total += counts
     return FileIntake(blocks=tuple(blocks), facts=tuple(facts), entities=dict(total))
+
+
+def _attribute(name: str) -> str:
+    """A redacted file name fit to stand in the block's quoted attribute.
+
+    A quote or a line break in the name cannot end the attribute or the block early, so a name
+    cannot pose as the message's own text.
+    """
+    return name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ").replace("\r", " ")

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from bot.core.errors import InputRejected
+from bot.core.attachments import human_size
+from bot.core.errors import FileRejected
 
 MIB = 1024 * 1024
+
+
+class FileSettings(Protocol):
+    """The settings the limits are read from (``bot.settings.Settings``)."""
+
+    files_max_bytes: int
+    files_max_count: int
+    files_max_pages: int
+    files_max_chars: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,47 +39,53 @@ class FileLimits:
     max_pages: int = 30
     max_chars: int = 100_000
 
+    @classmethod
+    def of(cls, settings: FileSettings) -> FileLimits:
+        """The limits the service's settings give (``VEILBOT_FILES_MAX_*``)."""
+        return cls(
+            max_bytes=settings.files_max_bytes,
+            max_files=settings.files_max_count,
+            max_pages=settings.files_max_pages,
+            max_chars=settings.files_max_chars,
+        )
+
     def check_count(self, count: int) -> None:
-        """Raises InputRejected when one message brings more files than are read."""
+        """Raises FileRejected when one message brings more files than are read."""
         if count > self.max_files:
-            raise InputRejected(
+            raise FileRejected(
                 f"That message has {count} files; I read at most {self.max_files} at a time. "
                 "Please send them in smaller groups.",
                 reason="too_many_files",
             )
 
     def check_sizes(self, sizes: Sequence[int]) -> None:
-        """Raises InputRejected naming the position of the first file past the size limit.
+        """Raises FileRejected naming the position of the first file past the size limit.
 
         The size is checked before the download when the platform announces it, and again on
         the bytes received.
         """
         for position, size in enumerate(sizes, start=1):
             if size > self.max_bytes:
-                raise InputRejected(
-                    f"File {position} is {_megabytes(size)}; I read files up to "
-                    f"{_megabytes(self.max_bytes)}.",
+                raise FileRejected(
+                    f"File {position} is {human_size(size)}; I read files up to "
+                    f"{human_size(self.max_bytes)}.",
                     reason="file_too_large",
                 )
 
     def check_pages(self, position: int, pages: int) -> None:
-        """Raises InputRejected when a document has more pages than are read."""
+        """Raises FileRejected when a document has more pages than are read."""
         if pages > self.max_pages:
-            raise InputRejected(
+            raise FileRejected(
                 f"File {position} has {pages} pages; I read documents up to "
                 f"{self.max_pages} pages.",
                 reason="too_many_pages",
             )
 
     def check_chars(self, position: int, chars: int) -> None:
-        """Raises InputRejected when a file holds more text than is read."""
+        """Raises FileRejected when a file holds more text than is read."""
         if chars > self.max_chars:
-            raise InputRejected(
+            raise FileRejected(
                 f"File {position} holds {chars:,} characters of text; I read up to "
                 f"{self.max_chars:,}. Please send the part you need.",
                 reason="too_much_text",
             )
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / MIB:.1f} MB"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import charset_normalizer
 
-from bot.core.errors import InputRejected
+from bot.core.errors import FileRejected
 
 _WESTERN_LOOKALIKES = frozenset(
     {"cp1250", "cp1254", "cp1257", "cp775", "cp850", "cp852", "cp437", "hp_roman8", "latin_1"}
@@ -20,7 +20,7 @@ def decode(data: bytes, *, position: int) -> str:
     commonest legacy one, and the one spreadsheets export) is taken if it decodes the bytes.
 
     Raises:
-        InputRejected: no charset decodes the bytes (``reason="unreadable_file"``).
+        FileRejected: no charset decodes the bytes (``reason="unreadable_file"``).
     """
     try:
         return data.decode("utf-8-sig")
@@ -28,7 +28,7 @@ def decode(data: bytes, *, position: int) -> str:
         pass
     best = charset_normalizer.from_bytes(data).best()
     if best is None:
-        raise InputRejected(
+        raise FileRejected(
             f"File {position} looks like text but I could not tell its character encoding.",
             reason="unreadable_file",
         )

@@ -14,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.discord.commands import FORGOTTEN, HELP_TEXT
-from adapters.discord.events import ATTACHMENTS_NOTICE, DISCORD_LIMIT
+from adapters.discord.events import DISCORD_LIMIT
 from bot.core.errors import AdapterError
 from bot.core.types import thread_id
 from bot.service import build_adapters
@@ -166,23 +166,6 @@ async def test_other_bots_are_ignored(
     assert len(fake_anthropic.requests) == 1
     assert "I am a bot" not in fake_anthropic.all_text_sent()
     assert len(fake_discord.of("POST", "/threads")) == 1
-
-
-async def test_attachments_are_not_read_and_the_user_is_told_once(
-    start_bot: StartBot, fake_discord: FakeDiscord
-) -> None:
-    bot = await start_bot()
-    dm = 650000000000000002
-    first = await bot.say(
-        fake_discord.message("see file", channel=dm, guild=None, attachments=1),
-        channel=dm,
-        answers=2,
-    )
-    again = await bot.say(
-        fake_discord.message("and this", channel=dm, guild=None, attachments=1), channel=dm
-    )
-    assert first[0].body["content"] == ATTACHMENTS_NOTICE
-    assert ATTACHMENTS_NOTICE not in contents(again)
 
 
 async def test_forget_erases_the_threads_keys(

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from adapters.slack.commands import FILES_NOT_READ, FORGET_CONFIRM, FORGET_DONE
+from adapters.slack.commands import FORGET_CONFIRM, FORGET_DONE
 from bot.core.types import thread_id
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import slack_harness
@@ -457,16 +457,16 @@ async def test_forget_asks_for_confirmation_then_erases_the_thread(make_app: Mak
         assert "forget" in json.loads(body)["text"]
 
 
-async def test_in_thread_forget_word_and_files_notice(make_app: MakeApp) -> None:
+async def test_in_thread_forget_word_and_a_file_slack_no_longer_serves(make_app: MakeApp) -> None:
     async with slack_harness(make_app) as h:
-        files = [{"id": "F1", "name": "scan.pdf", "mimetype": "application/pdf"}]
-        first = mention("what is in this file?", files=files)
+        hidden = [{"id": "F1", "name": "scan.pdf", "mode": "hidden_by_limit"}]  # no URL
+        first = mention("what is in this file?", files=hidden)
         ts = first["event"]["ts"]
         await h.send(first)
-        await h.until(lambda: len(h.slack.thread("C1", ts)) == 2, "notice and answer")
-        await h.send(message("and this one?", thread_ts=ts, files=files))
-        await h.until(lambda: len(h.slack.thread("C1", ts)) == 3, "second answer")
-        assert h.slack.thread("C1", ts).count(FILES_NOT_READ) == 1
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 1, "answer")
+        assert "File 1 was deleted or hidden" in h.slack.thread("C1", ts)[0]
+        await h.send(mention("and without it?", thread_ts=ts))
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 2, "second answer")
 
         await h.send(mention("forget", thread_ts=ts))
         await h.until(lambda: bool(h.slack.calls_to("chat.postEphemeral")), "confirmation")

@@ -13,9 +13,10 @@ import zipfile
 
 import pytest
 
+from bot.core.attachments import IncomingFile
 from bot.core.errors import InputRejected
 from bot.core.types import ThreadId
-from bot.files.intake import IncomingFile, redact_files
+from bot.files.intake import redact_files
 from bot.files.kinds import sniff
 from bot.files.limits import FileLimits
 from bot.files.text import decode
@@ -106,7 +107,9 @@ async def test_too_many_files_are_refused_before_any_is_read(guardrail):
 async def test_a_file_past_the_size_limit_is_refused_naming_its_size(guardrail):
     files = [IncomingFile(name="a.txt", data=b"ok"), IncomingFile(name="b.log", data=b"x" * 3000)]
     limits = FileLimits(max_bytes=2048)
-    with pytest.raises(InputRejected, match="File 2 is 0.0 MB") as caught:
+    with pytest.raises(
+        InputRejected, match="File 2 is 2.9 KB; I read files up to 2.0 KB"
+    ) as caught:
         await redact_files(guardrail, T1, files, platform="slack", limits=limits)
     assert caught.value.reason == "file_too_large"
 

@@ -20,9 +20,10 @@ from pathlib import Path
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
+from bot.core.attachments import IncomingFile  # noqa: E402
 from bot.core.keys import KeySpace  # noqa: E402
 from bot.core.types import ThreadId  # noqa: E402
-from bot.files.intake import IncomingFile, redact_files  # noqa: E402
+from bot.files.intake import redact_files  # noqa: E402
 from bot.files.kinds import sniff  # noqa: E402
 from bot.files.limits import FileLimits  # noqa: E402
 from bot.files.text import decode  # noqa: E402

@@ -136,15 +136,15 @@ def test_a_file_share_carries_each_files_name_size_and_download_url() -> None:
         {"id": "F2", "mode": "tombstone"},
     ]
     d = to_delivery(body, bot_user_id="UBOT", trigger="followup")
-    first, gone = d.files
+    first, gone = d.message.files
     assert (first.name, first.size) == ("Jane Doe.csv", 2048)
     assert first.url == "https://files.slack.com/files-pri/T1-F1/download/Jane Doe.csv"
     assert (gone.url, gone.size) == ("", 0), "a deleted file has nothing to fetch"
-    assert d.has_files
+    assert bool(d.message.files)
     assert "Jane" not in str(d.message.metadata)
 
 
 def test_a_message_without_files_has_none() -> None:
     d = to_delivery(message("plain"), bot_user_id="UBOT", trigger="followup")
-    assert d.files == ()
-    assert not d.has_files
+    assert d.message.files == ()
+    assert not bool(d.message.files)

@@ -1,0 +1,159 @@
+"""Files shared in a thread, through the real adapters, the real guardrail and the fake model.
+
+Slack: the real slack-bolt app against the fake Slack, which serves ``url_private_download``
+to the bot token only; Discord: the real discord.py client against the fake gateway and CDN.
+What the fake model received holds no seeded value from the file, the person sees the answer
+restored, and Redis, the audit database and the logs hold none either.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from aiohttp import web
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.app import App
+from tests.e2e.conftest import MakeApp, audit_dump
+from tests.e2e.discord_harness import StartBot
+from tests.e2e.slack_harness import slack_harness
+from tests.e2e.test_guarded_turn import leaked
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.discord_server import FakeDiscord
+from tests.fakes.slack_payloads import mention
+from tests.fixtures.services import free_port, redis_dump
+
+
+async def _audit_rows(app: App, tid: str) -> list[dict[str, Any]]:
+    url = app.settings.database_url or f"sqlite+aiosqlite:///{app.settings.data_dir / 'audit.db'}"
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(
+                sa.text("SELECT * FROM audit_runs WHERE thread_id = :t"), {"t": tid}
+            )
+            return [dict(row._mapping) for row in result]
+    finally:
+        await engine.dispose()
+
+
+NAME, EMAIL, PHONE = "Maria Gonzalez", "maria.gonzalez@example.com", "+1 415 555 0123"
+IBAN = "DE89 3704 0044 0532 0130 00"
+SEEDED = [NAME, EMAIL, PHONE, IBAN]
+CSV = (
+    f"name,email,phone,iban,city\n{NAME},{EMAIL},{PHONE},{IBAN},Lisbon\nTotal,,,,3 rows\n"
+).encode()
+FILE_NAME = "Maria Gonzalez contacts.csv"
+
+
+async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_answered(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    async with slack_harness(make_app) as h:
+        shared = h.slack.host_file(FILE_NAME, CSV, mimetype="text/csv")
+        event = mention(f"Whose row is this? I'm {NAME}.", files=[shared])
+        ts = event["event"]["ts"]
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", ts)), "answer")
+        await h.settle()
+
+        sent = fake_anthropic.all_text_sent()
+        assert leaked(SEEDED, sent) == [], "no value of the file or its name reaches the model"
+        assert '<file name="<PERSON_1> contacts.csv">' in sent, sent
+        assert "name,email,phone,iban,city" in sent, "what is not personal reaches the model"
+        assert sent.count("<PERSON_1>") >= 3, "the person in message, name and row: one placeholder"
+        answer = "\n".join(h.slack.thread("C1", ts))
+        assert EMAIL in answer, "the answer is restored for the thread"
+        assert NAME in answer
+        (fid,) = h.slack.hosted
+        assert h.slack.downloads == [(fid, "Bearer xoxb-test")]
+
+        stores = "\n".join(
+            (
+                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
+                await audit_dump(h.app),
+                debug_logs.text,
+            )
+        )
+        assert leaked(SEEDED, stores) == []
+        assert "Gonzalez" not in stores
+        (row,) = await _audit_rows(h.app, f"slack:T1:C1:{ts}")
+        assert "Lisbon" not in row["prompt"], "the audit keeps the message, not the file's text"
+        (fact,) = json.loads(row["metadata"])["files"]
+        assert fact == {
+            "kind": "text",
+            "size": len(CSV),
+            "pages": 1,
+            "entities": {"PERSON": 2, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 1, "IBAN_CODE": 1},
+        }
+
+
+async def test_slack_files_are_refused_past_the_limits_and_nothing_reaches_the_model(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with slack_harness(make_app, files_max_count=1, files_max_bytes=64) as h:
+        two = [h.slack.host_file("a.txt", b"one"), h.slack.host_file("b.txt", b"two")]
+        first = mention("read both", files=two)
+        big = mention("and this", files=[h.slack.host_file("big.log", b"x" * 65)])
+        for event in (first, big):
+            await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", big["event"]["ts"])), "second answer")
+        await h.until(lambda: bool(h.slack.thread("C1", first["event"]["ts"])), "first answer")
+
+        assert "I read at most 1 at a time" in h.slack.thread("C1", first["event"]["ts"])[0]
+        too_big = h.slack.thread("C1", big["event"]["ts"])[0]
+        assert "File 1 is 65 bytes; I read files up to 64 bytes." in too_big
+        assert fake_anthropic.requests == []
+        assert h.slack.downloads == [], "limits are checked on the announced sizes first"
+
+
+async def test_the_bot_token_goes_only_to_slacks_file_host(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    seen: list[str | None] = []
+
+    async def elsewhere(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("Authorization"))
+        return web.Response(body=CSV)
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", elsewhere)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        async with slack_harness(make_app) as h:
+            url = f"http://127.0.0.1:{port}/steal/notes.csv"
+            shared = {"id": "F9", "name": "notes.csv", "size": len(CSV), "url_private": url}
+            event = mention("what is in it?", files=[shared])
+            await h.send(event)
+            await h.until(lambda: bool(h.slack.thread("C1", event["event"]["ts"])), "answer")
+            reply = h.slack.thread("C1", event["event"]["ts"])[0]
+    finally:
+        await runner.cleanup()
+    assert "not on Slack's file host" in reply
+    assert seen == [], "nothing was fetched from another host, so no token went there"
+    assert fake_anthropic.requests == []
+
+
+async def test_a_file_attached_in_discord_is_read_through_the_guardrail(
+    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic
+) -> None:
+    bot = await start_bot()
+    dm = 650000000000000002
+    posts = await bot.say(
+        fake_discord.message("see file", channel=dm, guild=None, files=((FILE_NAME, CSV),)),
+        channel=dm,
+    )
+    sent = fake_anthropic.all_text_sent()
+    assert leaked(SEEDED, sent) == []
+    assert "<file name=" in sent
+    assert "<EMAIL_ADDRESS_1>" in sent
+    assert EMAIL in posts[-1].body["content"], "restored in the answer"
+    assert len(fake_discord.cdn_requests) == 1
+    dump = redis_dump(bot.app.settings.redis_url or "", bot.app.settings.redis_prefix)
+    assert leaked(SEEDED, dump + await audit_dump(bot.app)) == []
