@@ -13,6 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
+FILES_SEPARATOR = '\n\n<file name="'
+"""What follows a message's own text where the blocks of its files begin (``FileIntake.after``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Attachment:
@@ -107,7 +110,7 @@ class FileIntake:
 
     def after(self, text: str) -> str:
         """The message's redacted ``text`` followed by the files' blocks: what the model reads."""
-        return "\n\n".join(part for part in (text, *self.blocks) if part)
+        return "\n\n".join(part for part in (text, *self.blocks) if part)  # FILES_SEPARATOR
 
     def counts_with(self, counts: dict[str, int]) -> dict[str, int]:
         """The entity counts of the message's text and of its files together."""

@@ -15,6 +15,7 @@ import functools
 import logging
 from collections.abc import Sequence
 
+from bot.core.attachments import FILES_SEPARATOR
 from bot.core.keys import KeySpace
 from bot.core.types import ChatMessage, ThreadId
 from bot.state.client import RedisClient, store_errors
@@ -46,42 +47,61 @@ end
 return redis.call('LRANGE', KEYS[1], 0, -1)
 """
 
-# KEYS: history. ARGV: user text, tombstone. Removes the newest matching user message and
-# the assistant message right after it.
-_REMOVE_USER = """
-local items = redis.call('LRANGE', KEYS[1], 0, -1)
-for i = #items, 1, -1 do
-  local ok, msg = pcall(cjson.decode, items[i])
-  if ok and type(msg) == 'table' and msg['role'] == 'user' and msg['text'] == ARGV[1] then
-    local removed = 1
-    redis.call('LSET', KEYS[1], i - 1, ARGV[2])
-    if items[i + 1] then
-      local ok2, nxt = pcall(cjson.decode, items[i + 1])
-      if ok2 and type(nxt) == 'table' and nxt['role'] == 'assistant' then
-        redis.call('LSET', KEYS[1], i, ARGV[2])
-        removed = 2
-      end
+# A user message is found by its redacted text, or by that text followed by the blocks of the
+# files it carried (``FILES_SEPARATOR``): those are not in a deletion's or an edit's text.
+_FIND_USER = """
+local function find_user(items, text, sep)
+  local prefix = text .. sep
+  for i = #items, 1, -1 do
+    local ok, msg = pcall(cjson.decode, items[i])
+    if ok and type(msg) == 'table' and msg['role'] == 'user' and type(msg['text']) == 'string'
+        and (msg['text'] == text or string.sub(msg['text'], 1, #prefix) == prefix) then
+      return i, msg
     end
-    redis.call('LREM', KEYS[1], 0, ARGV[2])
-    return removed
   end
+  return nil, nil
 end
-return 0
 """
 
-# KEYS: history. ARGV: user text, its replacement (a ChatMessage's JSON). Rewrites the newest
-# matching user message in place; the answer after it stays.
-_REPLACE_USER = """
+# KEYS: history. ARGV: user text, tombstone, files separator. Removes the newest matching user
+# message and the assistant message right after it.
+_REMOVE_USER = (
+    _FIND_USER
+    + """
 local items = redis.call('LRANGE', KEYS[1], 0, -1)
-for i = #items, 1, -1 do
-  local ok, msg = pcall(cjson.decode, items[i])
-  if ok and type(msg) == 'table' and msg['role'] == 'user' and msg['text'] == ARGV[1] then
-    redis.call('LSET', KEYS[1], i - 1, ARGV[2])
-    return 1
+local i = find_user(items, ARGV[1], ARGV[3])
+if not i then
+  return 0
+end
+local removed = 1
+redis.call('LSET', KEYS[1], i - 1, ARGV[2])
+if items[i + 1] then
+  local ok2, nxt = pcall(cjson.decode, items[i + 1])
+  if ok2 and type(nxt) == 'table' and nxt['role'] == 'assistant' then
+    redis.call('LSET', KEYS[1], i, ARGV[2])
+    removed = 2
   end
 end
-return 0
+redis.call('LREM', KEYS[1], 0, ARGV[2])
+return removed
 """
+)
+
+# KEYS: history. ARGV: user text, its replacement text, files separator. Rewrites the newest
+# matching user message in place, its files' blocks kept; the answer after it stays.
+_REPLACE_USER = (
+    _FIND_USER
+    + """
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+local i, msg = find_user(items, ARGV[1], ARGV[3])
+if not i then
+  return 0
+end
+msg['text'] = ARGV[2] .. string.sub(msg['text'], #ARGV[1] + 1)
+redis.call('LSET', KEYS[1], i - 1, cjson.encode(msg))
+return 1
+"""
+)
 
 _TOMBSTONE = "\x00veilbot-removed\x00"
 
@@ -150,28 +170,30 @@ class RedisHistoryStore:
             return int(await self._redis.delete(*self._keys.thread_keys(thread_id)))
 
     async def remove_user_message(self, thread_id: ThreadId, text: str) -> int:
-        """Remove the newest user message with exactly this (placeholder) text, atomically.
+        """Remove the newest user message with this (placeholder) text, atomically.
 
-        The assistant message right after it, if any, goes too.
+        The assistant message right after it, if any, goes too; so do the blocks of the files
+        the message carried.
 
         Returns:
             The number of messages removed: 0, 1 or 2.
         """
         key = self._keys.thread(thread_id, "history")
         async with store_errors(f"history remove message {thread_id}"):
-            removed = await self._remove_user(keys=[key], args=[text, _TOMBSTONE])
+            removed = await self._remove_user(keys=[key], args=[text, _TOMBSTONE, FILES_SEPARATOR])
         return int(removed)
 
     async def replace_user_message(self, thread_id: ThreadId, text: str, new_text: str) -> int:
-        """Rewrite the newest user message with exactly ``text`` to ``new_text``, atomically.
+        """Rewrite the newest user message with ``text`` to ``new_text``, atomically.
+
+        The blocks of the files the message carried stay after the new text.
 
         Returns:
             1 when a message was rewritten, else 0.
         """
         key = self._keys.thread(thread_id, "history")
-        new = ChatMessage("user", new_text).to_json()
         async with store_errors(f"history replace message {thread_id}"):
-            return int(await self._replace_user(keys=[key], args=[text, new]))
+            return int(await self._replace_user(keys=[key], args=[text, new_text, FILES_SEPARATOR]))
 
     def _thread_keys(self, thread_id: ThreadId) -> list[str]:
         history = self._keys.thread(thread_id, "history")

@@ -155,6 +155,20 @@ async def test_remove_user_message_takes_the_newest_duplicate(store: RedisHistor
     assert await store.load(TID) == [u("same"), a("old answer")]
 
 
+async def test_a_message_that_carried_files_is_found_by_its_own_text(
+    store: RedisHistoryStore,
+) -> None:
+    """Slack and Discord send a deletion or an edit with the message's text, not its files."""
+    files = '<file name="<PERSON_1>.csv">\nname,email\n<PERSON_1>,<EMAIL_ADDRESS_1>\n</file>'
+    await store.append(TID, [u("see <PERSON_1>\n\n" + files), a("answer")])
+    await store.append(TID, [u("see <PERSON_1> again"), a("answer two")])
+    assert await store.replace_user_message(TID, "see <PERSON_1>", "look at it") == 1
+    assert (await store.load(TID))[0] == u("look at it\n\n" + files), "the files stay"
+    assert await store.remove_user_message(TID, "look") == 0, "a prefix alone is not the message"
+    assert await store.remove_user_message(TID, "look at it") == 2
+    assert await store.load(TID) == [u("see <PERSON_1> again"), a("answer two")]
+
+
 async def test_redis_down_fails_fast_and_recovers(
     redis_server, private_client: aioredis.Redis, keys: KeySpace
 ) -> None:
