@@ -51,6 +51,11 @@ class FileLimits:
 
     def check_count(self, count: int) -> None:
         """Raises FileRejected when one message brings more files than are read."""
+        if count and not self.max_files:
+            raise FileRejected(
+                "Files are not read here; please paste the text you need.",
+                reason="files_off",
+            )
         if count > self.max_files:
             raise FileRejected(
                 f"That message has {count} files; I read at most {self.max_files} at a time. "

@@ -29,17 +29,24 @@ def test_limits_set_in_the_environment_are_the_ones_enforced(
     monkeypatch.setenv("VEILBOT_FILES_MAX_COUNT", "2")
     monkeypatch.setenv("VEILBOT_FILES_MAX_PAGES", "3")
     settings = Settings()
-    limits = FileLimits(
-        max_bytes=settings.files_max_bytes,
-        max_files=settings.files_max_count,
-        max_pages=settings.files_max_pages,
-    )
+    limits = FileLimits.of(settings)
     with pytest.raises(InputRejected, match=r"File 1 is 1\.5 MB; I read files up to 1\.0 MB"):
         limits.check_sizes([1536 * 1024])
     with pytest.raises(InputRejected, match="3 files; I read at most 2"):
         limits.check_count(3)
     with pytest.raises(InputRejected, match="4 pages; I read documents up to 3"):
         limits.check_pages(1, 4)
+
+
+def test_a_count_of_zero_turns_files_off_with_its_own_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VEILBOT_FILES_MAX_COUNT", "0")
+    limits = FileLimits.of(Settings())
+    limits.check_count(0)  # a message without files is not refused
+    with pytest.raises(InputRejected, match="Files are not read here") as caught:
+        limits.check_count(1)
+    assert caught.value.reason == "files_off"
 
 
 @pytest.mark.parametrize(
