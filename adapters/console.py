@@ -1,6 +1,7 @@
 """The console adapter: talk to veilbot in a terminal, or script it with JSON Lines.
 
-In a terminal it is interactive (``/forget``, ``/thread NAME``, ``/quit``) and streams answers.
+In a terminal it is interactive (``/attach PATH``, ``/forget``, ``/thread NAME``, ``/quit``)
+and streams answers.
 The prompt has line editing and the session's history (GNU readline; nothing is written to
 disk, since the lines hold personal data); Ctrl-C or Ctrl-D ends the session at once. Log
 lines are held while the console owns the screen and printed between an answer and the next
@@ -9,7 +10,8 @@ When stdin is not a terminal it reads ``{"thread": ..., "text": ...}`` lines and
 ``{"thread": ..., "reply": ..., "status": ..., "run_id": ...}`` lines, one per input line.
 A line may add ``"platform": "slack"`` or ``"discord"``: its text is then read as that
 platform's adapter reads it (mentions, ``<mailto:...|...>`` links, escapes), so a transcript
-can be replayed through the whole pipeline. Thread names map to ``console:{name}`` thread
+can be replayed through the whole pipeline, and ``"files": ["PATH", ...]`` attaches files on
+this machine. Thread names map to ``console:{name}`` thread
 ids, so a thread continues across runs.
 """
 
@@ -24,14 +26,20 @@ import logging
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
+from adapters.downloads import LocalFiles
+from bot.core.attachments import Attachment
 from bot.core.errors import InputRejected
 from bot.core.ports import MessageHandler
 from bot.core.types import InboundMessage, Platform, Reply, ThreadId, thread_id
 
-HELP = "Commands: /forget erases this thread, /thread NAME switches thread, /quit exits."
+HELP = (
+    "Commands: /attach PATH adds a file to your next message, /forget erases this thread, "
+    "/thread NAME switches thread, /quit exits."
+)
 PROMPT = "you> "
 
 
@@ -73,6 +81,7 @@ class ConsoleAdapter:
         self._interactive = interactive
         self._user = _local_user()
         self._ids = itertools.count(1)
+        self._attached: list[Path] = []
 
     async def run(self) -> None:
         """Serve until end of input (or ``/quit``)."""
@@ -82,7 +91,9 @@ class ConsoleAdapter:
         else:
             await self._jsonl_loop()
 
-    def _message(self, name: str, text: str, platform: Platform = "console") -> InboundMessage:
+    def _message(
+        self, name: str, text: str, platform: Platform = "console", files: Sequence[Path] = ()
+    ) -> InboundMessage:
         return InboundMessage(
             thread_id=thread_id_of(name),
             platform=platform,
@@ -92,6 +103,8 @@ class ConsoleAdapter:
             message_id=str(next(self._ids)),
             text=text,
             private=True,
+            files=tuple(_attachment(path) for path in files),
+            file_source=_LOCAL_FILES,
         )
 
     async def _readline(self) -> str | None:
@@ -117,6 +130,8 @@ class ConsoleAdapter:
             self._write(f"Thread '{self._thread}' forgotten: history and vault erased.\n")
         elif command == "/thread":
             self._switch(name.strip())
+        elif command == "/attach":
+            self._attach(name.strip())
         elif line in ("/help", "/?"):
             self._write(HELP + "\n")
         else:
@@ -135,9 +150,22 @@ class ConsoleAdapter:
         self._thread = name
         self._write(f"Now in thread '{name}'.\n")
 
+    def _attach(self, name: str) -> None:
+        if not name:
+            self._write("Usage: /attach PATH (the file goes with your next message).\n")
+            return
+        path = Path(name).expanduser()
+        if not path.is_file():
+            self._write(f"No file at {path}.\n")
+            return
+        self._attached.append(path)
+        count = len(self._attached)
+        self._write(f"{count} file{'s' if count > 1 else ''} will go with your next message.\n")
+
     async def _interactive_turn(self, text: str) -> None:
         sink = _PrintSink(self._out)
-        reply = await self._handler.handle(self._message(self._thread, text), sink)
+        files, self._attached = self._attached, []
+        reply = await self._handler.handle(self._message(self._thread, text, files=files), sink)
         if reply is None:
             return
         if reply.streamed:
@@ -168,8 +196,11 @@ class ConsoleAdapter:
         if platform not in _MARKUPS:
             return {"line": number, "error": 'platform must be "slack", "discord" or "console"'}
         name = data.get("thread", self._thread)
+        files = data.get("files", [])
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            return {"line": number, "error": '"files" must be a list of paths'}
         try:
-            message = self._message(str(name), data["text"], platform)
+            message = self._message(str(name), data["text"], platform, [Path(f) for f in files])
         except InputRejected:
             return {"line": number, "error": "invalid thread name: use [A-Za-z0-9_.:-]"}
         reply = await self._handler.handle(message)
@@ -278,6 +309,14 @@ def _held_logs() -> Iterator[_HeldLogs]:
         root.handlers = targets
         held.write_out()
         sys.stderr.flush()
+
+
+_LOCAL_FILES = LocalFiles()
+
+
+def _attachment(path: Path) -> Attachment:
+    """A file on this machine, attached by its path (its size is read when it is fetched)."""
+    return Attachment(name=path.name, url=str(path), size=0)
 
 
 def thread_id_of(name: str) -> ThreadId:

@@ -8,7 +8,9 @@ soon as it passes the limit, whatever size the platform announced.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -56,6 +58,30 @@ class HostedFiles:
             return await download(
                 session, attachment, position=position, max_bytes=max_bytes, token=self._token
             )
+
+
+class LocalFiles:
+    """The console's ``FileSource``: files named by their path on this machine."""
+
+    async def fetch(self, attachment: Attachment, *, position: int, max_bytes: int) -> bytes:
+        """The file's bytes, refused past ``max_bytes`` before it is read.
+
+        Raises:
+            FileRejected: the file cannot be read, or is too large.
+        """
+        try:
+            return await asyncio.to_thread(_read_local, Path(attachment.url), position, max_bytes)
+        except OSError as exc:
+            raise FileRejected(
+                f"File {position} could not be read: {exc.strerror or type(exc).__name__}.",
+                reason="file_unavailable",
+            ) from exc
+
+
+def _read_local(path: Path, position: int, max_bytes: int) -> bytes:
+    if path.stat().st_size > max_bytes:
+        raise _too_large(position, max_bytes)
+    return path.read_bytes()
 
 
 def _host(url: str) -> str:

@@ -163,7 +163,7 @@ class Settings(BaseSettings):
     files_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1)
     """The largest attached file read; a larger one is refused with its size and this limit."""
     files_max_count: int = Field(default=5, ge=0)
-    """The most files read from one message; more are refused, none read."""
+    """The most files read from one message; more are refused, none read. 0 turns files off."""
     files_max_pages: int = Field(default=30, ge=1)
     """The most pages (sheets, slides) read from one attached document."""
     files_max_chars: int = Field(default=100_000, ge=1)

@@ -152,3 +152,28 @@ def test_a_transcript_line_is_read_with_its_platforms_markup(
     sent = fake_anthropic.all_text_sent()
     for value in ("jane.doe@acme.com", "U024BE7LH", "296012345678901234", "7946 0958"):
         assert value not in sent
+
+
+def test_a_file_attached_in_the_console_reaches_the_model_redacted(
+    console_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    notes = tmp_path / "Maria Gonzalez notes.txt"
+    notes.write_text("Call Maria Gonzalez on +1 415 555 0123 about the lease.\n", encoding="utf-8")
+    lines = [
+        json.dumps({"thread": "files", "text": "Summarise this", "files": [str(notes)]}),
+        json.dumps({"thread": "files", "text": "and this", "files": [str(tmp_path / "gone")]}),
+        json.dumps({"thread": "files", "text": "x", "files": "not a list"}),
+    ]
+
+    done = run_console(lines, console_env)
+
+    assert done.returncode == 0, done.stderr
+    answered, missing, bad = jsonl(done.stdout)
+    assert answered["status"] == "ok"
+    assert "Maria Gonzalez" in str(answered["reply"]), "the echo model's answer is restored"
+    sent = fake_anthropic.all_text_sent()
+    assert '<file name="<PERSON_1> notes.txt">' in sent
+    assert leaked(["Maria Gonzalez", "+1 415 555 0123"], sent) == []
+    assert missing["status"] == "rejected_input"
+    assert "File 1 could not be read" in str(missing["reply"])
+    assert bad == {"line": 3, "error": '"files" must be a list of paths'}

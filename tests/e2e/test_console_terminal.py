@@ -106,6 +106,28 @@ def test_the_prompt_edits_lines_recalls_history_and_answers_thread_without_a_nam
     assert sent == ["deploy on friday", "deploy on friday"]
 
 
+def test_attach_sends_a_file_with_the_next_message_only(
+    terminal: Terminal, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Maria Gonzalez: +1 415 555 0123.\n", encoding="utf-8")
+    at = terminal.wait_for(PROMPT)
+    terminal.type(f"/attach {tmp_path / 'missing.txt'}\r")
+    at = terminal.wait_for(PROMPT, after=terminal.wait_for("No file at", after=at))
+    terminal.type(f"/attach {notes}\r")
+    at = terminal.wait_for(PROMPT, after=terminal.wait_for("1 file will go", after=at))
+    terminal.type("who do I ring?\r")
+    at = terminal.wait_for(PROMPT, after=terminal.wait_for("bot> ", after=at))
+    terminal.type("and then?\r")
+    at = terminal.wait_for(PROMPT, after=terminal.wait_for("bot> ", after=at))
+    terminal.type("/quit\r")
+    assert terminal.proc.wait(60) == 0
+    first, second = (fake_anthropic.last_user_text(r.body) for r in fake_anthropic.requests)
+    assert first.startswith('who do I ring?\n\n<file name="notes.txt">\n<PERSON_1>: <PHONE_')
+    assert "Maria" not in first
+    assert second == "and then?"
+
+
 def test_ctrl_c_at_the_prompt_ends_the_console_at_once(terminal: Terminal) -> None:
     terminal.wait_for(PROMPT)
     terminal.proc.send_signal(signal.SIGINT)  # what Ctrl-C sends to the foreground process
