@@ -146,16 +146,22 @@ def files_of(event: dict[str, Any]) -> tuple[Attachment, ...]:
     """The files of a Slack message event, with the URL to fetch them with the bot token.
 
     A deleted or hidden file (``mode`` ``tombstone`` or ``hidden_by_limit``) has no URL; it is
-    kept, with an empty one, so the answer can say it could not be read.
+    kept, with an empty one, so the answer can say it could not be read. A file Slack only
+    names (``file_access: check_file_info``, from Slack Connect) keeps its id, to be asked
+    for with ``files.info``.
     """
     found = []
     for item in event.get("files") or []:
         if not isinstance(item, dict):
             continue
         url = item.get("url_private_download") or item.get("url_private") or ""
+        ask = item.get("file_access") == "check_file_info" and not url
         found.append(
             Attachment(
-                name=str(item.get("name") or ""), url=str(url), size=int(item.get("size") or 0)
+                name=str(item.get("name") or ""),
+                url=str(url),
+                size=int(item.get("size") or 0),
+                ref=str(item.get("id") or "") if ask else "",
             )
         )
     return tuple(found)

@@ -44,7 +44,6 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.downloads import SLACK_FILE_HOSTS, HostedFiles
 from adapters.inflight import finish_in_flight
 from adapters.slack.enqueue import RETRY_AFTER, Authorization, Enqueuer, lean_event
 from adapters.slack.events import (
@@ -55,6 +54,7 @@ from adapters.slack.events import (
     skip_reason,
     to_delivery,
 )
+from adapters.slack.files import SlackFiles
 from adapters.slack.formatting import mentioned_users
 from adapters.slack.groups import UserGroups
 from adapters.slack.ingress import SlackGate
@@ -168,9 +168,7 @@ class SlackAdapter:
         self._socket: AsyncSocketModeHandler | None = None
         self._draining = False
         self._gate = SlackGate(secret) if secret is not None else None
-        self._files = HostedFiles(
-            "slack", SLACK_FILE_HOSTS, api_url=settings.slack_api_url, token=token
-        )
+        self._files = SlackFiles(self.client, token=token, api_url=settings.slack_api_url)
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
         self.interactions = Interactions(

@@ -26,11 +26,14 @@ class Attachment:
         url: where the bytes are fetched (Slack ``url_private_download``, which needs the bot
             token; Discord's CDN URL); empty when the platform offers none (a deleted file).
         size: the size the platform announces, checked against the limit before the download.
+        ref: the platform's id of a file whose URL must be asked for first (Slack sends only
+            the id, ``file_access: check_file_info``, for files from Slack Connect).
     """
 
     name: str = field(repr=False)
     url: str = field(repr=False)
     size: int
+    ref: str = ""
 
 
 @dataclass(frozen=True, slots=True)

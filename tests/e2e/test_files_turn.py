@@ -110,6 +110,28 @@ async def test_slack_files_are_refused_past_the_limits_and_nothing_reaches_the_m
         assert h.slack.downloads == [], "limits are checked on the announced sizes first"
 
 
+async def test_a_slack_connect_file_named_by_id_only_is_looked_up_then_read(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with slack_harness(make_app) as h:
+        hosted = h.slack.host_file(FILE_NAME, CSV, mimetype="text/csv")
+        only_id = {"id": hosted["id"], "file_access": "check_file_info"}
+        gone = {"id": "F404", "file_access": "check_file_info"}
+        event = mention("what is in it?", files=[only_id])
+        missing = mention("and this?", files=[gone])
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", event["event"]["ts"])), "answer")
+        await h.send(missing)
+        await h.until(lambda: bool(h.slack.thread("C1", missing["event"]["ts"])), "2nd answer")
+
+        assert [c["file"] for c in h.slack.calls_to("files.info")] == [hosted["id"], "F404"]
+        assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
+        assert "<EMAIL_ADDRESS_1>" in fake_anthropic.all_text_sent()
+        assert EMAIL in h.slack.thread("C1", event["event"]["ts"])[0]
+        assert "deleted or hidden" in h.slack.thread("C1", missing["event"]["ts"])[0]
+        assert len(fake_anthropic.requests) == 1
+
+
 async def test_the_bot_token_goes_only_to_slacks_file_host(
     make_app: MakeApp, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -113,6 +113,8 @@ class FakeSlack(OAuthSide):
         self.usergroups: dict[str, list[str]] = {}
         self.hosted: dict[str, bytes] = {}
         """Files users shared, by id, served at their ``url_private_download``."""
+        self.file_objects: dict[str, dict[str, Any]] = {}
+        """What ``files.info`` answers for each hosted file."""
         self.downloads: list[tuple[str, str | None]] = []
         """Each file download: the file id and the ``Authorization`` header it came with."""
         self.bot_token = "xoxb-test"
@@ -402,11 +404,16 @@ class FakeSlack(OAuthSide):
         fid = f"F{next(self._clock):08d}"
         self.hosted[fid] = data
         base = f"http://127.0.0.1:{self.port}/files-pri/{self.team}-{fid}"
-        return {
+        self.file_objects[fid] = {
             "id": fid, "name": name, "title": name, "mimetype": mimetype, "mode": "hosted",
             "size": len(data), "is_external": False, "url_private": f"{base}/{name}",
             "url_private_download": f"{base}/download/{name}",
         }  # fmt: skip
+        return dict(self.file_objects[fid])
+
+    def _m_files_info(self, p: dict[str, Any]) -> dict[str, Any]:
+        file = self.file_objects.get(str(p.get("file")))
+        return {"ok": True, "file": file} if file else {"ok": False, "error": "file_not_found"}
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
         """Slack's file download: the bytes with the bot token, its sign-in page without."""
