@@ -113,7 +113,7 @@ async def redact_image(
         )
     image = await asyncio.to_thread(decode, data, position)
     check_tesseract(tesseract)
-    reading = await asyncio.to_thread(read, image)
+    reading = await asyncio.to_thread(read, image, tesseract)
     redaction = await redact_text(reading.text)
     if policy == "text-only" or reading.unsure is not None:
         note = _withheld_note(reading, policy)

@@ -10,6 +10,7 @@ since a value nobody read cannot be painted over.
 from __future__ import annotations
 
 import functools
+import subprocess
 from dataclasses import dataclass
 
 import cv2
@@ -67,17 +68,19 @@ def check_tesseract(command: str) -> None:
 @functools.cache
 def _tesseract_runs(command: str) -> bool:
     """Whether ``command --version`` runs (asked once per command: it spawns a process)."""
-    pytesseract.pytesseract.tesseract_cmd = command
     try:
-        pytesseract.get_tesseract_version()
-    except (pytesseract.TesseractNotFoundError, OSError):
+        subprocess.run(  # noqa: S603 - the operator's own setting, no shell
+            [command, "--version"], capture_output=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
         return False
     return True
 
 
-def read(image: Image.Image) -> Reading:
-    """OCR ``image`` (RGB) into text and word boxes in the image's own pixels.
+def read(image: Image.Image, command: str = "tesseract") -> Reading:
+    """OCR ``image`` (RGB) with the Tesseract ``command`` into text and word boxes.
 
+    Boxes are in the image's own pixels.
     Words of a line are joined by spaces, lines by a newline and blocks by a blank line, so
     the detector sees a card or a phone split into groups as one value and no sentence runs
     into the next block's.
@@ -86,6 +89,7 @@ def read(image: Image.Image) -> Reading:
     gray = image.convert("L")
     if scale > 1:
         gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
+    pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
     try:
         data = pytesseract.image_to_data(gray, **_TSV)
     except (pytesseract.TesseractError, OSError) as exc:
@@ -142,19 +146,32 @@ def _unsure(
 
 
 def _text_regions(gray: NDArray[np.uint8]) -> NDArray[np.bool_]:
-    """A mask of the pixels that look like lines of text: dense strokes in a horizontal band.
+    """A mask of the pixels that look like lines of text, at any angle.
 
-    The morphological gradient marks strokes; closing them along the line merges a word's
-    letters into a band; bands shorter than a letter or not wider than tall are dropped,
-    which keeps a photo's smooth areas and a screenshot's borders out.
+    Strokes (the morphological gradient, Otsu's threshold) are split into letter-sized
+    pieces; pieces close to each other merge into runs, and a run of at least
+    ``_LETTERS_IN_A_LINE`` letters that is long and thin (its rotated bounding rectangle)
+    is a line of text. A face, an icon or a border is one or a few pieces, never a run.
     """
     gradient = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     _, strokes = cv2.threshold(gradient, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    bands = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, np.ones((3, 15), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(bands, connectivity=8)
-    mask = np.zeros(gray.shape, dtype=bool)
-    for label in range(1, count):
-        left, top, width, height, area = (int(v) for v in stats[label])
-        if 16 <= height <= 200 and width >= 2 * height and area >= 0.35 * width * height:
-            mask[top : top + height, left : left + width] = True
-    return mask
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(strokes, connectivity=8)
+    widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    letter = (heights >= 6) & (heights <= 150) & (widths <= 3 * heights)
+    letter[0] = False
+    letters = letter[labels].astype(np.uint8)
+    runs = cv2.dilate(letters, np.ones((9, 9), np.uint8))
+    run_count, run_labels, boxes, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    where = centroids[letter].astype(int)
+    per_run = np.bincount(run_labels[where[:, 1], where[:, 0]], minlength=run_count)
+    lines = []
+    for run in np.flatnonzero(per_run >= _LETTERS_IN_A_LINE):
+        left, top, width, height = (int(v) for v in boxes[run][:4])
+        inside = run_labels[top : top + height, left : left + width] == run
+        (_, _), (side_a, side_b), _ = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
+        if run and max(side_a, side_b) >= 2.5 * max(min(side_a, side_b), 1.0):
+            lines.append(run)
+    return np.isin(run_labels, lines)
+
+
+_LETTERS_IN_A_LINE = 6
