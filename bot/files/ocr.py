@@ -10,6 +10,7 @@ since a value nobody read cannot be painted over.
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from dataclasses import dataclass
 
@@ -30,6 +31,11 @@ at 85-95 at the scale above; noise, handwriting and rotated text read far lower.
 MAX_UNREAD_SHARE = 0.25
 """Above this share of the text-like area outside every word read, the reading is unsure."""
 _TSV = {"output_type": pytesseract.Output.DICT, "config": "--psm 3"}
+
+# Tesseract's OpenMP threads spin for their share of the CPU: on a busy 2-core machine one
+# Full HD screenshot took 9-12 s with them and 2.2 s with one (tests/perf/bench_images).
+# pytesseract passes the process's environment to Tesseract; an operator's own value wins.
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 
 @dataclass(frozen=True, slots=True)
