@@ -35,6 +35,9 @@ _FACES = cv2.CascadeClassifier(
     f"{cv2.data.haarcascades}haarcascade_frontalface_default.xml"  # type: ignore[attr-defined]
 )
 
+Box = tuple[int, int, int, int]
+"""A region of an image: left, top, right, bottom."""
+
 RedactText = Callable[[str], Awaitable[Redaction]]
 """The guardrail's redaction of one text (with the thread's vault), with the spans it replaced."""
 
@@ -115,13 +118,27 @@ async def redact_image(
         )
     image = await asyncio.to_thread(decode, data, position)
     check_tesseract(tesseract)
-    reading = await asyncio.to_thread(read, image, tesseract)
-    redaction = await redact_text(reading.text)
-    if policy == "text-only" or reading.unsure is not None:
+    # Faces are searched while Tesseract reads (another process, the other core).
+    faces = (
+        asyncio.ensure_future(asyncio.to_thread(find_faces, image))
+        if policy == "redacted"
+        else None
+    )
+    try:
+        reading = await asyncio.to_thread(read, image, tesseract)
+        redaction = await redact_text(reading.text)
+    except BaseException:
+        if faces is not None:
+            await asyncio.gather(faces, return_exceptions=True)
+        raise
+    if faces is None or reading.unsure is not None:
+        if faces is not None:
+            await asyncio.gather(faces, return_exceptions=True)
         note = _withheld_note(reading, policy)
         return RedactedImage(_text(redaction, note), None, redaction, 0)
-    png, faces = await asyncio.to_thread(_paint, image, reading, redaction)
-    return RedactedImage(_text(redaction, None), ImagePart("image/png", png), redaction, faces)
+    boxes = await faces
+    png = await asyncio.to_thread(_paint, image, reading, redaction, boxes)
+    return RedactedImage(_text(redaction, None), ImagePart("image/png", png), redaction, len(boxes))
 
 
 def _withheld_note(reading: Reading, policy: ImagePolicy) -> str:
@@ -135,27 +152,25 @@ def _text(redaction: Redaction, note: str | None) -> str:
     return f"{note}\n{body}" if note else body
 
 
-def _paint(image: Image.Image, reading: Reading, redaction: Redaction) -> tuple[bytes, int]:
-    """The PNG of ``image`` with every finding's words painted and every face pixelated."""
+def _paint(image: Image.Image, reading: Reading, redaction: Redaction, faces: list[Box]) -> bytes:
+    """The PNG of ``image`` with every finding's words painted and the ``faces`` pixelated."""
     painted = image.copy()
     draw = ImageDraw.Draw(painted)
     for start, end in redaction.spans:
         for left, top, right, bottom in reading.boxes_of(start, end):
             m = PAINT_MARGIN
             draw.rectangle((left - m, top - m, right + m, bottom + m), fill=(0, 0, 0))
-    faces = blur_faces(painted)
+    pixelate(painted, faces)
     out = io.BytesIO()
     painted.save(out, format="PNG", optimize=False)
-    return out.getvalue(), faces
+    return out.getvalue()
 
 
-def blur_faces(image: Image.Image) -> int:
-    """Pixelate every frontal face in ``image`` in place; how many there were.
+def find_faces(image: Image.Image) -> list[Box]:
+    """The box of every frontal face in ``image`` (left, top, right, bottom).
 
     Faces are searched on a copy at most ``FACE_SEARCH_SIDE`` pixels on its long side (a
-    face smaller than 24 px there is too small to identify anyone). Each face shrinks to
-    6x6 cells and is scaled back smoothly: a plain blur can be partly undone, 36 cells
-    identify nobody.
+    face smaller than 24 px there is too small to identify anyone).
     """
     shrink = min(1.0, FACE_SEARCH_SIDE / max(image.size))
     gray = image.convert("L")
@@ -165,9 +180,19 @@ def blur_faces(image: Image.Image) -> int:
     found = _FACES.detectMultiScale(
         np.asarray(gray), scaleFactor=1.1, minNeighbors=5, minSize=(24, 24)
     )
-    for x, y, w, h in found:
-        left, top = round(int(x) / shrink), round(int(y) / shrink)
-        face = image.crop((left, top, round(int(x + w) / shrink), round(int(y + h) / shrink)))
+    return [
+        (round(x / shrink), round(y / shrink), round((x + w) / shrink), round((y + h) / shrink))
+        for x, y, w, h in (tuple(int(v) for v in box) for box in found)
+    ]
+
+
+def pixelate(image: Image.Image, boxes: list[Box]) -> None:
+    """Pixelate each box of ``image`` in place.
+
+    Each shrinks to 6x6 cells and is scaled back smoothly: a plain blur can be partly
+    undone, 36 cells identify nobody.
+    """
+    for left, top, right, bottom in boxes:
+        face = image.crop((left, top, right, bottom))
         mosaic = face.resize((6, 6), Image.Resampling.BILINEAR).resize(face.size)
         image.paste(mosaic, (left, top))
-    return len(found)

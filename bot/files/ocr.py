@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -96,12 +97,17 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     if scale > 1:
         gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
     pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
-    try:
-        data = pytesseract.image_to_data(gray, **_TSV)
-    except (pytesseract.TesseractError, OSError) as exc:
-        raise InputRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
+    # The text-region mask is found while Tesseract (another process) reads: OpenCV
+    # releases the GIL, so the second core does it instead of adding to the wait.
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        regions = beside.submit(_text_regions, np.asarray(gray))
+        try:
+            data = pytesseract.image_to_data(gray, **_TSV)
+        except (pytesseract.TesseractError, OSError) as exc:
+            raise InputRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
+        mask = regions.result()
     text, words, confidences = _join(data, scale)
-    return Reading(text, tuple(words), _unsure(gray, data, confidences, scale))
+    return Reading(text, tuple(words), _unsure(mask, data, confidences))
 
 
 def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], list[float]]:
@@ -132,12 +138,11 @@ def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], l
 
 
 def _unsure(
-    gray: Image.Image, data: dict[str, list[object]], confidences: list[float], scale: int
+    regions: NDArray[np.bool_], data: dict[str, list[object]], confidences: list[float]
 ) -> str | None:
     """Why the reading cannot be trusted to have found every word, or ``None``."""
     if confidences and sum(confidences) / len(confidences) < MIN_MEAN_CONFIDENCE:
         return "the text was read with low confidence"
-    regions = _text_regions(np.asarray(gray))
     if regions.any():
         read_mask = np.zeros_like(regions)
         for i, raw in enumerate(data["text"]):
