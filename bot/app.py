@@ -283,7 +283,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             limiter=build_limiter(settings, client, keys, ledger),
             scopes=scopes,
             ledger=ledger if settings.budgets.any else None,
-            files=FilesReader(guardrail, FileLimits.of(settings)),
+            files=FilesReader(
+                guardrail, FileLimits.of(settings), tesseract=settings.files_tesseract
+            ),
         )
         yield App(
             settings,

@@ -208,6 +208,7 @@ def _openai(settings: Settings, price: Price | None) -> ModelClient:
         model=model,
         api_key=_secret(settings.openai_api_key),
         pricing=Pricing("openai", configured=price),
+        images=settings.openai_images,
         **_common(settings),
     )
 

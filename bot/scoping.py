@@ -14,7 +14,9 @@ from bot.settings_tables import RevealPlaces, ScopeSettings
 
 def build_scopes(settings: Settings) -> Scopes:
     """Every configured scope resolved against the ones above it (channel, workspace, all)."""
-    top = Scope(system=build_system_prompt(settings.system_prompt_extra))
+    top = Scope(
+        system=build_system_prompt(settings.system_prompt_extra), images=settings.files_images
+    )
     resolved: dict[str, Scope] = {}
     for name in sorted(settings.scopes, key=lambda n: n.count(":")):  # workspaces first
         parent = resolved.get(name.rsplit(":", 1)[0], top) if name.count(":") == 2 else top
@@ -51,6 +53,7 @@ def _scope(name: str, parent: Scope, own: ScopeSettings) -> Scope:
         follow_ups=parent.follow_ups if own.follow_ups is None else own.follow_ups,
         streaming=parent.streaming if own.streaming is None else own.streaming,
         policy=_policy(own, parent),
+        images=own.images or parent.images,
         sources=sources,
     )
 
@@ -65,6 +68,7 @@ _SCOPED = frozenset(
         "follow_ups",
         "streaming",
         "guardrail",
+        "images",
     }
 )
 

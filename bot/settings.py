@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
+from bot.core.scopes import ImagePolicy
 from bot.settings_tables import (
     SCOPE_ID,
     AccessSettings,
@@ -151,7 +152,8 @@ class Settings(BaseSettings):
     veilbot's persona and style, the placeholder rules kept), ``model``, ``max_tokens``,
     ``provider`` (another provider for the scope, with the credentials set for it; without a
     ``model``, that provider's default), ``follow_ups`` (``false``: thread replies without a
-    mention are not answered), ``streaming`` (``false``: one final message) and a
+    mention are not answered), ``streaming`` (``false``: one final message), ``images``
+    (``redacted``, ``text-only`` or ``off``: see ``files_images``) and a
     ``guardrail`` table (``entities_off``, ``entities_on``, ``thresholds``, ``reveal`` as
     ``reveal_policy``: changes to the guardrail policy there, applied by the detection
     worker and the restorer). The most
@@ -169,6 +171,14 @@ class Settings(BaseSettings):
     files_max_chars: int = Field(default=100_000, ge=1)
     """The most characters of text read from one attached file (the guardrail's time grows
     with it: tests/perf/bench_files)."""
+    files_images: ImagePolicy = "redacted"
+    """What the model gets of an attached image (a scope's ``images`` wins): ``redacted``, the
+    image with every value its OCR text gave painted over and faces blurred, beside that text
+    redacted; ``text-only``, only the redacted text; ``off``, images are refused. An image
+    whose OCR is unsure (low confidence, text it could not read) goes as text only."""
+    files_tesseract: str = Field(default="tesseract", min_length=1)
+    """The Tesseract OCR command that reads images (Debian's ``tesseract-ocr``); without it
+    images are refused with a line saying what to install, and other files still work."""
 
     # Guardrail
     vault_key: SecretStr | None = None
@@ -262,6 +272,9 @@ class Settings(BaseSettings):
     # No OPENAI_* fallbacks: an OpenAI key in the environment must not go to a local server.
     openai_base_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     openai_api_key: SecretStr | None = None
+    openai_images: bool = False
+    """Whether the OpenAI-compatible server's model takes images (a vision model): then a
+    message's redacted images go to it as ``image_url`` parts; else only their redacted text."""
 
     @property
     def provider(self) -> str:

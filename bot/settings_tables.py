@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bot.core.scopes import ImagePolicy
+
 
 class AccessSettings(BaseModel):
     """Who may use the bot (``[access]`` in the config file; see ``bot.core.access``)."""
@@ -100,6 +102,8 @@ class ScopeSettings(BaseModel):
     """Whether answers are shown as they are written; ``false``: one final message."""
     guardrail: GuardrailScope | None = None
     """Changes to the guardrail policy here: entity types on or off, score thresholds."""
+    images: ImagePolicy | None = None
+    """What the model gets of an attached image here: ``redacted``, ``text-only`` or ``off``."""
 
 
 SCOPE_ID = r"^(slack|discord):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?$"

@@ -428,7 +428,8 @@ class PresidioGuardrail:
                 )
         pieces.append(text[position:])
         entities = tuple(EntityRef(placeholder_type(p), p) for p in placeholders)
-        return Redaction(text="".join(pieces), entities=entities)
+        where = tuple((s.start, s.end) for s in spans)
+        return Redaction(text="".join(pieces), entities=entities, spans=where)
 
 
 _PLAIN = re.compile(r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)*_[1-9]\d{0,5}>")

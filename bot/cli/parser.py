@@ -61,9 +61,17 @@ def _add_bot_commands(sub: Any) -> None:
         help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
     )
     source.add_argument(
-        "file", nargs="?", metavar="FILE", help="a text-like file (txt, csv, json, code, ...)"
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a text-like file (txt, csv, json, code, ...) or an image (png, jpeg, webp, gif)",
     )
-    redact.add_argument("--out", metavar="PATH", help="write the redacted file here, not stdout")
+    redact.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write the redacted file here, not stdout (an image: the painted PNG; its text "
+        "still goes to stdout)",
+    )
 
 
 def add_filter_args(parser: argparse.ArgumentParser) -> None:

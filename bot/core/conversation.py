@@ -450,7 +450,11 @@ class Conversation:
             downloaded = await fetching
             turn.lap("files_fetch")
             files = await self._files.redact(
-                msg.thread_id, downloaded, platform=msg.platform, policy=turn.scope.policy
+                msg.thread_id,
+                downloaded,
+                platform=msg.platform,
+                policy=turn.scope.policy,
+                images=turn.scope.images,
             )
             turn.lap("files_redact")
         redaction, restorer = await self._guardrail.anonymize_turn(

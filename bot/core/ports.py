@@ -12,7 +12,7 @@ from typing import Protocol
 
 from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.limits import Throttled
-from bot.core.scopes import PolicyOverride
+from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.spend import BudgetNotice, OverBudget
 from bot.core.types import (
     AdminReply,
@@ -485,8 +485,11 @@ class FileReader(Protocol):
         *,
         platform: Platform,
         policy: PolicyOverride | None,
+        images: ImagePolicy,
     ) -> FileIntake:
         """Every file's name and content through the guardrail with the thread's vault.
+
+        ``images``: the scope's image policy (``redacted``, ``text-only`` or ``off``).
 
         Raises:
             InputRejected: a file of a kind not read, unreadable or past a limit.

@@ -9,8 +9,13 @@ workspace's, that against the global settings), so a lookup here is two dict rea
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from bot.core.types import InboundMessage
+
+ImagePolicy = Literal["redacted", "text-only", "off"]
+"""What the model gets of an attached image: the image painted over beside its redacted text
+(``redacted``), only that text (``text-only``), or nothing: images are refused (``off``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,7 @@ class Scope:
         follow_ups: whether thread replies that do not mention the bot are answered.
         streaming: whether answers are shown as they are written (else one final message).
         policy: the scope's changes to the guardrail policy, ``None`` for the service's.
+        images: what the model gets of an attached image (``ImagePolicy``).
         sources: for each setting the scope set, the scope id it came from (``settings``
             shows it); a setting not in it is the service's own.
     """
@@ -91,6 +97,7 @@ class Scope:
     follow_ups: bool = True
     streaming: bool = True
     policy: PolicyOverride | None = None
+    images: ImagePolicy = "redacted"
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -157,6 +164,7 @@ def effective_settings(scope: Scope, defaults: dict[str, str]) -> list[SettingRo
         "follow_ups": _yes(scope.follow_ups),
         "streaming": _yes(scope.streaming),
         "guardrail": scope.policy.describe() if scope.policy else "the service's policy",
+        "images": scope.images,
     }
     if scope.provider and not scope.model:
         values["model"] = "the provider's default"

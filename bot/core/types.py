@@ -162,6 +162,9 @@ class Redaction:
 
     text: str
     entities: tuple[EntityRef, ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()
+    """Where each entity was in the input text (start, end offsets), in the order of
+    ``entities``: offsets, not values, so an image's redactor can paint the words there."""
 
     def counts(self) -> dict[str, int]:
         """Number of entities found, by type."""

@@ -15,7 +15,7 @@ from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.errors import AdapterError, FileRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import Guardrail
-from bot.core.scopes import PolicyOverride
+from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import InboundMessage, Platform, ThreadId
 from bot.files.intake import redact_files
 from bot.files.limits import FileLimits
@@ -26,9 +26,10 @@ log = logging.getLogger(__name__)
 class FilesReader:
     """Reads a message's files for the turn (``bot.core.attachments.FileReader``)."""
 
-    def __init__(self, guardrail: Guardrail, limits: FileLimits) -> None:
+    def __init__(self, guardrail: Guardrail, limits: FileLimits, *, tesseract: str) -> None:
         self._guardrail = guardrail
         self._limits = limits
+        self._tesseract = tesseract
 
     async def fetch(self, message: InboundMessage) -> list[IncomingFile]:
         """Every attachment's bytes, all downloads at once.
@@ -71,10 +72,18 @@ class FilesReader:
         *,
         platform: Platform,
         policy: PolicyOverride | None,
+        images: ImagePolicy,
     ) -> FileIntake:
         """Every file's name and content through the guardrail (``redact_files``)."""
         return await redact_files(
-            self._guardrail, thread_id, files, platform=platform, limits=self._limits, policy=policy
+            self._guardrail,
+            thread_id,
+            files,
+            platform=platform,
+            limits=self._limits,
+            policy=policy,
+            images=images,
+            tesseract=self._tesseract,
         )
 
 

@@ -10,6 +10,7 @@ and error types, never prompt text.
 
 from __future__ import annotations
 
+import base64
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -82,7 +83,8 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
 
     The system prompt is one cached block. With history, the message before the newest one
     (the end of the stable prefix) carries a second breakpoint, so each turn reads the
-    previous turns from the cache.
+    previous turns from the cache. The request's images (already painted over) go before the
+    newest user message's text as base64 image blocks, as the Messages API advises.
     """
     system: list[_Json] = [
         {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
@@ -96,6 +98,20 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
                 {"type": "text", "text": prefix_end.text, "cache_control": {"type": "ephemeral"}}
             ],
         }
+    if request.images and request.messages and request.messages[-1].role == "user":
+        images: list[_Json] = [
+            {
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": image.media_type,
+                    "data": base64.b64encode(image.data).decode("ascii"),
+                },
+            }
+            for image in request.images
+        ]
+        text = request.messages[-1].text
+        messages[-1] = {"role": "user", "content": [*images, {"type": "text", "text": text}]}
     return system, messages
 
 

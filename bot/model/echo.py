@@ -31,6 +31,9 @@ class EchoModelClient:
     def _answer(self, request: ModelRequest) -> ModelResult:
         last_user = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
         text = ECHO_PREFIX + last_user
+        if request.images:  # shows that the painted images reached the model, not what is in them
+            count = len(request.images)
+            text += f"\n(and {count} redacted image{'s' if count > 1 else ''})"
         usage = Usage(
             input_tokens=estimate_tokens(request.system)
             + sum(message_tokens(m) for m in request.messages),

@@ -10,6 +10,7 @@ models have no list price: ``Pricing`` counts them as 0 unless the operator sets
 
 from __future__ import annotations
 
+import base64
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,6 +19,7 @@ import httpx2
 import openai
 from openai.types import CompletionUsage
 
+from bot.core.attachments import ImagePart
 from bot.core.budget import estimate_tokens, message_tokens
 from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
@@ -66,6 +68,11 @@ def _usage(raw: CompletionUsage | None) -> Usage | None:
     )
 
 
+def _data_url(image: ImagePart) -> str:
+    """An image as the ``data:`` URL OpenAI-compatible servers read in ``image_url``."""
+    return f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
+
+
 def _estimate(request: ModelRequest, text: str) -> Usage:
     prompt = estimate_tokens(request.system) + sum(message_tokens(m) for m in request.messages)
     return Usage(input_tokens=prompt, output_tokens=estimate_tokens(text))
@@ -84,6 +91,9 @@ class OpenAIModelClient:
         max_retries: SDK retries of retryable failures (429, 5xx, connection errors).
         pricing: how calls are priced (0 for a self-hosted model without a configured price).
         strict_response_validation: reject responses that do not match the SDK's schema.
+        images: whether the model takes images (a vision model): a request's redacted images
+            go as ``image_url`` data URLs on the newest user message; else they are left out
+            (their redacted OCR text is in the message already).
     """
 
     def __init__(
@@ -98,7 +108,9 @@ class OpenAIModelClient:
         max_retries: int,
         pricing: Pricing | None = None,
         strict_response_validation: bool = False,
+        images: bool = False,
     ) -> None:
+        self._images = images
         self._model = model
         self._max_tokens = max_tokens
         self._temperature = temperature
@@ -125,8 +137,15 @@ class OpenAIModelClient:
         return PROVIDER
 
     def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
-        messages = [{"role": "system", "content": request.system}]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.text} for m in request.messages]
+        last = request.messages[-1] if request.messages else None
+        if self._images and request.images and last is not None and last.role == "user":
+            parts: list[dict[str, Any]] = [{"type": "text", "text": last.text}]
+            parts += [
+                {"type": "image_url", "image_url": {"url": _data_url(i)}} for i in request.images
+            ]
+            messages[-1] = {"role": "user", "content": parts}
         kwargs: dict[str, Any] = {
             "model": request.model or self._model,
             "messages": messages,

@@ -24,6 +24,7 @@ from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.slack_payloads import mention
+from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
 from tests.fixtures.services import free_port, redis_dump
 
 
@@ -179,3 +180,29 @@ async def test_a_file_attached_in_discord_is_read_through_the_guardrail(
     assert len(fake_discord.cdn_requests) == 1
     dump = redis_dump(bot.app.settings.redis_url or "", bot.app.settings.redis_prefix)
     assert leaked(SEEDED, dump + await audit_dump(bot.app)) == []
+
+
+async def test_a_screenshot_shared_in_slack_reaches_the_model_painted(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    tesseract_or_skip()
+    shot = encoded(screenshot([f"Customer: {NAME}", f"Email: {EMAIL}", "Error 502 since Monday"]))
+    async with slack_harness(make_app) as h:
+        shared = h.slack.host_file("screenshot.png", shot, mimetype="image/png")
+        event = mention("why does this fail?", files=[shared])
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", event["event"]["ts"])), "answer")
+        await h.settle()
+
+        ((media_type, painted),) = fake_anthropic.images_sent()
+        assert media_type == "image/png"
+        readable = ocr_text(painted)
+        assert "Error 502" in readable, "what is not personal stays readable"
+        assert leaked([NAME, EMAIL], readable) == []
+        assert "Gonzalez" not in readable
+        sent = fake_anthropic.all_text_sent()
+        assert leaked([NAME, EMAIL], sent) == []
+        assert "<EMAIL_ADDRESS_1>" in sent, "the image's redacted text goes beside it"
+        assert EMAIL in h.slack.thread("C1", event["event"]["ts"])[0]
+        dump = redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix)
+        assert leaked([NAME, EMAIL], dump + await audit_dump(h.app)) == []

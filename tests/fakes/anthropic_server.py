@@ -15,6 +15,8 @@ Run it alone with ``python -m tests.fakes.anthropic_server`` (prints its URL).
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hashlib
 import json
 from typing import Any
@@ -35,6 +37,9 @@ from tests.fakes.base import (
 
 __all__ = ["DISCONNECT", "FakeAnthropic", "Outage", "block_text", "last_user_text"]
 
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The media types the Messages API takes in a base64 image source."""
+
 KNOWN_MODELS = ("claude-sonnet-4", "claude-haiku-4-5", "claude-opus-4", "claude-3")
 """Model id prefixes the fakes serve; any other model is not found."""
 
@@ -50,6 +55,26 @@ def last_user_text(body: Body) -> str:
     """The text of the last user message of a request body."""
     users = [m for m in body.get("messages", ()) if m.get("role") == "user"]
     return block_text(users[-1].get("content")) if users else ""
+
+
+def _image_blocks(content: Any) -> list[Body]:
+    """The ``image`` blocks of a message's content (none in a plain string)."""
+    if isinstance(content, str):
+        return []
+    return [b for b in content or () if isinstance(b, dict) and b.get("type") == "image"]
+
+
+def _valid_image(block: Body) -> bool:
+    """What the Messages API checks of a base64 image source: type, media type, base64 data."""
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return False
+    if source.get("media_type") not in IMAGE_TYPES or not isinstance(source.get("data"), str):
+        return False
+    try:
+        return bool(base64.b64decode(source["data"], validate=True))
+    except binascii.Error:
+        return False
 
 
 def error_body(kind: str, message: str) -> Body:
@@ -109,6 +134,16 @@ class FakeAnthropic(FakeServer):
             parts.append(block_text(request.body.get("system", "")))
             parts.extend(block_text(m.get("content")) for m in request.body.get("messages", ()))
         return "\n".join(parts)
+
+    def images_sent(self) -> list[tuple[str, bytes]]:
+        """Every image block received, ``(media_type, decoded bytes)``, oldest first."""
+        found: list[tuple[str, bytes]] = []
+        for request in self.requests:
+            for message in request.body.get("messages", ()):
+                for block in _image_blocks(message.get("content")):
+                    source = block["source"]
+                    found.append((source["media_type"], base64.b64decode(source["data"])))
+        return found
 
     def _routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
@@ -170,6 +205,12 @@ class FakeAnthropic(FakeServer):
             not messages,
             any(m.get("role") not in ("user", "assistant") for m in messages or ()),
             any(not block_text(m.get("content")).strip() for m in messages or ()),
+            any(
+                not _valid_image(b) for m in messages or () for b in _image_blocks(m.get("content"))
+            ),
+            any(
+                _image_blocks(m.get("content")) and m.get("role") != "user" for m in messages or ()
+            ),
         ]
         if any(problems):
             return self._error_response(

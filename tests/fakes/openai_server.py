@@ -18,8 +18,10 @@ mid-stream errors a ``data: {"error": ...}`` chunk.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
+import re
 import time
 from typing import Any
 
@@ -86,13 +88,23 @@ class FakeOpenAI(FakeServer):
     def last_user_text(body: Body) -> str:
         """The text of the last user message of a request body."""
         users = [m for m in body.get("messages", ()) if m.get("role") == "user"]
-        return str(users[-1].get("content", "")) if users else ""
+        return _text(users[-1].get("content", "")) if users else ""
 
     def all_text_sent(self) -> str:
         """Every message text (system prompt included) the fake received, joined."""
         return "\n".join(
-            str(m.get("content", "")) for r in self.requests for m in r.body.get("messages", ())
+            _text(m.get("content", "")) for r in self.requests for m in r.body.get("messages", ())
         )
+
+    def images_sent(self) -> list[tuple[str, bytes]]:
+        """Every ``image_url`` data URL received, ``(media_type, decoded bytes)``, oldest first."""
+        found: list[tuple[str, bytes]] = []
+        for request in self.requests:
+            for message in request.body.get("messages", ()):
+                for part in _parts(message.get("content"), "image_url"):
+                    head, data = part["image_url"]["url"].split(",", 1)
+                    found.append((head.removeprefix("data:").split(";")[0], base64.b64decode(data)))
+        return found
 
     def _routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._completions)
@@ -138,8 +150,13 @@ class FakeOpenAI(FakeServer):
         if body.get("model") not in self.models:
             return self._error_response(self.OUTAGES[Outage.NOT_FOUND])
         roles_ok = all(m.get("role") in ("system", "user", "assistant") for m in messages)
-        texts_ok = all(isinstance(m.get("content"), str) and m["content"].strip() for m in messages)
-        if not messages or not roles_ok or not texts_ok:
+        texts_ok = all(_text(m.get("content")).strip() for m in messages)
+        images_ok = all(
+            _DATA_URL.match(str(p.get("image_url", {}).get("url", "")))
+            for m in messages
+            for p in _parts(m.get("content"), "image_url")
+        )
+        if not messages or not roles_ok or not texts_ok or not images_ok:
             return self._error_response(ScriptedError(400, "invalid_request_error", "bad messages"))
         return None
 
@@ -152,13 +169,13 @@ class FakeOpenAI(FakeServer):
 
     def _usage(self, body: Body, text: str) -> dict[str, Any]:
         messages = body["messages"]
-        prompt = sum(fake_tokens(m["content"]) for m in messages)
+        prompt = sum(fake_tokens(_text(m["content"])) for m in messages)
         prefix = json.dumps(messages[:-1])
         key = hashlib.sha256(f"{body['model']}\x00{prefix}".encode()).hexdigest()
         with self._lock:  # a prefix seen before is served from the cache
             hit = len(messages) > 1 and key in self._cached
             self._cached.add(key)
-        cached = sum(fake_tokens(m["content"]) for m in messages[:-1]) if hit else 0
+        cached = sum(fake_tokens(_text(m["content"])) for m in messages[:-1]) if hit else 0
         completion = fake_tokens(text)
         return {
             "prompt_tokens": prompt,
@@ -230,3 +247,20 @@ class FakeOpenAI(FakeServer):
         await send("[DONE]")
         await response.write_eof()
         return response
+
+
+_DATA_URL = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$")
+
+
+def _parts(content: Any, kind: str) -> list[Body]:
+    """The content parts of one kind (``text``, ``image_url``); none in a plain string."""
+    if not isinstance(content, list):
+        return []
+    return [p for p in content if isinstance(p, dict) and p.get("type") == kind]
+
+
+def _text(content: Any) -> str:
+    """A message's text: the string itself, or its ``text`` parts joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(str(p.get("text", "")) for p in _parts(content, "text"))

@@ -90,10 +90,10 @@ async def test_a_pdf_named_txt_is_taken_for_a_pdf(guardrail):
         await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
 
 
-async def test_an_image_is_refused_with_one_clear_line(guardrail):
+async def test_a_broken_image_is_refused_with_one_clear_line(guardrail):
     png = b"\x89PNG\r\n\x1a\n" + bytes(32)
     files = [IncomingFile(name="a.txt", data=b"fine"), IncomingFile(name="shot.png", data=png)]
-    with pytest.raises(InputRejected, match="File 2 is an image"):
+    with pytest.raises(InputRejected, match="File 2 looks like an image but I could not decode"):
         await redact_files(guardrail, T1, files, platform="discord", limits=LIMITS)
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from bot.core.attachments import ImagePart
 from bot.core.errors import (
     ModelError,
     ModelMisconfigured,
@@ -32,7 +34,7 @@ from bot.model.openai_compat import OpenAIModelClient
 from bot.model.prompt import build_system_prompt
 from bot.model.vertex import VertexModelClient
 from tests.fakes.base import DISCONNECT, Outage
-from tests.fixtures.providers import Provider
+from tests.fixtures.providers import Provider, provider_settings
 from tests.fixtures.services import free_port
 
 FAST_RETRY = {"retry_after_ms": "10"}
@@ -260,3 +262,37 @@ async def test_errors_carry_no_prompt_text(client, provider):
         await client.complete(request("Maria Gonzalez maria@example.com"))
     assert "Maria" not in str(info.value)
     assert "maria@" not in repr(info.value)
+
+
+async def test_images_go_with_the_newest_user_message_only(provider):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(64))  # the client sends bytes as given
+    asked = replace(
+        request("earlier", "an answer", "what does it say?"), images=(ImagePart("image/png", png),)
+    )
+    takes_images = {"images": True} if provider.name == "openai" else {}
+    model = make_client(provider, **takes_images)
+    try:
+        result = await model.complete(asked)
+        streamed = await collect(model.stream(asked))
+    finally:
+        await model.aclose()
+    assert result.text
+    assert streamed
+    assert provider.fake.images_sent() == [("image/png", png)] * 2
+    for sent in provider.fake.requests:
+        first, _, _ = (m["content"] for m in sent.body["messages"] if m["role"] != "system")
+        assert "image" not in str(first), "history goes as text"
+        assert provider.fake.last_user_text(sent.body) == "what does it say?"
+
+
+async def test_an_openai_server_not_said_to_take_images_gets_the_text_only(fake_openai):
+    provider = Provider("openai", fake_openai, provider_settings("openai", fake_openai, None), {})
+    asked = replace(request("what does it say?"), images=(ImagePart("image/png", b"png"),))
+    model = make_client(provider)
+    try:
+        await model.complete(asked)
+    finally:
+        await model.aclose()
+    assert fake_openai.images_sent() == []
+    (sent,) = fake_openai.requests
+    assert sent.body["messages"][-1]["content"] == "what does it say?"

@@ -1,13 +1,18 @@
-"""The limits of attached files come from the environment and refuse nonsense by name."""
+"""The limits and the images policy of attached files come from the environment and scopes,
+and nonsense is refused by name."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from bot.core.errors import InputRejected
+from bot.core.scopes import SettingRow, effective_settings
 from bot.files.limits import FileLimits
-from bot.settings import Settings
+from bot.scoping import build_scopes
+from bot.settings import Settings, load_settings
 
 
 def test_the_defaults_are_20_mb_5_files_30_pages() -> None:
@@ -63,4 +68,32 @@ def test_a_bad_limit_is_refused_naming_the_setting(
 ) -> None:
     monkeypatch.setenv(f"VEILBOT_{name}", value)
     with pytest.raises(ValidationError, match=name.lower()):
+        Settings()
+
+
+def test_the_images_policy_is_global_and_a_scope_s_wins(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("VEILBOT_FILES_IMAGES", "text-only")
+    config = tmp_path / "veilbot.toml"
+    config.write_text(
+        '[scopes."slack:T1"]\nimages = "off"\n[scopes."slack:T1:C2"]\nimages = "redacted"\n'
+        '[scopes."slack:T1:C3"]\nstreaming = false\n',
+        encoding="utf-8",
+    )
+    scopes = build_scopes(load_settings(config_file=config, _env_file=None))
+    assert scopes.top.images == "text-only"
+    assert scopes.at("slack", "T9", "C1").images == "text-only"
+    assert scopes.at("slack", "T1", "C1").images == "off"
+    assert scopes.at("slack", "T1", "C2").images == "redacted"
+    assert scopes.at("slack", "T1", "C3").images == "off", "a channel inherits its workspace's"
+    rows = effective_settings(scopes.at("slack", "T1", "C3"), scopes.defaults)
+    assert SettingRow("images", "off", "slack:T1") in rows
+
+
+def test_a_bad_images_policy_is_refused_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VEILBOT_FILES_IMAGES", "blurred")
+    with pytest.raises(ValidationError, match="files_images"):
         Settings()
