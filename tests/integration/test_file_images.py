@@ -141,13 +141,18 @@ async def test_images_off_are_refused_with_a_clear_answer(guardrail):
         await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS, images="off")
 
 
-async def test_rotated_text_falls_back_to_text_only_and_says_so(guardrail, tesseract):
-    tilted = screenshot(LINES).rotate(20, expand=True, fillcolor="white")
+@pytest.mark.parametrize(
+    ("angle", "why"),
+    [
+        (20, "parts of it look like text that could not be read (rotated or handwritten?)"),
+        (180, "the text was read with low confidence"),
+    ],
+)
+async def test_rotated_text_falls_back_to_text_only_and_says_so(guardrail, tesseract, angle, why):
+    tilted = screenshot(LINES).rotate(angle, expand=True, fillcolor="white")
     intake = await _intake(guardrail, encoded(tilted), tesseract)
     assert intake.images == (), "text nobody read cannot be painted: the image is withheld"
-    assert "[image not sent: parts of it look like text that could not be read" in (
-        intake.as_text()
-    )
+    assert f"[image not sent: {why}, so only its text, redacted, is shared]" in intake.as_text()
 
 
 async def test_without_tesseract_images_are_refused_and_text_files_still_work(guardrail):
