@@ -50,7 +50,7 @@ from guardrails.vault.linking import (
     name_tokens,
     value_grams,
 )
-from guardrails.vault.store import RedisVault, VaultEntry, VaultFields
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultFields
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -404,9 +404,8 @@ class PresidioGuardrail:
         values = [(s.type, text[s.start : s.end]) for s in spans]
         # Each value's folded identity costs ~30 us: hundreds (a long pasted log) would hold
         # the event loop, and every other event's ack, for tens of ms in one stretch.
-        entries = (
-            await asyncio.to_thread(_entries, values) if len(values) > 64 else _entries(values)
-        )
+        many = len(values) > OFF_LOOP_VALUES
+        entries = await asyncio.to_thread(_entries, values) if many else _entries(values)
         placeholders = await self._vault.assign(tid, entries)
         pieces: list[str] = []
         position = 0

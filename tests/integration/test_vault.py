@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import os
 import stat
+import threading
 
 import pytest
 import redis.asyncio as aioredis
@@ -15,7 +16,7 @@ from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.vault.keys import derive_keys, load_vault_key
-from guardrails.vault.store import RedisVault, VaultEntry
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
 from tests.fixtures.services import async_redis, free_port, redis_dump
 
@@ -278,3 +279,27 @@ async def test_retain_drops_every_trace_of_the_other_values_and_never_reuses_a_n
     finally:
         await client.aclose()
     assert fields == 2 * 2 + 3 + 1  # two values (h:, p:), three name tokens, one counter
+
+
+class _SealingThreads(RedisVault):
+    """A vault that notes which thread sealed each value."""
+
+    sealed_on: set[int]
+
+    def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:
+        self.sealed_on.add(threading.get_ident())
+        return super()._seal(tid, entity_type, value)
+
+
+@pytest.mark.parametrize("count", [OFF_LOOP_VALUES, OFF_LOOP_VALUES + 1])
+async def test_a_message_of_many_values_is_sealed_off_the_event_loop(
+    guardrail_redis, guardrail_keys, count
+):
+    vault = _SealingThreads(guardrail_redis, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=60)
+    vault.sealed_on = set()
+    items = [("PERSON", f"Person Number{i:03d}") for i in range(count)]
+    placeholders = await vault.assign(T1, items)
+    assert placeholders == [f"<PERSON_{i}>" for i in range(1, count + 1)]
+    assert await vault.mapping(T1) == {p: item for p, item in zip(placeholders, items, strict=True)}
+    on_loop = vault.sealed_on == {threading.get_ident()}
+    assert on_loop == (count <= OFF_LOOP_VALUES)
