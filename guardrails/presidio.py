@@ -316,15 +316,16 @@ class PresidioGuardrail:
         The conversation calls it with the thread's kept history after every write to it, so
         a deleted or trimmed message takes the values only it introduced out of the vault.
         With ``issued`` (every placeholder the vault holds, read under the thread's lock)
-        all of which the kept texts use, there is nothing to forget and Redis is not asked:
-        the usual turn, whose history was not trimmed and which left no value unused.
+        the vault forgets just those the kept texts no longer use, touching their fields only;
+        when the kept texts use them all (a turn whose history was not trimmed and which left
+        no value unused), Redis is not asked.
 
         Raises:
             StoreError: the vault could not be read or written.
         """
         used = _used(kept, KNOWN_TYPES | self._policy.enabled)
-        if issued is not None and used.issuperset(issued):
-            return 0
+        if issued is not None:
+            return await self._vault.forget(thread_id, set(issued) - used)
         return await self._vault.retain(thread_id, used)
 
     def _may_hold(self, text: str) -> bool:
