@@ -63,6 +63,9 @@ NAME_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "ORGANIZATION"})
 """Types the name rules and the NER model give; a known value may take such a span over."""
 KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
 """Scores of what the vault recognizes: above the NER model's, below validated findings."""
+LINK_OFF_LOOP_CHARS = 4000
+"""A longer message is looked up in the vault in a worker thread: a 40 000-character one
+takes some 2 000 word runs to hash, ~25 ms that would hold every other event's ack."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
@@ -213,7 +216,9 @@ class PresidioGuardrail:
         """
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
-        spans = self._link_known(tid, fields, found.masked, found.spans)
+        link = functools.partial(self._link_known, tid, fields, found.masked, found.spans)
+        long = len(found.masked) > LINK_OFF_LOOP_CHARS and self._vault.may_know(fields)
+        spans = await asyncio.to_thread(link) if long else link()
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
         if typed:
