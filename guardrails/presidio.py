@@ -18,6 +18,7 @@ so restoring an answer that echoes the text gives the user's formatting back.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
 import logging
 import re
@@ -50,7 +51,7 @@ from guardrails.vault.linking import (
     name_tokens,
     value_grams,
 )
-from guardrails.vault.store import RedisVault, VaultEntry, VaultFields
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultFields
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -63,6 +64,9 @@ NAME_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "ORGANIZATION"})
 """Types the name rules and the NER model give; a known value may take such a span over."""
 KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
 """Scores of what the vault recognizes: above the NER model's, below validated findings."""
+LINK_OFF_LOOP_CHARS = 4000
+"""A longer message is looked up in the vault in a worker thread: a 40 000-character one
+takes some 2 000 word runs to hash, ~25 ms that would hold every other event's ack."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
@@ -222,7 +226,9 @@ class PresidioGuardrail:
         """
         done, fields = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
-        spans = self._link_known(tid, fields, found.masked, found.spans)
+        link = functools.partial(self._link_known, tid, fields, found.masked, found.spans)
+        long = len(found.masked) > LINK_OFF_LOOP_CHARS and self._vault.may_know(fields)
+        spans = await asyncio.to_thread(link) if long else link()
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
         if typed:
@@ -325,15 +331,16 @@ class PresidioGuardrail:
         The conversation calls it with the thread's kept history after every write to it, so
         a deleted or trimmed message takes the values only it introduced out of the vault.
         With ``issued`` (every placeholder the vault holds, read under the thread's lock)
-        all of which the kept texts use, there is nothing to forget and Redis is not asked:
-        the usual turn, whose history was not trimmed and which left no value unused.
+        the vault forgets just those the kept texts no longer use, touching their fields only;
+        when the kept texts use them all (a turn whose history was not trimmed and which left
+        no value unused), Redis is not asked.
 
         Raises:
             StoreError: the vault could not be read or written.
         """
         used = _used(kept, KNOWN_TYPES | self._policy.enabled)
-        if issued is not None and used.issuperset(issued):
-            return 0
+        if issued is not None:
+            return await self._vault.forget(thread_id, set(issued) - used)
         return await self._vault.retain(thread_id, used)
 
     def _may_hold(self, text: str) -> bool:
@@ -378,12 +385,11 @@ class PresidioGuardrail:
         """
         if not self._vault.may_know(fields):
             return spans
-        fixed = [(s.start, s.end) for s in spans if s.type not in NAME_TYPES]
-        markup = "<" in text
-        grams = [g for g in value_grams(text) if not _blocked(text, g, fixed, markup)]
+        blocked = _Blocked(text, [(s.start, s.end) for s in spans if s.type not in NAME_TYPES])
+        grams = [g for g in value_grams(text) if not blocked(*g)]
         tokens = []
         if "PERSON" in self._policy.enabled:
-            tokens = [t for t in name_tokens(text) if not _blocked(text, t[:2], fixed, markup)]
+            tokens = [t for t in name_tokens(text) if not blocked(t[0], t[1])]
         values, owners = self._vault.lookup(
             tid, fields, [text[a:b] for a, b in grams], [t[2] for t in tokens]
         )
@@ -413,9 +419,8 @@ class PresidioGuardrail:
         values = [(s.type, text[s.start : s.end]) for s in spans]
         # Each value's folded identity costs ~30 us: hundreds (a long pasted log) would hold
         # the event loop, and every other event's ack, for tens of ms in one stretch.
-        entries = (
-            await asyncio.to_thread(_entries, values) if len(values) > 64 else _entries(values)
-        )
+        many = len(values) > OFF_LOOP_VALUES
+        entries = await asyncio.to_thread(_entries, values) if many else _entries(values)
         placeholders = await self._vault.assign(tid, entries)
         pieces: list[str] = []
         position = 0
@@ -489,11 +494,6 @@ def _mask(text: str, ranges: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _in_markup(text: str, position: int) -> bool:
-    """Whether ``position`` is inside ``<...>`` markup (an opening ``<`` not yet closed)."""
-    return text.rfind("<", 0, position) > text.rfind(">", 0, position)
-
-
 @dataclass(frozen=True, slots=True)
 class _Span:
     start: int
@@ -515,15 +515,38 @@ def _start(span: Detection) -> int:
     return span.start
 
 
-def _blocked(
-    text: str, span: tuple[int, int], fixed: Sequence[tuple[int, int]], markup: bool = True
-) -> bool:
-    """Whether a word span is in markup or overlaps a validated finding.
+class _Blocked:
+    """Whether a word span of a text is in ``<...>`` markup or overlaps a validated finding.
 
-    ``markup=False``: the text has no ``<`` (nothing is in markup), said once per text.
+    Each answer is two binary searches: a long message has thousands of word runs and of
+    findings, and testing every run against every finding (and scanning back for a ``<``)
+    held the event loop for some 200 ms at 40 000 characters.
     """
-    start, end = span
-    return (markup and _in_markup(text, start)) or any(start < b and a < end for a, b in fixed)
+
+    def __init__(self, text: str, fixed: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(fixed):
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+        self._opens = [m.start() for m in re.finditer("<", text)]
+        self._closes = [m.start() for m in re.finditer(">", text)] if self._opens else []
+
+    def __call__(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` is blocked."""
+        if self._opens and _last_before(self._opens, start) > _last_before(self._closes, start):
+            return True  # an opening ``<`` before it is not closed yet
+        first = bisect.bisect_right(self._ends, start)  # the first finding ending after start
+        return first < len(self._starts) and self._starts[first] < end
+
+
+def _last_before(positions: list[int], position: int) -> int:
+    """The last of the sorted ``positions`` before ``position``; -1 when none is."""
+    index = bisect.bisect_left(positions, position)
+    return positions[index - 1] if index else -1
 
 
 def _cuts_into(known: Detection, named: Detection) -> bool:

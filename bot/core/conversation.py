@@ -403,7 +403,7 @@ class Conversation:
         turn.lap("anonymize")
         user = ChatMessage("user", files.after(redaction.text))
         if msg.attempt > 1 and _stored_exchange(history, user):
-            return self._replay(turn, history[-1], restorer)
+            return await self._replay(turn, history[-1], restorer)
         scope = turn.scope
         system = scope.system or self._system
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
@@ -462,14 +462,13 @@ class Conversation:
         )
         return redaction, restorer, files
 
-    def _replay(self, turn: _Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
+    async def _replay(self, turn: _Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
         """The answer an earlier attempt stored but never delivered: give it, store nothing.
 
         Asking again would keep the exchange twice in the history (the model would see the
         question twice from then on), and bill a second answer.
         """
-        restorer.feed(answer.text)
-        restored = restorer.finish()
+        restored = await restore(restorer, answer.text)
         turn.record.answer = answer.text
         turn.record.metadata["replayed"] = True
         turn.lap("replay")
@@ -483,8 +482,7 @@ class Conversation:
             result = await self._model.complete(request)
             turn.lap("model")
             turn.used(result)
-            restorer.feed(result.text)
-            restored = restorer.finish()
+            restored = await restore(restorer, result.text)
             turn.lap("deanonymize")
             return result, restored
         stream = self._model.stream(request)
@@ -592,3 +590,20 @@ def _without_answer_refs(
                     texts[i + 1] = texts[i + 1].replace(placeholder, "")
             break
     return texts
+
+
+OFF_LOOP_CHARS = 4000
+"""A longer answer is restored in a worker thread: an answer that echoes a long pasted log
+with hundreds of placeholders took ~10 ms, every other event's ack waiting behind it."""
+
+
+async def restore(restorer: StreamRestorer, text: str) -> Restoration:
+    """The whole ``text`` through ``restorer``, off the event loop when it is long."""
+    if len(text) <= OFF_LOOP_CHARS:
+        return _restored(restorer, text)
+    return await asyncio.to_thread(_restored, restorer, text)
+
+
+def _restored(restorer: StreamRestorer, text: str) -> Restoration:
+    restorer.feed(text)
+    return restorer.finish()

@@ -6,6 +6,7 @@ One Redis hash per thread, at ``KeySpace.thread(tid, "vault")``:
 h:<hmac-hex>      -> <TYPE_n>                       which placeholder a value has
 t:<hmac-hex>      -> <TYPE_n> or *                  which person a name token belongs to
 p:<TYPE_n>        -> base64(nonce | AES-GCM(value))  the value, for restoring
+k:<TYPE_n>        -> the h: and t: fields it claimed  so forgetting it touches only its own
 n:<TYPE>          -> n                              the last number issued for a type
 ```
 
@@ -14,6 +15,8 @@ message that is deleted or trimmed away takes the values only it introduced with
 ``p:``, ``h:`` and ``t:`` fields), so its placeholders restore to ``[redacted]`` from then on, as
 another thread's do, and the vault of a long thread stays as small as its history. Numbers are
 never reissued (``n:`` stays), so a dropped ``<PERSON_1>`` cannot come back as someone else.
+A turn that knows what to drop calls ``forget``, which touches those placeholders' own fields
+(listed in ``k:``) instead of scanning the vault, so an old thread's turn does not cost more.
 
 The HMAC covers the thread id and the normalized value (NFKC, casefolded, whitespace
 collapsed), so Redis never holds a value in clear and equal values in two threads are not
@@ -29,6 +32,7 @@ after "Jane Doe" is the same person, and "Jane" after "Jane Doe" and "Jane Roe" 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import logging
@@ -61,6 +65,8 @@ _UNREACHABLE = (
 _NONCE_BYTES = 12
 _AAD_PREFIX = b"veilbot-vault-v1\x00"
 _PART_DOMAIN = b"part\x01"
+OFF_LOOP_VALUES = 64
+"""More values than this in one message are prepared in a worker thread, off the event loop."""
 
 # KEYS[1] vault hash; ARGV[1] TTL in ms, then per value in reading order: hmac, type,
 # ciphertext, number of name tokens k, k token hmacs. Returns one placeholder per value.
@@ -88,15 +94,18 @@ while i <= #ARGV do
   if not ph then
     local n = redis.call('HINCRBY', KEYS[1], 'n:' .. etype, 1)
     ph = '<' .. etype .. '_' .. n .. '>'
-    redis.call('HSET', KEYS[1], hfield, ph, 'p:' .. ph, sealed)
+    local claimed = {hfield}
     for j = 1, #parts do
       local owner = redis.call('HGET', KEYS[1], parts[j])
       if not owner then
         redis.call('HSET', KEYS[1], parts[j], ph)
+        claimed[#claimed + 1] = parts[j]
       elseif owner ~= ph then
         redis.call('HSET', KEYS[1], parts[j], '*')
       end
     end
+    local listed = table.concat(claimed, ' ')
+    redis.call('HSET', KEYS[1], hfield, ph, 'p:' .. ph, sealed, 'k:' .. ph, listed)
   end
   out[#out + 1] = ph
 end
@@ -116,13 +125,47 @@ local drop, dropped = {}, 0
 for i = 1, #fields, 2 do
   local name, value = fields[i], fields[i + 1]
   local kind = string.sub(name, 1, 2)
-  if kind == 'p:' then
+  if kind == 'p:' or kind == 'k:' then
     if not keep[string.sub(name, 3)] then
       drop[#drop + 1] = name
-      dropped = dropped + 1
+      if kind == 'p:' then dropped = dropped + 1 end
     end
   elseif (kind == 'h:' or kind == 't:') and value ~= '*' and not keep[value] then
     drop[#drop + 1] = name
+  end
+end
+for i = 1, #drop, 500 do
+  redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
+end
+return dropped
+"""
+
+
+# KEYS[1] vault hash; ARGV placeholders to drop. Each one's value, and the lookup and name-token
+# fields it claimed (``k:``) where they still point to it; work in proportion to what is dropped.
+# A placeholder issued before ``k:`` existed has no list: its fields are found by a scan.
+_FORGET_LUA = """
+local drop, unlisted, dropped = {}, {}, 0
+for i = 1, #ARGV do
+  local ph = ARGV[i]
+  if redis.call('HDEL', KEYS[1], 'p:' .. ph) == 1 then dropped = dropped + 1 end
+  local claimed = redis.call('HGET', KEYS[1], 'k:' .. ph)
+  if claimed then
+    for name in string.gmatch(claimed, '%S+') do
+      if redis.call('HGET', KEYS[1], name) == ph then drop[#drop + 1] = name end
+    end
+    drop[#drop + 1] = 'k:' .. ph
+  else
+    unlisted[ph] = true
+  end
+end
+if next(unlisted) then
+  local fields = redis.call('HGETALL', KEYS[1])
+  for i = 1, #fields, 2 do
+    local kind = string.sub(fields[i], 1, 2)
+    if (kind == 'h:' or kind == 't:') and unlisted[fields[i + 1]] then
+      drop[#drop + 1] = fields[i]
+    end
   end
 end
 for i = 1, #drop, 500 do
@@ -187,6 +230,7 @@ class RedisVault:
         self._ttl_ms = int(ttl_seconds * 1000)
         self._assign = redis.register_script(_ASSIGN_LUA)
         self._retain = redis.register_script(_RETAIN_LUA)
+        self._forget = redis.register_script(_FORGET_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -204,6 +248,20 @@ class RedisVault:
         """
         if not items:
             return []
+        # Each value costs an AES-GCM seal and HMACs (~35 us): a long pasted log's hundreds
+        # would hold the event loop, and every other event's ack, for tens of ms in one stretch.
+        many = len(items) > OFF_LOOP_VALUES
+        args = await asyncio.to_thread(self._args, tid, items) if many else self._args(tid, items)
+        async with redis_errors_as_store_errors("assign", tid):
+            raw = await self._assign(keys=[self._keys.thread(tid, "vault")], args=args)
+        placeholders = [p.decode() if isinstance(p, bytes) else str(p) for p in raw]
+        logger.debug("vault assign thread=%s values=%d", tid, len(placeholders))
+        return placeholders
+
+    def _args(
+        self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
+    ) -> list[str | int]:
+        """The assignment script's arguments: per value its lookup, type, sealed value, tokens."""
         args: list[str | int] = [self._ttl_ms]
         for item in items:
             entry = item if isinstance(item, VaultEntry) else VaultEntry(*item)
@@ -217,11 +275,7 @@ class RedisVault:
                 len(entry.parts),
                 *(self._index(tid, part, domain=_PART_DOMAIN) for part in entry.parts),
             ]
-        async with redis_errors_as_store_errors("assign", tid):
-            raw = await self._assign(keys=[self._keys.thread(tid, "vault")], args=args)
-        placeholders = [p.decode() if isinstance(p, bytes) else str(p) for p in raw]
-        logger.debug("vault assign thread=%s values=%d", tid, len(placeholders))
-        return placeholders
+        return args
 
     async def retain(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
         """Drop every value of the thread but those of ``placeholders`` (one atomic script).
@@ -238,6 +292,27 @@ class RedisVault:
             dropped = int(await self._retain(keys=[self._keys.thread(tid, "vault")], args=keep))
         if dropped:
             logger.debug("vault retain thread=%s dropped=%d", tid, dropped)
+        return dropped
+
+    async def forget(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
+        """Drop ``placeholders``: their values, lookups and name tokens (one atomic script).
+
+        ``retain`` when the caller knows what to drop (it holds the thread's lock and read the
+        vault): the script touches those placeholders' fields only, not the whole vault.
+
+        Returns:
+            How many placeholders were dropped.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis refused the script.
+        """
+        drop = sorted(set(placeholders))
+        if not drop:
+            return 0
+        async with redis_errors_as_store_errors("forget", tid):
+            dropped = int(await self._forget(keys=[self._keys.thread(tid, "vault")], args=drop))
+        logger.debug("vault forget thread=%s dropped=%d", tid, dropped)
         return dropped
 
     async def read(self, tid: ThreadId) -> VaultFields:

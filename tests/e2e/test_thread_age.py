@@ -13,12 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 import guardrails.presidio
 from bot.core.types import TurnStatus
 from guardrails.vault.store import RedisVault
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.redis_commands import command_calls, command_delta
+from tests.fixtures.services import RedisServer
 
 KEPT = 30
 """Messages the thread keeps: from turn 16 on every turn trims the oldest exchange."""
@@ -59,3 +62,32 @@ async def test_an_old_threads_turn_unseals_and_reads_no_more_than_a_young_ones(
     assert max(t["unseal"] for t in old) <= max(t["unseal"] for t in young) <= 2
     assert max(t["read"] for t in old) <= max(t["read"] for t in young) <= 3
     assert fake_anthropic.requests  # the turns did reach the model
+
+
+async def test_an_old_threads_retention_asks_redis_for_what_it_drops_not_the_whole_vault(
+    make_app: MakeApp, redis_server: RedisServer
+) -> None:
+    """Once trimming starts every turn drops a value; the script that drops it touches that
+    value's fields, so an old turn runs as many Redis commands as the first trimming one."""
+    app = await make_app(history_max_messages=KEPT, redis_url=redis_server.url)
+    thread, run = unique_thread(), uuid.uuid4().hex[:8]
+    client = aioredis.Redis.from_url(redis_server.url)
+    per_turn: list[dict[str, int]] = []
+    try:
+        for i in range(1, 61):
+            before = await command_calls(client)
+            reply = await app.conversation.handle(
+                message(f"Please mail ops{i}.{run}@example.com about ticket {i}.", thread)
+            )
+            assert reply is not None
+            assert reply.status is TurnStatus.OK
+            per_turn.append(command_delta(before, await command_calls(client)))
+    finally:
+        await client.aclose()
+
+    vault = await app.vault.mapping(message("", thread).thread_id)
+    assert KEPT // 2 <= len(vault) <= KEPT  # the vault is as large as the kept history
+    trimming, old = per_turn[KEPT // 2 + 1], per_turn[40:]
+    assert trimming.get("hdel", 0) >= 1  # that turn forgot the trimmed turn's address
+    assert all(t.get("hgetall") == 1 for t in per_turn)  # the turn's own read, nothing more
+    assert all(t == trimming for t in old), (trimming, old)

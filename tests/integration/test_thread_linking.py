@@ -1,10 +1,12 @@
 """A thread's known values and people keep their placeholders (real spaCy model, real Redis)."""
 
+import threading
+
 import pytest
 
 from bot.core.types import ThreadId
 from guardrails.detect.workers import ThreadDetector
-from guardrails.presidio import PresidioGuardrail
+from guardrails.presidio import LINK_OFF_LOOP_CHARS, PresidioGuardrail
 from guardrails.text.spans import Detection
 
 pytestmark = pytest.mark.redis_cluster
@@ -57,3 +59,31 @@ async def test_an_address_written_out_keeps_the_placeholder_of_the_address(guard
         T1, "or jane.doe at acme.com, or JANE.DOE @ ACME.COM", platform="slack"
     )
     assert later.text == "or <EMAIL_ADDRESS_1>, or <EMAIL_ADDRESS_1>"
+
+
+class _NotingThreads(PresidioGuardrail):
+    """The guardrail, noting which thread looked the vault up."""
+
+    linked_on: list[int]
+
+    def _link_known(self, *args):
+        self.linked_on.append(threading.get_ident())
+        return super()._link_known(*args)
+
+
+@pytest.mark.parametrize("long", [False, True])
+async def test_a_long_message_is_looked_up_off_the_event_loop(
+    presidio_analyzer, guardrail_vault, long
+):
+    guardrail = _NotingThreads(presidio_analyzer, guardrail_vault)
+    guardrail.linked_on = []
+    await guardrail.anonymize(T1, "Please add Priya Raghunathan to the call.", platform="slack")
+    filler = "the deploy failed again on staging after lunch. "
+    text = "priya said yes. " + filler * (LINK_OFF_LOOP_CHARS // len(filler) + (1 if long else -1))
+    assert (len(text) > LINK_OFF_LOOP_CHARS) == long
+
+    later = await guardrail.anonymize(T1, text, platform="slack")
+
+    assert later.text.startswith("<PERSON_1> said yes. the deploy failed")
+    assert guardrail.linked_on[0] == threading.get_ident()  # the first: a new thread, on the loop
+    assert (guardrail.linked_on[1] != threading.get_ident()) == long

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import os
 import stat
+import threading
 
 import pytest
 import redis.asyncio as aioredis
@@ -15,8 +16,9 @@ from bot.core.errors import ConfigError, StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.vault.keys import derive_keys, load_vault_key
-from guardrails.vault.store import RedisVault, VaultEntry
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry
 from tests.fixtures.guardrail import TEST_VAULT_KEY, TEST_VAULT_KEY_B64
+from tests.fixtures.redis_commands import command_calls, command_delta
 from tests.fixtures.services import async_redis, free_port, redis_dump
 
 pytestmark = pytest.mark.redis_cluster
@@ -277,4 +279,83 @@ async def test_retain_drops_every_trace_of_the_other_values_and_never_reuses_a_n
         fields = await client.hlen(guardrail_keys.thread(T1, "vault"))
     finally:
         await client.aclose()
-    assert fields == 2 * 2 + 3 + 1  # two values (h:, p:), three name tokens, one counter
+    assert fields == 2 * 3 + 3 + 1  # two values (h:, p:, k:), three name tokens, one counter
+
+
+class _SealingThreads(RedisVault):
+    """A vault that notes which thread sealed each value."""
+
+    sealed_on: set[int]
+
+    def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:
+        self.sealed_on.add(threading.get_ident())
+        return super()._seal(tid, entity_type, value)
+
+
+@pytest.mark.parametrize("count", [OFF_LOOP_VALUES, OFF_LOOP_VALUES + 1])
+async def test_a_message_of_many_values_is_sealed_off_the_event_loop(
+    guardrail_redis, guardrail_keys, count
+):
+    vault = _SealingThreads(guardrail_redis, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=60)
+    vault.sealed_on = set()
+    items = [("PERSON", f"Person Number{i:03d}") for i in range(count)]
+    placeholders = await vault.assign(T1, items)
+    assert placeholders == [f"<PERSON_{i}>" for i in range(1, count + 1)]
+    assert await vault.mapping(T1) == {p: item for p, item in zip(placeholders, items, strict=True)}
+    on_loop = vault.sealed_on == {threading.get_ident()}
+    assert on_loop == (count <= OFF_LOOP_VALUES)
+
+
+def _shape(fields: dict[str, bytes | str]) -> list[tuple[str, str]]:
+    """A vault's fields as kind and placeholder (``*``, a number): what two threads share."""
+    return sorted(
+        (name[:2], "sealed" if name.startswith("p:") else str(value))
+        for name, value in fields.items()
+        if not name.startswith("k:")
+    )
+
+
+async def _fill(vault: RedisVault, tid: ThreadId) -> None:
+    jane = VaultEntry("PERSON", "Jane Doe", parts=("jane", "doe"))
+    john = VaultEntry("PERSON", "John Doe", parts=("john", "doe"))  # "doe" is ambiguous now
+    mail = VaultEntry("EMAIL_ADDRESS", "jane@example.com")
+    assert await vault.assign(tid, [jane, john, mail]) == [
+        "<PERSON_1>",
+        "<PERSON_2>",
+        "<EMAIL_ADDRESS_1>",
+    ]
+
+
+async def test_forget_leaves_the_vault_retain_would_and_reads_only_what_it_drops(
+    redis_server, guardrail_keys
+):
+    client = aioredis.Redis.from_url(redis_server.url)
+    vault = RedisVault(client, guardrail_keys, key=TEST_VAULT_KEY, ttl_seconds=60)
+    try:
+        await _fill(vault, T1)
+        await _fill(vault, T2)
+        before = await command_calls(client)
+        assert await vault.forget(T1, ["<PERSON_1>", "<EMAIL_ADDRESS_1>"]) == 2
+        assert "hgetall" not in command_delta(before, await command_calls(client))
+        assert await vault.retain(T2, ["<PERSON_2>"]) == 2
+        assert _shape(await vault.read(T1)) == _shape(await vault.read(T2))
+        assert await vault.mapping(T1) == {"<PERSON_2>": ("PERSON", "John Doe")}
+        # "doe" stays ambiguous, "jane" is nobody now, "john" still John Doe
+        owners = vault.lookup(T1, await vault.read(T1), [], ["jane", "doe", "john"])[1]
+        assert owners == [None, None, "<PERSON_2>"]
+        assert await vault.forget(T1, ["<PERSON_1>"]) == 0  # already gone: nothing to do
+    finally:
+        await client.aclose()
+
+
+async def test_forget_finds_the_fields_of_a_value_stored_before_they_were_listed(
+    guardrail_vault, guardrail_redis, guardrail_keys
+):
+    await _fill(guardrail_vault, T1)
+    name = guardrail_keys.thread(T1, "vault")
+    await guardrail_redis.hdel(name, "k:<PERSON_1>", "k:<PERSON_2>", "k:<EMAIL_ADDRESS_1>")
+    await _fill(guardrail_vault, T2)
+
+    assert await guardrail_vault.forget(T1, ["<PERSON_1>", "<EMAIL_ADDRESS_1>"]) == 2
+    assert await guardrail_vault.retain(T2, ["<PERSON_2>"]) == 2
+    assert _shape(await guardrail_vault.read(T1)) == _shape(await guardrail_vault.read(T2))

@@ -5,8 +5,9 @@ through the real composition root (real Redis, SQLite audit, Presidio in a worke
 this process, a zero-latency fake model). At turns 1, 100 and 300 (the ``--window``
 turns up to each) the same messages are also sent, one each, into brand-new threads.
 Printed: CPU milliseconds of this process per turn in the old thread and in new ones, and
-their ratio (the target is 1.2 or less at every age). History is trimmed to
-``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so turns 100 and 300
+their ratio (the target is 1.2 or less at every age). The fake model runs in a process of
+its own: reading a long history is the model's work, not the service's. History is trimmed
+to ``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so turns 100 and 300
 include the vault's retention.
 
     .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 10]
@@ -18,6 +19,8 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,7 +30,6 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 from bot.app import App, build_app  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
 from tests.perf.bench_turn import inbound, messages  # noqa: E402
@@ -79,20 +81,27 @@ async def main(args: argparse.Namespace) -> None:
         server = RedisServer(binary)
         server.start()
         redis_url = server.url
+    fake = subprocess.Popen(  # noqa: S603  (this interpreter, a fixed module)
+        [sys.executable, "-m", "tests.fakes.anthropic_server"], stdout=subprocess.PIPE
+    )
     try:
-        with FakeAnthropic() as fake, tempfile.TemporaryDirectory() as tmp:
+        assert fake.stdout is not None
+        fake_url = fake.stdout.readline().decode().strip()
+        with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(
                 data_dir=Path(tmp),
                 redis_url=redis_url,
                 redis_prefix=f"age{os.getpid()}",
                 vault_key=TEST_VAULT_KEY_B64,
                 anthropic_api_key="bench",  # type: ignore[arg-type]
-                anthropic_base_url=fake.url,
+                anthropic_base_url=fake_url,
                 model_max_retries=0,
                 guardrail_workers=0,
             )
             await run(settings, args.turns, args.window)
     finally:
+        fake.terminate()
+        fake.wait(10)
         if server:
             server.cleanup()
 
