@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Collection, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
@@ -62,8 +59,8 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
+from bot.core.turn import Turn, count_placeholders, drop_pending, stored_exchange
 from bot.core.types import (
-    AuditRecord,
     ChatMessage,
     InboundMessage,
     ModelRequest,
@@ -75,107 +72,10 @@ from bot.core.types import (
     TextAnalysis,
     ThreadId,
     TurnStatus,
-    new_run_id,
     utcnow,
 )
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class _Turn:
-    """What one turn has learned so far; becomes the audit record."""
-
-    message: InboundMessage
-    record: AuditRecord
-    scope: Scope
-    """The scope's settings as the turn began: a reload while it runs does not change them."""
-    clock: float = field(default_factory=time.perf_counter)
-
-    @classmethod
-    def begin(cls, message: InboundMessage, scope: Scope) -> _Turn:
-        now = utcnow()
-        meta: dict[str, Any] = {**message.metadata, "private": message.private}
-        if message.parent_channel:  # a thread's channel: its budget (bot.audit.spend)
-            meta["parent_channel"] = message.parent_channel
-        record = AuditRecord(
-            run_id=message.run_id or new_run_id(),
-            thread_id=message.thread_id,
-            platform=message.platform,
-            workspace=message.workspace,
-            channel=message.channel,
-            user_id=message.user_id,
-            message_id=message.message_id,
-            started_at=now,
-            finished_at=now,
-            status=TurnStatus.OK,
-            metadata=meta,
-        )
-        return cls(message=message, record=record, scope=scope)
-
-    def lap(self, stage: str) -> None:
-        """Charge the time since the previous lap to ``stage``."""
-        now = time.perf_counter()
-        self.record.latencies_ms[stage] = round((now - self.clock) * 1000, 3)
-        self.clock = now
-
-    def reply(self, text: str, status: TurnStatus, *, streamed: bool = False) -> Reply:
-        self.record.status = status
-        return Reply(
-            text=text,
-            status=status,
-            run_id=self.record.run_id,
-            streamed=streamed,
-            redacted=self.record.prompt,
-        )
-
-    def fail(self, status: TurnStatus, text: str, exc: BaseException) -> Reply:
-        self.record.error = f"{type(exc).__name__}: {exc}"
-        return self.reply(text, status)
-
-    def used(self, result: ModelResult) -> None:
-        r = self.record
-        r.model, r.answer, r.cost_usd = result.model, result.text, result.cost_usd
-        if result.provider:
-            r.metadata["provider"] = result.provider
-        if result.cost_note:
-            r.metadata["pricing"] = result.cost_note
-        u = result.usage
-        r.input_tokens, r.output_tokens = u.input_tokens, u.output_tokens
-        r.cache_read_tokens, r.cache_write_tokens = u.cache_read_tokens, u.cache_write_tokens
-
-
-def _count_placeholders(record: AuditRecord, restored: Restoration) -> None:
-    """Audit (and log, by thread id) placeholders the model made up or wrote differently.
-
-    Made-up ones were shown neutrally; mangled ones were restored, and their count tells an
-    operator how well a (smaller, self-hosted) model follows the placeholder instructions.
-    """
-    record.unknown_placeholders = restored.unknown_placeholders
-    record.mangled_placeholders = restored.mangled_placeholders
-    if restored.unknown_placeholders:
-        log.warning(
-            "answer used placeholders the thread never issued thread=%s count=%d",
-            record.thread_id,
-            restored.unknown_placeholders,
-        )
-
-
-def _drop(analysis: asyncio.Future[Any]) -> None:
-    """Stop an analysis the turn no longer waits for; its failure is the turn's, if any."""
-    if not analysis.done():
-        analysis.cancel()
-    analysis.add_done_callback(_retrieved)
-
-
-def _retrieved(analysis: asyncio.Future[TextAnalysis]) -> None:
-    if not analysis.cancelled():
-        analysis.exception()
-
-
-def _stored_exchange(history: list[ChatMessage], user: ChatMessage) -> bool:
-    """Whether the history ends with this user message and an answer to it."""
-    return len(history) >= 2 and history[-2] == user and history[-1].role == "assistant"
 
 
 class Conversation:
@@ -231,7 +131,7 @@ class Conversation:
         its slot once it holds its thread's lock, so the queued messages of one busy thread
         never hold up the other threads.
         """
-        turn = _Turn.begin(message, self._scopes.of(message))
+        turn = Turn.begin(message, self._scopes.of(message))
         if not turn.scope.streaming:
             sink = None  # one final message
         finishing: asyncio.Task[None] | None = None
@@ -274,7 +174,7 @@ class Conversation:
         finally:
             for pending in (analysis, fetching):
                 if pending is not None:
-                    _drop(pending)
+                    drop_pending(pending)
         await (finishing if finishing is not None else self._finish(turn))
         return reply
 
@@ -284,7 +184,7 @@ class Conversation:
         """Swap the controls (a config reload); turns already past their checks keep theirs."""
         self._access, self._limiter, self._scopes = access, limiter, scopes
 
-    async def _stopped(self, turn: _Turn) -> Reply | None:
+    async def _stopped(self, turn: Turn) -> Reply | None:
         """The reply to a turn the access rules or the rate limits stop, before any work."""
         if (refused := self._refusal(turn.message, turn.scope)) is not None:
             turn.record.metadata["refused"] = refused
@@ -386,7 +286,7 @@ class Conversation:
 
     async def _guarded(
         self,
-        turn: _Turn,
+        turn: Turn,
         analysis: Awaitable[TextAnalysis],
         fetching: Awaitable[list[IncomingFile]] | None,
         sink: ReplySink | None,
@@ -402,7 +302,7 @@ class Conversation:
             record.metadata["files"] = [fact.as_json() for fact in files.facts]
         turn.lap("anonymize")
         user = ChatMessage("user", files.after(redaction.text))
-        if msg.attempt > 1 and _stored_exchange(history, user):
+        if msg.attempt > 1 and stored_exchange(history, user):
             return await self._replay(turn, history[-1], restorer)
         scope = turn.scope
         system = scope.system or self._system
@@ -421,7 +321,7 @@ class Conversation:
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
-        _count_placeholders(record, restored)
+        count_placeholders(record, restored)
         stored = await self._guardrail.scan_output(
             msg.thread_id, result.text, platform=msg.platform
         )
@@ -435,7 +335,7 @@ class Conversation:
 
     async def _anonymized(
         self,
-        turn: _Turn,
+        turn: Turn,
         analysis: Awaitable[TextAnalysis],
         fetching: Awaitable[list[IncomingFile]] | None,
     ) -> tuple[Redaction, StreamRestorer, FileIntake]:
@@ -462,7 +362,7 @@ class Conversation:
         )
         return redaction, restorer, files
 
-    async def _replay(self, turn: _Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
+    async def _replay(self, turn: Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
         """The answer an earlier attempt stored but never delivered: give it, store nothing.
 
         Asking again would keep the exchange twice in the history (the model would see the
@@ -476,7 +376,7 @@ class Conversation:
         return turn.reply(restored.text, TurnStatus.OK)
 
     async def _ask(
-        self, turn: _Turn, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink | None
+        self, turn: Turn, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink | None
     ) -> tuple[ModelResult, Restoration]:
         if sink is None:
             result = await self._model.complete(request)
@@ -503,7 +403,7 @@ class Conversation:
 
     async def _remember(
         self,
-        turn: _Turn,
+        turn: Turn,
         user: ChatMessage,
         answer: ChatMessage,
         restored: Restoration,
@@ -533,12 +433,12 @@ class Conversation:
         kept = await self._history.load(thread_id)
         await self._guardrail.retain(thread_id, [m.text for m in kept])
 
-    def _unexpected(self, turn: _Turn, exc: Exception) -> Reply:
+    def _unexpected(self, turn: Turn, exc: Exception) -> Reply:
         log_failure(log, "turn failed run=%s", exc, turn.record.run_id)
         turn.record.error = describe(exc)
         return turn.reply(INTERNAL_REPLY, TurnStatus.INTERNAL_ERROR)
 
-    async def _finish(self, turn: _Turn) -> None:
+    async def _finish(self, turn: Turn) -> None:
         record = turn.record
         record.finished_at = utcnow()
         record.latencies_ms["total"] = round(

@@ -19,6 +19,7 @@ SCOPES: dict[str, str | None] = {
     "assistant_threads_setSuggestedPrompts": "assistant:write",
     "conversations_open": "im:write",
     "files_upload_v2": "files:write",
+    "files_info": "files:read",
     "usergroups_list": "usergroups:read",
     # and groups:history / im:history in private channels and DMs, granted beside it
     "conversations_replies": "channels:history",
