@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import zipfile
 
+import openpyxl
 import pytest
 from pypdf import PdfReader, PdfWriter
 
@@ -28,6 +29,7 @@ from tests.fixtures.documents import (
     PLACEHOLDERS,
     SEEDED,
     pdf_of,
+    saved,
     scanned_pdf,
     seeded_docx,
     seeded_pdf,
@@ -193,3 +195,41 @@ def test_a_scanned_pdf_is_refused_as_having_no_text_layer_and_its_page_images_co
 def test_page_images_keep_to_the_page_limit():
     with pytest.raises(InputRejected, match="File 4 has 2 pages"):
         pdf_page_images(scanned_pdf(), FileLimits(max_pages=1), position=4)
+
+
+def test_a_sheet_whose_rows_run_past_excels_limit_is_refused():
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["A3"] = "first", "last"
+    data = _xlsx_rewritten(saved(book), {b'r="3"': b'r="2000000"', b'r="A3"': b'r="A2000000"'})
+    with pytest.raises(InputRejected, match="File 1 runs past 1,048,576 rows") as caught:
+        extract("xlsx", data, 1, LIMITS)
+    assert caught.value.reason == "too_much_text"
+
+
+def test_a_sheet_claiming_the_whole_grid_is_read_as_the_cells_it_holds():
+    """Two cells 300,000 rows apart in a sheet whose stored size is Excel's whole grid: a
+    reader that trusts the stored size pads every row between to 16,384 columns (5 billion
+    cells) and never finishes."""
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["A3"] = "first", "last"
+    edits = {
+        b'<dimension ref="A1:A3"/>': b'<dimension ref="A1:XFD1048576"/>',
+        b'r="3"': b'r="300000"',
+        b'r="A3"': b'r="A300000"',
+    }
+    data = _xlsx_rewritten(saved(book), edits)
+    assert extract("xlsx", data, 1, LIMITS).text == "# Sheet\nfirst\nlast"
+
+
+def _xlsx_rewritten(data: bytes, edits: dict[bytes, bytes]) -> bytes:
+    """The workbook with its first sheet's XML edited, as a hand-made or hostile file has it."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            part = source.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                for old, new in edits.items():
+                    assert old in part
+                    part = part.replace(old, new)
+            target.writestr(info, part)
+    return out.getvalue()
