@@ -13,7 +13,6 @@ out for a reader of images (OCR) to take; until one is wired in, such a PDF is r
 from __future__ import annotations
 
 import io
-import logging
 
 from pypdf import PasswordType, PdfReader
 
@@ -22,9 +21,6 @@ from bot.files.budget import Extracted, TextBudget, unreadable
 from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
 from bot.files.office import read_docx, read_pptx, read_xlsx
-
-# pypdf warns about malformed objects at WARNING, sometimes quoting a dictionary of the file.
-logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> Extracted:
