@@ -22,6 +22,9 @@ from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
 from bot.files.office import read_docx, read_pptx, read_xlsx
 
+IMAGES_PER_PAGE = 4
+"""Images a scanned page may hold on average: one scan, or a few strips of one."""
+
 
 def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> Extracted:
     """The text of a PDF, docx, xlsx or pptx file and its page (sheet, slide) count.
@@ -45,19 +48,28 @@ def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits
 def pdf_page_images(data: bytes, limits: FileLimits, *, position: int = 1) -> list[bytes]:
     """The images a PDF's pages hold, as PNG, in page order: what a scanned PDF is made of.
 
-    A scanner stores each page as one image, so OCR of these gives the scan's text. The page
-    count is checked first, like every document's.
+    A scanner stores each page as one image (some as a few strips), so OCR of these gives the
+    scan's text. The page count is checked first, like every document's, and a PDF with more
+    than ``IMAGES_PER_PAGE`` images a page on average is refused before it costs more.
 
     Raises:
-        FileRejected: too many pages, password-protected, or a file that fails to parse.
+        FileRejected: too many pages or images, password-protected, or a file that fails to
+            parse.
     """
     with unreadable(position, "pdf"):
         reader = _open_pdf(data, position, limits)
+        most = IMAGES_PER_PAGE * len(reader.pages)
         images: list[bytes] = []
         for page in reader.pages:
             for embedded in page.images:
                 if embedded.image is None:  # a format Pillow cannot decode: no page to read
                     continue
+                if len(images) == most:
+                    raise FileRejected(
+                        f"File {position} holds more than {most} images; I read scanned "
+                        f"documents of up to {IMAGES_PER_PAGE} images a page.",
+                        reason="too_many_images",
+                    )
                 png = io.BytesIO()
                 embedded.image.save(png, format="PNG")
                 images.append(png.getvalue())

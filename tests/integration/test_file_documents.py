@@ -192,6 +192,12 @@ def test_a_scanned_pdf_is_refused_as_having_no_text_layer_and_its_page_images_co
     assert sniff(images[0]) == "png"
 
 
+def test_a_pdf_of_many_small_pictures_is_refused_as_a_scan():
+    with pytest.raises(InputRejected, match="File 1 holds more than 8 images") as caught:
+        pdf_page_images(scanned_pdf(images_per_page=5), LIMITS)
+    assert caught.value.reason == "too_many_images"
+
+
 def test_page_images_keep_to_the_page_limit():
     with pytest.raises(InputRejected, match="File 4 has 2 pages"):
         pdf_page_images(scanned_pdf(), FileLimits(max_pages=1), position=4)
