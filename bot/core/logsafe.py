@@ -132,3 +132,5 @@ def configure_logging(level: str) -> None:
     for name in SQL_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
+    # pypdf warns about malformed objects quoting the object, i.e. a shared file's content
+    logging.getLogger("pypdf").setLevel(logging.ERROR)

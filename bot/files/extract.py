@@ -1,33 +1,28 @@
 """The text of a file of a given kind, or the clear answer why it is not read.
 
-Text-like files are decoded here (``bot.files.text``); documents (PDF, docx, xlsx, pptx) and
-images have readers of their own, which this module dispatches to by the sniffed kind.
+Text-like files are decoded here (``bot.files.text``); documents (PDF, docx, xlsx, pptx) have a
+reader of their own (``bot.files.documents``), and images one to come, which this module
+dispatches to by the sniffed kind.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.core.errors import FileRejected
+from bot.files.budget import Extracted
+from bot.files.documents import read_document
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.limits import FileLimits
 from bot.files.text import decode
 
-
-@dataclass(frozen=True, slots=True)
-class Extracted:
-    """What a file says, as text to redact, and how many pages (sheets, slides) it had."""
-
-    text: str
-    pages: int = 1
+__all__ = ["Extracted", "extract"]
 
 
 def extract(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> Extracted:
     """The text to redact from a file ``sniff`` took for ``kind``.
 
     Raises:
-        FileRejected: a kind not read, too many pages, or unreadable; named with the file's
-            position, never its name.
+        FileRejected: a kind not read, too many pages, too much text, password-protected,
+            scanned, or unreadable; named with the file's position, never its name.
     """
     if kind == "text":
         return Extracted(decode(data, position=position))
@@ -39,11 +34,8 @@ def extract(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> E
         )
     if kind == "unknown":
         raise FileRejected(
-            f"File {position} is not a kind I read (text, CSV, JSON, source code).",
+            f"File {position} is not a kind I read (text, CSV, JSON, source code, PDF, "
+            "Word, Excel, PowerPoint).",
             reason="unsupported_file",
         )
-    raise FileRejected(
-        f"File {position} is a {kind.upper()} document; documents are not read yet. "
-        "Paste the text you need instead.",
-        reason="unsupported_file",
-    )
+    return read_document(kind, data, position, limits)

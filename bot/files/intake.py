@@ -20,6 +20,7 @@ from bot.core.errors import FileRejected
 from bot.core.ports import Guardrail
 from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import Platform, Redaction, ThreadId
+from bot.files.documents import pdf_page_images
 from bot.files.extract import extract
 from bot.files.kinds import IMAGE_KINDS, sniff
 from bot.files.limits import FileLimits
@@ -74,17 +75,32 @@ async def redact_files(
             return await guardrail.anonymize(thread_id, text, platform=platform, policy=policy)
 
         if kind in IMAGE_KINDS:
-            image = await _image_reader()(
-                incoming.data, position, redact_text, policy=images, tesseract=tesseract
-            )
-            body, text, pages = image.redaction, image.text, 1
-            parts += [image.image] if image.image is not None else []
+            scans = [incoming.data]
         else:
-            extracted = await asyncio.to_thread(extract, kind, incoming.data, position, limits)
+            try:
+                extracted = await asyncio.to_thread(extract, kind, incoming.data, position, limits)
+                scans = []
+            except FileRejected as exc:
+                if exc.reason != "scanned_pdf":
+                    raise
+                scans = await asyncio.to_thread(
+                    pdf_page_images, incoming.data, limits, position=position
+                )
+        if scans:  # an image, or a scanned PDF's pages: OCR'd and painted one by one
+            read = [
+                await _image_reader()(
+                    scan, position, redact_text, policy=images, tesseract=tesseract
+                )
+                for scan in scans
+            ]
+            text, pages = "\n\n".join(image.text for image in read), len(read)
+            counts = sum((Counter(image.redaction.counts()) for image in read), Counter())
+            parts += [image.image for image in read if image.image is not None]
+        else:
             body = await redact_text(extracted.text)
-            text, pages = body.text, extracted.pages
+            text, pages, counts = body.text, extracted.pages, Counter(body.counts())
         name = await guardrail.anonymize(thread_id, incoming.name, platform=platform, policy=policy)
-        counts = Counter(name.counts()) + Counter(body.counts())
+        counts += Counter(name.counts())
         blocks.append(f'<file name="{_attribute(name.text)}">\n{text}\n</file>')
         size = len(incoming.data)
         facts.append(FileFact(kind=kind, size=size, pages=pages, entities=dict(counts)))

@@ -86,11 +86,16 @@ class FileLimits:
                 reason="too_many_pages",
             )
 
-    def check_chars(self, position: int, chars: int) -> None:
-        """Raises FileRejected when a file holds more text than is read."""
+    def check_chars(self, position: int, chars: int, *, complete: bool = True) -> None:
+        """Raises FileRejected when a file holds more text than is read.
+
+        A document's reader checks as it goes (``complete=False``) and stops at the limit
+        rather than extracting all of a huge file, so the answer then says "more than".
+        """
         if chars > self.max_chars:
+            held = f"{chars:,}" if complete else f"more than {self.max_chars:,}"
             raise FileRejected(
-                f"File {position} holds {chars:,} characters of text; I read up to "
+                f"File {position} holds {held} characters of text; I read up to "
                 f"{self.max_chars:,}. Please send the part you need.",
                 reason="too_much_text",
             )

@@ -35,7 +35,9 @@ REGIONS = (
 )  # fmt: skip
 """Regions whose national formats are recognized without an international prefix."""
 
-_SEP = r"(?:[ \t]*[.\-/][ \t]*|[ \t]+|[ \t]*\n[ \t]*|(?<=\))|(?=\())"
+# A tab is no separator within a number: it ends a cell of a tab-separated row (a TSV file, a
+# spreadsheet's or a document table's row), and the next cell is often a figure of its own.
+_SEP = r"(?:[ ]*[.\-/][ ]*| +|[ ]*\n[ ]*|(?<=\))|(?=\())"
 _GROUP = r"(?:\(\d{1,5}\)|\d{1,15})"
 _EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
 CANDIDATE = re.compile(

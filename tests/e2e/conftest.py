@@ -33,7 +33,7 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
     The logging configuration is put back afterwards, so later tests do not run at DEBUG.
     """
     root = logging.getLogger()
-    names = (*NOISY_LOGGERS, *SQL_LOGGERS, "presidio-analyzer")
+    names = (*NOISY_LOGGERS, *SQL_LOGGERS, "presidio-analyzer", "pypdf")
     level, levels = root.level, {n: logging.getLogger(n).level for n in names}
     before = set(root.handlers)
     configure_logging("DEBUG")

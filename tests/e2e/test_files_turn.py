@@ -24,6 +24,8 @@ from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.slack_payloads import mention
+from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
+from tests.fixtures.documents import seeded_xlsx
 from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
 from tests.fixtures.services import free_port, redis_dump
 
@@ -48,6 +50,7 @@ CSV = (
     f"name,email,phone,iban,city\n{NAME},{EMAIL},{PHONE},{IBAN},Lisbon\nTotal,,,,3 rows\n"
 ).encode()
 FILE_NAME = "Maria Gonzalez contacts.csv"
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_answered(
@@ -90,6 +93,35 @@ async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_
             "pages": 1,
             "entities": {"PERSON": 2, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 1, "IBAN_CODE": 1},
         }
+
+
+async def test_a_spreadsheet_shared_in_a_slack_thread_reaches_the_model_redacted(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    workbook = seeded_xlsx()
+    async with slack_harness(make_app) as h:
+        shared = h.slack.host_file("accounts.xlsx", workbook, mimetype=XLSX_MIME)
+        event = mention("Which card is on file?", files=[shared])
+        ts = event["event"]["ts"]
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", ts)), "answer")
+        await h.settle()
+
+        sent = fake_anthropic.all_text_sent()
+        assert leaked(list(DOCUMENT_SEEDED), sent) == [], "no value of the workbook"
+        assert "# Summary\nQuarter\tRevenue\nQ1\t1200\n# Contacts\n" in sent, "every sheet"
+        assert "\t<PHONE_NUMBER_1>\t<CREDIT_CARD_1>\t<IBAN_CODE_1>\n" in sent, "cell by cell"
+        stores = "\n".join(
+            (
+                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
+                await audit_dump(h.app),
+                debug_logs.text,
+            )
+        )
+        assert leaked(list(DOCUMENT_SEEDED), stores) == []
+        (row,) = await _audit_rows(h.app, f"slack:T1:C1:{ts}")
+        (fact,) = json.loads(row["metadata"])["files"]
+        assert (fact["kind"], fact["size"], fact["pages"]) == ("xlsx", len(workbook), 2)
 
 
 async def test_slack_files_are_refused_past_the_limits_and_nothing_reaches_the_model(

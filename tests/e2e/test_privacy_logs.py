@@ -7,12 +7,17 @@ from typing import Any
 
 import pytest
 
+from bot.core.errors import FileRejected
 from bot.core.logsafe import configure_logging, describe, log_failure
 from bot.core.types import TurnStatus
+from bot.files.extract import extract
+from bot.files.limits import FileLimits
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import MakeApp, conversation_with, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
+from tests.fixtures.documents import seeded_pdf
 
 
 class _Leaky(Exception):
@@ -55,6 +60,19 @@ async def test_an_exception_quoting_user_text_is_logged_without_it(
     assert reply is not None
     assert reply.status is TurnStatus.GUARDRAIL_ERROR
     assert leaked(SEEDED, debug_logs.text) == []
+
+
+def test_a_damaged_pdf_read_at_debug_level_logs_nothing_of_it(
+    debug_logs: pytest.LogCaptureFixture,
+) -> None:
+    """pypdf warns about each malformed object it repairs, quoting the object; none is logged."""
+    data = seeded_pdf()
+    repaired = data.replace(b"/Length", b"/Lngth")  # streams without a length: pypdf repairs
+    assert "Customer record" in extract("pdf", repaired, 1, FileLimits()).text
+    with pytest.raises(FileRejected):
+        extract("pdf", data[: len(data) // 2], 1, FileLimits())
+    assert not [r for r in debug_logs.records if r.name.startswith("pypdf")]
+    assert leaked(list(DOCUMENT_SEEDED), debug_logs.text) == []
 
 
 def test_log_failure_names_the_type_and_place_never_the_message(

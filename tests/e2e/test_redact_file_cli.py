@@ -1,11 +1,17 @@
-"""``veilbot redact FILE [--out PATH]``: a text-like file redacted by the console script."""
+"""``veilbot redact FILE [--out PATH]``: a text file or a document redacted by the console."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from pypdf import PdfReader, PdfWriter
+
+from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
+from tests.fixtures.documents import seeded_docx, seeded_pdf, seeded_xlsx
 
 CSV = "name,email,phone\nMaria Gonzalez,maria@example.com,+1 415 555 0123\nZoë,,\n"
 SEEDED = ("Maria", "Gonzalez", "maria@example.com", "555 0123")
@@ -59,7 +65,7 @@ def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
     cases = [
         (run(tmp_path, str(binary), "--out", str(out)), "is not a kind I read"),
-        (run(tmp_path, str(pdf), "--out", str(out)), "is a PDF document"),
+        (run(tmp_path, str(pdf), "--out", str(out)), "looks like a PDF document"),
         (run(tmp_path, str(tmp_path / "missing.txt")), "cannot read the file"),
         (run(tmp_path, str(big), VEILBOT_FILES_MAX_BYTES="1024"), "I read files up to"),
         (run(tmp_path, str(big), VEILBOT_FILES_MAX_CHARS="100"), "2,048 characters of text"),
@@ -75,3 +81,33 @@ def test_neither_a_file_nor_jsonl_is_a_usage_error(tmp_path: Path) -> None:
     done = run(tmp_path)
     assert done.returncode == 2
     assert "FILE" in done.stderr or "--jsonl" in done.stderr
+
+
+def test_documents_are_redacted_whatever_their_name(tmp_path: Path) -> None:
+    built = {"report.pdf": seeded_pdf(), "letter.txt": seeded_docx(), "sheet.xlsx": seeded_xlsx()}
+    for name, data in built.items():
+        source, out = tmp_path / name, tmp_path / f"{name}.redacted.txt"
+        source.write_bytes(data)
+        done = run(tmp_path, str(source), "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        redacted = out.read_text(encoding="utf-8")
+        for value in DOCUMENT_SEEDED:
+            assert value not in redacted, f"{value!r} left in {name}"
+            assert value not in done.stderr
+        assert "<IBAN_CODE_1>" in redacted
+        assert "1 IBAN_CODE" in done.stderr
+
+
+def test_a_password_protected_pdf_gets_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(seeded_pdf())))
+    writer.encrypt(user_password="s3cret", algorithm="AES-128")
+    source, out = tmp_path / "locked.pdf", tmp_path / "out.txt"
+    with source.open("wb") as handle:
+        writer.write(handle)
+    done = run(tmp_path, str(source), "--out", str(out))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "veilbot: File 1 is a password-protected PDF; I cannot open it. "
+        "Send a copy without the password, or paste the text you need."
+    )
+    assert not out.exists()

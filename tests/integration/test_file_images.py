@@ -227,3 +227,37 @@ async def test_the_offline_model_says_how_many_images_it_received():
     asked = ModelRequest("", (ChatMessage("user", "look"),), images=(image, image))
     result = await EchoModelClient().complete(asked)
     assert result.text.endswith("look\n(and 2 redacted images)")
+
+
+def _scanned(pages: list[list[str]]) -> bytes:
+    """A PDF whose pages are only pictures of text, as a scanner writes them."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    drawing = canvas.Canvas(buffer, pagesize=A4)
+    for lines in pages:
+        page = screenshot(lines, size=(1100, 400))
+        drawing.drawImage(ImageReader(page), 20, 400, width=550, height=200)
+        drawing.showPage()
+    drawing.save()
+    return buffer.getvalue()
+
+
+async def test_a_scanned_pdf_is_read_page_by_page_the_image_way(guardrail, tesseract):
+    scan = _scanned([LINES[:2], [LINES[2], LINES[4]]])
+    files = [IncomingFile(name="scan.pdf", data=scan)]
+    intake = await redact_files(
+        guardrail, T1, files, platform="slack", limits=LIMITS, tesseract=tesseract
+    )
+    text = intake.as_text()
+    assert _readable([NAME, EMAIL, PHONE], text) == []
+    for kind in ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"):
+        assert f"<{kind}_" in text, kind
+    assert "error 502" in text, "the scan's other words are read"
+    assert len(intake.images) == 2, "each page goes painted"
+    for page in intake.images:
+        assert _readable([NAME, EMAIL, PHONE], ocr_text(page.data)) == []
+    (fact,) = intake.facts
+    assert (fact.kind, fact.pages) == ("pdf", 2)

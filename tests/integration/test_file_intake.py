@@ -84,10 +84,11 @@ async def test_a_renamed_binary_is_refused_by_its_bytes_not_its_name(guardrail):
     assert "notes" not in str(caught.value)
 
 
-async def test_a_pdf_named_txt_is_taken_for_a_pdf(guardrail):
+async def test_a_broken_pdf_named_txt_is_refused_as_a_pdf(guardrail):
     files = [IncomingFile(name="plain.txt", data=b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")]
-    with pytest.raises(InputRejected, match="File 1 is a PDF document"):
+    with pytest.raises(InputRejected, match="File 1 looks like a PDF document") as caught:
         await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    assert caught.value.reason == "unreadable_file"
 
 
 async def test_a_broken_image_is_refused_with_one_clear_line(guardrail):

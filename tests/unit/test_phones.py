@@ -56,3 +56,8 @@ def test_a_short_national_number_counts_after_a_phone_word():
 def test_a_number_broken_across_lines_and_glued_figures():
     assert phones_in("my number is +49 30\n123456 78") == ["+49 30\n123456 78"]
     assert score_number("2024-03-14") == 0
+
+
+def test_a_phone_in_a_tab_separated_row_ends_at_its_cell():
+    row = "Maria\t+1 415 555 0137\t4111 1111 1111 1111\t12\t(415) 555-0123\t2024"
+    assert phones_in(row) == ["+1 415 555 0137", "(415) 555-0123"]

@@ -1,0 +1,61 @@
+"""What a reader returns, the text budget it fills, and the answer for a file that fails to parse.
+
+The readers share these so each stops at the same limit with the same answer: a huge document
+is refused as soon as its text passes ``max_chars``, not after all of it was extracted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from bot.core.errors import FileRejected
+from bot.files.limits import FileLimits
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """What a file says, as text to redact, and how many pages (sheets, slides) it had."""
+
+    text: str
+    pages: int = 1
+
+
+class TextBudget:
+    """Lines of one document's text, refused (``too_much_text``) once they pass the limit."""
+
+    def __init__(self, position: int, limits: FileLimits) -> None:
+        self._position = position
+        self._limits = limits
+        self._lines: list[str] = []
+        self._chars = -1  # the first line adds no separator
+
+    def add(self, line: str) -> None:
+        """Keep ``line``; raises FileRejected as soon as the text is over the limit."""
+        self._lines.append(line)
+        self._chars += len(line) + 1
+        self._limits.check_chars(self._position, self._chars, complete=False)
+
+    def text(self) -> str:
+        """The lines kept, one per line."""
+        return "\n".join(self._lines)
+
+
+@contextmanager
+def unreadable(position: int, kind: str) -> Iterator[None]:
+    """Turn a parser's failure into a clear answer naming the file's position only.
+
+    A parser's exception text can quote the document (a bad cell, a font name, a part's
+    content), so it is dropped (``from None``) rather than chained where a log could print it.
+    """
+    try:
+        yield
+    except FileRejected:
+        raise
+    except Exception:
+        raise FileRejected(
+            f"File {position} looks like a {kind.upper()} document but I could not read it; "
+            "it may be damaged. Try saving it again, or paste the text you need.",
+            reason="unreadable_file",
+        ) from None
