@@ -143,19 +143,20 @@ return dropped
 
 # KEYS[1] vault hash; ARGV placeholders to drop. Each one's value, and the lookup and name-token
 # fields it claimed (``k:``) where they still point to it; work in proportion to what is dropped.
-# A placeholder issued before ``k:`` existed has no list: its fields are found by a scan.
+# A value stored before ``k:`` existed has no list: its fields are found by a scan.
 _FORGET_LUA = """
 local drop, unlisted, dropped = {}, {}, 0
 for i = 1, #ARGV do
   local ph = ARGV[i]
-  if redis.call('HDEL', KEYS[1], 'p:' .. ph) == 1 then dropped = dropped + 1 end
+  local held = redis.call('HDEL', KEYS[1], 'p:' .. ph) == 1
+  if held then dropped = dropped + 1 end
   local claimed = redis.call('HGET', KEYS[1], 'k:' .. ph)
   if claimed then
     for name in string.gmatch(claimed, '%S+') do
       if redis.call('HGET', KEYS[1], name) == ph then drop[#drop + 1] = name end
     end
     drop[#drop + 1] = 'k:' .. ph
-  else
+  elseif held then
     unlisted[ph] = true
   end
 end

@@ -343,7 +343,9 @@ async def test_forget_leaves_the_vault_retain_would_and_reads_only_what_it_drops
         # "doe" stays ambiguous, "jane" is nobody now, "john" still John Doe
         owners = vault.lookup(T1, await vault.read(T1), [], ["jane", "doe", "john"])[1]
         assert owners == [None, None, "<PERSON_2>"]
+        before = await command_calls(client)
         assert await vault.forget(T1, ["<PERSON_1>"]) == 0  # already gone: nothing to do
+        assert "hgetall" not in command_delta(before, await command_calls(client))
     finally:
         await client.aclose()
 
