@@ -37,12 +37,15 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import finish_in_flight
@@ -61,6 +64,9 @@ from adapters.slack.groups import UserGroups
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
+from adapters.slack.oauth.flow import INSTALL_PATH, REDIRECT_PATH, SlackOAuth, oauth_settings
+from adapters.slack.oauth.teams import TeamTokens, TeamWebClient, serving, use_token
+from adapters.slack.oauth.uninstall import register_uninstall
 from adapters.slack.replies import (
     SLACK_ERRORS,
     LiveReply,
@@ -94,12 +100,16 @@ def _quiet_sdk_loggers() -> None:
             sdk_logger.setLevel(logging.INFO)
 
 
-def web_client(settings: Settings, token: str) -> AsyncWebClient:
-    """The Web API client: base URL from settings, and retries for 429, 5xx, lost connections."""
+def web_client(settings: Settings, token: str | None) -> AsyncWebClient:
+    """The Web API client: base URL from settings, and retries for 429, 5xx, lost connections.
+
+    With no token (OAuth mode) a ``TeamWebClient``: each call takes the served team's token.
+    """
     kwargs: dict[str, Any] = {}
     if settings.slack_api_url:
         kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"
-    return AsyncWebClient(
+    cls = AsyncWebClient if token is not None else TeamWebClient
+    return cls(
         token=token,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
@@ -122,6 +132,9 @@ class SlackAdapter:
         admin: the core's admin commands, for ``/veilbot audit export`` (none: refused).
         queue: the turn queue: message events are acked once queued and answered by any
             replica's worker (none: answered here, after the ack).
+        oauth: the installation and state stores for OAuth mode (``VEILBOT_SLACK_CLIENT_ID``):
+            ``/slack/install`` and ``/slack/oauth_redirect`` are served beside the events, and
+            every Web API call takes the token of the event's workspace (``oauth.teams``).
 
     Raises:
         ConfigError: a credential the chosen transport needs is missing (the error names it).
@@ -137,14 +150,10 @@ class SlackAdapter:
         *,
         admin: AdminCommands | None = None,
         queue: TurnQueue | None = None,
+        oauth: SlackOAuth | None = None,
     ) -> None:
         _quiet_sdk_loggers()
-        if settings.slack_oauth:
-            raise ConfigError(
-                "VEILBOT_SLACK_CLIENT_ID is set: multi-workspace OAuth mode is not served by this "
-                "adapter yet; unset it and use VEILBOT_SLACK_BOT_TOKEN"
-            )
-        token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
+        token = _bot_token(settings, oauth)
         self._settings, self._handler = settings, handler
         self._app_token: str | None = None
         self._own_http: HttpServer | None = None
@@ -158,13 +167,15 @@ class SlackAdapter:
                     settings.slack_http_host, settings.slack_http_port
                 )
         self.client = web_client(settings, token)
-        self._groups = UserGroups(self.client)
+        self._groups: dict[str, UserGroups] = {}
+        self._teams: TeamTokens | None = None
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
             request_verification_enabled=secret is not None,
             process_before_response=False,
             logger=logging.getLogger("slack_bolt.veilbot"),
+            oauth_settings=self._oauth_settings(oauth) if oauth is not None else None,
         )
         self._locks = KeyedLocks()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -189,8 +200,61 @@ class SlackAdapter:
         if queue is not None:
             queue.register("slack", self._work_queued)
         self._register()
+        if oauth is not None:
+            self._serve_oauth(oauth, http)
         if http is not None and secret is not None:
             http.app.router.add_post(settings.slack_http_path, self._on_http)
+
+    def _oauth_settings(self, oauth: SlackOAuth) -> AsyncOAuthSettings:
+        settings = self._settings
+        client_id = require(settings.slack_client_id, "VEILBOT_SLACK_CLIENT_ID")
+        secret = require(settings.slack_client_secret, "VEILBOT_SLACK_CLIENT_SECRET")
+        redirect = require(settings.slack_oauth_redirect_url, "VEILBOT_SLACK_OAUTH_REDIRECT_URL")
+        minutes = settings.slack_token_rotation_minutes
+        rotator = AsyncTokenRotator(client_id=client_id, client_secret=secret, client=self.client)
+        self._teams = TeamTokens(oauth.installations, rotator, minutes)
+        return oauth_settings(
+            client_id=client_id,
+            client_secret=secret,
+            scopes=settings.slack_oauth_scopes,
+            redirect_uri=redirect,
+            installations=oauth.installations,
+            states=oauth.states,
+            client=self.client,
+            token_rotation_expiration_minutes=minutes,
+        )
+
+    def _serve_oauth(self, oauth: SlackOAuth, http: HttpServer | None) -> None:
+        """The install routes, the team's token for bolt's listeners, uninstall erasure."""
+        register_uninstall(self.app, oauth.erase)
+        self.app.use(self._team_token)
+        assert http is not None  # noqa: S101  (OAuth mode is HTTP mode: _bot_token checked)
+        http.app.router.add_get(INSTALL_PATH, self._on_oauth)
+        http.app.router.add_get(REDIRECT_PATH, self._on_oauth)
+
+    async def _team_token(
+        self, context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Global middleware (OAuth): the listeners' calls use the token bolt authorized."""
+        use_token(context.bot_token)
+        await next_()
+
+    async def _on_oauth(self, request: web.Request) -> web.Response:
+        """``/slack/install`` (the link to Slack) and ``/slack/oauth_redirect`` (the landing)."""
+        flow = self.app.oauth_flow
+        assert flow is not None  # noqa: S101  (routed only in OAuth mode)
+        bolt_request = await to_bolt_request(request)
+        if request.path == INSTALL_PATH:
+            answer = await flow.handle_installation(bolt_request)
+        else:
+            answer = await flow.handle_callback(bolt_request)
+        return await to_aiohttp_response(answer)
+
+    def _groups_of(self, team: str) -> UserGroups:
+        """The user groups of one workspace (each has its own; one in single-workspace mode)."""
+        if team not in self._groups:
+            self._groups[team] = UserGroups(self.client)
+        return self._groups[team]
 
     def _register(self) -> None:
         queued = [self._enqueue] if self._queue is not None else None
@@ -212,9 +276,11 @@ class SlackAdapter:
             checked = self._gate.check(raw, request.headers)
             if isinstance(checked, int):
                 return web.Response(status=checked)
-            if self._enqueuer is not None and checked.json and lean_event(checked.json):
+            lean = self._enqueuer is not None and self._teams is None  # OAuth: bolt authorizes
+            if lean and checked.json and lean_event(checked.json):
                 return await self._lean_ack(checked.json, raw)
-        bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
+        with serving(None):  # bolt's middleware sets the team's token for this request only
+            bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
 
     async def _lean_ack(self, body: dict[str, Any], raw: bytes) -> web.Response:
@@ -274,7 +340,7 @@ class SlackAdapter:
             self.client.session = session
             # on the way out the client lets go of it first: a later call opens its own
             stack.callback(setattr, self.client, "session", None)
-            if self._enqueuer is not None:
+            if self._enqueuer is not None and self._teams is None:
                 # Ask who the bot is now: otherwise the first events after a start (a deploy
                 # under a burst) all wait for that round trip to Slack before their ack.
                 stack.callback(self._authorize().cancel)
@@ -336,10 +402,18 @@ class SlackAdapter:
             logger.error("queued slack event unreadable; dropped")
             return
         context = {"bot_user_id": data.get("bot_user_id"), "bot_id": data.get("bot_id")}
-        if trigger in ("deleted", "edited"):
-            await self._on_change(body, context)
-            return
-        await self._track(self._on_user_message(body, context, trigger, queued=event))
+        token = None
+        if self._teams is not None:  # the team's token now: it may have rotated or gone
+            found = await self._teams.find(body)
+            if found is None:
+                logger.warning("queued slack event of a workspace not installed; dropped")
+                return
+            token = found.bot_token
+        with serving(token):
+            if trigger in ("deleted", "edited"):
+                await self._on_change(body, context)
+                return
+            await self._track(self._on_user_message(body, context, trigger, queued=event))
 
     async def _on_change(self, body: dict[str, Any], context: dict[str, Any]) -> bool:
         """A person deleted or edited a message: the core withdraws or re-redacts it."""
@@ -409,7 +483,7 @@ class SlackAdapter:
                 delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
             )
             delivery = replace(delivery, message=message)
-        groups = await self._groups.of(delivery.message.user_id)
+        groups = await self._groups_of(delivery.message.workspace).of(delivery.message.user_id)
         delivery = replace(delivery, message=replace(delivery.message, groups=groups))
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id
@@ -523,3 +597,19 @@ def _target(delivery: Delivery, queued: QueuedEvent | None = None) -> Target:
         asked=mentioned_users(message.text),  # the bot's own mention is removed already
         event=queued.event_id if queued is not None else None,
     )
+
+
+def _bot_token(settings: Settings, oauth: SlackOAuth | None) -> str | None:
+    """The one bot token, or ``None`` in OAuth mode (each workspace's from the store).
+
+    Raises:
+        ConfigError: the token is missing, or OAuth mode lacks its stores or asks for Socket
+            Mode (installs and uninstalls reach the service over HTTP).
+    """
+    if not settings.slack_oauth:
+        return require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
+    if settings.slack_mode != "http":
+        raise ConfigError("VEILBOT_SLACK_CLIENT_ID (OAuth mode) needs VEILBOT_SLACK_MODE=http")
+    if oauth is None:
+        raise ConfigError("Slack OAuth mode needs the installation store (bot.service builds it)")
+    return None
