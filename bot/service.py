@@ -15,7 +15,8 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 - ``/metrics`` (Prometheus, ``bot.metrics``), always; keep it off the public ingress.
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
-life of the service: once at start, then daily.
+life of the service: once at start, then daily; so does the purge of uninstalled Slack
+workspaces' runs after ``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS`` (``bot.audit.uninstalls``).
 
 The turn queue's worker (``bot.state.queue``, on unless ``VEILBOT_QUEUE_ENABLED=false``) runs
 beside the adapters when one of them registered with it (Slack, Discord): events acked (Slack)
@@ -326,7 +327,10 @@ async def running(
         await stack.enter_async_context(http)
         retention = await stack.enter_async_context(
             retention_running(
-                app.audit, app.settings.audit_retention_days, interval_seconds=retention_interval
+                app.audit,
+                app.settings.audit_retention_days,
+                interval_seconds=retention_interval,
+                uninstall_grace_days=app.settings.slack_uninstall_grace_days,
             )
         )
         drainables: list[Drainable] = list(adapters)

@@ -44,7 +44,7 @@ def run_audit(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if args.command == "audit":
+    if args.command == "audit" and args.audit_command != "forget":
         handlers: dict[str, Callable[[Settings, argparse.Namespace], Any]] = {
             "export": _export,
             "list": _list,
@@ -244,7 +244,10 @@ async def _forget_workspace(settings: Settings, args: argparse.Namespace) -> int
     if args.json:
         print(json.dumps({"workspace": team, "redis_keys": deleted}))
     else:
-        print(f"forgotten: Slack workspace {team}, {deleted} Redis key(s), its installation")
+        print(
+            f"forgotten: Slack workspace {team}, {deleted} Redis key(s), its installation; its "
+            f"audit runs go in {settings.slack_uninstall_grace_days} day(s) (daily retention)"
+        )
     return 0
 
 

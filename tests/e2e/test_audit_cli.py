@@ -116,7 +116,7 @@ async def test_forget_workspace_erases_that_team_only_and_logs_it(
     assert bad.returncode != 0
     assert "Slack team id" in bad.stderr
 
-    done = veilbot(["forget", "--workspace", "TA", "--yes", "--json"], env)
+    done = veilbot(["audit", "forget", "--workspace", "TA", "--yes", "--json"], env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"workspace": "TA", "redis_keys": 2}
     left = [k.decode() async for k in redis_client.scan_iter(f"{redis_prefix}:*")]
