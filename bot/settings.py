@@ -301,8 +301,10 @@ class Settings(BaseSettings):
     admin_discord_roles: str = ""
     """Discord role ids, comma-separated, whose members are admins too."""
     admin_tokens: str = ""
-    """HTTP admin API tokens, stored hashed: comma-separated ``SHA256HEX[:scope+scope]``
-    (scope ``admin`` when omitted). ``veilbot admin hash-token`` prints a token's hash."""
+    """HTTP admin API tokens, stored hashed: comma-separated
+    ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]`` (scope ``admin`` when omitted; with
+    ``@``, the API shows that token the runs of those workspaces only, and the console refuses
+    it). ``veilbot admin hash-token`` prints a token's hash."""
     forget_keeps_audit_rows: bool = False
     """``forget`` keeps a user's audit runs with the user id replaced by a keyed hash."""
     admin_http_host: str = "127.0.0.1"
