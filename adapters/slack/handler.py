@@ -15,6 +15,14 @@ middleware that puts them the same way. Any replica's worker then answers the ev
 comes back with ``attempt > 1``, and is answered only if the thread holds no answer to it yet
 (answers carry the event in their message ``metadata``).
 
+OAuth mode (``VEILBOT_SLACK_CLIENT_ID``, ``adapters.slack.oauth``): bolt authorizes each
+request from the installation store, and ``/slack/install`` and ``/slack/oauth_redirect`` are
+served beside the events. ``self.client`` is then a ``TeamWebClient``: every call takes the
+token of the workspace being served, set by a global middleware for bolt's listeners and by
+``_work_queued`` (which reads the installation when the turn runs, so a queued turn uses a
+rotated token and an uninstalled workspace's turn is dropped). The lean ack path is off: the
+bot's identity differs per workspace, and bolt's authorization gives it.
+
 Without a queue, bolt acks every request before the listener runs and the turn runs in this
 process; turns of one thread start in arrival order (an in-process FIFO lock per thread; the
 core's Redis lock orders them across replicas). Commands and buttons are never queued: bolt

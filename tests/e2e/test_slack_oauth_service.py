@@ -263,3 +263,26 @@ async def test_app_uninstalled_erases_the_workspace_and_leaves_the_other(
             assert app.queue is not None
             assert await app.queue.idle(30)  # bolt found no installation: nothing was queued
             assert len(posts_by_team(slack).get(TEAM_A, [])) == before
+
+
+async def test_an_org_wide_grid_install_answers_its_workspaces_with_the_org_token(
+    make_app: MakeApp,
+) -> None:
+    async with FakeSlack() as slack:
+        app = await make_app(**oauth_settings(slack))
+        async with serving(app) as (service, session):
+            assert (await install(service, session, slack, None, enterprise="E0GRID"))[0] == 200
+            [org_token] = list(slack.tokens)
+            payload = mention("T0INORG", "hello from a Grid workspace", ts=new_ts())
+            payload["enterprise_id"] = "E0GRID"
+            payload["authorizations"][0].update(
+                enterprise_id="E0GRID", team_id=None, is_enterprise_install=True
+            )
+            assert await send(service, session, payload) == 200
+
+            async def answered() -> bool:
+                return any(c.method == "chat.postMessage" for c in slack.calls)
+
+            await until(answered, "the answer")
+            posting = {c.token for c in slack.calls if c.method in ("chat.postMessage",)}
+            assert posting == {org_token}
