@@ -45,15 +45,12 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.context.async_context import AsyncBoltContext
-from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
-from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import finish_in_flight
@@ -72,9 +69,9 @@ from adapters.slack.groups import UserGroups
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
-from adapters.slack.oauth.flow import INSTALL_PATH, REDIRECT_PATH, SlackOAuth, oauth_settings
-from adapters.slack.oauth.teams import TeamTokens, TeamWebClient, serving, use_token
-from adapters.slack.oauth.uninstall import register_uninstall
+from adapters.slack.oauth.flow import SlackOAuth
+from adapters.slack.oauth.serve import OAuthMode, bot_token
+from adapters.slack.oauth.teams import TeamWebClient, serving
 from adapters.slack.replies import (
     SLACK_ERRORS,
     LiveReply,
@@ -85,7 +82,7 @@ from adapters.slack.replies import (
     post_ephemeral,
     post_text,
 )
-from bot.core.errors import ConfigError, InputRejected
+from bot.core.errors import InputRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
 from bot.core.types import QueuedEvent
@@ -161,7 +158,7 @@ class SlackAdapter:
         oauth: SlackOAuth | None = None,
     ) -> None:
         _quiet_sdk_loggers()
-        token = _bot_token(settings, oauth)
+        token = bot_token(settings, oauth)
         self._settings, self._handler = settings, handler
         self._app_token: str | None = None
         self._own_http: HttpServer | None = None
@@ -176,14 +173,14 @@ class SlackAdapter:
                 )
         self.client = web_client(settings, token)
         self._groups: dict[str, UserGroups] = {}
-        self._teams: TeamTokens | None = None
+        self._oauth = OAuthMode(settings, oauth, self.client) if oauth is not None else None
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
             request_verification_enabled=secret is not None,
             process_before_response=False,
             logger=logging.getLogger("slack_bolt.veilbot"),
-            oauth_settings=self._oauth_settings(oauth) if oauth is not None else None,
+            oauth_settings=self._oauth.settings if self._oauth is not None else None,
         )
         self._locks = KeyedLocks()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -208,55 +205,10 @@ class SlackAdapter:
         if queue is not None:
             queue.register("slack", self._work_queued)
         self._register()
-        if oauth is not None:
-            self._serve_oauth(oauth, http)
+        if self._oauth is not None and http is not None:  # OAuth mode is HTTP mode
+            self._oauth.attach(self.app, http)
         if http is not None and secret is not None:
             http.app.router.add_post(settings.slack_http_path, self._on_http)
-
-    def _oauth_settings(self, oauth: SlackOAuth) -> AsyncOAuthSettings:
-        settings = self._settings
-        client_id = require(settings.slack_client_id, "VEILBOT_SLACK_CLIENT_ID")
-        secret = require(settings.slack_client_secret, "VEILBOT_SLACK_CLIENT_SECRET")
-        redirect = require(settings.slack_oauth_redirect_url, "VEILBOT_SLACK_OAUTH_REDIRECT_URL")
-        minutes = settings.slack_token_rotation_minutes
-        rotator = AsyncTokenRotator(client_id=client_id, client_secret=secret, client=self.client)
-        self._teams = TeamTokens(oauth.installations, rotator, minutes)
-        return oauth_settings(
-            client_id=client_id,
-            client_secret=secret,
-            scopes=settings.slack_oauth_scopes,
-            redirect_uri=redirect,
-            installations=oauth.installations,
-            states=oauth.states,
-            client=self.client,
-            token_rotation_expiration_minutes=minutes,
-        )
-
-    def _serve_oauth(self, oauth: SlackOAuth, http: HttpServer | None) -> None:
-        """The install routes, the team's token for bolt's listeners, uninstall erasure."""
-        register_uninstall(self.app, oauth.erase)
-        self.app.use(self._team_token)
-        assert http is not None  # noqa: S101  (OAuth mode is HTTP mode: _bot_token checked)
-        http.app.router.add_get(INSTALL_PATH, self._on_oauth)
-        http.app.router.add_get(REDIRECT_PATH, self._on_oauth)
-
-    async def _team_token(
-        self, context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
-    ) -> None:
-        """Global middleware (OAuth): the listeners' calls use the token bolt authorized."""
-        use_token(context.bot_token)
-        await next_()
-
-    async def _on_oauth(self, request: web.Request) -> web.Response:
-        """``/slack/install`` (the link to Slack) and ``/slack/oauth_redirect`` (the landing)."""
-        flow = self.app.oauth_flow
-        assert flow is not None  # noqa: S101  (routed only in OAuth mode)
-        bolt_request = await to_bolt_request(request)
-        if request.path == INSTALL_PATH:
-            answer = await flow.handle_installation(bolt_request)
-        else:
-            answer = await flow.handle_callback(bolt_request)
-        return await to_aiohttp_response(answer)
 
     def _groups_of(self, team: str) -> UserGroups:
         """The user groups of one workspace (each has its own; one in single-workspace mode)."""
@@ -284,7 +236,7 @@ class SlackAdapter:
             checked = self._gate.check(raw, request.headers)
             if isinstance(checked, int):
                 return web.Response(status=checked)
-            lean = self._enqueuer is not None and self._teams is None  # OAuth: bolt authorizes
+            lean = self._enqueuer is not None and self._oauth is None  # OAuth: bolt authorizes
             if lean and checked.json and lean_event(checked.json):
                 return await self._lean_ack(checked.json, raw)
         with serving(None):  # bolt's middleware sets the team's token for this request only
@@ -348,7 +300,7 @@ class SlackAdapter:
             self.client.session = session
             # on the way out the client lets go of it first: a later call opens its own
             stack.callback(setattr, self.client, "session", None)
-            if self._enqueuer is not None and self._teams is None:
+            if self._enqueuer is not None and self._oauth is None:
                 # Ask who the bot is now: otherwise the first events after a start (a deploy
                 # under a burst) all wait for that round trip to Slack before their ack.
                 stack.callback(self._authorize().cancel)
@@ -411,8 +363,8 @@ class SlackAdapter:
             return
         context = {"bot_user_id": data.get("bot_user_id"), "bot_id": data.get("bot_id")}
         token = None
-        if self._teams is not None:  # the team's token now: it may have rotated or gone
-            found = await self._teams.find(body)
+        if self._oauth is not None:  # the team's token now: it may have rotated or gone
+            found = await self._oauth.teams.find(body)
             if found is None:
                 logger.warning("queued slack event of a workspace not installed; dropped")
                 return
@@ -605,19 +557,3 @@ def _target(delivery: Delivery, queued: QueuedEvent | None = None) -> Target:
         asked=mentioned_users(message.text),  # the bot's own mention is removed already
         event=queued.event_id if queued is not None else None,
     )
-
-
-def _bot_token(settings: Settings, oauth: SlackOAuth | None) -> str | None:
-    """The one bot token, or ``None`` in OAuth mode (each workspace's from the store).
-
-    Raises:
-        ConfigError: the token is missing, or OAuth mode lacks its stores or asks for Socket
-            Mode (installs and uninstalls reach the service over HTTP).
-    """
-    if not settings.slack_oauth:
-        return require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
-    if settings.slack_mode != "http":
-        raise ConfigError("VEILBOT_SLACK_CLIENT_ID (OAuth mode) needs VEILBOT_SLACK_MODE=http")
-    if oauth is None:
-        raise ConfigError("Slack OAuth mode needs the installation store (bot.service builds it)")
-    return None
