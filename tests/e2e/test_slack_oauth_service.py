@@ -229,8 +229,15 @@ async def test_a_rotating_token_is_refreshed_when_a_turn_needs_it(make_app: Make
             assert first not in posting
 
 
-async def test_app_uninstalled_erases_the_workspace_and_leaves_the_other(
-    make_app: MakeApp,
+UNINSTALLS = {
+    "app_uninstalled": {"type": "app_uninstalled"},
+    "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": [OAUTH_BOT_USER_ID]}},
+}
+
+
+@pytest.mark.parametrize("kind", list(UNINSTALLS))
+async def test_an_uninstall_erases_the_workspace_and_leaves_the_other(
+    make_app: MakeApp, kind: str
 ) -> None:
     async with FakeSlack() as slack:
         app = await make_app(**oauth_settings(slack))
@@ -243,7 +250,7 @@ async def test_app_uninstalled_erases_the_workspace_and_leaves_the_other(
             assert await team_keys(app, TEAM_A)
             tokens_a = [t for t, g in slack.tokens.items() if g.team == TEAM_A]
 
-            uninstall = envelope({"type": "app_uninstalled", "event_ts": new_ts()}, team=TEAM_A)
+            uninstall = envelope({**UNINSTALLS[kind], "event_ts": new_ts()}, team=TEAM_A)
             assert await send(service, session, uninstall) == 200
 
             async def erased() -> bool:
