@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from bot.app import App
 from bot.audit.schema import metadata
+from bot.core.errors import StoreError
 from bot.service import Service, running
 from tests.e2e.conftest import MakeApp
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -227,6 +228,35 @@ async def test_a_rotating_token_is_refreshed_when_a_turn_needs_it(make_app: Make
             assert posting
             assert all(t in slack.tokens for t in posting)  # the refreshed, live token
             assert first not in posting
+
+
+async def test_two_refreshes_of_one_token_at_once_never_answer_with_a_dead_token(
+    make_app: MakeApp,
+) -> None:
+    async with FakeSlack() as slack:
+        app = await make_app(**oauth_settings(slack), slack_token_rotation_minutes=720)
+        async with serving(app) as (service, session):
+            assert (await install(service, session, slack, TEAM_A, rotation=True))[0] == 200
+            oauth = service.adapters[0]._oauth  # type: ignore[attr-defined]
+            body = mention(TEAM_A, "hello", ts=new_ts())
+            held = slack.hold("oauth.v2.access")
+            both = [asyncio.create_task(oauth.teams.find(body)) for _ in range(2)]
+
+            async def both_asked() -> bool:
+                return len(slack.calls_to("oauth.v2.access")) >= 3  # the install's, then two
+
+            await until(both_asked, "two refreshes of the same refresh token")
+            held.set()
+            results = await asyncio.gather(*both, return_exceptions=True)
+
+            found = [r for r in results if not isinstance(r, BaseException)]
+            assert found, "one refresh won"
+            for result in results:  # the loser takes the winner's saved token, or retries later
+                assert not isinstance(result, BaseException) or isinstance(result, StoreError)
+            assert all(r.bot_token in slack.tokens for r in found)  # never a dead token
+            again = await oauth.teams.find(body)
+            assert again is not None
+            assert again.bot_token in slack.tokens
 
 
 UNINSTALLS = {

@@ -20,12 +20,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from slack_sdk.errors import SlackTokenRotationError
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.errors import AdapterError
+from bot.core.errors import AdapterError, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -89,21 +90,46 @@ class TeamTokens:
         self._minutes = minutes_before_expiration
 
     async def find(self, body: dict[str, Any]) -> Installation | None:
-        """The installation that serves an event body's workspace, or ``None``."""
+        """The installation that serves an event body's workspace, or ``None``.
+
+        Raises:
+            StoreError: the store failed, or the token is due and could not be refreshed.
+        """
         enterprise, team, is_org = event_team(body)
         found = await self._installations.async_find_installation(
             enterprise_id=enterprise, team_id=team, is_enterprise_install=is_org
         )
         if found is None or not found.bot_token:
             return None
-        refreshed = await self._rotator.perform_token_rotation(
-            installation=found, minutes_before_expiration=self._minutes
-        )
+        try:
+            refreshed = await self._rotator.perform_token_rotation(
+                installation=found, minutes_before_expiration=self._minutes
+            )
+        except SlackTokenRotationError as exc:
+            return await self._refreshed_elsewhere(found, exc)
         if refreshed is not None:
             await self._installations.async_save(refreshed)
             logger.info("slack token refreshed for team=%s", team or enterprise)
             return refreshed
         return found
+
+    async def _refreshed_elsewhere(
+        self, found: Installation, exc: SlackTokenRotationError
+    ) -> Installation:
+        """The token another refresh saved, when ours lost the race.
+
+        A refresh token works once: another replica (or bolt's authorization of an ack) may
+        have refreshed this one first. Without its saved token, ``StoreError``: the queue then
+        works the entry again later, when the other refresh is saved.
+        """
+        again = await self._installations.async_find_installation(
+            enterprise_id=found.enterprise_id,
+            team_id=found.team_id,
+            is_enterprise_install=found.is_enterprise_install,
+        )
+        if again is not None and again.bot_token and again.bot_token != found.bot_token:
+            return again
+        raise StoreError("slack token refresh failed; the turn is tried again later") from exc
 
 
 def event_team(body: dict[str, Any]) -> tuple[str | None, str | None, bool]:
