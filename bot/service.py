@@ -51,6 +51,7 @@ from bot.http_server import HttpServer
 from bot.reload import reload_on_sighup
 from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
+from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
 from bot.stores import add_service_routes, erase_workspace
 from guardrails.vault.keys import derive_install_key, load_vault_key
@@ -104,7 +105,9 @@ def slack_oauth(app: App) -> SlackOAuth:
     rows = SqlInstallationRows(app.audit.engine)
     key = derive_install_key(load_vault_key(settings.vault_key, settings.data_dir))
 
-    async def erase(enterprise_id: str | None, team_id: str) -> int:
+    members = RedisOrgMembers(app.redis, settings.redis_prefix)
+
+    async def erase_one(enterprise_id: str | None, team_id: str) -> int:
         return await erase_workspace(
             app.redis,
             app.keys,
@@ -115,10 +118,18 @@ def slack_oauth(app: App) -> SlackOAuth:
             actor="slack:uninstall",
         )
 
+    async def erase(enterprise_id: str | None, team_id: str) -> int:
+        deleted = 0
+        if enterprise_id and team_id == enterprise_id:  # org-wide: the workspaces it served
+            for member in await members.pop_all(enterprise_id):
+                deleted += await erase_one(enterprise_id, member)
+        return deleted + await erase_one(enterprise_id, team_id)
+
     return SlackOAuth(
         installations=SealedInstallationStore(rows, AesGcmSealer(key)),
         states=SharedOAuthStateStore(RedisOneTimeTokens(app.redis, settings.redis_prefix)),
         erase=erase,
+        members=members,
     )
 
 

@@ -302,7 +302,16 @@ async def test_an_uninstall_erases_the_workspace_and_leaves_the_other(
             assert len(posts_by_team(slack).get(TEAM_A, [])) == before
 
 
-async def test_an_org_wide_grid_install_answers_its_workspaces_with_the_org_token(
+def grid(payload: dict[str, Any]) -> dict[str, Any]:
+    """An event of a workspace served by the org-wide install of ``E0GRID``."""
+    payload["enterprise_id"] = "E0GRID"
+    payload["authorizations"][0].update(
+        enterprise_id="E0GRID", team_id=None, is_enterprise_install=True
+    )
+    return payload
+
+
+async def test_an_org_wide_grid_install_answers_its_workspaces_and_its_uninstall_erases_them(
     make_app: MakeApp,
 ) -> None:
     async with FakeSlack() as slack:
@@ -310,11 +319,7 @@ async def test_an_org_wide_grid_install_answers_its_workspaces_with_the_org_toke
         async with serving(app) as (service, session):
             assert (await install(service, session, slack, None, enterprise="E0GRID"))[0] == 200
             [org_token] = list(slack.tokens)
-            payload = mention("T0INORG", "hello from a Grid workspace", ts=new_ts())
-            payload["enterprise_id"] = "E0GRID"
-            payload["authorizations"][0].update(
-                enterprise_id="E0GRID", team_id=None, is_enterprise_install=True
-            )
+            payload = grid(mention("T0INORG", "I'm Ann Lee, in a Grid workspace", ts=new_ts()))
             assert await send(service, session, payload) == 200
 
             async def answered() -> bool:
@@ -323,3 +328,16 @@ async def test_an_org_wide_grid_install_answers_its_workspaces_with_the_org_toke
             await until(answered, "the answer")
             posting = {c.token for c in slack.calls if c.method in ("chat.postMessage",)}
             assert posting == {org_token}
+            assert await team_keys(app, "T0INORG")
+            assert await installed(app) == [""]  # one org-wide row, no team
+
+            uninstall = grid(envelope({"type": "app_uninstalled"}, team="T0INORG"))
+            assert await send(service, session, uninstall) == 200
+
+            async def erased() -> bool:
+                return not await team_keys(app, "T0INORG") and await installed(app) == []
+
+            await until(erased, "the org and its workspace erased")
+            targets = {a.target for a in await app.audit.recent_actions()}
+            assert {"slack:E0GRID", "slack:T0INORG"} <= targets  # each in the action log
+            assert not [k async for k in app.redis.scan_iter(match="*slack-org*")]

@@ -13,6 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.oauth.installations import SealedInstallationStore
 from adapters.slack.oauth.pages import landing_pages
 from adapters.slack.oauth.state import SharedOAuthStateStore
+from adapters.slack.oauth.teams import OrgMembers
 from adapters.slack.oauth.uninstall import EraseWorkspace
 
 INSTALL_PATH = "/slack/install"
@@ -27,11 +28,13 @@ class SlackOAuth:
         installations: the sealed installation store (audit database).
         states: install states, shared by every replica (Redis).
         erase: erases a workspace at once on uninstall (``bot.stores.erase_workspace``).
+        members: which workspaces each org-wide install served (Redis), for its erasure.
     """
 
     installations: SealedInstallationStore
     states: SharedOAuthStateStore
     erase: EraseWorkspace
+    members: OrgMembers
 
 
 def quiet_sdk_loggers() -> None:

@@ -60,7 +60,7 @@ class OAuthMode:
         redirect = require(settings.slack_oauth_redirect_url, "VEILBOT_SLACK_OAUTH_REDIRECT_URL")
         minutes = settings.slack_token_rotation_minutes
         rotator = AsyncTokenRotator(client_id=client_id, client_secret=secret, client=client)
-        self.teams = TeamTokens(oauth.installations, rotator, minutes)
+        self.teams = TeamTokens(oauth.installations, rotator, minutes, oauth.members)
         """Each workspace's bot, read when a queued turn runs."""
         self.settings = oauth_settings(
             client_id=client_id,
@@ -87,8 +87,14 @@ class OAuthMode:
     async def _team_token(
         self, context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
     ) -> None:
-        """Global middleware: the listeners' calls use the token bolt authorized."""
+        """Global middleware: the listeners' calls use the token bolt authorized.
+
+        A workspace served under an org-wide install is remembered for the org's erasure.
+        """
         use_token(context.bot_token)
+        org, team = context.enterprise_id, context.team_id
+        if context.is_enterprise_install and org and team and context.bot_token:
+            await self.teams.members.add(org, team)
         await next_()
 
     async def _on_oauth(self, request: web.Request) -> web.Response:

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol
 
 from slack_sdk.errors import SlackTokenRotationError
 from slack_sdk.oauth.installation_store import Installation
@@ -71,6 +71,14 @@ class TeamWebClient(AsyncWebClient):
             raise AdapterError("a team client takes its token from the workspace served")
 
 
+class OrgMembers(Protocol):
+    """Which workspaces an org-wide install served (``bot.state.orgs.RedisOrgMembers``)."""
+
+    async def add(self, enterprise: str, team: str) -> None:
+        """Remember that ``team`` is served under ``enterprise``'s org-wide install."""
+        ...
+
+
 class TeamTokens:
     """The bot of a workspace (token and ids) from the installation store, rotated if due.
 
@@ -78,6 +86,7 @@ class TeamTokens:
         installations: the sealed installation store.
         rotator: refreshes rotating tokens (with the adapter's client and base URL).
         minutes_before_expiration: refresh a token this long before it expires.
+        members: told each workspace an org-wide install serves (its uninstall erases them).
     """
 
     def __init__(
@@ -85,9 +94,11 @@ class TeamTokens:
         installations: AsyncInstallationStore,
         rotator: AsyncTokenRotator,
         minutes_before_expiration: int,
+        members: OrgMembers,
     ) -> None:
         self._installations, self._rotator = installations, rotator
         self._minutes = minutes_before_expiration
+        self.members = members
 
     async def find(self, body: dict[str, Any]) -> Installation | None:
         """The installation that serves an event body's workspace, or ``None``.
@@ -101,6 +112,9 @@ class TeamTokens:
         )
         if found is None or not found.bot_token:
             return None
+        served = body.get("team_id")
+        if found.is_enterprise_install and found.enterprise_id and served:
+            await self.members.add(found.enterprise_id, str(served))
         try:
             refreshed = await self._rotator.perform_token_rotation(
                 installation=found, minutes_before_expiration=self._minutes
