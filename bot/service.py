@@ -53,7 +53,7 @@ from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_service_routes, erase_workspace
+from bot.stores import add_service_routes, erase_installation
 from guardrails.vault.keys import derive_install_key, load_vault_key
 from guardrails.vault.sealing import AesGcmSealer
 
@@ -95,7 +95,8 @@ def slack_oauth(app: App) -> SlackOAuth:
     """OAuth mode's stores: installations sealed in the audit database, states in Redis.
 
     The seal key is derived from the vault key (never the key itself); an uninstall erases the
-    workspace at once through ``bot.stores.erase_workspace``.
+    workspace at once through ``bot.stores.erase_installation`` (an org-wide install: every
+    workspace it served).
     """
     from adapters.slack.oauth.flow import SlackOAuth
     from adapters.slack.oauth.installations import SealedInstallationStore
@@ -105,10 +106,8 @@ def slack_oauth(app: App) -> SlackOAuth:
     rows = SqlInstallationRows(app.audit.engine)
     key = derive_install_key(load_vault_key(settings.vault_key, settings.data_dir))
 
-    members = RedisOrgMembers(app.redis, settings.redis_prefix)
-
-    async def erase_one(enterprise_id: str | None, team_id: str) -> int:
-        return await erase_workspace(
+    async def erase(enterprise_id: str | None, team_id: str) -> int:
+        return await erase_installation(
             app.redis,
             app.keys,
             rows,
@@ -118,18 +117,11 @@ def slack_oauth(app: App) -> SlackOAuth:
             actor="slack:uninstall",
         )
 
-    async def erase(enterprise_id: str | None, team_id: str) -> int:
-        deleted = 0
-        if enterprise_id and team_id == enterprise_id:  # org-wide: the workspaces it served
-            for member in await members.pop_all(enterprise_id):
-                deleted += await erase_one(enterprise_id, member)
-        return deleted + await erase_one(enterprise_id, team_id)
-
     return SlackOAuth(
         installations=SealedInstallationStore(rows, AesGcmSealer(key)),
         states=SharedOAuthStateStore(RedisOneTimeTokens(app.redis, settings.redis_prefix)),
         erase=erase,
-        members=members,
+        members=RedisOrgMembers(app.redis, settings.redis_prefix),
     )
 
 

@@ -32,7 +32,7 @@ from bot.cli import views
 from bot.cli.parser import filter_from_args
 from bot.core.errors import InputRejected
 from bot.settings import Settings
-from bot.stores import build_audit, build_stores, erase_workspace
+from bot.stores import build_audit, build_stores, erase_installation
 
 _SHOWN_THREADS = 20
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -232,7 +232,7 @@ async def _forget_workspace(settings: Settings, args: argparse.Namespace) -> int
             f"forget would erase Slack workspace {team}; pass --yes to erase", reason="unconfirmed"
         )
     async with build_stores(settings) as stores:
-        deleted = await erase_workspace(
+        deleted = await erase_installation(
             stores.redis,
             stores.keys,
             SqlInstallationRows(stores.audit.engine),
