@@ -210,6 +210,7 @@ def build_admin(
         admin_roles=parse_roles(settings.admin_discord_roles),
         max_rows=settings.admin_chat_export_max_rows,
         budgets=BudgetAdmin(ledger, audit) if ledger is not None else None,
+        per_workspace=settings.slack_oauth,
     )
 
 

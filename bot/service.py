@@ -15,7 +15,8 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 - ``/metrics`` (Prometheus, ``bot.metrics``), always; keep it off the public ingress.
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
-life of the service: once at start, then daily.
+life of the service: once at start, then daily; so does the purge of uninstalled Slack
+workspaces' runs after ``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS`` (``bot.audit.uninstalls``).
 
 The turn queue's worker (``bot.state.queue``, on unless ``VEILBOT_QUEUE_ENABLED=false``) runs
 beside the adapters when one of them registered with it (Slack, Discord): events acked (Slack)
@@ -38,8 +39,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bot.app import App
+from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import DAY_SECONDS, retention_running
 from bot.core.errors import AdapterError, ConfigError, VeilbotError
 from bot.core.logsafe import describe, log_failure
@@ -47,8 +50,15 @@ from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.reload import reload_on_sighup
 from bot.settings import Settings
+from bot.state.once import RedisOneTimeTokens
+from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_service_routes
+from bot.stores import add_service_routes, erase_installation
+from guardrails.vault.keys import derive_install_key, load_vault_key
+from guardrails.vault.sealing import AesGcmSealer
+
+if TYPE_CHECKING:
+    from adapters.slack.oauth.flow import SlackOAuth
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +82,47 @@ def _slack_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.slack.handler import SlackAdapter
     from adapters.slack.notices import SlackAdminNotifier
 
-    adapter = SlackAdapter(app.settings, app.conversation, http, admin=app.admin, queue=app.queue)
+    oauth = slack_oauth(app) if app.settings.slack_oauth else None
+    adapter = SlackAdapter(
+        app.settings, app.conversation, http, admin=app.admin, queue=app.queue, oauth=oauth
+    )
     notifier = SlackAdminNotifier(adapter.client, app.admin.admins)
     app.conversation.budgets.add_notifier("slack", notifier)
     return adapter
+
+
+def slack_oauth(app: App) -> SlackOAuth:
+    """OAuth mode's stores: installations sealed in the audit database, states in Redis.
+
+    The seal key is derived from the vault key (never the key itself); an uninstall erases the
+    workspace at once through ``bot.stores.erase_installation`` (an org-wide install: every
+    workspace it served).
+    """
+    from adapters.slack.oauth.flow import SlackOAuth
+    from adapters.slack.oauth.installations import SealedInstallationStore
+    from adapters.slack.oauth.state import SharedOAuthStateStore
+
+    settings = app.settings
+    rows = SqlInstallationRows(app.audit.engine)
+    key = derive_install_key(load_vault_key(settings.vault_key, settings.data_dir))
+
+    async def erase(enterprise_id: str | None, team_id: str) -> int:
+        return await erase_installation(
+            app.redis,
+            app.keys,
+            rows,
+            app.audit,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            actor="slack:uninstall",
+        )
+
+    return SlackOAuth(
+        installations=SealedInstallationStore(rows, AesGcmSealer(key)),
+        states=SharedOAuthStateStore(RedisOneTimeTokens(app.redis, settings.redis_prefix)),
+        erase=erase,
+        members=RedisOrgMembers(app.redis, settings.redis_prefix),
+    )
 
 
 PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
@@ -283,7 +330,10 @@ async def running(
         await stack.enter_async_context(http)
         retention = await stack.enter_async_context(
             retention_running(
-                app.audit, app.settings.audit_retention_days, interval_seconds=retention_interval
+                app.audit,
+                app.settings.audit_retention_days,
+                interval_seconds=retention_interval,
+                uninstall_grace_days=app.settings.slack_uninstall_grace_days,
             )
         )
         drainables: list[Drainable] = list(adapters)

@@ -314,8 +314,10 @@ class Settings(BaseSettings):
     admin_discord_roles: str = ""
     """Discord role ids, comma-separated, whose members are admins too."""
     admin_tokens: str = ""
-    """HTTP admin API tokens, stored hashed: comma-separated ``SHA256HEX[:scope+scope]``
-    (scope ``admin`` when omitted). ``veilbot admin hash-token`` prints a token's hash."""
+    """HTTP admin API tokens, stored hashed: comma-separated
+    ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]`` (scope ``admin`` when omitted; with
+    ``@``, the API shows that token the runs of those workspaces only, and the console refuses
+    it). ``veilbot admin hash-token`` prints a token's hash."""
     forget_keeps_audit_rows: bool = False
     """``forget`` keeps a user's audit runs with the user id replaced by a keyed hash."""
     admin_http_host: str = "127.0.0.1"
@@ -442,11 +444,12 @@ class Settings(BaseSettings):
     slack_update_interval_seconds: float = Field(default=1.0, ge=0.0)
     slack_message_chars: int = Field(default=3800, ge=500, le=12000)
     slack_assistant: bool = True
-    # Slack OAuth: many workspaces, each with its own token (issue 29); on when a client id is set
+    # Slack OAuth: many workspaces, each with its own token; on when a client id is set
     slack_client_id: str | None = None
-    """The Slack app's client id, for OAuth installs in many workspaces (each with its own
-    token, no ``VEILBOT_SLACK_BOT_TOKEN``). Not served yet: ``veilbot run`` refuses to start
-    with it; the installation store and uninstall erasure are built, the adapter is not."""
+    """The Slack app's client id: OAuth mode, installs in many workspaces, each answered with
+    its own token (no ``VEILBOT_SLACK_BOT_TOKEN``). The service then serves ``/slack/install``
+    (the link to offer) and ``/slack/oauth_redirect`` beside the events, over HTTP only;
+    tokens rest sealed in the audit database, install states in Redis."""
     slack_client_secret: SecretStr | None = None
     """The Slack app's client secret (OAuth mode)."""
     slack_oauth_redirect_url: str | None = Field(default=None, pattern=r"^https?://\S+$")

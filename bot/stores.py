@@ -40,6 +40,7 @@ from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.once import erase_workspace_keys
+from bot.state.orgs import RedisOrgMembers
 from bot.state.sessions import RedisSessionBackend
 from bot.state.spend import RedisSpendLedger
 from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
@@ -283,3 +284,29 @@ async def erase_workspace(
         )
     )
     return deleted
+
+
+async def erase_installation(
+    redis: RedisClient,
+    keys: KeySpace,
+    rows: SqlInstallationRows,
+    actions: ActionLog,
+    *,
+    enterprise_id: str | None,
+    team_id: str,
+    actor: str,
+) -> int:
+    """Erase an installation at once; the number of Redis keys deleted.
+
+    ``erase_workspace``, and for an org-wide install (``team_id`` is the enterprise id) first
+    every workspace it served (``bot.state.orgs``), each with its own action-log entry.
+    """
+    deleted = 0
+    if enterprise_id and team_id == enterprise_id:
+        for member in await RedisOrgMembers(redis, keys.prefix).pop_all(enterprise_id):
+            deleted += await erase_workspace(
+                redis, keys, rows, actions, enterprise_id=enterprise_id, team_id=member, actor=actor
+            )
+    return deleted + await erase_workspace(
+        redis, keys, rows, actions, enterprise_id=enterprise_id, team_id=team_id, actor=actor
+    )

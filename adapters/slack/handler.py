@@ -15,6 +15,14 @@ middleware that puts them the same way. Any replica's worker then answers the ev
 comes back with ``attempt > 1``, and is answered only if the thread holds no answer to it yet
 (answers carry the event in their message ``metadata``).
 
+OAuth mode (``VEILBOT_SLACK_CLIENT_ID``, ``adapters.slack.oauth``): bolt authorizes each
+request from the installation store, and ``/slack/install`` and ``/slack/oauth_redirect`` are
+served beside the events. ``self.client`` is then a ``TeamWebClient``: every call takes the
+token of the workspace being served, set by a global middleware for bolt's listeners and by
+``_work_queued`` (which reads the installation when the turn runs, so a queued turn uses a
+rotated token and an uninstalled workspace's turn is dropped). The lean ack path is off: the
+bot's identity differs per workspace, and bolt's authorization gives it.
+
 Without a queue, bolt acks every request before the listener runs and the turn runs in this
 process; turns of one thread start in arrival order (an in-process FIFO lock per thread; the
 core's Redis lock orders them across replicas). Commands and buttons are never queued: bolt
@@ -60,6 +68,9 @@ from adapters.slack.groups import UserGroups
 from adapters.slack.ingress import SlackGate
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
+from adapters.slack.oauth.flow import SlackOAuth
+from adapters.slack.oauth.serve import OAuthMode, bot_token
+from adapters.slack.oauth.teams import TeamWebClient, serving
 from adapters.slack.replies import (
     SLACK_ERRORS,
     LiveReply,
@@ -69,7 +80,7 @@ from adapters.slack.replies import (
     answered_before,
     post_ephemeral,
 )
-from bot.core.errors import ConfigError, InputRejected
+from bot.core.errors import InputRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
 from bot.core.types import QueuedEvent
@@ -91,12 +102,16 @@ def _quiet_sdk_loggers() -> None:
             sdk_logger.setLevel(logging.INFO)
 
 
-def web_client(settings: Settings, token: str) -> AsyncWebClient:
-    """The Web API client: base URL from settings, and retries for 429, 5xx, lost connections."""
+def web_client(settings: Settings, token: str | None) -> AsyncWebClient:
+    """The Web API client: base URL from settings, and retries for 429, 5xx, lost connections.
+
+    With no token (OAuth mode) a ``TeamWebClient``: each call takes the served team's token.
+    """
     kwargs: dict[str, Any] = {}
     if settings.slack_api_url:
         kwargs["base_url"] = settings.slack_api_url.rstrip("/") + "/"
-    return AsyncWebClient(
+    cls = AsyncWebClient if token is not None else TeamWebClient
+    return cls(
         token=token,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
@@ -119,6 +134,9 @@ class SlackAdapter:
         admin: the core's admin commands, for ``/veilbot audit export`` (none: refused).
         queue: the turn queue: message events are acked once queued and answered by any
             replica's worker (none: answered here, after the ack).
+        oauth: the installation and state stores for OAuth mode (``VEILBOT_SLACK_CLIENT_ID``):
+            ``/slack/install`` and ``/slack/oauth_redirect`` are served beside the events, and
+            every Web API call takes the token of the event's workspace (``oauth.teams``).
 
     Raises:
         ConfigError: a credential the chosen transport needs is missing (the error names it).
@@ -134,14 +152,10 @@ class SlackAdapter:
         *,
         admin: AdminCommands | None = None,
         queue: TurnQueue | None = None,
+        oauth: SlackOAuth | None = None,
     ) -> None:
         _quiet_sdk_loggers()
-        if settings.slack_oauth:
-            raise ConfigError(
-                "VEILBOT_SLACK_CLIENT_ID is set: multi-workspace OAuth mode is not served by this "
-                "adapter yet; unset it and use VEILBOT_SLACK_BOT_TOKEN"
-            )
-        token = require(settings.slack_bot_token, "VEILBOT_SLACK_BOT_TOKEN")
+        token = bot_token(settings, oauth)
         self._settings, self._handler = settings, handler
         self._app_token: str | None = None
         self._own_http: HttpServer | None = None
@@ -155,13 +169,15 @@ class SlackAdapter:
                     settings.slack_http_host, settings.slack_http_port
                 )
         self.client = web_client(settings, token)
-        self._groups = UserGroups(self.client)
+        self._groups: dict[str, UserGroups] = {}
+        self._oauth = OAuthMode(settings, oauth, self.client) if oauth is not None else None
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
             request_verification_enabled=secret is not None,
             process_before_response=False,
             logger=logging.getLogger("slack_bolt.veilbot"),
+            oauth_settings=self._oauth.settings if self._oauth is not None else None,
         )
         self._locks = KeyedLocks()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -186,8 +202,16 @@ class SlackAdapter:
         if queue is not None:
             queue.register("slack", self._work_queued)
         self._register()
+        if self._oauth is not None and http is not None:  # OAuth mode is HTTP mode
+            self._oauth.attach(self.app, http)
         if http is not None and secret is not None:
             http.app.router.add_post(settings.slack_http_path, self._on_http)
+
+    def _groups_of(self, team: str) -> UserGroups:
+        """The user groups of one workspace (each has its own; one in single-workspace mode)."""
+        if team not in self._groups:
+            self._groups[team] = UserGroups(self.client)
+        return self._groups[team]
 
     def _register(self) -> None:
         queued = [self._enqueue] if self._queue is not None else None
@@ -209,9 +233,11 @@ class SlackAdapter:
             checked = self._gate.check(raw, request.headers)
             if isinstance(checked, int):
                 return web.Response(status=checked)
-            if self._enqueuer is not None and checked.json and lean_event(checked.json):
+            lean = self._enqueuer is not None and self._oauth is None  # OAuth: bolt authorizes
+            if lean and checked.json and lean_event(checked.json):
                 return await self._lean_ack(checked.json, raw)
-        bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
+        with serving(None):  # bolt's middleware sets the team's token for this request only
+            bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
 
     async def _lean_ack(self, body: dict[str, Any], raw: bytes) -> web.Response:
@@ -271,7 +297,7 @@ class SlackAdapter:
             self.client.session = session
             # on the way out the client lets go of it first: a later call opens its own
             stack.callback(setattr, self.client, "session", None)
-            if self._enqueuer is not None:
+            if self._enqueuer is not None and self._oauth is None:
                 # Ask who the bot is now: otherwise the first events after a start (a deploy
                 # under a burst) all wait for that round trip to Slack before their ack.
                 stack.callback(self._authorize().cancel)
@@ -333,10 +359,18 @@ class SlackAdapter:
             logger.error("queued slack event unreadable; dropped")
             return
         context = {"bot_user_id": data.get("bot_user_id"), "bot_id": data.get("bot_id")}
-        if trigger in ("deleted", "edited"):
-            await self._on_change(body, context)
-            return
-        await self._track(self._on_user_message(body, context, trigger, queued=event))
+        token = None
+        if self._oauth is not None:  # the team's token now: it may have rotated or gone
+            found = await self._oauth.teams.find(body)
+            if found is None:
+                logger.warning("queued slack event of a workspace not installed; dropped")
+                return
+            token = found.bot_token
+        with serving(token):
+            if trigger in ("deleted", "edited"):
+                await self._on_change(body, context)
+                return
+            await self._track(self._on_user_message(body, context, trigger, queued=event))
 
     async def _on_change(self, body: dict[str, Any], context: dict[str, Any]) -> bool:
         """A person deleted or edited a message: the core withdraws or re-redacts it."""
@@ -406,7 +440,7 @@ class SlackAdapter:
                 delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
             )
             delivery = replace(delivery, message=message)
-        groups = await self._groups.of(delivery.message.user_id)
+        groups = await self._groups_of(delivery.message.workspace).of(delivery.message.user_id)
         delivery = replace(delivery, message=replace(delivery.message, groups=groups))
         async with self._locks.hold(delivery.message.thread_id):
             tid = delivery.message.thread_id

@@ -1,7 +1,10 @@
 """Bearer tokens of the HTTP admin API: stored as SHA-256 hashes, compared in constant time.
 
-``VEILBOT_ADMIN_TOKENS`` holds comma-separated ``SHA256HEX[:scope+scope]`` entries (scope
-``admin`` when omitted), so neither the settings nor a config dump reveal a usable token.
+``VEILBOT_ADMIN_TOKENS`` holds comma-separated ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]``
+entries (scope ``admin`` when omitted), so neither the settings nor a config dump reveal a
+usable token. A token with ``@`` workspaces (Slack team ids, Discord guild ids) sees and
+exports the audit runs of those workspaces only, through the admin API; the console, which
+shows every workspace's runs, budgets and erasures, refuses it.
 Tokens are long random strings (``veilbot admin new-token``), which is why one unsalted
 SHA-256 is enough: there is nothing to guess from a hash.
 """
@@ -19,6 +22,7 @@ from bot.core.errors import ConfigError
 ADMIN_SCOPE = "admin"
 _HEX = re.compile(r"[0-9a-f]{64}")
 _SCOPE = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
+_WORKSPACE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def hash_token(token: str) -> str:
@@ -37,33 +41,49 @@ def new_token() -> str:
 
 
 class AdminTokens:
-    """Which token hashes exist and which scopes each grants.
+    """Which token hashes exist, which scopes each grants, and which workspaces it may see.
 
     Args:
         hashes: SHA-256 hex digest -> scopes.
+        limits: SHA-256 hex digest -> the workspaces a token is limited to (absent: all).
     """
 
-    def __init__(self, hashes: Mapping[str, frozenset[str]]) -> None:
+    def __init__(
+        self,
+        hashes: Mapping[str, frozenset[str]],
+        limits: Mapping[str, frozenset[str]] | None = None,
+    ) -> None:
         self._entries = [(bytes.fromhex(h), frozenset(s)) for h, s in hashes.items()]
+        self._limits = {token_id(h): frozenset(w) for h, w in (limits or {}).items()}
 
     @classmethod
     def parse(cls, text: str) -> AdminTokens:
         """Read ``VEILBOT_ADMIN_TOKENS``.
 
         Raises:
-            ConfigError: an entry is not ``SHA256HEX[:scope+scope]`` (the value is not echoed).
+            ConfigError: an entry is not ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]``
+                (the value is not echoed).
         """
         hashes: dict[str, frozenset[str]] = {}
+        limits: dict[str, frozenset[str]] = {}
         for number, entry in enumerate(filter(None, (e.strip() for e in text.split(","))), 1):
-            digest, _, scopes = entry.partition(":")
+            head, limited, workspaces = entry.partition("@")
+            digest, _, scopes = head.partition(":")
             names = frozenset(scopes.split("+")) if scopes else frozenset({ADMIN_SCOPE})
-            if not _HEX.fullmatch(digest.lower()) or not all(_SCOPE.fullmatch(n) for n in names):
+            teams = frozenset(workspaces.split("+")) if limited else frozenset()
+            if (
+                not _HEX.fullmatch(digest.lower())
+                or not all(_SCOPE.fullmatch(n) for n in names)
+                or (limited and not all(_WORKSPACE.fullmatch(w) for w in teams))
+            ):
                 raise ConfigError(
-                    f"VEILBOT_ADMIN_TOKENS entry {number}: expected SHA256HEX[:scope+scope] "
-                    "(see `veilbot admin hash-token`)"
+                    f"VEILBOT_ADMIN_TOKENS entry {number}: expected SHA256HEX[:scope+scope]"
+                    "[@WORKSPACE+WORKSPACE] (see `veilbot admin hash-token`)"
                 )
             hashes[digest.lower()] = names
-        return cls(hashes)
+            if limited:
+                limits[digest.lower()] = teams
+        return cls(hashes, limits)
 
     def __bool__(self) -> bool:
         return bool(self._entries)
@@ -78,6 +98,14 @@ class AdminTokens:
         if scopes is None:
             return None
         return token_id(hash_token(token)), scopes
+
+    def workspaces_of(self, ident: str) -> frozenset[str] | None:
+        """The workspaces a token (by id) is limited to; ``None`` when it sees every one.
+
+        Ask only for a token ``identify`` or ``scopes_of`` found: a removed token's id gives
+        ``None`` here too.
+        """
+        return self._limits.get(ident)
 
     def scopes_of(self, ident: str) -> frozenset[str] | None:
         """The scopes of a token still configured, by its id; ``None`` once it was removed."""

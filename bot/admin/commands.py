@@ -13,6 +13,7 @@ decision, granted or refused, goes to the admin action log (ids only) before it 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -100,6 +101,8 @@ class AdminService:
         admins: admin user references (``str(UserRef)``), see ``parse_admins``.
         admin_roles: Discord role ids whose members are admins.
         max_rows: the most runs one chat export holds (the file is built in memory).
+        per_workspace: a Slack admin's export holds the runs of their own workspace only
+            (Slack OAuth mode: the workspaces are separate customers or teams).
     """
 
     def __init__(
@@ -110,8 +113,10 @@ class AdminService:
         admin_roles: Iterable[str] = (),
         max_rows: int = 100_000,
         budgets: BudgetAdmin | None = None,
+        per_workspace: bool = False,
     ) -> None:
         self._audit = audit
+        self._per_workspace = per_workspace
         self._budgets = budgets
         self._admins = frozenset(admins)
         self._roles = frozenset(admin_roles)
@@ -196,7 +201,7 @@ class AdminService:
             log.warning("admin command refused command=audit_export requester=%s", requester)
             return AdminReply(REFUSAL, allowed=False)
         try:
-            run_filter = chat_filter(args)
+            run_filter = self._confined(requester, chat_filter(args))
         except FilterRejected as exc:
             log.info("admin command bad arguments requester=%s", requester)
             return AdminReply(f"{exc}\n{USAGE}", allowed=False)
@@ -212,6 +217,15 @@ class AdminService:
             file=data,
             filename=f"veilbot-audit-{stamp}.jsonl.gz",
         )
+
+    def _confined(self, requester: str, run_filter: RunFilter) -> RunFilter:
+        """In per-workspace mode, a Slack admin's filter kept to their workspace."""
+        ref = parse_user_ref(requester)
+        if not self._per_workspace or ref.platform != "slack" or ref.workspace is None:
+            return run_filter
+        if run_filter.workspace not in (None, ref.workspace):
+            raise FilterRejected("You can export the runs of this workspace only.")
+        return dataclasses.replace(run_filter, workspaces=frozenset({ref.workspace}))
 
     async def _export(self, run_filter: RunFilter, total: int) -> bytes:
         chunks = export_chunks(

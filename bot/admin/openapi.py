@@ -63,7 +63,11 @@ def _responses(ok: dict[str, Any]) -> dict[str, Any]:
         "200": ok,
         "400": {"description": "Malformed filter, limit or cursor", **err},
         "401": {"description": "No bearer token, or an unknown one", **err},
-        "403": {"description": "The token lacks the admin scope", **err},
+        "403": {
+            "description": "The token lacks the admin scope, or the filter names a workspace "
+            "the token is not limited to",
+            **err,
+        },
         "503": {"description": "The audit store is unavailable", **err},
     }
 

@@ -35,6 +35,7 @@ ActionKind = Literal[
     "budget_limit",
     "view_budgets",
     "erase_workspace",
+    "purge_workspace",
 ]
 
 
@@ -96,6 +97,18 @@ class AdminActionLog:
         async with DbErrors("admin action"), self.engine.begin() as conn:
             await conn.execute(admin_actions.insert().values(**values))
 
+    async def latest_by_target(self, action: ActionKind, before: datetime) -> dict[str, datetime]:
+        """Each target's newest ``action`` before ``before``: target -> when."""
+        c = admin_actions.c
+        query = (
+            sa.select(c.target, sa.func.max(c.at))
+            .where(c.action == action, c.at < before, c.target.is_not(None))
+            .group_by(c.target)
+        )
+        async with DbErrors("admin actions"), self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return {str(r[0]): _utc(r[1]) for r in rows}
+
     async def recent_actions(self, *, limit: int = 100) -> list[AdminAction]:
         """The newest actions first (at most ``limit``)."""
         c = admin_actions.c
@@ -113,3 +126,10 @@ class AdminActionLog:
             )
             for r in rows
         ]
+
+
+def _utc(value: datetime | str) -> datetime:
+    """An aggregate's instant: SQLite hands ``max()`` back as text, without the column type."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

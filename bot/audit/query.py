@@ -71,6 +71,8 @@ def where(run_filter: RunFilter, dialect: str) -> list[sa.ColumnElement[bool]]:
         value = getattr(run_filter, name)
         if value is not None:
             clauses.append(c[name] == value)
+    if run_filter.workspaces is not None:
+        clauses.append(c.workspace.in_(sorted(run_filter.workspaces)))
     if run_filter.since is not None:
         clauses.append(c.started_at >= run_filter.since)
     if run_filter.until is not None:

@@ -1,4 +1,8 @@
-"""Retention: ``veilbot audit purge`` and the daily purge of a running service."""
+"""Retention: ``veilbot audit purge`` and the daily purge of a running service.
+
+The daily task also deletes the audit runs of uninstalled Slack workspaces once their grace
+period has passed (``bot.audit.uninstalls``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from bot.audit.types import AuditQueryStore
+from bot.audit.uninstalls import UninstallStore, purge_uninstalled
 from bot.core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -24,20 +30,30 @@ async def purge_older_than(audit: AuditQueryStore, age: timedelta) -> int:
     return removed
 
 
+class RetentionStore(AuditQueryStore, UninstallStore, Protocol):
+    """What the daily task purges (``SqlAuditStore``)."""
+
+
 async def retention_loop(
-    audit: AuditQueryStore,
+    audit: RetentionStore,
     days: int,
     *,
     interval_seconds: float = DAY_SECONDS,
+    uninstall_grace_days: int | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> None:
-    """Purge runs older than ``days`` now and then every ``interval_seconds``, until cancelled.
+    """Purge now and then every ``interval_seconds``, until cancelled.
 
-    A failed purge is logged and retried at the next interval; it never stops the service.
+    Runs older than ``days`` (0: none), and with ``uninstall_grace_days`` the runs of
+    workspaces uninstalled longer ago than that. A failed purge is logged and retried at the
+    next interval; it never stops the service.
     """
     while True:
         try:
-            await purge_older_than(audit, timedelta(days=days))
+            if days > 0:
+                await purge_older_than(audit, timedelta(days=days))
+            if uninstall_grace_days is not None:
+                await purge_uninstalled(audit, timedelta(days=uninstall_grace_days))
         except StoreError as exc:
             log.error("audit retention purge failed (%s); retrying later", type(exc).__name__)
         await sleep(interval_seconds)
@@ -45,15 +61,20 @@ async def retention_loop(
 
 @contextlib.asynccontextmanager
 async def retention_running(
-    audit: AuditQueryStore, days: int, *, interval_seconds: float = DAY_SECONDS
+    audit: RetentionStore,
+    days: int,
+    *,
+    interval_seconds: float = DAY_SECONDS,
+    uninstall_grace_days: int | None = None,
 ) -> AsyncIterator[asyncio.Task[None] | None]:
-    """Run ``retention_loop`` in the background for the block (``None`` when ``days`` is 0)."""
-    if days <= 0:
+    """Run ``retention_loop`` in the background for the block (``None``: nothing to purge)."""
+    if days <= 0 and uninstall_grace_days is None:
         yield None
         return
-    task = asyncio.create_task(
-        retention_loop(audit, days, interval_seconds=interval_seconds), name="audit-retention"
+    loop = retention_loop(
+        audit, days, interval_seconds=interval_seconds, uninstall_grace_days=uninstall_grace_days
     )
+    task = asyncio.create_task(loop, name="audit-retention")
     try:
         yield task
     finally:

@@ -63,6 +63,7 @@ class RunFilter:
         metadata: exact top-level ``metadata`` key/values (keys ``[A-Za-z0-9_-]+``).
         since: runs started at or after this instant (inclusive).
         until: runs started before this instant (exclusive).
+        workspaces: runs of one of these workspaces only (an admin token limited to them).
     """
 
     metadata: Mapping[str, MetaValue] = field(default_factory=dict)
@@ -74,11 +75,14 @@ class RunFilter:
     status: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    workspaces: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metadata", _check_meta(self.metadata))
         for name in ("thread_id", "user_id", "platform", "workspace", "channel"):
             _check_id(name, getattr(self, name))
+        for workspace in self.workspaces or ():
+            _check_id("workspaces", workspace)
         if self.status is not None and self.status not in {s.value for s in TurnStatus}:
             raise FilterRejected(f"status must be one of {', '.join(s.value for s in TurnStatus)}")
         for name in ("since", "until"):
@@ -94,6 +98,8 @@ class RunFilter:
             if value is None or (f.name == "metadata" and not value):
                 continue
             out[f.name] = value.isoformat() if isinstance(value, datetime) else value
+        if "workspaces" in out:
+            out["workspaces"] = sorted(out["workspaces"])
         if "metadata" in out:
             out["metadata"] = dict(out["metadata"])
         return out

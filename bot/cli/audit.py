@@ -32,7 +32,7 @@ from bot.cli import views
 from bot.cli.parser import filter_from_args
 from bot.core.errors import InputRejected
 from bot.settings import Settings
-from bot.stores import build_audit, build_stores, erase_workspace
+from bot.stores import build_audit, build_stores, erase_installation
 
 _SHOWN_THREADS = 20
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -44,7 +44,7 @@ def run_audit(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if args.command == "audit":
+    if args.command == "audit" and args.audit_command != "forget":
         handlers: dict[str, Callable[[Settings, argparse.Namespace], Any]] = {
             "export": _export,
             "list": _list,
@@ -232,7 +232,7 @@ async def _forget_workspace(settings: Settings, args: argparse.Namespace) -> int
             f"forget would erase Slack workspace {team}; pass --yes to erase", reason="unconfirmed"
         )
     async with build_stores(settings) as stores:
-        deleted = await erase_workspace(
+        deleted = await erase_installation(
             stores.redis,
             stores.keys,
             SqlInstallationRows(stores.audit.engine),
@@ -244,7 +244,10 @@ async def _forget_workspace(settings: Settings, args: argparse.Namespace) -> int
     if args.json:
         print(json.dumps({"workspace": team, "redis_keys": deleted}))
     else:
-        print(f"forgotten: Slack workspace {team}, {deleted} Redis key(s), its installation")
+        print(
+            f"forgotten: Slack workspace {team}, {deleted} Redis key(s), its installation; its "
+            f"audit runs go in {settings.slack_uninstall_grace_days} day(s) (daily retention)"
+        )
     return 0
 
 

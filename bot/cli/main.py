@@ -11,7 +11,7 @@ veilbot audit show RUN_ID [--json]
 veilbot audit stats [filters] [--by thread|user|channel|day] [--json]
 veilbot audit purge --older-than 90d [--dry-run]
 veilbot forget --user slack:TEAM:USER|discord:USER | --thread ID [--yes] [--dry-run] [--json]
-veilbot forget --workspace TEAM --yes [--json]
+veilbot forget --workspace TEAM --yes [--json]     (also: veilbot audit forget ...)
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
 veilbot budget show [--month YYYY-MM] [--json] | raise KIND ID USD | reset KIND ID | rebuild
 veilbot config check [FILE]                           validate a config file, print the settings

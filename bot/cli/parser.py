@@ -118,12 +118,21 @@ def _add_audit_commands(sub: Any) -> None:
     purge = verbs.add_parser("purge", help="delete runs older than a duration")
     purge.add_argument("--older-than", required=True, help="e.g. 90d, 12w")
     purge.add_argument("--dry-run", action="store_true", help="only count what would go")
-    forget = sub.add_parser("forget", help="erase what the service holds for a user or thread")
+    # the same command under audit too: the spelling an uninstall's docs use
+    _add_forget_args(verbs.add_parser("forget", help="as veilbot forget"))
+    _add_forget_args(
+        sub.add_parser("forget", help="erase what the service holds for a user or thread")
+    )
+
+
+def _add_forget_args(forget: argparse.ArgumentParser) -> None:
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--user", help="slack:TEAM:USER, discord:USER or console:USER")
     target.add_argument("--thread", help="a thread id")
     target.add_argument(
-        "--workspace", help="a Slack team id (T…): its tokens, histories and vaults, at once"
+        "--workspace",
+        help="a Slack team id (T…): its tokens, histories and vaults at once, its audit runs "
+        "after VEILBOT_SLACK_UNINSTALL_GRACE_DAYS",
     )
     forget.add_argument("--json", action="store_true", help="print the counts (or plan) as JSON")
     forget.add_argument("--yes", "-y", action="store_true", help="erase without asking")

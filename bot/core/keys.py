@@ -36,11 +36,18 @@ class KeySpace:
     def workspace_patterns(self, platform: str, workspace: str) -> list[str]:
         """``SCAN`` patterns of every key of one workspace.
 
-        Its threads' keys (history, vault, lock) and its rate-limit counters; glob characters
-        in ``workspace`` are escaped.
+        Its threads' keys (history, vault, lock), its rate-limit counters, and the delivery
+        ids its events left (dedupe, the queue's ``seen``: ids only, an hour's TTL, but they
+        name the workspace); glob characters in ``workspace`` are escaped. A queued entry of
+        the workspace stays: its worker finds no installation and drops it.
         """
         ws = "".join("\\" + c if c in "*?[]\\" else c for c in workspace)
-        return [f"{self.prefix}:{{{platform}:{ws}:*", f"{self.prefix}:{{rate:{platform}:{ws}}}:*"]
+        return [
+            f"{self.prefix}:{{{platform}:{ws}:*",
+            f"{self.prefix}:{{rate:{platform}:{ws}}}:*",
+            f"{self.event(platform, ws)}:*",
+            f"{self.queue('seen')}:{platform}:{ws}:*",
+        ]
 
     def event(self, platform: str, event_id: str) -> str:
         """The dedupe key of one platform delivery."""

@@ -11,6 +11,7 @@ import pytest
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.store import SqlAuditStore, sqlite_url
 from bot.core.keys import KeySpace
+from bot.state.orgs import RedisOrgMembers
 from tests.e2e.test_admin_confirm import THREAD, env_for, in_terminal, veilbot
 from tests.fixtures.audit_db import run
 
@@ -116,7 +117,7 @@ async def test_forget_workspace_erases_that_team_only_and_logs_it(
     assert bad.returncode != 0
     assert "Slack team id" in bad.stderr
 
-    done = veilbot(["forget", "--workspace", "TA", "--yes", "--json"], env)
+    done = veilbot(["audit", "forget", "--workspace", "TA", "--yes", "--json"], env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"workspace": "TA", "redis_keys": 2}
     left = [k.decode() async for k in redis_client.scan_iter(f"{redis_prefix}:*")]
@@ -129,3 +130,23 @@ async def test_forget_workspace_erases_that_team_only_and_logs_it(
     assert [(a.actor, a.action, a.target) for a in logged] == [
         ("cli", "erase_workspace", "slack:TA")
     ]
+
+
+async def test_forget_an_org_wide_install_erases_the_workspaces_it_served(
+    tmp_path: Path, env: dict[str, str], redis_client: Any, redis_prefix: str
+) -> None:
+    keys = KeySpace(prefix=redis_prefix)
+    for team in ("TC", "TD"):
+        await redis_client.rpush(keys.thread(f"slack:{team}:C1:100.1", "history"), b"x")
+    await RedisOrgMembers(redis_client, redis_prefix).add("E1", "TC")  # served under E1
+    async with SqlAuditStore(sqlite_url(tmp_path / "data")) as audit:
+        await SqlInstallationRows(audit.engine).put("E1", "", True, b"sealed-org")
+
+    done = veilbot(["forget", "--workspace", "E1", "--yes", "--json"], env)
+    assert done.returncode == 0, done.stderr
+    left = [k.decode() async for k in redis_client.scan_iter(f"{redis_prefix}:*")]
+    assert left == [keys.thread("slack:TD:C1:100.1", "history")]  # TD is not in the org
+    async with SqlAuditStore(sqlite_url(tmp_path / "data")) as audit:
+        assert await SqlInstallationRows(audit.engine).teams() == []
+        targets = sorted(str(a.target) for a in await audit.recent_actions())
+    assert targets == ["slack:E1", "slack:TC"]

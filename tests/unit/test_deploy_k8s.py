@@ -389,7 +389,9 @@ def test_the_ingresses_send_slack_to_ack_only_pods_and_admin_to_the_console(
     assert settings.queue_workers == 0
     assert found["/admin"][0] == "veilbot-admin"
     assert found["/admin"][2] == ["admin", "serve"]
-    assert set(found) == {"/slack/events", "/admin"}  # probes and metrics stay private
+    for oauth in ("/slack/install", "/slack/oauth_redirect"):  # any ingress pod completes one
+        assert found[oauth][0] == "veilbot-slack-ingress"
+    assert set(found) == {"/slack/events", "/slack/install", "/slack/oauth_redirect", "/admin"}
 
 
 def test_the_worker_tier_answers_what_the_ingress_tier_queues(

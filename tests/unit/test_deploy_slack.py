@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from adapters.slack.oauth.flow import REDIRECT_PATH
 from bot.settings import Settings
 
 SLACK = Path(__file__).resolve().parents[2] / "deploy" / "slack"
@@ -47,7 +48,8 @@ def test_the_socket_manifest_is_the_http_one_without_urls() -> None:
     http, socket = manifest("manifest.yml"), manifest("manifest-socket.yml")
     assert socket["settings"]["socket_mode_enabled"] is True
     assert urls(socket) == []
-    assert socket["oauth_config"] == http["oauth_config"]
+    assert socket["oauth_config"]["scopes"] == http["oauth_config"]["scopes"]
+    assert "redirect_urls" not in socket["oauth_config"]  # OAuth mode serves over HTTP only
     assert (
         socket["settings"]["event_subscriptions"]["bot_events"]
         == (http["settings"]["event_subscriptions"]["bot_events"])
@@ -55,6 +57,12 @@ def test_the_socket_manifest_is_the_http_one_without_urls() -> None:
     assert [c["command"] for c in socket["features"]["slash_commands"]] == [
         Settings.model_fields["slack_command"].default
     ]
+
+
+def test_the_http_manifest_redirects_installs_to_the_path_the_service_serves() -> None:
+    [redirect] = manifest("manifest.yml")["oauth_config"]["redirect_urls"]
+    assert redirect == f"https://veilbot.example.com{REDIRECT_PATH}"
+    Settings(slack_oauth_redirect_url=redirect)  # a valid VEILBOT_SLACK_OAUTH_REDIRECT_URL
 
 
 def test_both_manifests_cover_group_dms_and_shared_files() -> None:

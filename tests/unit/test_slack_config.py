@@ -96,12 +96,13 @@ def test_a_bad_redirect_url_is_refused() -> None:
         Settings(slack_oauth_redirect_url="not a url")
 
 
-def test_oauth_mode_is_refused_clearly_until_the_adapter_serves_it() -> None:
+def test_oauth_mode_over_socket_mode_is_refused_with_the_setting_to_change() -> None:
     settings = Settings(
         slack_client_id="1.2",
         slack_client_secret="s",
         slack_signing_secret="g",
         slack_oauth_redirect_url="https://veilbot.example/slack/oauth_redirect",
+        slack_mode="socket",
     )
-    with pytest.raises(ConfigError, match="VEILBOT_SLACK_CLIENT_ID"):
+    with pytest.raises(ConfigError, match="VEILBOT_SLACK_MODE=http"):
         SlackAdapter(settings, _NoCore(), HttpServer())  # type: ignore[arg-type]

@@ -4,16 +4,37 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.oauth.installations import SealedInstallationStore
+from adapters.slack.oauth.pages import landing_pages
 from adapters.slack.oauth.state import SharedOAuthStateStore
+from adapters.slack.oauth.teams import OrgMembers
+from adapters.slack.oauth.uninstall import EraseWorkspace
 
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
+
+
+@dataclass(frozen=True)
+class SlackOAuth:
+    """What the Slack adapter needs for OAuth mode, built by the composition root.
+
+    Attributes:
+        installations: the sealed installation store (audit database).
+        states: install states, shared by every replica (Redis).
+        erase: erases a workspace at once on uninstall (``bot.stores.erase_workspace``).
+        members: which workspaces each org-wide install served (Redis), for its erasure.
+    """
+
+    installations: SealedInstallationStore
+    states: SharedOAuthStateStore
+    erase: EraseWorkspace
+    members: OrgMembers
 
 
 def quiet_sdk_loggers() -> None:
@@ -54,6 +75,7 @@ def oauth_settings(
         state_store=states,
         token_rotation_expiration_minutes=token_rotation_expiration_minutes,
         state_expiration_seconds=states.expiration_seconds,
+        callback_options=landing_pages(),
     )
     settings.authorize = AsyncInstallationStoreAuthorize(
         logger=logging.getLogger("slack_bolt.veilbot"),
@@ -62,5 +84,8 @@ def oauth_settings(
         token_rotation_expiration_minutes=token_rotation_expiration_minutes,
         installation_store=installations,
         client=client,
+        # keyed by token: a rotated or deleted token is looked up in the store first, so the
+        # cache saves the auth.test per event without outliving an installation
+        cache_enabled=True,
     )
     return settings

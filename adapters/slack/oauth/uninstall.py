@@ -1,8 +1,10 @@
 """Uninstall erases a Slack workspace at once: ``app_uninstalled`` and ``tokens_revoked``.
 
-Both erase (one installation per team holds every token). The erasure itself (installation
-rows, Redis keys of the workspace, the action-log entry) is composed at the root
-(``bot.stores.erase_workspace``); this module only listens for Slack's events.
+Both erase (one installation per team holds every token). An org-wide Enterprise Grid
+install is erased as its enterprise id (``erase(E, E)``): the root then erases every workspace
+the org install served. The erasure itself (installation rows, Redis keys of the workspace,
+the action-log entry) is composed at the root (``bot.stores.erase_workspace``); this module
+only listens for Slack's events.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ def register_uninstall(app: AsyncApp, erase: EraseWorkspace) -> None:
 
     async def on_uninstall(context: Any, ack: Any) -> None:
         await ack()
-        team = context.team_id or context.enterprise_id
+        org = context.is_enterprise_install and context.enterprise_id
+        team = context.enterprise_id if org else (context.team_id or context.enterprise_id)
         if team:
             await erase(context.enterprise_id, team)
 

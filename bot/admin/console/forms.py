@@ -89,6 +89,11 @@ async def login(request: web.Request) -> web.StreamResponse:
         await _record_failure(request, UNKNOWN_ACTOR if found is None else found[0], reason)
         return _login_form(request, status=401, message="That token is not an admin token.")
     who = found[0]
+    if console.tokens.workspaces_of(who) is not None:  # the console shows every workspace
+        log.warning("admin console sign-in refused: workspace_limited")
+        await _record_failure(request, who, "workspace_limited")
+        message = "That token is limited to some workspaces: use the admin API with it."
+        return _login_form(request, status=403, message=message)
     try:
         sid, session = await console.sessions.create(who)
         await console.store.record_action(AdminAction(who, "sign_in"))
