@@ -9,7 +9,7 @@ soon as it passes the limit, whatever size the platform announced.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,17 +29,23 @@ DISCORD_FILE_HOSTS = frozenset({"cdn.discordapp.com", "media.discordapp.net"})
 class HostedFiles:
     """The ``FileSource`` of one platform: files fetched only from the hosts it serves them on.
 
-    The bot token (Slack) goes with a request only to those hosts, whatever URL an event
-    names; an attachment elsewhere is refused. The hosts are the platform's own, plus the host
+    The bot token (Slack; ``token`` gives the one of the workspace served now) goes with a
+    request only to those hosts, whatever URL an event names; an attachment elsewhere is
+    refused. The hosts are the platform's own, plus the host
     of a configured API URL (a proxy, or the fake servers of the tests).
     """
 
     def __init__(
-        self, platform: str, hosts: Iterable[str], *, api_url: str | None, token: str | None = None
+        self,
+        platform: str,
+        hosts: Iterable[str],
+        *,
+        api_url: str | None,
+        token: Callable[[], str | None] | None = None,
     ) -> None:
         self._platform = platform
         self._hosts = frozenset(hosts) | ({_host(api_url)} if api_url else set())
-        self._token = token
+        self._token = token or (lambda: None)
 
     async def fetch(self, attachment: Attachment, *, position: int, max_bytes: int) -> bytes:
         """The file's bytes (``download``), from an allowed host only.
@@ -56,7 +62,7 @@ class HostedFiles:
             )
         async with aiohttp.ClientSession(timeout=_TIMEOUT) as session:
             return await download(
-                session, attachment, position=position, max_bytes=max_bytes, token=self._token
+                session, attachment, position=position, max_bytes=max_bytes, token=self._token()
             )
 
 

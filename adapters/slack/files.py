@@ -19,9 +19,12 @@ from bot.core.errors import AdapterError, FileRejected
 class SlackFiles:
     """Fetches a Slack message's files (``bot.core.attachments.FileSource``)."""
 
-    def __init__(self, client: AsyncWebClient, *, token: str, api_url: str | None) -> None:
+    def __init__(self, client: AsyncWebClient, *, api_url: str | None) -> None:
         self._client = client
-        self._hosted = HostedFiles("slack", SLACK_FILE_HOSTS, api_url=api_url, token=token)
+        # the client's token when the file is fetched: in OAuth mode, the served workspace's
+        self._hosted = HostedFiles(
+            "slack", SLACK_FILE_HOSTS, api_url=api_url, token=lambda: client.token
+        )
 
     async def fetch(self, attachment: Attachment, *, position: int, max_bytes: int) -> bytes:
         """The file's bytes; its URL asked of ``files.info`` first when Slack gave only its id.

@@ -184,7 +184,7 @@ class SlackAdapter:
         self._socket: AsyncSocketModeHandler | None = None
         self._draining = False
         self._gate = SlackGate(secret) if secret is not None else None
-        self._files = SlackFiles(self.client, token=token, api_url=settings.slack_api_url)
+        self._files = SlackFiles(self.client, api_url=settings.slack_api_url)
         self._stream_ok = settings.slack_streaming in ("auto", "stream")
         self._assistant_ok = settings.slack_assistant
         self.interactions = Interactions(

@@ -209,6 +209,31 @@ async def test_two_workspaces_with_the_same_thread_ids_answer_with_their_own_tok
             assert "slack_installations" in sql_text  # the scan saw the sealed rows
 
 
+async def test_a_shared_file_is_fetched_with_its_own_workspaces_token(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with FakeSlack() as slack:
+        app = await make_app(**oauth_settings(slack))
+        async with serving(app) as (service, session):
+            for team in (TEAM_A, TEAM_B):
+                assert (await install(service, session, slack, team))[0] == 200
+            for team, who in ((TEAM_A, "Maria Gonzalez"), (TEAM_B, "John Smith")):
+                shared = slack.host_file("notes.txt", f"Call {who}.".encode(), team=team)
+                payload = mention(team, "what does it say?", ts=new_ts())
+                payload["event"]["files"] = [shared]
+                assert await send(service, session, payload) == 200
+                await until(lambda t=team: _posted(slack, t), f"{team}'s answer")
+
+            owners = [
+                slack.tokens[auth.removeprefix("Bearer ")].team for _, auth in slack.downloads
+            ]
+            assert owners == [TEAM_A, TEAM_B], "each file with its own workspace's token"
+            sent = fake_anthropic.all_text_sent()
+            assert "Maria" not in sent
+            assert "John" not in sent
+            assert sent.count('<file name="notes.txt">') == 2
+
+
 async def _posted(slack: FakeSlack, team: str) -> bool:
     return bool(posts_by_team(slack).get(team))
 

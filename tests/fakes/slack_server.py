@@ -399,11 +399,13 @@ class FakeSlack(OAuthSide):
         upload.data = await request.read()
         return web.Response(text=f"OK - {len(upload.data)}")
 
-    def host_file(self, name: str, data: bytes, *, mimetype: str = "text/plain") -> dict[str, Any]:
-        """Serve ``data`` as a file a user shared; returns the file object of its message event."""
+    def host_file(
+        self, name: str, data: bytes, *, mimetype: str = "text/plain", team: str | None = None
+    ) -> dict[str, Any]:
+        """Serve ``data`` as a file a user of ``team`` shared; returns its event's file object."""
         fid = f"F{next(self._clock):08d}"
         self.hosted[fid] = data
-        base = f"http://127.0.0.1:{self.port}/files-pri/{self.team}-{fid}"
+        base = f"http://127.0.0.1:{self.port}/files-pri/{team or self.team}-{fid}"
         self.file_objects[fid] = {
             "id": fid, "name": name, "title": name, "mimetype": mimetype, "mode": "hosted",
             "size": len(data), "is_external": False, "url_private": f"{base}/{name}",
@@ -416,11 +418,12 @@ class FakeSlack(OAuthSide):
         return {"ok": True, "file": file} if file else {"ok": False, "error": "file_not_found"}
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
-        """Slack's file download: the bytes with the bot token, its sign-in page without."""
-        fid = request.match_info["team_file"].rsplit("-", 1)[-1]
+        """Slack's file download: the bytes with a token of the file's workspace, else sign-in."""
+        team, _, fid = request.match_info["team_file"].rpartition("-")
         auth = request.headers.get("Authorization")
         self.downloads.append((fid, auth))
-        if auth != f"Bearer {self.bot_token}":
+        grant = self.tokens.get((auth or "").removeprefix("Bearer "))
+        if auth != f"Bearer {self.bot_token}" and (grant is None or grant.team != team):
             page = "<!DOCTYPE html><html><body>Sign in to Slack</body></html>"
             return web.Response(text=page, content_type="text/html")
         if fid not in self.hosted:
