@@ -14,8 +14,9 @@ A known town followed by a comma and a US state's or Canadian province's code ("
 "Orillia, ON") is a place whatever its case or the model says: the code after the comma is
 how North Americans write a town, and tweets drop the capitals the model relies on. A
 capitalized country, continent, US state or province ("Spain", "New Mexico", "Ontario") is a
-place too when the model misses it in a headline or a tweet, unless it is also a common chat
-word or a person's name ("Georgia", "Jordan", "India").
+place too when the model misses it in a tweet, unless it is also a common chat word or a
+person's name ("Georgia", "Jordan", "India"), or it stands in a longer run of capitalized
+words ("Kmart Australia": a company's name).
 
 Places are ``LOCATION``, like the cities NER finds.
 """
@@ -212,29 +213,31 @@ def town_and_state(town: Callable[[str], bool], text: str) -> Iterator[tuple[int
                 break
 
 
-_CAPITALIZED = re.compile(r"(?<![\w@#\-])[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,3}(?![\w\-])")
-"""A run of up to four capitalized words."""
+_RUN = r"(?<![\w@#\-])[A-Z][a-z]++(?:[ \t]+[A-Z][a-z]++)*+"
+_CAPITALIZED = re.compile(rf"(?P<v>{_RUN})(?![\w\-])|{_RUN}")
+"""A whole run of capitalized words (a run glued to more is consumed without a value)."""
+_LEAD_WORD = re.compile(r"(\S+)[ \t]+")
 
 
 def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each country, continent, state or province by its name.
+
+    The name must be the whole run of capitalized words, or all of it but a common word
+    before it ("The Spain international"): in a longer run it is part of a company's or a
+    product's name ("Kmart Australia", "South Jersey Industries", "New York Times").
 
     Args:
         name: whether a word is a person's name.
         text: the text.
     """
     for match in _CAPITALIZED.finditer(text):
-        words = list(re.finditer(r"\S+", match.group()))
-        position = 0
-        while position < len(words):
-            step = 1
-            for last in range(len(words) - 1, position - 1, -1):
-                start, end = words[position].start(), words[last].end()
-                value = match.group()[start:end]
-                single = " " not in value
-                common = _key(value) in COMMON_WORDS or name(value)
-                if _key(value) in regions() and not (single and common):
-                    yield match.start() + start, match.start() + end, 0.6
-                    step = last - position + 1
-                    break
-            position += step
+        if match.group("v") is None:
+            continue
+        start, value = match.start(), match.group()
+        lead = _LEAD_WORD.match(value)
+        if _key(value) not in regions() and lead and _key(lead.group(1)) in COMMON_WORDS:
+            start, value = start + lead.end(), value[lead.end() :]
+        single = " " not in value
+        common = _key(value) in COMMON_WORDS or name(value)
+        if _key(value) in regions() and not (single and common):
+            yield start, start + len(value), 0.6

@@ -38,8 +38,8 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
     ),
     (
         "discord",
-        (Pii("LOCATION", "California", ("region_name",)), " Woman Wins Appeal, says ",
-         Pii("PERSON", "Georgia Ruiz"), " on the ", Keep("product", "Zendesk"), " ticket"),
+        ("back home in ", Pii("LOCATION", "California", ("region_name",)), ", says ",
+         Pii("PERSON", "Georgia Ruiz"), " on the ", Keep("company", "Kmart Australia"), " ticket"),
     ),
 )  # fmt: skip
 """``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""
