@@ -77,10 +77,11 @@ WEAK, CONTEXT_BOOST = 0.35, 0.35
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of every phone number in ``text``."""
-    licences = sorted(m.span() for p in (UK_PATTERN, nino.PATTERN) for m in p.finditer(text))
+    taken = (UK_PATTERN, nino.PATTERN, nino.TRN)
+    spans = sorted(m.span() for p in taken for m in p.finditer(text))
     for match in CANDIDATE.finditer(text):
         digits_end = match.end() - len(match.group("ext"))
-        if _chunked(text, match.start(), digits_end) or _inside(licences, match.start()):
+        if _chunked(text, match.start(), digits_end) or _inside(spans, match.start()):
             continue
         for piece_start, piece_end in _pieces(text, match.start(), digits_end):
             span = _accepted(text, piece_start, piece_end)

@@ -305,6 +305,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find_uk, needs=_DIGIT),
     Rule("DATE_OF_BIRTH", _NEVER, 0.0, finder=birthdates.find, needs=_DIGIT),
     Rule("UK_NINO", nino.PATTERN, 0.85, nino.valid, needs=_DIGIT),
+    Rule("UK_NINO", _NEVER, 0.0, finder=nino.find_trn, needs=_DIGIT),
 )
 
 

@@ -24,7 +24,8 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
     (
         "slack",
         ("my NI number is ", Pii("UK_NINO", "JG 10 37 59 A", ("uk_nino",)), ", order ",
-         Keep("ticket", "AB123456"), " is separate"),
+         Keep("ticket", "AB123456"), " is separate; the PAYE temp one was ",
+         Pii("UK_NINO", "31M 40926", ("uk_nino",))),
     ),
     (
         "discord",

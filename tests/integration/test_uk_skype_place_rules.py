@@ -47,6 +47,24 @@ def test_national_insurance_numbers_are_redacted(presidio_analyzer, value):
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("My PAYE temp number is 12C34567, which is not permanent.", "12C34567"),
+        ("HMRC gave me a temporary reference number: 45 K 12345", "45 K 12345"),
+        ("it's on my payslip. For example, 07X 55501.", "07X 55501"),
+    ],
+)
+def test_temporary_reference_numbers_after_an_hmrc_word_are_redacted(
+    presidio_analyzer, text, value
+):
+    assert ("UK_NINO", value) in found(presidio_analyzer, text)
+
+
+def test_a_temporary_reference_shape_without_an_hmrc_word_stays(presidio_analyzer):
+    assert found(presidio_analyzer, "part 12C34567 ships with rev 45 K 12345") == []
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "NI: GB 12 34 56 A is never issued",  # a prefix HMRC never issues
