@@ -217,6 +217,10 @@ _RUN = r"(?<![\w@#\-])[A-Z][a-z]++(?:[ \t]+[A-Z][a-z]++)*+"
 _CAPITALIZED = re.compile(rf"(?P<v>{_RUN})(?![\w\-])|{_RUN}")
 """A whole run of capitalized words (a run glued to more is consumed without a value)."""
 _LEAD_WORD = re.compile(r"(\S+)[ \t]+")
+_NAMED_OF = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+(?:of|for|de|del|di)[ \t]+$")
+"""A name that a place ends ("Bank of England", "University of Texas")."""
+_MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)")
+"""Capitals or an ampersand after a place: a longer name ("Texas A & M", "Florida ACME")."""
 
 
 def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
@@ -224,7 +228,8 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
 
     The name must be the whole run of capitalized words, or all of it but a common word
     before it ("The Spain international"): in a longer run it is part of a company's or a
-    product's name ("Kmart Australia", "South Jersey Industries", "New York Times").
+    product's name ("Kmart Australia", "South Jersey Industries", "New York Times"), as it
+    is after "Name of" ("Bank of England") or before capitals ("Texas A & M").
 
     Args:
         name: whether a word is a person's name.
@@ -237,6 +242,10 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
         lead = _LEAD_WORD.match(value)
         if _key(value) not in regions() and lead and _key(lead.group(1)) in COMMON_WORDS:
             start, value = start + lead.end(), value[lead.end() :]
+        if _NAMED_OF.search(text, max(0, start - 40), start) or _MORE_NAME.match(
+            text, start + len(value)
+        ):
+            continue
         single = " " not in value
         common = _key(value) in COMMON_WORDS or name(value)
         if _key(value) in regions() and not (single and common):

@@ -129,6 +129,8 @@ def test_countries_and_states_by_name_are_places(presidio_analyzer, text, place)
         "Georgia said she would come",
         "got the coupon from Kmart Australia today",  # a company's name
         "the South Jersey Industries report is out",
+        "the Bank of England held rates",  # a name that ends in a place
+        "Texas A & M won again",
     ],
 )
 def test_codes_after_names_and_regions_that_are_names_are_no_places(presidio_analyzer, text):
