@@ -219,8 +219,9 @@ _CAPITALIZED = re.compile(rf"(?P<v>{_RUN})(?![\w\-])|{_RUN}")
 _LEAD_WORD = re.compile(r"(\S+)[ \t]+")
 _NAMED_OF = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+(?:of|for|de|del|di)[ \t]+$")
 """A name that a place ends ("Bank of England", "University of Texas")."""
-_MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)")
-"""Capitals or an ampersand after a place: a longer name ("Texas A & M", "Florida ACME")."""
+_MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)|[ \t]+\d{1,3}\b(?![:.,/]?\d)")
+"""Capitals or an ampersand after a place: a longer name ("Texas A & M", "Florida ACME");
+or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
 
 
 def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
@@ -229,7 +230,8 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
     The name must be the whole run of capitalized words, or all of it but a common word
     before it ("The Spain international"): in a longer run it is part of a company's or a
     product's name ("Kmart Australia", "South Jersey Industries", "New York Times"), as it
-    is after "Name of" ("Bank of England") or before capitals ("Texas A & M").
+    is after "Name of" ("Bank of England") or before capitals ("Texas A & M"); a small
+    number after it is a team's score or rank ("Nigeria 1 Bosnia 0").
 
     Args:
         name: whether a word is a person's name.

@@ -131,6 +131,7 @@ def test_countries_and_states_by_name_are_places(presidio_analyzer, text, place)
         "the South Jersey Industries report is out",
         "the Bank of England held rates",  # a name that ends in a place
         "Texas A & M won again",
+        "final score: Nigeria 1 Bosnia 0",  # a team
     ],
 )
 def test_codes_after_names_and_regions_that_are_names_are_no_places(presidio_analyzer, text):
