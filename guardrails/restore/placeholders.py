@@ -61,6 +61,8 @@ KNOWN_TYPES: Final = frozenset(
         "MEDICAL_LICENSE",
         "DRIVER_LICENSE",
         "AGE",
+        "UK_NINO",
+        "USERNAME",
     }
 )
 """Entity types whose bare form (``PERSON_1``) is read as a placeholder."""

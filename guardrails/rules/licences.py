@@ -9,6 +9,12 @@ number to that state's published formats (``FORMATS``, after the states' DMV for
 collected by AAMVA); without a state, a weak context needs a format of some state, a letter
 or seven digits in it. Separators (spaces, hyphens) are read through; a number glued to the
 next word is retried without its last group.
+
+A British licence number (DVLA) needs no licence word: its 16 characters spell the holder's
+surname (five letters, padded with 9), a birth date (decade, month, plus 50 for a woman, day,
+year) and initials, then a digit and two check characters ("MORGA753116SM9IJ", often spaced
+or with a two-digit issue number: "MORGA 753116 SM9IJ 01"). A valid month and day in that
+shape is no order id.
 """
 
 from __future__ import annotations
@@ -109,6 +115,20 @@ PATTERN = re.compile(
 """A licence word, a state after it, and the number (checked by ``accepted``)."""
 _BEFORE = re.compile(rf"(?<![\w])(?P<state>{_STATE})[ \t]+$")
 """A state right before the licence word ("IL driver's license", "Ohio DL")."""
+
+
+UK_PATTERN = re.compile(
+    r"(?<![\w\-])(?P<surname>[A-Z]{1,5}9{0,4}) ?(?P<birth>\d(?:0[1-9]|1[0-2]|5[1-9]|6[0-2])"
+    r"(?:0[1-9]|[12]\d|3[01])\d) ?[A-Z][A-Z9]\d[A-Z0-9][A-Z](?: ?\d{2})?(?![\w\-])"
+)
+"""A DVLA licence number: surname, birth date, initials, digit, check characters, issue."""
+
+
+def find_uk(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each British (DVLA) licence number in ``text``."""
+    for match in UK_PATTERN.finditer(text):
+        if len(match.group("surname")) == 5:
+            yield match.start(), match.end(), 0.85
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:

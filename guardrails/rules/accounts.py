@@ -1,0 +1,67 @@
+"""Messenger account names: a Skype name after the word "Skype".
+
+A Skype name ("dean.malmgren", "live:.cid.9a8b", "jdoe_42") names one person as surely as an
+e-mail address, but on its own it is any dotted word or identifier, so it is read only shortly
+after "skype" on the same line ("contact me on skype (dean.malmgren)", "skype: jdoe_42", "I
+added you on Skype. My ID is dean.malmgren"). A name there is a Skype name when it has
+Skype's shape (a letter, then 5 to 31 letters, digits, ``.``, ``_`` or ``-``, or Microsoft's
+``live:`` ids) and either holds a separator or digit inside it (no English word does), or
+stands right after the word, its colon or bracket ("skype: deanmalmgren") and is no English
+word ("skype: tomorrow" is not a name). A host name ("skype.com") is not an account.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import tldextract
+
+CONTEXT = re.compile(r"\bskype\b", re.IGNORECASE)
+WINDOW = 60
+"""How far after the word a Skype name is looked for (the rest of its line at most)."""
+_NAME = re.compile(r"(?<![\w.@:/\-])(?:live:[\w.\-]{3,40}|[A-Za-z][\w.\-]{5,31})(?![\w@/]|[.\-]\w)")
+_LEAD = re.compile(
+    r"(?:[ \t]*(?:[:(\[#\-]|(?i:name|id|handle|username|user|is|me|at|on|as)\b))*[ \t]*"
+)
+"""What may stand between the word and a name that has no separator of its own."""
+_INSIDE = re.compile(r"[._\-\d]")
+
+
+def find(
+    text: str, english: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each Skype name in ``text``.
+
+    Args:
+        text: the text.
+        english: whether a word is English; without it, only names with a separator or a
+            digit inside count.
+    """
+    searched = 0
+    for context in CONTEXT.finditer(text):
+        line_end = text.find("\n", context.end())
+        stop = min(context.end() + WINDOW, len(text) if line_end < 0 else line_end)
+        lead = _LEAD.match(text, context.end(), stop)
+        right_after = lead.end() if lead else context.end()
+        for name in _NAME.finditer(text, max(context.end(), searched), stop):
+            start, end = name.start(), name.end()
+            while text[end - 1] in "._-":
+                end -= 1
+            value = text[start:end]
+            if _is_account(value, start == right_after, english):
+                yield start, end, 0.85
+        searched = stop
+
+
+def _is_account(value: str, right_after: bool, english: Callable[[str], bool] | None) -> bool:
+    """Whether a name-shaped word after "skype" is an account name."""
+    if len(value) < 6 or value.lower() == "skype":
+        return False
+    if value.startswith("live:"):
+        return True
+    if "." in value and tldextract.extract(value).suffix:
+        return False  # a host name: "skype.com", "web.skype.com"
+    if _INSIDE.search(value[1:]):
+        return True
+    return right_after and english is not None and not english(value.lower())

@@ -1,0 +1,46 @@
+"""Hand-written regression messages appended to the dev corpus, one or more per detection rule.
+
+The seeded templates cannot hold every rule's case without reshuffling the whole corpus, so a
+rule added later brings its cases here: each message labels the values it must hide and the
+look-alikes it must leave alone, and ``make_corpus`` appends them to ``corpus.jsonl`` (ids
+``r0000``...) where the evaluation's regression set and the rule-gate test read them.
+"""
+
+from __future__ import annotations
+
+from tests.data.fillers import Keep, Part, Pii
+
+REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
+    (
+        "slack",
+        ("ping me on skype (", Pii("USERNAME", "lena.novak88", ("skype",)), ") after the ",
+         Keep("product", "Skype for Business"), " call"),
+    ),
+    (
+        "discord",
+        ("Skype: ", Pii("USERNAME", "ohaddad_work", ("skype",)), "\nthe installer is on ",
+         Keep("product", "skype.com")),
+    ),
+    (
+        "slack",
+        ("my NI number is ", Pii("UK_NINO", "JG 10 37 59 A", ("uk_nino",)), ", order ",
+         Keep("ticket", "AB123456"), " is separate; the PAYE temp one was ",
+         Pii("UK_NINO", "31M 40926", ("uk_nino",))),
+    ),
+    (
+        "discord",
+        ("DVLA says ", Pii("DRIVER_LICENSE", "MORGA 753116 SM9IJ 01", ("uk_licence",)),
+         " for ", Pii("PERSON", "Mark Morgan"), ", build ", Keep("ticket", "MORGA 771316 SM9IJ")),
+    ),
+    (
+        "slack",
+        ("the new office is in ", Pii("LOCATION", "Mesa, AZ", ("town_state",)), ", ask ",
+         Pii("PERSON", "Dana Whitfield"), ", OK?"),
+    ),
+    (
+        "discord",
+        ("back home in ", Pii("LOCATION", "California", ("region_name",)), ", says ",
+         Pii("PERSON", "Georgia Ruiz"), " on the ", Keep("company", "Kmart Australia"), " ticket"),
+    ),
+)  # fmt: skip
+"""``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""

@@ -1,0 +1,154 @@
+"""Skype names, UK National Insurance and driving licence numbers, towns with a state code and
+places by name, through the real detection on the small spaCy model."""
+
+import pytest
+
+from guardrails.detect.detection import detect
+from tests.data.make_corpus import regression_messages
+
+
+def found(analyzer, text):
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console")]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ping me on skype (lena.novak88) after lunch", "lena.novak88"),
+        ("Skype: ohaddad_work\nthanks", "ohaddad_work"),
+        ("I added you on Skype. My ID is priya-rao.ops", "priya-rao.ops"),
+        ("skype id live:.cid.3f9a2b7c1d if you need me", "live:.cid.3f9a2b7c1d"),
+        ("skype: marekzielinski", "marekzielinski"),
+    ],
+)
+def test_skype_names_after_the_word_skype_are_redacted(presidio_analyzer, text, name):
+    hits = found(presidio_analyzer, text)
+    assert any(name in value for _, value in hits), hits
+    assert all(t != "USERNAME" or value == name for t, value in hits)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "let's skype tomorrow at 10",
+        "download it from skype.com please",
+        "we dropped Skype for Business in 2019",
+        "the skype integration fails on release 4.2.1",
+        "our config.yaml has no skype section",
+    ],
+)
+def test_skype_words_without_an_account_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "USERNAME"] == []
+
+
+@pytest.mark.parametrize("value", ["JA 12 34 56 C", "JG103759A", "AB 123456 D"])
+def test_national_insurance_numbers_are_redacted(presidio_analyzer, value):
+    assert ("UK_NINO", value) in found(presidio_analyzer, f"my NI number is {value}, ta")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("My PAYE temp number is 12C34567, which is not permanent.", "12C34567"),
+        ("HMRC gave me a temporary reference number: 45 K 12345", "45 K 12345"),
+        ("it's on my payslip. For example, 07X 55501.", "07X 55501"),
+    ],
+)
+def test_temporary_reference_numbers_after_an_hmrc_word_are_redacted(
+    presidio_analyzer, text, value
+):
+    assert ("UK_NINO", value) in found(presidio_analyzer, text)
+
+
+def test_a_temporary_reference_shape_without_an_hmrc_word_stays(presidio_analyzer):
+    assert found(presidio_analyzer, "part 12C34567 ships with rev 45 K 12345") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NI: GB 12 34 56 A is never issued",  # a prefix HMRC never issues
+        "ticket DQ123456A is closed",  # D is never a first letter
+        "build ab123456c passed",  # lower case: a hash or a code
+        "order AB123456 shipped",  # no suffix letter
+    ],
+)
+def test_number_shapes_that_are_no_national_insurance_number_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "UK_NINO"] == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["MORGA753116SM9IJ", "MORGA 753116 SM9IJ 01", "WOOD9 612305 AB7CD", "SMITH 860225 J99ZX"],
+)
+def test_uk_driving_licence_numbers_are_one_value_without_a_licence_word(presidio_analyzer, value):
+    assert found(presidio_analyzer, f"it is {value} if that helps") == [("DRIVER_LICENSE", value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the sku is ABCDE 123456 AB1CD",  # month 34 does not exist
+        "see MORGA 771316 SM9IJ",  # month 71 does not exist
+        "job ABCD1 753116 SM9IJ failed",  # a digit inside the surname part
+    ],
+)
+def test_licence_shapes_with_impossible_birth_dates_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "DRIVER_LICENSE"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("to benefit a 3 year old girl of Mesa, AZ who had surgery", "Mesa, AZ"),
+        ("new show announced in Orillia, ON at the museum", "Orillia, ON"),
+        ("we are hiring in boise, ID this spring", "boise, ID"),
+    ],
+)
+def test_a_known_town_with_its_state_code_is_one_place(presidio_analyzer, text, place):
+    assert ("LOCATION", place) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("RT @someone: the tour ends in Mexico on December 24", "Mexico"),
+        ("made it back home to California. it sucks to leave", "California"),
+        ("New Mexico is hot this week", "New Mexico"),
+    ],
+)
+def test_countries_and_states_by_name_are_places(presidio_analyzer, text, place):
+    assert ("LOCATION", place) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks Bob, OK with me",  # not a town before the code
+        "Victoria will call you back",  # a state that is a person's name
+        "Georgia said she would come",
+        "got the coupon from Kmart Australia today",  # a company's name
+        "the South Jersey Industries report is out",
+        "the Bank of England held rates",  # a name that ends in a place
+        "Texas A & M won again",
+        "final score: Nigeria 1 Bosnia 0",  # a team
+    ],
+)
+def test_codes_after_names_and_regions_that_are_names_are_no_places(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize("record", regression_messages(), ids=lambda r: r["id"])
+def test_the_corpus_regression_messages_hide_their_values_and_keep_the_rest(
+    presidio_analyzer, record
+):
+    spans = [(d.start, d.end) for d in detect(presidio_analyzer, record["text"], "console")]
+    for item in record["pii"]:
+        covered = sum(
+            min(e, item["end"]) - max(s, item["start"])
+            for s, e in spans
+            if s < item["end"] and e > item["start"]
+        )
+        assert covered == item["end"] - item["start"], item
+    for item in record["keep"]:
+        assert not [(s, e) for s, e in spans if s < item["end"] and e > item["start"]], item
