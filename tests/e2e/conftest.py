@@ -114,14 +114,17 @@ def unique_thread() -> str:
 
 
 async def audit_rows(app: App, thread: str) -> list[dict[str, Any]]:
-    """Every audit row of one console thread, oldest first, read with plain SQL."""
+    """Every audit row of one thread, oldest first, read with plain SQL.
+
+    ``thread``: a console thread's name, or a whole thread id (``slack:T1:C1:…``).
+    """
     url = app.settings.database_url or f"sqlite+aiosqlite:///{app.settings.data_dir / 'audit.db'}"
     engine = create_async_engine(url)
     try:
         async with engine.connect() as conn:
             result = await conn.execute(
                 sa.text("SELECT * FROM audit_runs WHERE thread_id = :t ORDER BY started_at"),
-                {"t": f"console:{thread}"},
+                {"t": thread if thread.startswith(("slack:", "discord:")) else f"console:{thread}"},
             )
             return [dict(row._mapping) for row in result]
     finally:

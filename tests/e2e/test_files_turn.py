@@ -9,15 +9,11 @@ restored, and Redis, the audit database and the logs hold none either.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from aiohttp import web
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.app import App
-from tests.e2e.conftest import MakeApp, audit_dump
+from tests.e2e.conftest import MakeApp, audit_dump, audit_rows
 from tests.e2e.discord_harness import StartBot
 from tests.e2e.slack_harness import slack_harness
 from tests.e2e.test_guarded_turn import leaked
@@ -28,20 +24,6 @@ from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
 from tests.fixtures.documents import seeded_xlsx
 from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
 from tests.fixtures.services import free_port, redis_dump
-
-
-async def _audit_rows(app: App, tid: str) -> list[dict[str, Any]]:
-    url = app.settings.database_url or f"sqlite+aiosqlite:///{app.settings.data_dir / 'audit.db'}"
-    engine = create_async_engine(url)
-    try:
-        async with engine.connect() as conn:
-            result = await conn.execute(
-                sa.text("SELECT * FROM audit_runs WHERE thread_id = :t"), {"t": tid}
-            )
-            return [dict(row._mapping) for row in result]
-    finally:
-        await engine.dispose()
-
 
 NAME, EMAIL, PHONE = "Maria Gonzalez", "maria.gonzalez@example.com", "+1 415 555 0123"
 IBAN = "DE89 3704 0044 0532 0130 00"
@@ -84,7 +66,7 @@ async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_
         )
         assert leaked(SEEDED, stores) == []
         assert "Gonzalez" not in stores
-        (row,) = await _audit_rows(h.app, f"slack:T1:C1:{ts}")
+        (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
         assert "Lisbon" not in row["prompt"], "the audit keeps the message, not the file's text"
         (fact,) = json.loads(row["metadata"])["files"]
         assert fact == {
@@ -119,7 +101,7 @@ async def test_a_spreadsheet_shared_in_a_slack_thread_reaches_the_model_redacted
             )
         )
         assert leaked(list(DOCUMENT_SEEDED), stores) == []
-        (row,) = await _audit_rows(h.app, f"slack:T1:C1:{ts}")
+        (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
         (fact,) = json.loads(row["metadata"])["files"]
         assert (fact["kind"], fact["size"], fact["pages"]) == ("xlsx", len(workbook), 2)
 
