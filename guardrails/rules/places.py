@@ -256,11 +256,12 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
         known = countries_and_states()
         if _key(value) not in known and lead and _key(lead.group(1)) in COMMON_WORDS:
             start, value = start + lead.end(), value[lead.end() :]
+        if _key(value) not in known:  # first: most runs are no place, and the rest costs more
+            continue
         if _NAMED_OF.search(text, max(0, start - 40), start) or _MORE_NAME.match(
             text, start + len(value)
         ):
             continue
         single = " " not in value
-        common = _key(value) in COMMON_WORDS or name(value)
-        if _key(value) in known and not (single and common):
+        if not (single and (_key(value) in COMMON_WORDS or name(value))):
             yield start, start + len(value), 0.6
