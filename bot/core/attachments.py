@@ -1,10 +1,10 @@
-"""Files attached to a message: what the adapter read from the event, and the ports that read them.
+"""Files attached to a message: what the adapter read from the event, and what the turn keeps.
 
 The name is the user's and may hold personal data: it is never logged, and reaches the model
 only after the guardrail. An adapter gives each message with files a ``FileSource`` that
 fetches the bytes (Slack with the bot token, only from Slack's file host; Discord's CDN without
-one); the turn hands them to the ``FileReader`` (``bot.files.reader``), which extracts and
-redacts them with the thread's vault.
+one); the turn hands them to its ``FileReader`` (``bot.core.ports``; ``bot.files.reader``),
+which extracts and redacts them with the thread's vault into a ``FileIntake``.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 class FilesReader:
-    """Reads a message's files for the turn (``bot.core.attachments.FileReader``)."""
+    """Reads a message's files for the turn (``bot.core.ports.FileReader``)."""
 
     def __init__(self, guardrail: Guardrail, limits: FileLimits, *, tesseract: str) -> None:
         self._guardrail = guardrail
@@ -56,8 +56,8 @@ class FilesReader:
         except AdapterError as exc:
             log_failure(log, "file download failed thread=%s", exc, message.thread_id)
             raise FileRejected(
-                f"I couldn't download the {_files(len(attachments))} from {message.platform}; "
-                "please try again, or paste the text you need.",
+                f"I couldn't download the {_files(len(attachments))} from "
+                f"{message.platform.title()}; please try again, or paste the text you need.",
                 reason="file_unavailable",
             ) from exc
         finally:
