@@ -147,6 +147,22 @@ async def test_a_slack_connect_file_named_by_id_only_is_looked_up_then_read(
         assert len(fake_anthropic.requests) == 1
 
 
+async def test_a_failed_download_is_told_and_nothing_reaches_the_model(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    async with slack_harness(make_app) as h:
+        shared = h.slack.host_file(FILE_NAME, CSV)
+        del h.slack.hosted[shared["id"]]  # Slack answers 404 from now on
+        event = mention("what is in it?", files=[shared])
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", event["event"]["ts"])), "answer")
+        reply = h.slack.thread("C1", event["event"]["ts"])[0]
+    assert "I couldn't download the file from Slack" in reply
+    assert fake_anthropic.requests == []
+    assert "HTTP 404" in debug_logs.text or "AdapterError" in debug_logs.text
+    assert "Gonzalez" not in debug_logs.text, "the file's name is never logged"
+
+
 async def test_the_bot_token_goes_only_to_slacks_file_host(
     make_app: MakeApp, fake_anthropic: FakeAnthropic
 ) -> None:
