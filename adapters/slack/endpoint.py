@@ -52,7 +52,7 @@ class EventsEndpoint:
         self.draining = False
         """Set when stopping: deliveries get 503 and Slack sends them again later."""
 
-    async def __call__(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.Request) -> web.Response:
         """Answer one request to the events route."""
         # queued turns of this process wait while deliveries are being acked (acks first)
         with self._queue.acking() if self._queue is not None else nullcontext():

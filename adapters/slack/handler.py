@@ -150,7 +150,7 @@ class SlackAdapter:
             return None
         lean = self._enqueuer if self._oauth is None else None  # OAuth: bolt authorizes
         endpoint = EventsEndpoint(self.app, gate, queue=queue, lean=lean, identity=self._identity)
-        http.app.router.add_post(self._settings.slack_http_path, endpoint)
+        http.app.router.add_post(self._settings.slack_http_path, endpoint.handle)
         return endpoint
 
     async def run(self) -> None:
