@@ -88,10 +88,7 @@ class QueuedTurns:
             self._settings.discord_reply_mode,
             previous=previous,
         )
-        event_id = str(facts.message_id) if kind == trigger.value else f"{facts.message_id}:{kind}"
-        if kind == EDITED:  # every edit is its own event
-            stamp = message.edited_at.timestamp() if message.edited_at else 0.0
-            event_id += f":{stamp:.3f}"
+        event_id = _event_id(facts.message_id, message, kind, trigger)
         try:
             # No await before this lock: events take it in the order the gateway sent them.
             async with self._put_order:
@@ -143,3 +140,12 @@ class QueuedTurns:
             return
         ping = trigger is Trigger.CHANNEL_MENTION  # inline mode pings the asker, as before
         await self._turns.answer(client, inbound, facts, target, reply_to, bot_id, ping_reply=ping)
+
+
+def _event_id(message_id: int, message: discord.Message, kind: str, trigger: Trigger) -> str:
+    """The queue's dedupe id: the message id, with the kind for a deletion or an edit."""
+    event_id = str(message_id) if kind == trigger.value else f"{message_id}:{kind}"
+    if kind == EDITED:  # every edit is its own event
+        stamp = message.edited_at.timestamp() if message.edited_at else 0.0
+        event_id += f":{stamp:.3f}"
+    return event_id

@@ -35,6 +35,7 @@ from contextlib import AsyncExitStack
 import aiohttp
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import finish_in_flight
 from adapters.slack.assistant import AssistantView
@@ -98,14 +99,7 @@ class SlackAdapter:
         secret, http = self._transport(http)
         self.client = web_client(settings, token)
         self._oauth = OAuthMode(settings, oauth, self.client) if oauth is not None else None
-        self.app = AsyncApp(
-            client=self.client,
-            signing_secret=secret,
-            request_verification_enabled=secret is not None,
-            process_before_response=False,
-            logger=logging.getLogger("slack_bolt.veilbot"),
-            oauth_settings=self._oauth.settings if self._oauth is not None else None,
-        )
+        self.app = _bolt_app(self.client, secret, self._oauth)
         self._socket: AsyncSocketModeHandler | None = None
         gate = SlackGate(secret) if secret is not None else None
         self.interactions = Interactions(
@@ -206,3 +200,15 @@ class SlackAdapter:
         """Wait up to ``timeout`` s for the events in flight, then cancel those left."""
         tasks = self._listeners.tasks
         await finish_in_flight(tasks, timeout, log=logger, platform="slack", noun="event(s)")
+
+
+def _bolt_app(client: AsyncWebClient, secret: str | None, oauth: OAuthMode | None) -> AsyncApp:
+    """The bolt app: it checks signatures over HTTP, and authorizes from the installations."""
+    return AsyncApp(
+        client=client,
+        signing_secret=secret,
+        request_verification_enabled=secret is not None,
+        process_before_response=False,
+        logger=logging.getLogger("slack_bolt.veilbot"),
+        oauth_settings=oauth.settings if oauth is not None else None,
+    )
