@@ -1,10 +1,10 @@
 """Slack message events onto the turn queue: which to queue, what to keep, and the ack.
 
-One decision for both ways in: bolt's listener middleware (Socket Mode, and HTTP requests the
-lean path leaves to bolt) and the lean HTTP path (``SlackAdapter._on_http``) both call
-``Enqueuer.ack``, which queues what ``queueable`` says the listeners would answer and returns
-the status to ack with: 200 (queued, or nothing to answer) or 503 when Redis did not take it,
-so Slack delivers the event again.
+One decision for both ways in: bolt's listener middleware (``Enqueuer.middleware``: Socket
+Mode, and HTTP requests the lean path leaves to bolt) and the lean HTTP path
+(``adapters.slack.endpoint``) both call ``Enqueuer.ack``, which queues what ``queueable`` says
+the listeners would answer and returns the status to ack with: 200 (queued, or nothing to
+answer) or 503 when Redis did not take it, so Slack delivers the event again.
 
 The lean path takes an ``event_callback`` whose inner event is a ``message`` or
 ``app_mention`` (``lean_event``); of what bolt gives its listeners it needs only the bot's
@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from slack_bolt.response import BoltResponse
 
 from adapters.slack.events import (
     deleted_message,
@@ -92,6 +95,19 @@ class Enqueuer:
             logger.error("slack event not queued, not acked (Slack retries): %s", exc)
             return 503
         return 200
+
+    async def middleware(
+        self, body: dict[str, Any], context: dict[str, Any], next_: Callable[[], Awaitable[None]]
+    ) -> BoltResponse:
+        """Listener middleware (queue on): queue the event, then ack it; never run the listener.
+
+        A non-2xx when Redis did not take it: Slack sends the event again (to any replica).
+        """
+        del next_  # the listener runs later, in a queue worker
+        with self._queue.acking():  # Socket Mode's acks too go before queued turns
+            status = await self.ack(body, context)
+        headers: dict[str, str | Sequence[str]] = dict(RETRY_AFTER) if status == 503 else {}
+        return BoltResponse(status=status, body="", headers=headers)
 
 
 def queueable(

@@ -12,7 +12,7 @@ signed, but the body is not what Slack sends          -> 400 (JSON, or a form wh
 otherwise                                             -> Admitted, with a JSON body parsed
 ```
 
-The body is parsed once, here: the lean path (``SlackAdapter._on_http``) acks a message event
+The body is parsed once, here: the lean path (``EventsEndpoint``) acks a message event
 from the parsed object without bolt; everything else goes on to bolt.
 
 Refusals are logged by reason, never by content, at most once per ``interval`` seconds per

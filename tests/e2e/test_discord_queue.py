@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from adapters.discord.events import MessageFacts, Trigger
-from adapters.discord.handler import QueuedMessage
+from adapters.discord.queued import QueuedMessage
 from bot.core.types import QueuedEvent, thread_id
 from tests.e2e.discord_harness import RunningBot, StartBot
 from tests.fakes.anthropic_server import FakeAnthropic
