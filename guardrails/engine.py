@@ -4,6 +4,10 @@ Presidio's defaults reach for the network twice: ``AnalyzerEngine()`` without an
 downloads ``en_core_web_lg``, and the e-mail recognizer's ``tldextract`` fetches the Public
 Suffix List. ``build_analyzer`` closes both doors: it checks the spaCy model is installed before
 Presidio sees its name, and empties ``TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS`` before the import.
+
+Presidio's own logger writes the text it analyzes below WARNING ("Context list is: ..." at
+DEBUG, the decision trace at INFO), so ``build_analyzer`` puts a filter on it that drops those
+records whatever level the host application gives that logger.
 """
 
 from __future__ import annotations
@@ -63,6 +67,22 @@ def resolve_model(setting: str) -> str:
     )
 
 
+PRESIDIO_LOGGERS = ("presidio-analyzer", "presidio-anonymizer")
+
+
+def _warnings_only(record: logging.LogRecord) -> bool:
+    """Presidio's records from WARNING up: below it they quote the analyzed text."""
+    return record.levelno >= logging.WARNING
+
+
+def quiet_presidio() -> None:
+    """Drop Presidio's records below WARNING for good (idempotent)."""
+    for name in PRESIDIO_LOGGERS:
+        presidio_logger = logging.getLogger(name)
+        if _warnings_only not in presidio_logger.filters:
+            presidio_logger.addFilter(_warnings_only)
+
+
 def build_analyzer(model_name: str) -> AnalyzerEngine:
     """Build a Presidio analyzer on an installed spaCy model, without network access.
 
@@ -78,6 +98,7 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
             names ``VEILBOT_SPACY_MODEL``.
     """
     offline()
+    quiet_presidio()
     _require_model(model_name)
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider

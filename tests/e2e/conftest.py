@@ -36,9 +36,10 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
     names = (*NOISY_LOGGERS, *SQL_LOGGERS, "presidio-analyzer", "pypdf")
     level, levels = root.level, {n: logging.getLogger(n).level for n in names}
     before = set(root.handlers)
+    # caplog first: at teardown it puts back the root level it found, which must not be DEBUG
+    caplog.set_level(logging.DEBUG)
     configure_logging("DEBUG")
     added = [h for h in root.handlers if h not in before]
-    caplog.set_level(logging.DEBUG)
     try:
         yield caplog
     finally:

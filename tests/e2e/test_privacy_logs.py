@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.core.errors import FileRejected
-from bot.core.logsafe import configure_logging, describe, log_failure
+from bot.core.logsafe import describe, log_failure
 from bot.core.types import TurnStatus
 from bot.files.extract import extract
 from bot.files.limits import FileLimits
@@ -126,8 +126,7 @@ async def test_sql_and_http_libraries_log_nothing_of_a_turn_at_debug(
     assert chatty == set()
 
 
-def test_every_model_sdk_logger_stays_above_debug() -> None:
+def test_every_model_sdk_logger_stays_above_debug(debug_logs: pytest.LogCaptureFixture) -> None:
     # At DEBUG the SDKs log request bodies and signing material: never let them.
-    configure_logging("DEBUG")
     for name in ("anthropic", "openai", "botocore", "boto3", "google.auth", "urllib3", "httpx2"):
         assert logging.getLogger(name).getEffectiveLevel() >= logging.INFO, name

@@ -1,5 +1,7 @@
 """Detection on the real small spaCy model, and linking on a real Redis."""
 
+import logging
+
 import pytest
 
 from bot.core.types import ThreadId
@@ -424,3 +426,19 @@ def test_a_street_with_an_ordinal_is_a_place(presidio_analyzer):
 def test_a_place_the_model_runs_on_from_is_kept_alone(presidio_analyzer):
     text = "2 hurt in Miami Shooting: Police say"
     assert ("LOCATION", "Miami") in found(presidio_analyzer, text)
+
+
+def test_presidio_logs_no_text_even_when_the_host_turns_it_to_debug(presidio_analyzer, caplog):
+    # A host application that sets every logger to DEBUG, Presidio's included, must still get
+    # no personal data: Presidio quotes the words around a finding in a DEBUG line.
+    presidio_logger = logging.getLogger("presidio-analyzer")
+    previous = presidio_logger.level
+    presidio_logger.setLevel(logging.DEBUG)
+    caplog.set_level(logging.DEBUG)
+    try:
+        text = "Hi, I'm Maria Gonzalez: write to maria.gonzalez@example.com or call 415 555 0123"
+        assert ("EMAIL_ADDRESS", "maria.gonzalez@example.com") in found(presidio_analyzer, text)
+    finally:
+        presidio_logger.setLevel(previous)
+    assert "gonzalez" not in caplog.text.lower()
+    assert "555" not in caplog.text
