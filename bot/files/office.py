@@ -79,7 +79,7 @@ def read_docx(data: bytes, position: int, limits: FileLimits) -> Extracted:
         for part in _headers_and_footers(section):
             if not part.is_linked_to_previous:  # a linked one repeats the previous section's
                 _docx_blocks(part, budget)
-    return Extracted(budget.text(), pages=pages)
+    return Extracted.of_text(budget.text(), pages=pages)
 
 
 def _headers_and_footers(section: Section) -> tuple[_Header | _Footer, ...]:
@@ -137,7 +137,7 @@ def read_xlsx(data: bytes, position: int, limits: FileLimits) -> Extracted:
                 line = "\t".join(_cell(value) for value in row).rstrip("\t")
                 if line.strip():
                     budget.add(line)
-        return Extracted(budget.text(), pages=len(book.sheetnames))
+        return Extracted.of_text(budget.text(), pages=len(book.sheetnames))
     finally:
         book.close()
 
@@ -167,7 +167,7 @@ def read_pptx(data: bytes, position: int, limits: FileLimits) -> Extracted:
             notes = slide.notes_slide.notes_text_frame.text
             if notes.strip():
                 budget.add(f"Notes: {notes}")
-    return Extracted(budget.text(), pages=slides)
+    return Extracted.of_text(budget.text(), pages=slides)
 
 
 def _shape_lines(shapes: Iterable[Any]) -> Iterator[str]:

@@ -19,7 +19,6 @@ from pypdf import PdfReader, PdfWriter
 from bot.core.attachments import IncomingFile
 from bot.core.errors import InputRejected
 from bot.core.types import ThreadId
-from bot.files.documents import pdf_page_images
 from bot.files.extract import extract
 from bot.files.intake import redact_files
 from bot.files.kinds import sniff
@@ -181,26 +180,42 @@ def test_a_zip_bomb_named_docx_is_refused_before_anything_is_inflated():
     assert caught.value.reason == "zip_bomb"
 
 
-def test_a_scanned_pdf_is_refused_as_having_no_text_layer_and_its_page_images_come_out():
-    scan = scanned_pdf()
-    with pytest.raises(InputRejected, match="File 1 is a PDF with no text layer") as caught:
-        extract("pdf", scan, 1, LIMITS)
-    assert caught.value.reason == "scanned_pdf"
-    images = pdf_page_images(scan, LIMITS)
-    assert len(images) == 2, "one image per scanned page"
-    assert all(image.startswith(b"\x89PNG\r\n\x1a\n") for image in images)
-    assert sniff(images[0]) == "png"
+def test_a_scanned_pdfs_pages_come_out_as_pictures_for_ocr_one_part_a_page():
+    parts = extract("pdf", scanned_pdf(images_per_page=2), 1, LIMITS).parts
+    assert [(part.page, len(part.images)) for part in parts] == [(1, 2), (2, 2)]
+    pictures = [picture for part in parts for picture in part.images]
+    assert all(sniff(picture) == "png" for picture in pictures)
 
 
-def test_a_pdf_of_many_small_pictures_is_refused_as_a_scan():
+def test_a_pdf_mixing_text_and_scanned_pages_keeps_them_in_page_order():
+    typed = pdf_of([[f"Letter from {NAME}"], [], ["Kind regards"]])
+    mixed = _with_page(typed, scanned_pdf(images_per_page=3), at=1)
+    extracted = extract("pdf", mixed, 1, LIMITS)
+    first, scan, last = extracted.parts
+    assert f"Letter from {NAME}" in first
+    assert (scan.page, len(scan.images), scan.undecoded) == (2, 3, 0)
+    assert "Kind regards" in last
+    assert extracted.pages == 4, "the blank page counts; the scan's strips make one page"
+
+
+def _with_page(data: bytes, scan: bytes, *, at: int) -> bytes:
+    """The PDF with the scan's first page inserted before page ``at`` (0-based)."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.insert_page(PdfReader(io.BytesIO(scan)).pages[0], at)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_pdf_of_many_small_pictures_is_refused_before_they_are_read():
     with pytest.raises(InputRejected, match="File 1 holds more than 8 images") as caught:
-        pdf_page_images(scanned_pdf(images_per_page=5), LIMITS)
+        extract("pdf", scanned_pdf(images_per_page=5), 1, LIMITS)
     assert caught.value.reason == "too_many_images"
 
 
-def test_page_images_keep_to_the_page_limit():
+def test_a_scanned_pdf_keeps_to_the_page_limit():
     with pytest.raises(InputRejected, match="File 4 has 2 pages"):
-        pdf_page_images(scanned_pdf(), FileLimits(max_pages=1), position=4)
+        extract("pdf", scanned_pdf(), 4, FileLimits(max_pages=1))
 
 
 def test_a_sheet_whose_rows_run_past_excels_limit_is_refused():
