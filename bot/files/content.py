@@ -44,6 +44,7 @@ class RedactedContent:
             OCR was unsure of a picture).
         pages: the file's pages (sheets, slides); a scanned page of several strips is one.
         counts: entities found, by type.
+        pictures: the pictures read by OCR (sent or not).
         faces: faces pixelated in the pictures.
     """
 
@@ -52,6 +53,7 @@ class RedactedContent:
     images: tuple[ImagePart, ...]
     pages: int
     counts: dict[str, int]
+    pictures: int
     faces: int
 
 
@@ -97,8 +99,9 @@ async def redact_content(
                 picture, position, counted, policy=images, tesseract=tesseract
             )
             out.add_image(image)
+    pictures = sum(len(scan.images) for scan in scans)
     return RedactedContent(
-        kind, out.text(), tuple(out.images), extracted.pages, dict(out.counts), out.faces
+        kind, out.text(), tuple(out.images), extracted.pages, dict(out.counts), pictures, out.faces
     )
 
 
