@@ -22,7 +22,8 @@ from bot.core.errors import FileRejected
 from bot.files.budget import Extracted, Scan, TextBudget, unreadable
 from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
-from bot.files.office import read_docx, read_pptx, read_xlsx
+from bot.files.office import read_pptx, read_xlsx
+from bot.files.word import read_docx
 
 IMAGES_PER_PAGE = 4
 """Images a scanned page may hold on average: one scan, or a few strips of one."""

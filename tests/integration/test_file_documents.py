@@ -10,6 +10,7 @@ gets a clear answer naming it by position, never by its name or its content.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
 import openpyxl
@@ -27,6 +28,9 @@ from tests.fixtures.documents import (
     NAME,
     PLACEHOLDERS,
     SEEDED,
+    annotated_docx,
+    annotated_pptx,
+    annotated_xlsx,
     pdf_of,
     saved,
     scanned_pdf,
@@ -254,3 +258,45 @@ def _xlsx_rewritten(data: bytes, edits: dict[bytes, bytes]) -> bytes:
                     part = part.replace(old, new)
             target.writestr(info, part)
     return out.getvalue()
+
+
+ANNOTATED = {
+    "docx": [
+        r"We reviewed the refund request\.",
+        r"Card in the box: <CREDIT_CARD_\d+>",  # the text box, once: its VML copy is skipped
+        r"The refund was approved by the bank",  # a tracked insertion
+        r"Form field: <EMAIL_ADDRESS_\d+>",  # a content control
+        r"# Footnotes\n Source: interview with <PERSON_\d+>, <EMAIL_ADDRESS_\d+>",
+        r"# Endnotes\n Refunds go to IBAN <IBAN_CODE_\d+>",
+        r"# Comments\n<PERSON_\d+>: Call her on <PHONE_NUMBER_\d+> first",
+    ],
+    "xlsx": [
+        r"# Summary\nQuarter\tRevenue\nQ1\t1200\n",
+        r"Note on B2 by <PERSON_\d+>: Confirmed by phone <PHONE_NUMBER_\d+>\n# Contacts",
+        r"Note on A1 by Reviewer: Email <EMAIL_ADDRESS_\d+>, card <CREDIT_CARD_\d+>",
+    ],
+    "pptx": [
+        r"# Slide 1\nQuarterly review\nComment by <PERSON_\d+>: Ask <EMAIL_ADDRESS_\d+> for",
+        r"# Slide 2\nPayments\nComment by Reviewer: Card on file <CREDIT_CARD_\d+>\n",
+        r"Comment by <PERSON_\d+>: Refund to <IBAN_CODE_\d+>",  # a reply
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "build"),
+    [("docx", annotated_docx), ("xlsx", annotated_xlsx), ("pptx", annotated_pptx)],
+)
+async def test_comments_notes_and_text_boxes_are_read_and_reach_the_model_redacted(
+    guardrail, kind, build
+):
+    thread = ThreadId(f"slack:T1:C1:1700000000.00095{len(kind)}{kind[0]}")
+    files = [IncomingFile(name=f"review.{kind}", data=build())]
+    intake = await redact_files(guardrail, thread, files, platform="slack", limits=LIMITS)
+    sent = intake.as_text()
+    for value in SEEDED:
+        assert value not in sent, f"{value!r} left in the {kind}"
+    for expected in ANNOTATED[kind]:
+        assert len(re.findall(expected, sent)) == 1, f"{expected!r} not once in {sent}"
+    (fact,) = intake.facts
+    assert fact.entities["CREDIT_CARD"] == 1
