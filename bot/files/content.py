@@ -137,14 +137,14 @@ def _scan_note(scan: Scan) -> str | None:
     """The line that heads a PDF's scanned page: it was read by OCR, or could not be."""
     if scan.page is None:  # an image file: its block says what it is
         return None
-    note = f"[page {scan.page} is scanned: its text was read by OCR]"
+    lines = [f"[page {scan.page} is scanned: its text was read by OCR]"] if scan.images else []
     if scan.undecoded:
         pictures = "picture" if scan.undecoded == 1 else "pictures"
-        note += (
-            f"\n[page {scan.page}: {scan.undecoded} {pictures} in a format I cannot decode, "
-            "not read]"
+        lines.append(
+            f"[page {scan.page}: {scan.undecoded} scanned {pictures} in a format I cannot "
+            "decode; not read]"
         )
-    return note if scan.images else note.split("\n", 1)[1]
+    return "\n".join(lines)
 
 
 def _images_off(position: int, kind: FileKind) -> FileRejected:

@@ -16,6 +16,7 @@ import io
 import math
 from typing import Any
 
+from PIL import Image
 from pypdf import PageObject, PasswordType, PdfReader
 
 from bot.core.errors import FileRejected
@@ -112,8 +113,8 @@ class _Pictures:
         images: list[bytes] = []
         undecoded = 0
         for name in sorted(page.images.keys(), key=placed.order):
-            embedded = page.images[name]
-            if embedded.image is None:  # a format Pillow cannot decode (JBIG2, say)
+            picture = _decoded(page, name)
+            if picture is None:
                 undecoded += 1
                 continue
             if self._taken == self._most:
@@ -124,11 +125,25 @@ class _Pictures:
                 )
             self._taken += 1
             png = io.BytesIO()
-            embedded.image.save(png, format="PNG")
+            picture.save(png, format="PNG")
             images.append(png.getvalue())
         if not images and not undecoded:
             return None
         return Scan(tuple(images), page=number, undecoded=undecoded)
+
+
+def _decoded(page: PageObject, name: Any) -> Image.Image | None:
+    """A picture of the page, or ``None`` when it cannot be decoded.
+
+    Scanners often compress with JBIG2, which pypdf decodes only with the ``jbig2dec``
+    program; without it (or for a broken stream) that picture is told as not read, and the
+    rest of the document is still read.
+    """
+    try:
+        picture: Image.Image | None = page.images[name].image
+    except Exception:  # any decoder's failure costs this picture only, and is said
+        return None
+    return picture
 
 
 def _open_pdf(data: bytes, position: int, limits: FileLimits) -> PdfReader:

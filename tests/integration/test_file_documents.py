@@ -38,6 +38,7 @@ from tests.fixtures.documents import (
     seeded_pdf,
     seeded_pptx,
     seeded_xlsx,
+    with_jbig2_page,
 )
 
 T1 = ThreadId("slack:T1:C1:1700000000.000950")
@@ -300,3 +301,14 @@ async def test_comments_notes_and_text_boxes_are_read_and_reach_the_model_redact
         assert len(re.findall(expected, sent)) == 1, f"{expected!r} not once in {sent}"
     (fact,) = intake.facts
     assert fact.entities["CREDIT_CARD"] == 1
+
+
+async def test_a_scanned_page_in_a_format_not_decoded_is_said_and_the_rest_is_read(guardrail):
+    letter = with_jbig2_page(pdf_of([[f"Letter from {NAME}"]]))
+    files = [IncomingFile(name="letter.pdf", data=letter)]
+    intake = await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    sent = intake.as_text()
+    assert re.search(r"Letter from <PERSON_\d+>", sent), "the typed page is read"
+    assert "[page 2: 1 scanned picture in a format I cannot decode; not read]" in sent
+    assert intake.images == ()
+    assert intake.facts[0].pages == 2
