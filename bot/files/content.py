@@ -91,18 +91,31 @@ async def redact_content(
     for part in extracted.parts:
         if isinstance(part, str):
             out.add_text(await counted(part))
-            continue
-        out.add_note(_scan_note(part))
-        for picture in part.images:
-            redact_image = _image_reader()
-            image = await redact_image(
-                picture, position, counted, policy=images, tesseract=tesseract
-            )
-            out.add_image(image)
+        else:
+            await _read_scan(part, position, counted, out, images=images, tesseract=tesseract)
     pictures = sum(len(scan.images) for scan in scans)
     return RedactedContent(
         kind, out.text(), tuple(out.images), extracted.pages, dict(out.counts), pictures, out.faces
     )
+
+
+async def _read_scan(
+    scan: Scan,
+    position: int,
+    redact_text: RedactText,
+    out: _Collected,
+    *,
+    images: ImagePolicy,
+    tesseract: str,
+) -> None:
+    """A scan's pictures OCR'd, redacted and painted (or withheld), under its page's note."""
+    out.add_note(_scan_note(scan))
+    for picture in scan.images:
+        redact_image = _image_reader()
+        read = await redact_image(
+            picture, position, redact_text, policy=images, tesseract=tesseract
+        )
+        out.add_image(read)
 
 
 class _Collected:
