@@ -11,9 +11,9 @@ on a form), so each is read here and goes through the guardrail with the rest:
 - every header and footer part once (sections that link to the previous one share its part);
 - ``# Footnotes``, ``# Endnotes``, and ``# Comments`` (each under its author's name).
 
-Deleted text of tracked changes (``w:delText``) and field codes are not shown by Word and are
-not read. A text box is stored twice (DrawingML and a VML fallback for old readers); the
-fallback is skipped.
+Deleted text of tracked changes (``w:delText``), the old place of moved text (``w:moveFrom``)
+and field codes are not shown by Word and are not read. A text box is stored twice (DrawingML
+and a VML fallback for old readers); the fallback is skipped.
 """
 
 from __future__ import annotations
@@ -33,7 +33,11 @@ from bot.files.limits import FileLimits
 from bot.files.office import check_unpacked, one_line
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_UNSEEN = {
+    "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
+    f"{_W}moveFrom",
+}
+"""Copies Word does not show: a text box's VML fallback, and where tracked moved text was."""
 _P, _TBL, _TR, _TC, _R, _T = (f"{_W}{tag}" for tag in ("p", "tbl", "tr", "tc", "r", "t"))
 _OPENED = {f"{_W}body": None, f"{_W}sdt": f"{_W}sdtContent", f"{_W}customXml": None}
 """Wrappers whose content is read: the body, a content control, custom XML markup."""
@@ -128,7 +132,7 @@ def _paragraph_lines(paragraph: BaseOxmlElement) -> Iterator[str]:
     """The paragraph's own text, then that of each paragraph in its text boxes."""
     yield _own_text(paragraph)
     for inner in paragraph.iter(_P):
-        if inner is not paragraph and not _in_fallback(inner, paragraph):
+        if inner is not paragraph and not _unseen(inner, paragraph):
             yield _own_text(inner)
 
 
@@ -140,7 +144,7 @@ def _own_text(paragraph: BaseOxmlElement) -> str:
     return "".join(
         _run_text(run)
         for run in paragraph.iter(_R)
-        if _nearest(run, _P) is paragraph and not _in_fallback(run, paragraph)
+        if _nearest(run, _P) is paragraph and not _unseen(run, paragraph)
     )
 
 
@@ -150,11 +154,11 @@ def _run_text(run: BaseOxmlElement) -> str:
     )
 
 
-def _in_fallback(element: BaseOxmlElement, stop: BaseOxmlElement) -> bool:
-    """Whether ``element`` lies in a VML fallback copy below ``stop``."""
+def _unseen(element: BaseOxmlElement, stop: BaseOxmlElement) -> bool:
+    """Whether ``element`` lies, below ``stop``, in a copy Word does not show."""
     up = element.getparent()
     while up is not None and up is not stop:
-        if up.tag == _FALLBACK:
+        if up.tag in _UNSEEN:
             return True
         up = up.getparent()
     return False
