@@ -1,7 +1,8 @@
 """Stateless redaction of single messages: what ``veilbot redact`` and the evaluation run.
 
 No vault and no Redis: placeholders are numbered per message (``<PERSON_1>`` is the first person
-of this message), equal values in one message share a placeholder, and nothing is kept. The
+of this message; the parts of one file share a ``Numbering``), equal values in one message
+share a placeholder, and nothing is kept. The
 detection is the guardrail's own (``detect``), so what an admin sees here is what the model
 would be sent.
 """
@@ -60,6 +61,27 @@ class Redacted:
     entities: tuple[Entity, ...]
 
 
+class Numbering:
+    """The placeholders issued so far: one message's, or every text of one file's.
+
+    A file is redacted part by part (its text, then each picture's OCR'd text); sharing one
+    numbering keeps ``<PERSON_1>`` the same person throughout it.
+    """
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._issued: dict[tuple[str, str], str] = {}
+
+    def placeholder(self, entity_type: str, value: str) -> str:
+        """The placeholder of ``value``: the one it was given, else the type's next number."""
+        key = (entity_type, normalize_value(value))
+        if key not in self._issued:
+            self._numbers[entity_type] = self._numbers.get(entity_type, 0) + 1
+            number = self._numbers[entity_type]
+            self._issued[key] = format_placeholder(_type_name(entity_type), number)
+        return self._issued[key]
+
+
 class Redactor:
     """Redacts one message at a time with per-message placeholder numbers.
 
@@ -71,8 +93,11 @@ class Redactor:
     def __init__(self, detector: Detector) -> None:
         self._detect = detector
 
-    def redact(self, text: str, platform: Platform) -> Redacted:
+    def redact(self, text: str, platform: Platform, numbering: Numbering | None = None) -> Redacted:
         """The message with each detected value replaced by its placeholder.
+
+        ``numbering`` carries the placeholders of earlier texts of the same file; without
+        it the numbers start afresh.
 
         Raises:
             GuardrailError: detection failed.
@@ -83,20 +108,16 @@ class Redactor:
             raise
         except Exception as exc:  # fail closed, naming the error type only (never the text)
             raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
-        numbers: dict[str, int] = {}
-        issued: dict[tuple[str, str], str] = {}
+        numbering = numbering or Numbering()
         pieces: list[str] = []
         entities: list[Entity] = []
         position = 0
         for item in found:
             if item.start < position:  # overlapping detections: the first one wins
                 continue
-            key = (item.type, normalize_value(text[item.start : item.end]))
-            if key not in issued:
-                numbers[item.type] = numbers.get(item.type, 0) + 1
-                issued[key] = format_placeholder(_type_name(item.type), numbers[item.type])
-            pieces += [text[position : item.start], issued[key]]
-            entities.append(Entity(item.type, item.start, item.end, issued[key]))
+            placeholder = numbering.placeholder(item.type, text[item.start : item.end])
+            pieces += [text[position : item.start], placeholder]
+            entities.append(Entity(item.type, item.start, item.end, placeholder))
             position = item.end
         pieces.append(text[position:])
         return Redacted("".join(pieces), tuple(entities))

@@ -64,7 +64,8 @@ def _add_bot_commands(sub: Any) -> None:
         "file",
         nargs="?",
         metavar="FILE",
-        help="a text-like file (txt, csv, json, code, ...) or an image (png, jpeg, webp, gif)",
+        help="a text-like file (txt, csv, json, code, ...), a document (pdf, docx, xlsx, pptx) "
+        "or an image (png, jpeg, webp, gif); images as VEILBOT_FILES_IMAGES says",
     )
     redact.add_argument(
         "--out",

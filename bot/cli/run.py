@@ -11,18 +11,15 @@ import asyncio
 import json
 import logging
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
 from bot.app import build_app, build_redactor
+from bot.cli.redact_file import redact_file
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
-from bot.core.types import EntityRef, Platform, Redaction
-from bot.files.extract import extract
-from bot.files.kinds import IMAGE_KINDS, sniff
-from bot.files.limits import FileLimits
+from bot.core.types import Platform
 from bot.service import check_model_for_platforms, select_platforms
 from bot.service import serve as serve_platforms
 from bot.settings import Settings
@@ -82,85 +79,6 @@ def redact(settings: Settings, args: argparse.Namespace) -> int:
     if args.file:
         return redact_file(settings, Path(args.file), Path(args.out) if args.out else None)
     return redact_lines(settings, sys.stdin, sys.stdout)
-
-
-def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
-    """Redact one file to ``out`` (else stdout); entity counts on stderr, never values.
-
-    A file that cannot be read, is too large or of a kind not read gets one line on stderr
-    and exit status 2; nothing is written.
-    """
-    try:
-        data = path.read_bytes()
-        limits = FileLimits.of(settings)
-        limits.check_sizes([len(data)])
-        kind = sniff(data)
-        if kind in IMAGE_KINDS:
-            return _redact_image_file(settings, data, limits, out)
-        text = extract(kind, data, 1, limits).text
-        limits.check_chars(1, len(text))
-        redacted = build_redactor(settings).redact(text, "console")
-    except OSError as exc:
-        print(f"veilbot: cannot read the file: {exc.strerror}", file=sys.stderr)
-        return 2
-    except (InputRejected, GuardrailError) as exc:
-        print(f"veilbot: {exc}", file=sys.stderr)
-        return 2
-    if out is None:
-        sys.stdout.write(redacted.text)
-    else:
-        out.write_text(redacted.text, encoding="utf-8")
-    _print_counts(Counter(e.type for e in redacted.entities))
-    return 0
-
-
-def _redact_image_file(
-    settings: Settings, data: bytes, limits: FileLimits, out: Path | None
-) -> int:
-    """An image's redacted OCR text on stdout, and its painted PNG to ``out``.
-
-    What the model would receive where images are ``redacted``; an image whose OCR is unsure
-    is not written, and its text says why.
-
-    Raises:
-        InputRejected: Tesseract or the image readers are missing, or the image is unreadable.
-        GuardrailError: detection could not run.
-    """
-    try:
-        from bot.files.images import redact_image
-    except ImportError as exc:
-        raise InputRejected(
-            "reading images needs the files extra: pip install 'veilbot[files]' "
-            "(and apt-get install tesseract-ocr)",
-            reason="ocr_missing",
-        ) from exc
-    redactor = build_redactor(settings)
-
-    async def redact_text(text: str) -> Redaction:
-        limits.check_chars(1, len(text))
-        found = redactor.redact(text, "console")
-        entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
-        return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
-
-    image = asyncio.run(redact_image(data, 1, redact_text, tesseract=settings.files_tesseract))
-    sys.stdout.write(image.text + "\n")
-    if image.image is not None and out is not None:
-        try:
-            out.write_bytes(image.image.data)
-        except OSError as exc:
-            print(f"veilbot: cannot write the image: {exc.strerror}", file=sys.stderr)
-            return 2
-    elif image.image is not None:
-        print("veilbot: --out PATH writes the redacted image", file=sys.stderr)
-    _print_counts(Counter(image.redaction.counts()), faces=image.faces)
-    return 0
-
-
-def _print_counts(counts: Counter[str], faces: int = 0) -> None:
-    """Entity counts (and blurred faces) on stderr; never a value."""
-    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "nothing"
-    blurred = f"; blurred {faces} face{'s' if faces != 1 else ''}" if faces else ""
-    print(f"veilbot: redacted {summary}{blurred}", file=sys.stderr)
 
 
 def _redact_line(redactor: Any, line: str) -> dict[str, Any]:

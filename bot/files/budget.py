@@ -8,18 +8,49 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.core.errors import FileRejected
 from bot.files.limits import FileLimits
 
 
 @dataclass(frozen=True, slots=True)
-class Extracted:
-    """What a file says, as text to redact, and how many pages (sheets, slides) it had."""
+class Scan:
+    """Pictures of text to read by OCR: an image file, or a PDF page with no text layer.
 
-    text: str
+    Attributes:
+        images: the pictures, in order (a scanner may store one page as a few strips).
+        page: the PDF page they make up; ``None`` for an image file.
+        undecoded: pictures of the page in a format Pillow cannot decode (JBIG2, say).
+    """
+
+    images: tuple[bytes, ...] = field(repr=False)
+    page: int | None = None
+    undecoded: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """What a file says, in reading order, and how many pages (sheets, slides) it had.
+
+    Attributes:
+        parts: text to redact, and scans to read by OCR, in the order the file has them (a
+            PDF's text pages, then a scanned page, then more text pages, ...).
+        pages: the file's pages, sheets or slides; a page drawn from several pictures is one.
+    """
+
+    parts: tuple[str | Scan, ...]
     pages: int = 1
+
+    @classmethod
+    def of_text(cls, text: str, pages: int = 1) -> Extracted:
+        """A file that is all text."""
+        return cls((text,), pages)
+
+    @property
+    def text(self) -> str:
+        """The text parts joined: all of a file that has no scan."""
+        return "\n".join(part for part in self.parts if isinstance(part, str))
 
 
 class TextBudget:
@@ -40,6 +71,11 @@ class TextBudget:
     def text(self) -> str:
         """The lines kept, one per line."""
         return "\n".join(self._lines)
+
+    def take(self) -> str:
+        """The lines kept so far, which the budget then forgets; their characters still count."""
+        text, self._lines = self.text(), []
+        return text
 
 
 @contextmanager

@@ -6,21 +6,25 @@ huge document costs no more than the limit. Office files are zips and are checke
 bombs before they are opened (``bot.files.office``). A file that fails to parse gets an answer
 naming its position only: a parser's message can quote the document.
 
-A PDF without a text layer is a scan: its text is in images, which ``pdf_page_images`` pulls
-out for a reader of images (OCR) to take; until one is wired in, such a PDF is refused.
+A PDF page without a text layer is a scan: its text is in pictures, which come out as a
+``Scan`` part, in page order among the text, for the image reader (OCR) to take.
 """
 
 from __future__ import annotations
 
 import io
+import math
+from typing import Any
 
-from pypdf import PasswordType, PdfReader
+from PIL import Image
+from pypdf import PageObject, PasswordType, PdfReader
 
 from bot.core.errors import FileRejected
-from bot.files.budget import Extracted, TextBudget, unreadable
+from bot.files.budget import Extracted, Scan, TextBudget, unreadable
 from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
-from bot.files.office import read_docx, read_pptx, read_xlsx
+from bot.files.office import read_pptx, read_xlsx
+from bot.files.word import read_docx
 
 IMAGES_PER_PAGE = 4
 """Images a scanned page may hold on average: one scan, or a few strips of one."""
@@ -30,8 +34,9 @@ def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits
     """The text of a PDF, docx, xlsx or pptx file and its page (sheet, slide) count.
 
     Raises:
-        FileRejected: too many pages, too much text, password-protected, a scanned PDF, a zip
-            bomb, or a file that fails to parse; named by position, never by name or content.
+        FileRejected: too many pages, too much text, too many pictures, password-protected,
+            a zip bomb, or a file that fails to parse; named by position, never by name or
+            content.
     """
     with unreadable(position, kind):
         if kind == "pdf":
@@ -45,50 +50,100 @@ def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits
     raise ValueError(f"not a document kind: {kind}")
 
 
-def pdf_page_images(data: bytes, limits: FileLimits, *, position: int = 1) -> list[bytes]:
-    """The images a PDF's pages hold, as PNG, in page order: what a scanned PDF is made of.
-
-    A scanner stores each page as one image (some as a few strips), so OCR of these gives the
-    scan's text. The page count is checked first, like every document's, and a PDF with more
-    than ``IMAGES_PER_PAGE`` images a page on average is refused before it costs more.
-
-    Raises:
-        FileRejected: too many pages or images, password-protected, or a file that fails to
-            parse.
-    """
-    with unreadable(position, "pdf"):
-        reader = _open_pdf(data, position, limits)
-        most = IMAGES_PER_PAGE * len(reader.pages)
-        images: list[bytes] = []
-        for page in reader.pages:
-            for embedded in page.images:
-                if embedded.image is None:  # a format Pillow cannot decode: no page to read
-                    continue
-                if len(images) == most:
-                    raise FileRejected(
-                        f"File {position} holds more than {most} images; I read scanned "
-                        f"documents of up to {IMAGES_PER_PAGE} images a page.",
-                        reason="too_many_images",
-                    )
-                png = io.BytesIO()
-                embedded.image.save(png, format="PNG")
-                images.append(png.getvalue())
-        return images
-
-
 def _read_pdf(data: bytes, position: int, limits: FileLimits) -> Extracted:
+    """Each page's text layer; a page without one is a scan, whose pictures OCR will read.
+
+    A PDF may mix both (a typed letter with a signed, scanned page): the parts keep the
+    pages' order. More than ``IMAGES_PER_PAGE`` pictures a page on average is refused before
+    they cost more.
+    """
     reader = _open_pdf(data, position, limits)
     budget = TextBudget(position, limits)
-    for page in reader.pages:
-        budget.add(page.extract_text())
-    text = budget.text()
-    if not text.strip():
-        raise FileRejected(
-            f"File {position} is a PDF with no text layer (a scan, or pages of images); "
-            "in a chat its pages are read by OCR, like images.",
-            reason="scanned_pdf",
-        )
-    return Extracted(text, pages=len(reader.pages))
+    parts: list[str | Scan] = []
+    pictures = _Pictures(position, IMAGES_PER_PAGE * len(reader.pages))
+    for number, page in enumerate(reader.pages, start=1):
+        placed = _Placed()
+        text = page.extract_text(visitor_operand_before=placed.visit)
+        if text.strip():
+            budget.add(text)
+            continue
+        scan = pictures.of_page(page, number, placed)
+        if scan is not None:
+            if written := budget.take():
+                parts.append(written)
+            parts.append(scan)
+    if written := budget.take():
+        parts.append(written)
+    return Extracted(tuple(parts), pages=len(reader.pages))
+
+
+class _Placed:
+    """Where a page draws each picture, seen while its text is extracted (the same pass).
+
+    A page's pictures are listed in no useful order (reportlab sorts them by a hash); the
+    strips of a scanned page are read top to bottom, then left to right, as they are placed.
+    """
+
+    def __init__(self) -> None:
+        self._where: dict[str, tuple[float, float]] = {}
+
+    def visit(self, operator: bytes, operands: list[Any], matrix: list[float], _: Any) -> None:
+        """Note a ``Do`` (draw a picture) in the content stream: pypdf calls this per operation."""
+        if operator == b"Do" and operands:
+            self._where.setdefault(str(operands[0]), (-float(matrix[5]), float(matrix[4])))
+
+    def order(self, name: object) -> tuple[float, float]:
+        """The sort key of a picture: top to bottom, left to right; unseen ones last."""
+        return self._where.get(name, _UNSEEN) if isinstance(name, str) else _UNSEEN
+
+
+_UNSEEN = (math.inf, math.inf)
+
+
+class _Pictures:
+    """The pictures of a PDF's scanned pages, as PNG, counted against the file's share."""
+
+    def __init__(self, position: int, most: int) -> None:
+        self._position = position
+        self._most = most
+        self._taken = 0
+
+    def of_page(self, page: PageObject, number: int, placed: _Placed) -> Scan | None:
+        """The page's pictures in reading order; ``None`` for a blank page."""
+        images: list[bytes] = []
+        undecoded = 0
+        for name in sorted(page.images.keys(), key=placed.order):
+            picture = _decoded(page, name)
+            if picture is None:
+                undecoded += 1
+                continue
+            if self._taken == self._most:
+                raise FileRejected(
+                    f"File {self._position} holds more than {self._most} images; I read "
+                    f"scanned documents of up to {IMAGES_PER_PAGE} images a page.",
+                    reason="too_many_images",
+                )
+            self._taken += 1
+            png = io.BytesIO()
+            picture.save(png, format="PNG")
+            images.append(png.getvalue())
+        if not images and not undecoded:
+            return None
+        return Scan(tuple(images), page=number, undecoded=undecoded)
+
+
+def _decoded(page: PageObject, name: Any) -> Image.Image | None:
+    """A picture of the page, or ``None`` when it cannot be decoded.
+
+    Scanners often compress with JBIG2, which pypdf decodes only with the ``jbig2dec``
+    program; without it (or for a broken stream) that picture is told as not read, and the
+    rest of the document is still read.
+    """
+    try:
+        picture: Image.Image | None = page.images[name].image
+    except Exception:  # any decoder's failure costs this picture only, and is said
+        return None
+    return picture
 
 
 def _open_pdf(data: bytes, position: int, limits: FileLimits) -> PdfReader:

@@ -1,8 +1,9 @@
 """A message's files redacted with the thread's vault into text blocks (and images) for the model.
 
-The name and the text of each file go through the same guardrail as the message, so a value
-seen in both gets the same placeholder. An image's OCR'd text is redacted the same way and the
-image goes with its findings painted over (``bot.files.images``). What leaves this module holds
+The name and the content of each file (``bot.files.content``: text, and pictures read by OCR)
+go through the same guardrail as the message, so a value seen in both gets the same
+placeholder. An image's (or a scanned page's) OCR'd text is redacted the same way and the
+picture goes with its findings painted over (``bot.files.images``). What leaves this module holds
 placeholders only: the blocks the model receives (and history keeps), the painted images (this
 turn only) and the audit's facts (kind, size, pages, entity counts; never content or the raw
 name).
@@ -10,23 +11,15 @@ name).
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from bot.core.attachments import FileFact, FileIntake, ImagePart, IncomingFile
-from bot.core.errors import FileRejected
 from bot.core.ports import Guardrail
 from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import Platform, Redaction, ThreadId
-from bot.files.documents import pdf_page_images
-from bot.files.extract import extract
-from bot.files.kinds import IMAGE_KINDS, sniff
+from bot.files.content import redact_content
 from bot.files.limits import FileLimits
-
-if TYPE_CHECKING:
-    from bot.files.images import RedactedImage
 
 
 async def redact_files(
@@ -68,42 +61,24 @@ async def redact_files(
     parts: list[ImagePart] = []
     total: Counter[str] = Counter()
     for position, incoming in enumerate(files, start=1):
-        kind = sniff(incoming.data)
 
-        async def redact_text(text: str, position: int = position) -> Redaction:
-            limits.check_chars(position, len(text))
+        async def redact_text(text: str) -> Redaction:
             return await guardrail.anonymize(thread_id, text, platform=platform, policy=policy)
 
-        if kind in IMAGE_KINDS:
-            scans = [incoming.data]
-        else:
-            try:
-                extracted = await asyncio.to_thread(extract, kind, incoming.data, position, limits)
-                scans = []
-            except FileRejected as exc:
-                if exc.reason != "scanned_pdf":
-                    raise
-                scans = await asyncio.to_thread(
-                    pdf_page_images, incoming.data, limits, position=position
-                )
-        if scans:  # an image, or a scanned PDF's pages: OCR'd and painted one by one
-            read = [
-                await _image_reader()(
-                    scan, position, redact_text, policy=images, tesseract=tesseract
-                )
-                for scan in scans
-            ]
-            text, pages = "\n\n".join(image.text for image in read), len(read)
-            counts = sum((Counter(image.redaction.counts()) for image in read), Counter())
-            parts += [image.image for image in read if image.image is not None]
-        else:
-            body = await redact_text(extracted.text)
-            text, pages, counts = body.text, extracted.pages, Counter(body.counts())
-        name = await guardrail.anonymize(thread_id, incoming.name, platform=platform, policy=policy)
-        counts += Counter(name.counts())
-        blocks.append(f'<file name="{_attribute(name.text)}">\n{text}\n</file>')
+        content = await redact_content(
+            incoming.data,
+            position,
+            redact_text,
+            limits=limits,
+            images=images,
+            tesseract=tesseract,
+        )
+        name = await redact_text(incoming.name)
+        counts = Counter(content.counts) + Counter(name.counts())
+        blocks.append(f'<file name="{_attribute(name.text)}">\n{content.text}\n</file>')
         size = len(incoming.data)
-        facts.append(FileFact(kind=kind, size=size, pages=pages, entities=dict(counts)))
+        facts.append(FileFact(content.kind, size, content.pages, dict(counts)))
+        parts += content.images
         total += counts
     return FileIntake(
         blocks=tuple(blocks), facts=tuple(facts), entities=dict(total), images=tuple(parts)
@@ -117,21 +92,3 @@ def _attribute(name: str) -> str:
     cannot pose as the message's own text.
     """
     return name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ").replace("\r", " ")
-
-
-def _image_reader() -> Callable[..., Awaitable[RedactedImage]]:
-    """``bot.files.images.redact_image``, imported when an image comes.
-
-    The image readers (Pillow, pytesseract, OpenCV) are the ``files`` extra: an install
-    without them still reads text files, and answers an image with what to install.
-    """
-    try:
-        from bot.files.images import redact_image
-    except ImportError as exc:
-        raise FileRejected(
-            "Images cannot be read here: this install lacks the image readers. An admin can "
-            "add them: pip install 'veilbot[files]' and apt-get install tesseract-ocr; "
-            "text files still work.",
-            reason="ocr_missing",
-        ) from exc
-    return redact_image

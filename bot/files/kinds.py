@@ -11,6 +11,9 @@ FileKind = Literal["text", "pdf", "png", "jpeg", "gif", "webp", "docx", "xlsx", 
 IMAGE_KINDS: frozenset[FileKind] = frozenset({"png", "jpeg", "gif", "webp"})
 OFFICE_KINDS: frozenset[FileKind] = frozenset({"docx", "xlsx", "pptx"})
 
+LegacyKind = Literal["doc", "xls", "ppt", "encrypted"]
+"""An office file in a compound file: an old binary format, or a password-protected one."""
+
 _MAGIC: tuple[tuple[bytes, FileKind], ...] = (
     (b"%PDF-", "pdf"),
     (b"\x89PNG\r\n\x1a\n", "png"),
@@ -22,6 +25,15 @@ _OFFICE_PARTS: tuple[tuple[str, FileKind], ...] = (
     ("word/", "docx"),
     ("xl/", "xlsx"),
     ("ppt/", "pptx"),
+)
+_COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""The magic of an OLE2 compound file: the container of .doc, .xls and .ppt (Office 97-2003)."""
+_LEGACY_STREAMS: tuple[tuple[str, LegacyKind], ...] = (
+    ("EncryptedPackage", "encrypted"),  # a password-protected docx, xlsx or pptx
+    ("WordDocument", "doc"),
+    ("PowerPoint Document", "ppt"),
+    ("Workbook", "xls"),
+    ("Book", "xls"),  # Excel 5/95
 )
 _BINARY_SAMPLE = 8192
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
@@ -37,6 +49,21 @@ def sniff(data: bytes) -> FileKind:
     if data.startswith(b"PK\x03\x04"):
         return _office(data)
     return "text" if _looks_textual(data) else "unknown"
+
+
+def legacy_office(data: bytes) -> LegacyKind | None:
+    """What an Office 97-2003 file (or an encrypted new one) is, by its main stream's name.
+
+    Such files are compound files (``sniff`` calls them ``unknown``): a small file system whose
+    directory names each stream in UTF-16, NUL-padded; Word's main stream is ``WordDocument``,
+    Excel's ``Workbook``, PowerPoint's ``PowerPoint Document``. ``None`` for anything else.
+    """
+    if not data.startswith(_COMPOUND_FILE):
+        return None
+    for stream, kind in _LEGACY_STREAMS:
+        if stream.encode("utf-16-le") + b"\x00\x00" in data:
+            return kind
+    return None
 
 
 def _office(data: bytes) -> FileKind:

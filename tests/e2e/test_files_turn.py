@@ -20,8 +20,11 @@ from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.slack_payloads import mention
+from tests.fixtures.documents import CARD as DOC_CARD
+from tests.fixtures.documents import NAME as DOC_NAME
+from tests.fixtures.documents import PHONE as DOC_PHONE
 from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
-from tests.fixtures.documents import seeded_xlsx
+from tests.fixtures.documents import annotated_docx, mixed_pdf, seeded_xlsx
 from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
 from tests.fixtures.services import free_port, redis_dump
 
@@ -33,6 +36,7 @@ CSV = (
 ).encode()
 FILE_NAME = "Maria Gonzalez contacts.csv"
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 
 async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_answered(
@@ -236,3 +240,44 @@ async def test_a_screenshot_shared_in_slack_reaches_the_model_painted(
         assert EMAIL in h.slack.thread("C1", event["event"]["ts"])[0]
         dump = redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix)
         assert leaked([NAME, EMAIL], dump + await audit_dump(h.app)) == []
+
+
+async def test_a_word_files_comments_and_a_pdfs_scanned_page_reach_the_model_redacted(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    tesseract_or_skip()
+    review = annotated_docx()
+    strips = [[f"Signed by {DOC_NAME}", f"Phone: {DOC_PHONE}"], [f"Card: {DOC_CARD}"]]
+    letter = mixed_pdf([f"Letter from {DOC_NAME}"], strips, ["Kind regards"])
+    async with slack_harness(make_app) as h:
+        shared = [
+            h.slack.host_file("review.docx", review, mimetype=DOCX_MIME),
+            h.slack.host_file("letter.pdf", letter, mimetype="application/pdf"),
+        ]
+        event = mention("Summarise both, please.", files=shared)
+        ts = event["event"]["ts"]
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", ts)), "answer")
+        await h.settle()
+
+        sent = fake_anthropic.all_text_sent()
+        assert leaked(list(DOCUMENT_SEEDED), sent) == [], "no value of either file"
+        assert "# Comments\n<PERSON_1>: Call her on <PHONE_NUMBER_1> first" in sent
+        assert "# Footnotes\n Source: interview with <PERSON_1>, <EMAIL_ADDRESS_1>" in sent
+        assert "[page 2 is scanned: its text was read by OCR]\n\nSigned by <PERSON_1>" in sent
+        pictures = fake_anthropic.images_sent()
+        assert len(pictures) == 2, "the scanned page's two strips, painted"
+        for _, picture in pictures:
+            assert leaked(list(DOCUMENT_SEEDED), ocr_text(picture)) == []
+        stores = "\n".join(
+            (
+                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
+                await audit_dump(h.app),
+                debug_logs.text,
+            )
+        )
+        assert leaked(list(DOCUMENT_SEEDED), stores) == []
+        (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
+        word, pdf = json.loads(row["metadata"])["files"]
+        assert (word["kind"], word["pages"], pdf["kind"], pdf["pages"]) == ("docx", 1, "pdf", 3)
+        assert (pdf["entities"]["PHONE_NUMBER"], pdf["entities"]["CREDIT_CARD"]) == (1, 1)

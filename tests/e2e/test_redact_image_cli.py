@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.test_redact_file_cli import run
+from tests.fixtures.documents import mixed_pdf
 from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
 
 LINES = ["Refund for Maria Gonzalez", "Email: maria.gonzalez@example.com"]
@@ -25,6 +26,7 @@ def test_an_image_is_painted_to_out_and_its_text_redacted_on_stdout(tmp_path: Pa
         assert value not in done.stdout + done.stderr
         assert value not in reread
     assert "1 EMAIL_ADDRESS" in done.stderr
+    assert f"VEILBOT_FILES_IMAGES=redacted: wrote the painted image to {out}" in done.stderr
 
 
 def test_without_tesseract_an_image_gets_one_line_and_a_text_file_still_works(
@@ -43,3 +45,50 @@ def test_without_tesseract_an_image_gets_one_line_and_a_text_file_still_works(
     done = run(tmp_path, str(text), **no_tesseract)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Call <PERSON_1>")
+
+
+def test_where_images_are_text_only_no_image_is_written_and_it_says_so(tmp_path: Path) -> None:
+    tesseract_or_skip()
+    source, out = tmp_path / "shot.png", tmp_path / "shot.redacted.png"
+    source.write_bytes(encoded(screenshot(LINES)))
+    done = run(tmp_path, str(source), "--out", str(out), VEILBOT_FILES_IMAGES="text-only")
+    assert done.returncode == 0, done.stderr
+    assert "[image not sent: only its text, redacted, is shared here]" in done.stdout
+    assert "<EMAIL_ADDRESS_1>" in done.stdout
+    assert not out.exists(), "text-only: the image itself goes nowhere"
+    assert "VEILBOT_FILES_IMAGES=text-only: only the text of the pictures" in done.stderr
+    for value in SEEDED:
+        assert value not in done.stdout + done.stderr
+
+
+def test_where_images_are_off_an_image_gets_one_line_and_nothing_is_read(tmp_path: Path) -> None:
+    source, out = tmp_path / "shot.png", tmp_path / "shot.redacted.png"
+    source.write_bytes(encoded(screenshot(LINES)))
+    done = run(tmp_path, str(source), "--out", str(out), VEILBOT_FILES_IMAGES="off")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("veilbot: File 1 is an image; images are not read here")
+    assert done.stderr.strip().endswith("(VEILBOT_FILES_IMAGES=off; nothing written)")
+    assert done.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_pdf_with_a_scanned_page_is_redacted_whole_with_one_numbering(tmp_path: Path) -> None:
+    tesseract_or_skip()
+    strips = [["Signed by Maria Gonzalez"], ["Email: maria.gonzalez@example.com"]]
+    letter = mixed_pdf(["Letter from Maria Gonzalez"], strips, ["Kind regards"])
+    source, out = tmp_path / "letter.pdf", tmp_path / "letter.txt"
+    source.write_bytes(letter)
+    done = run(tmp_path, str(source), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    redacted = out.read_text(encoding="utf-8")
+    assert "Letter from <PERSON_1>" in redacted
+    assert "[page 2 is scanned: its text was read by OCR]\n\nSigned by <PERSON_1>" in redacted
+    assert "<EMAIL_ADDRESS_1>" in redacted
+    assert redacted.index("Signed by") < redacted.index("Email:") < redacted.index("Kind regards")
+    for value in SEEDED:
+        assert value not in redacted + done.stderr + done.stdout
+    assert (
+        "VEILBOT_FILES_IMAGES=redacted: 2 scanned-page pictures read by OCR; "
+        "2 would go to the model painted over (not written)"
+    ) in done.stderr

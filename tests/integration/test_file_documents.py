@@ -10,6 +10,7 @@ gets a clear answer naming it by position, never by its name or its content.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
 import openpyxl
@@ -19,7 +20,6 @@ from pypdf import PdfReader, PdfWriter
 from bot.core.attachments import IncomingFile
 from bot.core.errors import InputRejected
 from bot.core.types import ThreadId
-from bot.files.documents import pdf_page_images
 from bot.files.extract import extract
 from bot.files.intake import redact_files
 from bot.files.kinds import sniff
@@ -28,6 +28,9 @@ from tests.fixtures.documents import (
     NAME,
     PLACEHOLDERS,
     SEEDED,
+    annotated_docx,
+    annotated_pptx,
+    annotated_xlsx,
     pdf_of,
     saved,
     scanned_pdf,
@@ -35,6 +38,7 @@ from tests.fixtures.documents import (
     seeded_pdf,
     seeded_pptx,
     seeded_xlsx,
+    with_jbig2_page,
 )
 
 T1 = ThreadId("slack:T1:C1:1700000000.000950")
@@ -181,26 +185,42 @@ def test_a_zip_bomb_named_docx_is_refused_before_anything_is_inflated():
     assert caught.value.reason == "zip_bomb"
 
 
-def test_a_scanned_pdf_is_refused_as_having_no_text_layer_and_its_page_images_come_out():
-    scan = scanned_pdf()
-    with pytest.raises(InputRejected, match="File 1 is a PDF with no text layer") as caught:
-        extract("pdf", scan, 1, LIMITS)
-    assert caught.value.reason == "scanned_pdf"
-    images = pdf_page_images(scan, LIMITS)
-    assert len(images) == 2, "one image per scanned page"
-    assert all(image.startswith(b"\x89PNG\r\n\x1a\n") for image in images)
-    assert sniff(images[0]) == "png"
+def test_a_scanned_pdfs_pages_come_out_as_pictures_for_ocr_one_part_a_page():
+    parts = extract("pdf", scanned_pdf(images_per_page=2), 1, LIMITS).parts
+    assert [(part.page, len(part.images)) for part in parts] == [(1, 2), (2, 2)]
+    pictures = [picture for part in parts for picture in part.images]
+    assert all(sniff(picture) == "png" for picture in pictures)
 
 
-def test_a_pdf_of_many_small_pictures_is_refused_as_a_scan():
+def test_a_pdf_mixing_text_and_scanned_pages_keeps_them_in_page_order():
+    typed = pdf_of([[f"Letter from {NAME}"], [], ["Kind regards"]])
+    mixed = _with_page(typed, scanned_pdf(images_per_page=3), at=1)
+    extracted = extract("pdf", mixed, 1, LIMITS)
+    first, scan, last = extracted.parts
+    assert f"Letter from {NAME}" in first
+    assert (scan.page, len(scan.images), scan.undecoded) == (2, 3, 0)
+    assert "Kind regards" in last
+    assert extracted.pages == 4, "the blank page counts; the scan's strips make one page"
+
+
+def _with_page(data: bytes, scan: bytes, *, at: int) -> bytes:
+    """The PDF with the scan's first page inserted before page ``at`` (0-based)."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.insert_page(PdfReader(io.BytesIO(scan)).pages[0], at)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_pdf_of_many_small_pictures_is_refused_before_they_are_read():
     with pytest.raises(InputRejected, match="File 1 holds more than 8 images") as caught:
-        pdf_page_images(scanned_pdf(images_per_page=5), LIMITS)
+        extract("pdf", scanned_pdf(images_per_page=5), 1, LIMITS)
     assert caught.value.reason == "too_many_images"
 
 
-def test_page_images_keep_to_the_page_limit():
+def test_a_scanned_pdf_keeps_to_the_page_limit():
     with pytest.raises(InputRejected, match="File 4 has 2 pages"):
-        pdf_page_images(scanned_pdf(), FileLimits(max_pages=1), position=4)
+        extract("pdf", scanned_pdf(), 4, FileLimits(max_pages=1))
 
 
 def test_a_sheet_whose_rows_run_past_excels_limit_is_refused():
@@ -239,3 +259,57 @@ def _xlsx_rewritten(data: bytes, edits: dict[bytes, bytes]) -> bytes:
                     part = part.replace(old, new)
             target.writestr(info, part)
     return out.getvalue()
+
+
+ANNOTATED = {
+    "docx": [
+        r"We reviewed the refund request\.",
+        r"Card in the box: <CREDIT_CARD_\d+>",  # the text box, once: its VML copy is skipped
+        r"The refund was approved by the bank",  # a tracked insertion
+        r"The bank pays within five days\.",  # moved: read where it is now, not twice
+        r"Form field: <EMAIL_ADDRESS_\d+>",  # a content control
+        r"# Footnotes\n Source: interview with <PERSON_\d+>, <EMAIL_ADDRESS_\d+>",
+        r"# Endnotes\n Refunds go to IBAN <IBAN_CODE_\d+>",
+        r"# Comments\n<PERSON_\d+>: Call her on <PHONE_NUMBER_\d+> first",
+    ],
+    "xlsx": [
+        r"# Summary\nQuarter\tRevenue\nQ1\t1200\n",
+        r"Note on B2 by <PERSON_\d+>: Confirmed by phone <PHONE_NUMBER_\d+>\n# Contacts",
+        r"Note on A1 by Reviewer: Email <EMAIL_ADDRESS_\d+>, card <CREDIT_CARD_\d+>",
+    ],
+    "pptx": [
+        r"# Slide 1\nQuarterly review\nComment by <PERSON_\d+>: Ask <EMAIL_ADDRESS_\d+> for",
+        r"# Slide 2\nPayments\nComment by Reviewer: Card on file <CREDIT_CARD_\d+>\n",
+        r"Comment by <PERSON_\d+>: Refund to <IBAN_CODE_\d+>",  # a reply
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "build"),
+    [("docx", annotated_docx), ("xlsx", annotated_xlsx), ("pptx", annotated_pptx)],
+)
+async def test_comments_notes_and_text_boxes_are_read_and_reach_the_model_redacted(
+    guardrail, kind, build
+):
+    thread = ThreadId(f"slack:T1:C1:1700000000.00095{len(kind)}{kind[0]}")
+    files = [IncomingFile(name=f"review.{kind}", data=build())]
+    intake = await redact_files(guardrail, thread, files, platform="slack", limits=LIMITS)
+    sent = intake.as_text()
+    for value in SEEDED:
+        assert value not in sent, f"{value!r} left in the {kind}"
+    for expected in ANNOTATED[kind]:
+        assert len(re.findall(expected, sent)) == 1, f"{expected!r} not once in {sent}"
+    (fact,) = intake.facts
+    assert fact.entities["CREDIT_CARD"] == 1
+
+
+async def test_a_scanned_page_in_a_format_not_decoded_is_said_and_the_rest_is_read(guardrail):
+    letter = with_jbig2_page(pdf_of([[f"Letter from {NAME}"]]))
+    files = [IncomingFile(name="letter.pdf", data=letter)]
+    intake = await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    sent = intake.as_text()
+    assert re.search(r"Letter from <PERSON_\d+>", sent), "the typed page is read"
+    assert "[page 2: 1 scanned picture in a format I cannot decode; not read]" in sent
+    assert intake.images == ()
+    assert intake.facts[0].pages == 2

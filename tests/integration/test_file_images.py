@@ -26,6 +26,7 @@ from bot.files.limits import FileLimits
 from bot.model.claude import AnthropicModelClient
 from bot.model.echo import EchoModelClient
 from bot.model.prompt import build_system_prompt
+from tests.fixtures.documents import mixed_pdf
 from tests.fixtures.images import encoded, face, ocr_text, screenshot, tesseract_or_skip
 
 T1 = ThreadId("slack:T1:C1:1700000000.000700")
@@ -261,3 +262,52 @@ async def test_a_scanned_pdf_is_read_page_by_page_the_image_way(guardrail, tesse
         assert _readable([NAME, EMAIL, PHONE], ocr_text(page.data)) == []
     (fact,) = intake.facts
     assert (fact.kind, fact.pages) == ("pdf", 2)
+
+
+async def test_a_pdf_mixing_typed_and_scanned_pages_reads_every_page_in_order(guardrail, tesseract):
+    strips = [
+        [f"Scanned form of {NAME}", f"Phone: {PHONE}"],
+        [f"Card: {CARD}", "Signed and returned"],
+    ]
+    letter = mixed_pdf([f"Letter from {NAME}", f"Email: {EMAIL}"], strips, ["Kind regards"])
+    files = [IncomingFile(name="letter.pdf", data=letter)]
+    intake = await redact_files(
+        guardrail, T1, files, platform="slack", limits=LIMITS, tesseract=tesseract
+    )
+    text = intake.as_text()
+    assert _readable([NAME, EMAIL, PHONE, CARD], text) == []
+    for kind in ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"):
+        assert f"<{kind}_" in text, kind
+    typed, scanned = text.index("Letter from <PERSON_1>"), text.index("Scanned form of <PERSON_1>")
+    note = text.index("[page 2 is scanned: its text was read by OCR]")
+    assert typed < note < scanned < text.index("Signed and returned") < text.index("Kind regards")
+    assert len(intake.images) == 2, "each strip of the scanned page goes painted"
+    for strip in intake.images:
+        assert _readable([NAME, PHONE, CARD], ocr_text(strip.data)) == []
+    (fact,) = intake.facts
+    assert (fact.kind, fact.pages) == ("pdf", 3), "pages, not pictures"
+    assert (fact.entities["PHONE_NUMBER"], fact.entities["CREDIT_CARD"]) == (1, 1)
+
+
+async def test_a_scanned_page_counts_against_the_files_text_limit(guardrail, tesseract):
+    strips = [[f"Scanned form of {NAME}", f"Phone: {PHONE}"]]
+    letter = mixed_pdf(["Short typed page"], strips, [])
+    files = [IncomingFile(name="letter.pdf", data=letter)]
+    with pytest.raises(InputRejected, match="File 1 holds [0-9,]+ characters") as caught:
+        await redact_files(
+            guardrail,
+            T1,
+            files,
+            platform="slack",
+            limits=FileLimits(max_chars=40),
+            tesseract=tesseract,
+        )
+    assert caught.value.reason == "too_much_text"
+
+
+async def test_where_images_are_off_a_pdf_with_scanned_pages_is_refused_saying_why(guardrail):
+    letter = mixed_pdf(["Typed page"], [[f"Phone: {PHONE}"]], [])
+    files = [IncomingFile(name="letter.pdf", data=letter)]
+    with pytest.raises(InputRejected, match="File 1 has scanned pages") as caught:
+        await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS, images="off")
+    assert caught.value.reason == "images_off"

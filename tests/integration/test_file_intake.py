@@ -20,6 +20,7 @@ from bot.files.intake import redact_files
 from bot.files.kinds import sniff
 from bot.files.limits import FileLimits
 from bot.files.text import decode
+from tests.fixtures.documents import compound_file
 
 T1 = ThreadId("slack:T1:C1:1700000000.000900")
 EMAIL = "maria.oliveira@example.org"
@@ -157,3 +158,37 @@ async def test_a_file_with_more_text_than_is_read_is_refused_with_its_length(gua
     with pytest.raises(InputRejected, match="File 1 holds 2,100 characters") as caught:
         await redact_files(guardrail, T1, files, platform="slack", limits=limits)
     assert caught.value.reason == "too_much_text"
+
+
+@pytest.mark.parametrize(
+    ("stream", "name", "told"),
+    [
+        ("WordDocument", "minutes.doc", "an old-format Word 97-2003 document (.doc)"),
+        ("Workbook", "budget.xls", "an old-format Excel 97-2003 workbook (.xls)"),
+        ("PowerPoint Document", "deck.ppt", "an old-format PowerPoint 97-2003 presentation"),
+    ],
+)
+async def test_an_old_office_file_is_refused_with_what_to_save_it_as(guardrail, stream, name, told):
+    files = [IncomingFile(name=name, data=compound_file(stream, f"Call {NAME}".encode()))]
+    with pytest.raises(InputRejected) as caught:
+        await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    answer = str(caught.value)
+    assert answer.startswith(f"File 1 is {told}")
+    new = {"doc": ".docx", "xls": ".xlsx", "ppt": ".pptx"}[name.rsplit(".", 1)[1]]
+    assert "File > Save As > " in answer
+    assert f"({new}) or PDF" in answer
+    assert "\n" not in answer
+    assert caught.value.reason == "old_office_format"
+
+
+async def test_a_password_protected_office_file_is_told_apart_from_an_old_one(guardrail):
+    files = [IncomingFile(name="locked.docx", data=compound_file("EncryptedPackage"))]
+    with pytest.raises(InputRejected, match="File 1 is a password-protected Office document"):
+        await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+
+
+async def test_any_other_compound_file_is_a_kind_not_read(guardrail):
+    files = [IncomingFile(name="mail.msg", data=compound_file("__substg1.0_0037001F"))]
+    with pytest.raises(InputRejected, match=r"File 1 is not a kind I read \(text, ") as caught:
+        await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    assert caught.value.reason == "unsupported_file"
