@@ -194,6 +194,14 @@ def test_the_build_context_leaves_out_the_virtualenv_git_data_and_secrets() -> N
     assert "resolve_model('auto')" in dockerfile  # the build fails without the spaCy model
 
 
+def test_the_image_can_read_screenshots_and_scanned_pages() -> None:
+    # Without Tesseract in the running image every image and scanned page is refused.
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    runtime = dockerfile.rsplit("\nFROM ", 1)[1]
+    installs = re.findall(r"apt-get install [^\n]*", runtime)
+    assert any("tesseract-ocr" in line and "jbig2dec" in line for line in installs)
+
+
 def test_the_example_config_file_is_mounted_where_veilbot_config_points() -> None:
     veilbot = services()["veilbot"]
     assert veilbot["environment"]["VEILBOT_CONFIG"] == MOUNTED_CONFIG
