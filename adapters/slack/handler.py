@@ -20,8 +20,10 @@ request from the installation store, and ``/slack/install`` and ``/slack/oauth_r
 served beside the events. ``self.client`` is then a ``TeamWebClient``: every call takes the
 token of the workspace being served, set by a global middleware for bolt's listeners and by
 ``_work_queued`` (which reads the installation when the turn runs, so a queued turn uses a
-rotated token and an uninstalled workspace's turn is dropped). The lean ack path is off: the
-bot's identity differs per workspace, and bolt's authorization gives it.
+rotated token and an uninstalled workspace's turn is dropped; one already running when the
+workspace uninstalls is withdrawn before the model is called or the answer kept or posted).
+The lean ack path is off: the bot's identity differs per workspace, and bolt's authorization
+gives it.
 
 Without a queue, bolt acks every request before the listener runs and the turn runs in this
 process; turns of one thread start in arrival order (an in-process FIFO lock per thread; the
@@ -437,7 +439,11 @@ class SlackAdapter:
             return
         if queued is not None:  # the queue dedupes deliveries; every attempt is one audit run
             message = replace(
-                delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
+                delivery.message,
+                event_id=None,
+                run_id=queued.run_id,
+                attempt=queued.attempt,
+                withdrawn=queued.withdrawn,  # the workspace may uninstall while it runs
             )
             delivery = replace(delivery, message=message)
         groups = await self._groups_of(delivery.message.workspace).of(delivery.message.user_id)
