@@ -10,11 +10,13 @@ in Redis; the other workspace is answered as before.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.audit.types import RunFilter
 from bot.core.types import ThreadId, TurnStatus, queued_run_id
-from tests.e2e.conftest import MakeApp
+from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.e2e.test_slack_oauth_service import (
     TEAM_A,
     TEAM_B,
@@ -92,3 +94,27 @@ async def test_an_uninstall_drops_the_queued_turns_and_stops_the_one_in_a_worker
             assert await send(service, session, mention(TEAM_B, "hello", ts=new_ts())) == 200
             await until(lambda: _posted(slack, TEAM_B), "workspace B's answer")
             assert len(fake_anthropic.requests) == asked + 1
+
+
+async def test_a_turn_withdrawn_while_the_model_answers_keeps_and_posts_nothing(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    # What a queued turn's worker sees when the uninstall lands during the model call: still
+    # queued when asked before the call, withdrawn when asked before the answer is stored.
+    app = await make_app()
+    answers = iter([False, True])
+
+    async def withdrawn() -> bool:
+        return next(answers)
+
+    thread = unique_thread()
+    turn = replace(message(f"I'm {NAME}, write to {MAIL}", thread), withdrawn=withdrawn)
+    asked = len(fake_anthropic.requests)
+    assert await app.conversation.handle(turn) is None  # nothing for the adapter to post
+    assert len(fake_anthropic.requests) == asked + 1  # it had asked already
+    assert not await app.conversation.knows_thread(turn.thread_id)  # no history kept
+    assert not [k for k in app.keys.thread_keys(turn.thread_id) if await app.redis.exists(k)]
+    [row] = await audit_rows(app, thread)
+    assert row["status"] == "dropped"
+    assert row["input_tokens"] > 0  # what the call cost is in the audit
+    assert NAME not in str(row)
