@@ -3,9 +3,9 @@
 ``veilbot run``'s own server in Slack OAuth mode with the real queue on real Redis, real
 slack-bolt, the fake Slack and the fake model. A workspace's thread is kept busy (its lock
 held) while two mentions wait: the first in a worker, at the thread's lock, the second in the
-queue behind it. ``app_uninstalled`` arrives; then the lock is let go. Neither turn may reach
-the model or post; both are audited ``dropped`` with ids only; nothing of the workspace stays
-in Redis; the other workspace is answered as before.
+queue behind it. ``app_uninstalled`` (or ``tokens_revoked``) arrives; then the lock is let
+go. Neither turn may reach the model or post; both are audited ``dropped`` with ids only;
+nothing of the workspace stays in Redis; the other workspace is answered as before.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.e2e.test_slack_oauth_service import (
     TEAM_A,
     TEAM_B,
+    UNINSTALLS,
     _posted,
     install,
     installed,
@@ -41,8 +42,9 @@ NAME, MAIL, PHONE = "Ann Lee", "ann.lee@example.org", "+1 415 555 0132"
 pytestmark = pytest.mark.timeout(120)
 
 
+@pytest.mark.parametrize("kind", list(UNINSTALLS))
 async def test_an_uninstall_drops_the_queued_turns_and_stops_the_one_in_a_worker(
-    make_app: MakeApp, fake_anthropic: FakeAnthropic
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, kind: str
 ) -> None:
     async with FakeSlack() as slack:
         app = await make_app(**oauth_settings(slack))
@@ -65,7 +67,7 @@ async def test_an_uninstall_drops_the_queued_turns_and_stops_the_one_in_a_worker
                     return app.locks.queued(thread) == 2
 
                 await until(waiting, "the first turn waiting for the thread")
-                uninstall = envelope({"type": "app_uninstalled", "event_ts": new_ts()}, team=TEAM_A)
+                uninstall = envelope({**UNINSTALLS[kind], "event_ts": new_ts()}, team=TEAM_A)
                 assert await send(service, session, uninstall) == 200
 
                 async def erased() -> bool:
