@@ -480,7 +480,8 @@ class Conversation:
                 )
         except Exception as exc:  # noqa: BLE001  (the reply must still go out)
             log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
-        await self.budgets.after_turn(turn.message, record.cost_usd)
+        if record.status is not TurnStatus.DROPPED:  # its workspace's budgets are erased
+            await self.budgets.after_turn(turn.message, record.cost_usd)
         try:
             self._metrics.turn_finished(record)
         except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)

@@ -11,12 +11,14 @@ nothing of the workspace stays in Redis; the other workspace is answered as befo
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from bot.audit.types import RunFilter
 from bot.core.types import ThreadId, TurnStatus, queued_run_id
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
+from tests.e2e.test_budgets import budgets_from
 from tests.e2e.test_slack_oauth_service import (
     TEAM_A,
     TEAM_B,
@@ -99,11 +101,11 @@ async def test_an_uninstall_drops_the_queued_turns_and_stops_the_one_in_a_worker
 
 
 async def test_a_turn_withdrawn_while_the_model_answers_keeps_and_posts_nothing(
-    make_app: MakeApp, fake_anthropic: FakeAnthropic
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     # What a queued turn's worker sees when the uninstall lands during the model call: still
     # queued when asked before the call, withdrawn when asked before the answer is stored.
-    app = await make_app()
+    app = await make_app(**budgets_from(tmp_path))
     answers = iter([False, True])
 
     async def withdrawn() -> bool:
@@ -120,3 +122,4 @@ async def test_a_turn_withdrawn_while_the_model_answers_keeps_and_posts_nothing(
     assert row["status"] == "dropped"
     assert row["input_tokens"] > 0  # what the call cost is in the audit
     assert NAME not in str(row)
+    assert await app.ledger.known() == []  # no spend kept for a workspace being erased
