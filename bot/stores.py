@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiohttp import web
 from redis.exceptions import RedisClusterException, RedisError
@@ -23,15 +24,18 @@ from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.actions import ActionLog, AdminAction
+from bot.audit.dropped import dropped_run
 from bot.audit.erasure import Eraser
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.core.errors import AlreadyStored
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
-from bot.core.ports import Metrics
+from bot.core.ports import AuditStore, Metrics
 from bot.core.scopes import Scopes
 from bot.core.spend import Budgets, month_of, month_start, next_month
+from bot.core.types import utcnow
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
 from bot.settings import Settings
@@ -41,11 +45,15 @@ from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.once import erase_workspace_keys
 from bot.state.orgs import RedisOrgMembers
+from bot.state.queue_drop import drop_workspace
 from bot.state.sessions import RedisSessionBackend
 from bot.state.spend import RedisSpendLedger
 from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
 
 log = logging.getLogger(__name__)
+
+UNINSTALLED = "uninstalled"
+"""Why a workspace's queued turns were dropped (their audit runs' ``metadata.dropped``)."""
 
 
 @dataclass
@@ -258,11 +266,15 @@ async def build_stores(settings: Settings) -> AsyncIterator[Stores]:
         yield await open_stores(settings, stack, spool=False)
 
 
+class WorkspaceAudit(ActionLog, AuditStore, Protocol):
+    """The action log and the audit runs (``SqlAuditStore``), for a workspace's erasure."""
+
+
 async def erase_workspace(
     redis: RedisClient,
     keys: KeySpace,
     rows: SqlInstallationRows,
-    actions: ActionLog,
+    actions: WorkspaceAudit,
     *,
     enterprise_id: str | None,
     team_id: str,
@@ -270,19 +282,35 @@ async def erase_workspace(
 ) -> int:
     """Erase a Slack workspace at once; the number of Redis keys deleted.
 
-    Its installation (tokens), every Redis key of its threads (history, vault, lock) and rate
-    counters go, and the action log records it.
+    Its installation (tokens), its turns waiting in the queue (their sealed text), every
+    Redis key of its threads (history, vault, lock) and rate counters go, and the action log
+    records it; then each dropped turn gets a ``dropped`` audit run (ids only), dated before
+    the erasure so that the workspace's purge takes it too.
     """
+    at = utcnow()
     await rows.delete(enterprise_id or "", team_id if team_id != enterprise_id else None)
+    dropped = await drop_workspace(redis, keys, "slack", team_id)
     deleted = await erase_workspace_keys(redis, keys.workspace_patterns("slack", team_id))
     await actions.record_action(
         AdminAction(
             actor=actor,
             action="erase_workspace",
             target=f"slack:{team_id}",
-            outcome={"redis_keys": deleted, "installation": "deleted"},
+            outcome={
+                "redis_keys": deleted,
+                "installation": "deleted",
+                "queued_dropped": len(dropped),
+            },
         )
     )
+    for entry in dropped:
+        run = dropped_run(
+            entry.platform, entry.event_id, entry.thread_id, reason=UNINSTALLED, at=at
+        )
+        try:
+            await actions.record(run)
+        except AlreadyStored:  # the worker that was running it stopped and wrote it first
+            continue
     return deleted
 
 
@@ -290,7 +318,7 @@ async def erase_installation(
     redis: RedisClient,
     keys: KeySpace,
     rows: SqlInstallationRows,
-    actions: ActionLog,
+    actions: WorkspaceAudit,
     *,
     enterprise_id: str | None,
     team_id: str,

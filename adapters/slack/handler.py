@@ -18,8 +18,10 @@ request from the installation store, and ``/slack/install`` and ``/slack/oauth_r
 served beside the events. ``self.client`` is then a ``TeamWebClient``: every call takes the
 token of the workspace being served, set by a global middleware for bolt's listeners and by
 the queue worker's handler (which reads the installation when the turn runs, so a queued turn uses a
-rotated token and an uninstalled workspace's turn is dropped). The lean ack path is off: the
-bot's identity differs per workspace, and bolt's authorization gives it.
+rotated token and an uninstalled workspace's turn is dropped; one already running when the
+workspace uninstalls is withdrawn before the model is called or the answer kept or posted).
+The lean ack path is off: the bot's identity differs per workspace, and bolt's authorization
+gives it.
 
 Without a queue, bolt acks every request before the listener runs and the turn runs in this
 process (``adapters.slack.turns``). Commands and buttons are never queued: bolt acks them

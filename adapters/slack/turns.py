@@ -113,7 +113,11 @@ class Turns:
             return None
         if queued is not None:  # the queue dedupes deliveries; every attempt is one audit run
             message = replace(
-                delivery.message, event_id=None, run_id=queued.run_id, attempt=queued.attempt
+                delivery.message,
+                event_id=None,
+                run_id=queued.run_id,
+                attempt=queued.attempt,
+                withdrawn=queued.withdrawn,  # the workspace may uninstall while it runs
             )
             delivery = replace(delivery, message=message)
         return delivery

@@ -6,15 +6,14 @@ answered: the token's id, the route's action, the filter or run id.
 ``add_admin_routes`` adds the routes to an ``aiohttp.web.Application`` so one server can carry
 them beside the Slack HTTP endpoint. Every ``/admin/*`` route needs ``Authorization: Bearer
 <token>`` with the ``admin`` scope: 401 without a token or with an unknown one, 403 for a
-known token without the scope. A token limited to workspaces (``bot.admin.auth``) has every
-filter confined to them: 403 when it names another workspace, 404 for another's run.
+known token without the scope. A token limited to workspaces (``bot.admin.confine``) has
+every filter confined to them: 403 when it names another workspace, 404 for another's run.
 ``/healthz`` and ``/readyz`` are open (probes). The OpenAPI document is
 ``/admin/openapi.json``. Responses hold placeholder text and ids only.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -25,6 +24,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
+from bot.admin.confine import WorkspaceForbidden, confined, limit, sees
 from bot.admin.openapi import OPENAPI
 from bot.audit.actions import ActionKind, ActionLog, AdminAction
 from bot.audit.export import FORMATS, ExportFormat, export_chunks, record_dict
@@ -49,33 +49,6 @@ _ACTIONS = web.AppKey("veilbot_admin_actions", ActionLog)
 _ID_PARAMS = ("thread_id", "user_id", "platform", "workspace", "channel", "status")
 _CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
 _LIMIT = re.compile(r"[0-9]{1,9}")
-
-
-@dataclasses.dataclass(frozen=True)
-class _Limit:
-    """The workspaces the caller's token is limited to (``None``: all)."""
-
-    workspaces: frozenset[str] | None
-
-
-_WORKSPACES = web.RequestKey("veilbot_workspaces", _Limit)
-
-
-class WorkspaceForbidden(FilterRejected):
-    """The filter names a workspace the token may not see."""
-
-
-def confine(run_filter: RunFilter, workspaces: frozenset[str] | None) -> RunFilter:
-    """The filter limited to ``workspaces`` (``None``: unchanged).
-
-    Raises:
-        WorkspaceForbidden: it names a workspace outside them.
-    """
-    if workspaces is None:
-        return run_filter
-    if run_filter.workspace is not None and run_filter.workspace not in workspaces:
-        raise WorkspaceForbidden("this token may not read that workspace")
-    return dataclasses.replace(run_filter, workspaces=workspaces)
 
 
 def _error(status: int, message: str, **headers: str) -> web.Response:
@@ -113,7 +86,7 @@ def _guard(
         if ADMIN_SCOPE not in scopes:
             refusals.warning("forbidden", f"path={request.path}")
             return _error(403, "this token lacks the admin scope")
-        request[_WORKSPACES] = _Limit(tokens.workspaces_of(who))
+        limit(request, tokens.workspaces_of(who))
         try:
             await _record(request, who, kind)
             return await handler(request)
@@ -148,13 +121,7 @@ def filter_from_query(query: Mapping[str, str], getall: Callable[[str], list[str
 
 
 def _filter(request: web.Request) -> RunFilter:
-    found = filter_from_query(request.query, request.query.getall)
-    return confine(found, _allowed(request))
-
-
-def _allowed(request: web.Request) -> frozenset[str] | None:
-    limit = request.get(_WORKSPACES)
-    return None if limit is None else limit.workspaces
+    return confined(request, filter_from_query(request.query, request.query.getall))
 
 
 def _int(request: web.Request, name: str, default: int) -> int:
@@ -179,8 +146,7 @@ async def _runs(request: web.Request) -> web.Response:
 
 async def _run(request: web.Request) -> web.Response:
     record = await request.app[_STORE].get_run(request.match_info["run_id"])
-    allowed = _allowed(request)
-    if record is None or (allowed is not None and record.workspace not in allowed):
+    if record is None or not sees(request, record.workspace):
         return _error(404, "no such run")
     return web.json_response(record_dict(record))
 

@@ -2,9 +2,9 @@
 
 ``VEILBOT_ADMIN_TOKENS`` holds comma-separated ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]``
 entries (scope ``admin`` when omitted), so neither the settings nor a config dump reveal a
-usable token. A token with ``@`` workspaces (Slack team ids, Discord guild ids) sees and
-exports the audit runs of those workspaces only, through the admin API; the console, which
-shows every workspace's runs, budgets and erasures, refuses it.
+usable token. A token with ``@`` workspaces (Slack team ids, Discord guild ids) sees, exports
+and erases the data of those workspaces only, in the admin API and the console alike
+(``bot.admin.confine``).
 Tokens are long random strings (``veilbot admin new-token``), which is why one unsalted
 SHA-256 is enough: there is nothing to guess from a hash.
 """

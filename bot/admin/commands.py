@@ -13,13 +13,13 @@ decision, granted or refused, goes to the admin action log (ids only) before it 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
 from bot.admin.budgets import BudgetAdmin, BudgetRejected
+from bot.admin.confine import WorkspaceForbidden, confine
 from bot.audit.actions import ActionLog, AdminAction
 from bot.audit.export import export_chunks
 from bot.audit.types import (
@@ -223,9 +223,10 @@ class AdminService:
         ref = parse_user_ref(requester)
         if not self._per_workspace or ref.platform != "slack" or ref.workspace is None:
             return run_filter
-        if run_filter.workspace not in (None, ref.workspace):
-            raise FilterRejected("You can export the runs of this workspace only.")
-        return dataclasses.replace(run_filter, workspaces=frozenset({ref.workspace}))
+        try:
+            return confine(run_filter, frozenset({ref.workspace}))
+        except WorkspaceForbidden:
+            raise FilterRejected("You can export the runs of this workspace only.") from None
 
     async def _export(self, run_filter: RunFilter, total: int) -> bytes:
         chunks = export_chunks(

@@ -18,6 +18,7 @@ _STATUS = [
     "refused",
     "rate_limited",
     "over_budget",
+    "dropped",
 ]
 
 

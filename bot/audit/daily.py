@@ -13,7 +13,8 @@ a closed period (a late record, a spool replay, an erasure, a purge) calls ``inv
 the same transaction, which takes an exclusive advisory lock and deletes the summary. A
 summarizing transaction holds the same lock shared from its first statement to its commit,
 so an invalidation either waits for it and then deletes what it wrote, or goes first and is
-seen by it. Only filters the summary can answer (time, platform, workspace, status) use it.
+seen by it. Only filters the summary can answer (time, platform, workspace or a token's
+workspaces, status) use it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from bot.audit.schema import audit_daily, audit_daily_done, audit_runs
 from bot.audit.types import RunFilter
 
 _LOCK = 0x76656964  # advisory lock key shared by summarizers and invalidators
-_SUMMARY_FIELDS = {"platform", "workspace", "status", "since", "until"}
+_SUMMARY_FIELDS = {"platform", "workspace", "workspaces", "status", "since", "until"}
 _KEYS = ("platform", "workspace", "status")
 
 
@@ -248,6 +249,8 @@ async def _add_summaries(
         c.day.in_(sorted(keys)),
         *[c[k] == getattr(run_filter, k) for k in _KEYS if getattr(run_filter, k)],
     ]
+    if run_filter.workspaces is not None:  # an admin token limited to workspaces
+        where.append(c.workspace.in_(sorted(run_filter.workspaces)))
     per_status = sa.select(day, c.status, sa.func.sum(c.turns), sa.func.sum(c.cost_usd))
     for d, status, turns, cost in await conn.execute(
         per_status.where(*where).group_by(day, c.status)

@@ -1,8 +1,9 @@
 """Audit runs of uninstalled Slack workspaces, deleted once their grace period has passed.
 
-An uninstall (or ``veilbot forget --workspace``) erases a workspace's tokens, histories and
-vaults at once (``bot.stores.erase_workspace``) and records ``erase_workspace`` in the action
-log, with its time. The workspace's audit runs (placeholder text only) stay for
+An uninstall (or ``veilbot forget --workspace``) erases a workspace's tokens, queued turns,
+histories and vaults at once (``bot.stores.erase_workspace``) and records ``erase_workspace``
+in the action log, with its time; each dropped turn gets a ``dropped`` run dated before it.
+The workspace's audit runs (placeholder text only) stay for
 ``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS``, so an admin can still export them; the daily retention
 task then deletes the runs that started before the erasure (a workspace installed again keeps
 its new runs) and records ``purge_workspace`` with the count. The action log is the schedule:

@@ -3,7 +3,7 @@
 ```
 dedupe ─▶ scope + access + rate limits ─▶ clean + check input
       ─▶ detection ‖ file downloads ‖ (per-thread lock ─▶ files redacted ─▶ vault ‖ history.load)
-      ─▶ redact ─▶ budget
+      ─▶ redact ─▶ budget ─▶ (queued: still wanted?)
       ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
 ```
@@ -122,7 +122,11 @@ class Conversation:
         self._in_flight = asyncio.Semaphore(max_in_flight)
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
-        """Run one guarded turn; ``None`` for a duplicate delivery.
+        """Run one guarded turn; ``None`` for a duplicate delivery or a withdrawn turn.
+
+        A queued message withdrawn while it ran (``InboundMessage.withdrawn``: its workspace
+        uninstalled the app) ends before the model is called, or, if it was withdrawn during
+        the call, before the answer is stored: audited ``dropped``, nothing to post.
 
         Detection reads no thread state, so it begins before the thread's lock is taken and
         runs while the lock is asked for (and waited for, behind the thread's earlier turns);
@@ -176,7 +180,7 @@ class Conversation:
                 if pending is not None:
                     drop_pending(pending)
         await (finishing if finishing is not None else self._finish(turn))
-        return reply
+        return None if reply.status is TurnStatus.DROPPED else reply
 
     def reconfigure(
         self, *, access: AccessRules, limiter: TurnLimiter | None, scopes: Scopes
@@ -318,6 +322,8 @@ class Conversation:
             provider=scope.provider,
             images=files.images,
         )
+        if await _withdrawn(turn):
+            return await self._dropped(turn)
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
@@ -331,6 +337,8 @@ class Conversation:
         # placed) and what the output scan placed since; this turn holds the thread's lock.
         issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
+        if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
+            return await self._dropped(turn)
         return await self._remember(turn, user, answer, restored, sink, issued)
 
     async def _anonymized(
@@ -361,6 +369,15 @@ class Conversation:
             msg.thread_id, analysis, private=msg.private
         )
         return redaction, restorer, files
+
+    async def _dropped(self, turn: Turn) -> Reply:
+        """End a withdrawn turn: its workspace is being erased, so is what this turn placed.
+
+        The erasure may have run while this turn was detecting or placing values, and the
+        placement then wrote the thread's vault again; the thread's lock is held here.
+        """
+        await self._history.erase(turn.message.thread_id)
+        return turn.reply("", TurnStatus.DROPPED)
 
     async def _replay(self, turn: Turn, answer: ChatMessage, restorer: StreamRestorer) -> Reply:
         """The answer an earlier attempt stored but never delivered: give it, store nothing.
@@ -450,7 +467,9 @@ class Conversation:
             # A turn run again after its worker died: the earlier attempt's row stands (one
             # row per turn). Expected when that attempt stored its answer; otherwise that
             # attempt's outcome is what the log keeps, not this one's.
-            if record.metadata.get("replayed"):
+            if record.status is TurnStatus.DROPPED:  # the uninstall's erasure wrote it first
+                log.info("audit row of the dropped turn written already run=%s", record.run_id)
+            elif record.metadata.get("replayed"):
                 log.info("audit row written by an earlier attempt kept run=%s", record.run_id)
             else:
                 log.warning(
@@ -461,7 +480,8 @@ class Conversation:
                 )
         except Exception as exc:  # noqa: BLE001  (the reply must still go out)
             log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
-        await self.budgets.after_turn(turn.message, record.cost_usd)
+        if record.status is not TurnStatus.DROPPED:  # its workspace's budgets are erased
+            await self.budgets.after_turn(turn.message, record.cost_usd)
         try:
             self._metrics.turn_finished(record)
         except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)
@@ -476,6 +496,16 @@ class Conversation:
             record.output_tokens,
             record.latencies_ms["total"],
         )
+
+
+async def _withdrawn(turn: Turn) -> bool:
+    """Whether the turn's queued message was withdrawn (dropped from the queue) meanwhile."""
+    check = turn.message.withdrawn
+    if check is None or not await check():
+        return False
+    turn.record.metadata["dropped"] = "withdrawn"
+    log.info("queued turn withdrawn while it ran run=%s", turn.record.run_id)
+    return True
 
 
 def _without_answer_refs(

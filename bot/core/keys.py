@@ -38,8 +38,8 @@ class KeySpace:
 
         Its threads' keys (history, vault, lock), its rate-limit counters, and the delivery
         ids its events left (dedupe, the queue's ``seen``: ids only, an hour's TTL, but they
-        name the workspace); glob characters in ``workspace`` are escaped. A queued entry of
-        the workspace stays: its worker finds no installation and drops it.
+        name the workspace); glob characters in ``workspace`` are escaped. Its queued
+        entries live under the queue's hash tag: ``bot.state.queue_drop`` drops them.
         """
         ws = "".join("\\" + c if c in "*?[]\\" else c for c in workspace)
         return [

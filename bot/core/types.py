@@ -114,6 +114,9 @@ class InboundMessage:
             own id (Discord); empty otherwise.
         files: the files the message carried (not yet fetched).
         file_source: where the adapter fetches them from (its token stays with it).
+        withdrawn: a queued message's check that it was dropped while it ran (its workspace
+            uninstalled the app), asked before the model is called and before the answer is
+            stored: then the turn ends there, audited ``dropped``, and nothing is posted.
     """
 
     thread_id: ThreadId
@@ -132,6 +135,7 @@ class InboundMessage:
     parent_channel: str = ""
     files: tuple[Attachment, ...] = ()
     file_source: FileSource | None = field(default=None, compare=False, repr=False)
+    withdrawn: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +250,8 @@ class TurnStatus(StrEnum):
     """The person or the channel has used up its turns for now."""
     OVER_BUDGET = "over_budget"
     """A monthly cost budget (workspace, channel or person) is spent."""
+    DROPPED = "dropped"
+    """Queued, then dropped unanswered: its workspace uninstalled the app meanwhile."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +328,8 @@ class QueuedEvent:
         still_mine: whether this worker still holds the entry (a worker whose loop stalled
             past the claim idle may have lost it to another, which answers it): asked right
             before the answer is posted.
+        withdrawn: whether the entry was dropped while it ran (its workspace uninstalled the
+            app): the adapter hands it to the turn as ``InboundMessage.withdrawn``.
     """
 
     platform: str
@@ -330,6 +338,7 @@ class QueuedEvent:
     body: bytes
     attempt: int = 1
     still_mine: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False)
+    withdrawn: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False)
 
     @property
     def run_id(self) -> str:

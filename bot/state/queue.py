@@ -30,6 +30,9 @@ them) every third of ``claim_idle``, so a long turn is never taken from it. An e
 before is handed over with ``attempt > 1``: the adapter checks whether the earlier attempt
 answered already.
 
+Uninstalling (``bot.state.queue_drop``): a workspace's entries are deleted at once; a worker
+holding one finds its payload gone (``QueuedEvent.withdrawn``) and stops the turn.
+
 Stopping (``drain``): read no more tokens, let the entries in flight finish, leave the rest of
 each thread pending for the other replicas. Loops stop on an event, not on cancellation alone
 (redis-py can lose a cancellation under ``asyncio.wait_for``: CPython gh-86296).
@@ -154,6 +157,7 @@ class RedisTurnQueue:
         self._begin = redis.register_script(queue_lua.BEGIN)
         self._done = redis.register_script(queue_lua.DONE)
         self._touch = redis.register_script(queue_lua.TOUCH)
+        self._withdrawn_lua = redis.register_script(queue_lua.WITHDRAWN)
         self._handlers: dict[str, QueueHandler] = {}
         self._puts: list[_Put] = []
         self._putter: asyncio.Task[None] | None = None
@@ -496,9 +500,30 @@ class RedisTurnQueue:
             return
         await handler(
             QueuedEvent(
-                platform, event_id, tid, body, attempt, still_mine=lambda: self._still_mine(held)
+                platform,
+                event_id,
+                tid,
+                body,
+                attempt,
+                still_mine=lambda: self._still_mine(held),
+                withdrawn=lambda: self._withdrawn(held, entry),
             )
         )
+
+    async def _withdrawn(self, held: _Held, entry: str) -> bool:
+        """Whether the entry was dropped while it ran (``bot.state.queue_drop``).
+
+        Its token still ours, its payload gone: one Lua step. Unsure (Redis down): no, as
+        ``_still_mine`` answers.
+        """
+        args = [GROUP, held.token, self.consumer, entry]
+        try:
+            async with store_errors("queue withdrawn"):
+                keys = [held.stream, self._keys.queue("payloads")]
+                return int(await self._withdrawn_lua(keys=keys, args=args)) == 1
+        except StoreError as exc:
+            logger.warning("queue: withdrawn check failed: %s", exc)
+            return False
 
     async def _still_mine(self, held: _Held) -> bool:
         """Whether this consumer still holds the thread's token (one ``XPENDING``).

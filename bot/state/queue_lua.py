@@ -93,3 +93,31 @@ end
 return lost
 """
 )
+
+# Drop every entry of one thread (its workspace uninstalled the app): KEYS[1] the thread's
+# list, KEYS[2] payloads, KEYS[3] attempts. The sealed payloads go with the entries; the
+# thread's token, if any, is released by the next worker that begins it (the list is empty).
+# Returns the entries dropped.
+DROP = """
+local entries = redis.call('LRANGE', KEYS[1], 0, -1)
+for _, entry in ipairs(entries) do
+  redis.call('HDEL', KEYS[2], entry)
+  redis.call('HDEL', KEYS[3], entry)
+end
+redis.call('DEL', KEYS[1])
+return entries
+"""
+
+# Whether an entry was dropped while its worker ran it: KEYS[1] the stream, KEYS[2] payloads;
+# ARGV[1] group, ARGV[2] token, ARGV[3] consumer, ARGV[4] entry. 1 when the token is still
+# ours and the entry's payload is gone (while we hold it, only DROP deletes it), else 0: a
+# worker that lost the token to another (which answered and deleted it) is not told "dropped".
+WITHDRAWN = (
+    OWNS
+    + """
+if owns(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) and redis.call('HEXISTS', KEYS[2], ARGV[4]) == 0 then
+  return 1
+end
+return 0
+"""
+)

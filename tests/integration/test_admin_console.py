@@ -28,7 +28,6 @@ from bot.stores import Stores, build_stores
 from tests.fixtures.audit_db import bulk_insert, many_rows, run
 
 ADMIN, READER = "console-admin-token-0123456789", "console-reader-token-0123456789"
-LIMITED = "console-team-token-0123456789"
 TTL = 600
 
 
@@ -51,9 +50,7 @@ async def rig(
     )
     clock = [1_000_000.0]
     async with build_stores(settings) as stores:
-        tokens = AdminTokens.parse(
-            f"{hash_token(ADMIN)},{hash_token(READER)}:metrics,{hash_token(LIMITED)}@TA"
-        )
+        tokens = AdminTokens.parse(f"{hash_token(ADMIN)},{hash_token(READER)}:metrics")
         sessions = ConsoleSessions(
             RedisSessionBackend(stores.redis, redis_prefix), TTL, clock=lambda: clock[0]
         )
@@ -115,16 +112,6 @@ async def test_wrong_token_and_token_without_admin_scope_are_refused(rig: Rig) -
     reader = await sign_in(rig.client, READER)
     assert reader.status == 401
     assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
-
-
-async def test_a_token_limited_to_workspaces_cannot_sign_in_to_the_console(rig: Rig) -> None:
-    # the console shows every workspace's runs, budgets and erasures: the API serves such tokens
-    refused = await sign_in(rig.client, LIMITED)
-    assert refused.status == 403
-    assert "limited to some workspaces" in await refused.text()
-    assert (await rig.client.get("/admin/", allow_redirects=False)).status == 303
-    [failed] = [a for a in await rig.stores.audit.recent_actions() if a.action == "sign_in_failed"]
-    assert failed.outcome["reason"] == "workspace_limited"
 
 
 async def test_sign_in_without_the_login_form_token_is_refused(rig: Rig) -> None:

@@ -66,6 +66,12 @@ async def test_totals_per_day_from_summaries_equal_the_runs(audit_store: SqlAudi
     assert dict(narrow.turns) == {"2026-03-02": 1}
     assert dict(narrow.statuses) == {("2026-03-02", "model_error"): 1}
     assert dict(narrow.workspaces) == {"T2": 0.0}
+    # a token limited to workspaces: from the summaries too, never another workspace's sums
+    limited = await audit_store.daily_totals(
+        RunFilter(since=SINCE.since, workspaces=frozenset({"T2"}))
+    )
+    assert dict(limited.turns) == {"2026-03-02": 1}
+    assert dict(limited.workspaces) == {"T2": 0.0}
     by_user = await audit_store.daily_totals(RunFilter(since=SINCE.since, user_id="U9"))
     assert dict(by_user.turns) == {"2026-03-01": 1}
     assert dict(by_user.entities) == {("2026-03-01", "PHONE_NUMBER"): 2}

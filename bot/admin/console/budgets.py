@@ -4,7 +4,8 @@
 ``POST`` with the session's CSRF token sets one budget's limit for the rest of the month
 (``usd`` empty: back to the config file's). The change goes through ``BudgetAdmin``, which
 records it in the admin action log first (actor: the session's token id), as the chat command
-and the CLI do.
+and the CLI do. A token limited to workspaces sees and sets their budgets only (a workspace's,
+its channels', its people's); another's is a 404.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 from aiohttp import web
 
 from bot.admin.budgets import BudgetRejected, format_state, parse_usd
+from bot.admin.confine import sees, workspace_of
 from bot.admin.console.web import Ctx, error_page, render
 from bot.core.spend import next_month
 
@@ -25,7 +27,7 @@ async def budgets_page(request: web.Request, ctx: Ctx, *, notice: str = "") -> w
     admin = ctx.console.budgets
     if admin is None:
         return error_page(request, 404, "Budgets are not available on this server.")
-    states = await admin.show()
+    states = [s for s in await admin.show() if sees(request, workspace_of(s.budget.ident))]
     resets = next_month(admin.now()).strftime("%-d %B %Y")
     rows = [
         {
@@ -54,6 +56,9 @@ async def set_budget(request: web.Request, ctx: Ctx) -> web.StreamResponse:
     form = await request.post()
     kind, ident = str(form.get("kind", "")), str(form.get("ident", ""))
     amount = str(form.get("usd", "")).strip()
+    if not sees(request, workspace_of(ident.strip())):
+        log.warning("budget change refused: another workspace by=%s", ctx.session.who)
+        return error_page(request, 404, "No such budget.", session=ctx.session)
     try:
         usd = parse_usd(amount) if amount else None
         state = await admin.set_limit(ctx.session.who, kind, ident, usd, via="console")

@@ -4,7 +4,9 @@ An export streams the current filter as JSONL or CSV, gzip-compressed if asked (
 script shows its size when done). An erasure is two steps: a page that shows what will go
 (the runs, the threads whose history and vault are deleted), then a POST with the session's
 CSRF token that does it. Both are recorded in the action log before they start: no record,
-no export or erasure.
+no export or erasure. A token limited to workspaces exports their runs only, and may erase
+only their users (``slack:TEAM:USER``) and threads: any other is a 404, before anything is
+recorded or erased, whether it exists or not.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 from aiohttp import web
 
 from bot.admin.api import stream_export
+from bot.admin.confine import confined, sees, workspace_of
 from bot.admin.console.filters import console_filter
-from bot.admin.console.web import Ctx, render
+from bot.admin.console.web import Ctx, error_page, render
 from bot.audit.export import FORMATS, ExportFormat
 from bot.audit.types import FilterRejected, RunFilter, UserRef, parse_user_ref
 from bot.core.errors import InputRejected
@@ -33,12 +36,23 @@ async def export(request: web.Request, ctx: Ctx) -> web.StreamResponse:
         raise web.HTTPNotFound()
     chosen: ExportFormat = "jsonl" if fmt == "jsonl" else "csv"
     gzip = request.query.get("gzip") == "1"
-    run_filter = console_filter(request.query, keep=("gzip",))
+    run_filter = confined(request, console_filter(request.query, keep=("gzip",)))
     await ctx.record("export", run_filter=run_filter, format=chosen, gzip=gzip)
     return await stream_export(request, ctx.console.store, run_filter, chosen, gzip=gzip)
 
 
-def _target(values: Any) -> tuple[str, UserRef | str]:
+def _target(request: web.Request, values: Any) -> tuple[str, UserRef | str] | None:
+    """The user or thread to erase; ``None`` when the token may not see its workspace.
+
+    Raises:
+        FilterRejected: neither, both, or a malformed one.
+    """
+    kind, target = _parsed(values)
+    workspace = target.workspace if isinstance(target, UserRef) else workspace_of(target)
+    return (kind, target) if sees(request, workspace) else None
+
+
+def _parsed(values: Any) -> tuple[str, UserRef | str]:
     user, thread = str(values.get("user", "")).strip(), str(values.get("thread", "")).strip()
     if user and not thread:
         return "user", parse_user_ref(user)
@@ -54,6 +68,11 @@ def _target(values: Any) -> tuple[str, UserRef | str]:
     )
 
 
+def _not_found(request: web.Request, ctx: Ctx) -> web.StreamResponse:
+    log.warning("admin console erasure refused: another workspace who=%s", ctx.session.who)
+    return error_page(request, 404, "No such user or thread.", session=ctx.session)
+
+
 def _runs_of(kind: str, target: UserRef | str) -> RunFilter:
     if isinstance(target, UserRef):
         return target.run_filter()
@@ -64,7 +83,10 @@ async def erase_preview(request: web.Request, ctx: Ctx) -> web.StreamResponse:
     """``GET /admin/ui/erase?user=…|thread=…``: what an erasure would remove, and its button."""
     if not request.query.get("user") and not request.query.get("thread"):
         return render(request, "erase.html", session=ctx.session, preview=None)
-    kind, target = _target(request.query)
+    found = _target(request, request.query)
+    if found is None:
+        return _not_found(request, ctx)
+    kind, target = found
     store = ctx.console.store
     runs = _runs_of(kind, target)
     threads = await store.thread_ids(runs)
@@ -83,7 +105,10 @@ async def erase_preview(request: web.Request, ctx: Ctx) -> web.StreamResponse:
 
 async def erase(request: web.Request, ctx: Ctx) -> web.StreamResponse:
     """``POST /admin/ui/erase``: erase the confirmed user or thread; show what went."""
-    kind, target = _target(await request.post())
+    found = _target(request, await request.post())
+    if found is None:
+        return _not_found(request, ctx)
+    kind, target = found
     await ctx.record(
         "erase_user" if kind == "user" else "erase_thread",
         target=str(target),

@@ -1,6 +1,7 @@
 """Signing in and out of the console.
 
-Sign-in exchanges an admin token for a session cookie: HttpOnly (no script reads it),
+Sign-in exchanges an admin token for a session cookie (a token limited to workspaces too: its
+pages are confined to them, ``bot.admin.confine``): HttpOnly (no script reads it),
 SameSite=Strict (no other site's page sends it), Secure when the browser came over TLS,
 and expiring with the session. The sign-in form carries a double-submit CSRF token (a cookie
 and a field that must match), since there is no session yet to hold one.
@@ -89,14 +90,11 @@ async def login(request: web.Request) -> web.StreamResponse:
         await _record_failure(request, UNKNOWN_ACTOR if found is None else found[0], reason)
         return _login_form(request, status=401, message="That token is not an admin token.")
     who = found[0]
-    if console.tokens.workspaces_of(who) is not None:  # the console shows every workspace
-        log.warning("admin console sign-in refused: workspace_limited")
-        await _record_failure(request, who, "workspace_limited")
-        message = "That token is limited to some workspaces: use the admin API with it."
-        return _login_form(request, status=403, message=message)
+    workspaces = console.tokens.workspaces_of(who)
+    outcome = {} if workspaces is None else {"workspaces": sorted(workspaces)}
     try:
         sid, session = await console.sessions.create(who)
-        await console.store.record_action(AdminAction(who, "sign_in"))
+        await console.store.record_action(AdminAction(who, "sign_in", outcome=outcome))
     except StoreError as exc:
         log.error("admin console sign-in failed (%s)", type(exc).__name__)
         return _login_form(request, status=503, message="The stores are unavailable; try again.")

@@ -2,7 +2,8 @@
 
 Everything comes from ``daily_totals`` (on PostgreSQL, closed days and hours from their
 sums), so the page costs about the same at a thousand runs and at a million. Without
-``since`` it shows the last 30 days; the range covers whole days.
+``since`` it shows the last 30 days; the range covers whole days. A token limited to
+workspaces charts their runs only.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import date, timedelta
 from aiohttp import web
 from markupsafe import Markup
 
+from bot.admin.confine import confined
 from bot.admin.console.charts import Series, count, horizontal_bars, legend, stacked_bars, usd
 from bot.admin.console.filters import console_filter, field_errors, form_values
 from bot.admin.console.web import Ctx, render
@@ -122,6 +124,7 @@ async def stats_page(request: web.Request, ctx: Ctx) -> web.StreamResponse:
             first=None,
             last=None,
         )
+    run_filter = confined(request, run_filter)
     totals = await ctx.console.store.daily_totals(run_filter)
     await ctx.record("view_stats", run_filter=run_filter, days=len(totals.turns))
     charts, summary, days = _charts(totals)

@@ -2,8 +2,11 @@
 
 A page handler is ``async (request, ctx) -> response``; ``signed_in`` wraps it so that it
 runs only for a live session whose token is still configured with the ``admin`` scope, and,
-for POSTs, only with the session's CSRF token in the form. Responses carry a strict
-Content-Security-Policy: scripts, styles and images from this server only, nothing inline.
+for POSTs, only with the session's CSRF token in the form. A token limited to workspaces has
+the request confined to them as the admin API does (``bot.admin.confine``, read at every
+request, so a changed limit applies at once); a filter naming another workspace is a 403.
+Responses carry a strict Content-Security-Policy: scripts, styles and images from this server
+only, nothing inline.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from aiohttp import web
 from bot.admin.api import AdminStore
 from bot.admin.auth import ADMIN_SCOPE, AdminTokens
 from bot.admin.budgets import BudgetAdmin
+from bot.admin.confine import WorkspaceForbidden, allowed, limit
 from bot.admin.sessions import ConsoleSessions, Session
 from bot.audit.actions import ActionKind, AdminAction
 from bot.audit.daily import DailyTotals
@@ -150,7 +154,10 @@ def render(
 ) -> web.StreamResponse:
     """A page from its template, with the security headers."""
     console = request.app[CONSOLE]
-    html = console.templates.get_template(name).render(ui=UI, base=BASE, **values)
+    workspaces = sorted(found) if (found := allowed(request)) is not None else None
+    html = console.templates.get_template(name).render(
+        ui=UI, base=BASE, workspaces=workspaces, **values
+    )
     response = web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
     return secure(response)
 
@@ -207,11 +214,15 @@ def signed_in(page: Page) -> Callable[[web.Request], Awaitable[web.StreamRespons
                     return error_page(request, 403, "Sign in first.")
                 return to_login(request)
             sid, session = found
+            limit(request, console.tokens.workspaces_of(session.who))
             if request.method == "POST" and not await csrf_ok(request, session.csrf):
                 log.warning("admin console refused: bad csrf path=%s", request.path)
                 return error_page(request, 403, "This form has expired: reload the page.")
             response = await page(request, Ctx(console, session, sid))
             return response if response.prepared else secure(response)
+        except WorkspaceForbidden as exc:
+            log.warning("admin console refused: workspace path=%s", request.path)
+            return error_page(request, 403, str(exc))
         except FilterRejected as exc:
             return error_page(request, 400, str(exc))
         except StoreError as exc:
