@@ -331,7 +331,7 @@ class Conversation:
         # placed) and what the output scan placed since; this turn holds the thread's lock.
         issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
-        return await self._remember(turn, user, answer, restored, sink, issued)
+        return await self._remember(turn, history, (user, answer), restored, sink, issued)
 
     async def _anonymized(
         self,
@@ -404,15 +404,16 @@ class Conversation:
     async def _remember(
         self,
         turn: Turn,
-        user: ChatMessage,
-        answer: ChatMessage,
+        history: list[ChatMessage],
+        exchange: tuple[ChatMessage, ChatMessage],
         restored: Restoration,
         sink: ReplySink | None,
         issued: set[str],
     ) -> Reply:
         streamed = sink is not None
         try:
-            kept = await self._history.append(turn.message.thread_id, [user, answer])
+            # ``history`` was read under this turn's lock: the store need not read it back.
+            kept = await self._history.append(turn.message.thread_id, exchange, after=history)
         except StoreError as exc:
             # The answer is computed and paid for: deliver it, say it was not saved.
             turn.record.error = f"{type(exc).__name__}: {exc}"
