@@ -40,6 +40,7 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.app import App, build_app  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
+from bot.service import startup_frozen  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
@@ -66,20 +67,23 @@ async def run_callgrind(settings: Settings, turns: int, window: int, out: str) -
     ages = {a: _span(a, window) for a in (1, 100, 300) if a <= turns}
     dumps: list[str] = []
     async with build_app(settings) as app:
-        for i in range(20):
-            await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
-        done = 0
-        for age, span in ages.items():
-            for i in range(done + 1, span.start):
-                await turn_ms(app, i, texts[i - 1], "old")
-            for label, base, thread in (("old", 0, "old"), ("new", 20_000, "new")):
-                _callgrind("--instr=on")
-                for i in span:
-                    await turn_ms(app, base + i, texts[i - 1], thread if base == 0 else f"new{i}")
-                _callgrind("--instr=off")
-                _callgrind(f"--dump={label}{age}")
-                dumps.append(f"{label}{age}")
-            done = span.stop - 1
+        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
+            for i in range(20):
+                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
+            done = 0
+            for age, span in ages.items():
+                for i in range(done + 1, span.start):
+                    await turn_ms(app, i, texts[i - 1], "old")
+                for label, base, thread in (("old", 0, "old"), ("new", 20_000, "new")):
+                    _callgrind("--instr=on")
+                    for i in span:
+                        await turn_ms(
+                            app, base + i, texts[i - 1], thread if base == 0 else f"new{i}"
+                        )
+                    _callgrind("--instr=off")
+                    _callgrind(f"--dump={label}{age}")
+                    dumps.append(f"{label}{age}")
+                done = span.stop - 1
     totals = _dump_totals(out, len(dumps))
     print(f"{turns} turns in one thread; M instructions per turn ({window} turns each)")
     print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
@@ -110,12 +114,13 @@ async def run(settings: Settings, turns: int, window: int) -> None:
     old: dict[int, float] = {}
     fresh: dict[int, float] = {}
     async with build_app(settings) as app:
-        for i in range(20):  # warm-up, in threads of their own
-            await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
-        for i, text in enumerate(texts[:turns], start=1):
-            old[i] = await turn_ms(app, i, text, "old")
-            if any(i in span for span in ages.values()):
-                fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
+        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
+            for i in range(20):  # warm-up, in threads of their own
+                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
+            for i, text in enumerate(texts[:turns], start=1):
+                old[i] = await turn_ms(app, i, text, "old")
+                if any(i in span for span in ages.values()):
+                    fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
     print(f"{turns} turns in one thread; CPU ms per turn (median of {window})")
     print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
     for age, span in ages.items():
