@@ -134,8 +134,11 @@ def placeholder_type(placeholder: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _type_of(placeholder: str) -> str | None:
-    """``placeholder_type``, ``None`` for no placeholder; remembered, as each turn reads the
-    types of every placeholder its thread's vault holds (hundreds in an old thread)."""
+    """``placeholder_type``, ``None`` for no placeholder; remembered.
+
+    Each turn reads the types of every placeholder its thread's vault holds (hundreds in an
+    old thread).
+    """
     match = PLACEHOLDER_RE.fullmatch(placeholder)
     return None if match is None else match.group(1).upper()
 
