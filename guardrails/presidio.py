@@ -108,6 +108,9 @@ class PresidioGuardrail:
         self._scope_reveals: dict[PolicyOverride, RevealPolicy] = {}
         self._vault = vault
         self._policy = policy or default_policy()
+        # One object for every turn: ``_refs`` is cached by (text, types), and a new but equal
+        # set in each call made every cached lookup compare two sets of ~30 types.
+        self._ref_types = frozenset(KNOWN_TYPES | self._policy.enabled)
         if detector is None:
             if analyzer is None:
                 raise ValueError("PresidioGuardrail needs an analyzer or a detector")
@@ -338,7 +341,7 @@ class PresidioGuardrail:
         Raises:
             StoreError: the vault could not be read or written.
         """
-        used = _used(kept, KNOWN_TYPES | self._policy.enabled)
+        used = _used(kept, self._ref_types)
         if issued is not None:
             return await self._vault.forget(thread_id, set(issued) - used)
         return await self._vault.retain(thread_id, used)

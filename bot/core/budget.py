@@ -81,9 +81,11 @@ def _overflowing_tail(history: Sequence[ChatMessage], remaining: int) -> int:
     One message before the first that overflows, so the turn it belongs to is in the tail
     whether it is the question or the answer; 0 when the whole history fits.
     """
+    # Inline rather than per-message calls: an old thread's every turn walks 200 messages.
     total = 0
+    ceil = math.ceil
     for index in range(len(history) - 1, -1, -1):
-        total += message_tokens(history[index])
+        total += ceil(len(history[index].text) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
         if total > remaining:
             return max(0, index - 1)
     return 0
@@ -92,8 +94,11 @@ def _overflowing_tail(history: Sequence[ChatMessage], remaining: int) -> int:
 def _fit(turns: Sequence[_Turn], remaining: int) -> tuple[list[_Turn], bool]:
     """The newest turns that fit, newest first, and whether every turn did."""
     kept: list[_Turn] = []
+    ceil, overhead = math.ceil, 2 * MESSAGE_OVERHEAD_TOKENS
     for turn in reversed(turns):
-        remaining -= message_tokens(turn[0]) + message_tokens(turn[1])
+        question, answer = turn[0].text, turn[1].text
+        remaining -= ceil(len(question) / CHARS_PER_TOKEN) + ceil(len(answer) / CHARS_PER_TOKEN)
+        remaining -= overhead
         if remaining < 0:
             return kept, False
         kept.append(turn)

@@ -339,7 +339,7 @@ class Conversation:
         answer = ChatMessage("assistant", stored.text)
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
-        return await self._remember(turn, user, answer, restored, sink, issued)
+        return await self._remember(turn, history, (user, answer), restored, sink, issued)
 
     async def _anonymized(
         self,
@@ -421,15 +421,16 @@ class Conversation:
     async def _remember(
         self,
         turn: Turn,
-        user: ChatMessage,
-        answer: ChatMessage,
+        history: list[ChatMessage],
+        exchange: tuple[ChatMessage, ChatMessage],
         restored: Restoration,
         sink: ReplySink | None,
         issued: set[str],
     ) -> Reply:
         streamed = sink is not None
         try:
-            kept = await self._history.append(turn.message.thread_id, [user, answer])
+            # ``history`` was read under this turn's lock: the store need not read it back.
+            kept = await self._history.append(turn.message.thread_id, exchange, after=history)
         except StoreError as exc:
             # The answer is computed and paid for: deliver it, say it was not saved.
             turn.record.error = f"{type(exc).__name__}: {exc}"

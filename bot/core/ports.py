@@ -39,9 +39,16 @@ class HistoryStore(Protocol):
         ...
 
     async def append(
-        self, thread_id: ThreadId, messages: Sequence[ChatMessage]
+        self,
+        thread_id: ThreadId,
+        messages: Sequence[ChatMessage],
+        *,
+        after: Sequence[ChatMessage] | None = None,
     ) -> list[ChatMessage]:
         """Append messages in one atomic write that trims and refreshes the thread's TTL.
+
+        ``after``: the history as the caller loaded it under the thread's lock; the store may
+        then build the result from it instead of reading the whole history back.
 
         Returns:
             The thread's kept messages after the write, oldest first (as ``load`` would).

@@ -5,8 +5,12 @@ to the newest ``max_messages`` and then drops any assistant messages left at its
 trimmed history always starts with a user message (it may then hold ``max_messages - 1``).
 ``append`` also refreshes the TTL of every per-thread key (history and vault), so the vault
 never expires before the history that references its placeholders, and returns what the
-thread keeps after the write: the turn needs it next (vault retention), and reading it in
-the same script saves a round trip.
+thread keeps after the write: the turn needs it next (vault retention). A caller that read
+the history under the thread's lock passes it (``after``): the script then says only how
+many messages the trim dropped, when the list held as many as that read did, and the kept
+messages are that read plus the new ones less the dropped (an old thread's turn no longer
+reads back and parses its whole history a second time); otherwise the script reads the list
+back in the same call.
 """
 
 from __future__ import annotations
@@ -22,20 +26,27 @@ from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
 
-# KEYS: history, then the thread's other keys. ARGV: ttl, max, messages...
+# KEYS: history, then the thread's other keys. ARGV: ttl, max, the length the caller read (-1:
+# none), messages... Returns how many messages the trim dropped from the head when the list
+# held the length the caller read, else the whole list after the write.
 _APPEND = """
-for i = 3, #ARGV do
+local known = tonumber(ARGV[3]) == redis.call('LLEN', KEYS[1])
+for i = 4, #ARGV do
   redis.call('RPUSH', KEYS[1], ARGV[i])
 end
 local max = tonumber(ARGV[2])
-if redis.call('LLEN', KEYS[1]) > max then
+local dropped = 0
+local length = redis.call('LLEN', KEYS[1])
+if length > max then
   redis.call('LTRIM', KEYS[1], -max, -1)
+  dropped = length - max
   while true do
     local head = redis.call('LINDEX', KEYS[1], 0)
     if not head then break end
     local ok, msg = pcall(cjson.decode, head)
     if ok and type(msg) == 'table' and msg['role'] == 'assistant' then
       redis.call('LPOP', KEYS[1])
+      dropped = dropped + 1
     else
       break
     end
@@ -43,6 +54,9 @@ if redis.call('LLEN', KEYS[1]) > max then
 end
 for i = 1, #KEYS do
   redis.call('EXPIRE', KEYS[i], ARGV[1])
+end
+if known then
+  return dropped
 end
 return redis.call('LRANGE', KEYS[1], 0, -1)
 """
@@ -139,9 +153,19 @@ class RedisHistoryStore:
         return _parsed(thread_id, raw)
 
     async def append(
-        self, thread_id: ThreadId, messages: Sequence[ChatMessage]
+        self,
+        thread_id: ThreadId,
+        messages: Sequence[ChatMessage],
+        *,
+        after: Sequence[ChatMessage] | None = None,
     ) -> list[ChatMessage]:
         """Append messages, trim, and refresh the TTL of every per-thread key, atomically.
+
+        Args:
+            thread_id: the thread.
+            messages: what to append, oldest first.
+            after: the kept messages as the caller read them (``load``) under the thread's
+                lock, if it did; when Redis still holds that many, they are not read back.
 
         Returns:
             The thread's kept messages after the write, oldest first, as ``load`` reads them
@@ -150,9 +174,12 @@ class RedisHistoryStore:
         if not messages:
             return await self.load(thread_id)
         keys = self._thread_keys(thread_id)
-        args: list[str | int] = [self._ttl, self._max, *(m.to_json() for m in messages)]
+        known = -1 if after is None else len(after)
+        args: list[str | int] = [self._ttl, self._max, known, *(m.to_json() for m in messages)]
         async with store_errors(f"history append {thread_id}"):
             raw = await self._append(keys=keys, args=args)
+        if isinstance(raw, int) and after is not None:
+            return [*after, *messages][raw:]
         return _parsed(thread_id, raw)
 
     async def exists(self, thread_id: ThreadId) -> bool:

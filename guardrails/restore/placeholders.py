@@ -126,10 +126,21 @@ def canonical(match: re.Match[str]) -> str:
 
 def placeholder_type(placeholder: str) -> str:
     """The entity type of a canonical placeholder (``<EMAIL_ADDRESS_2>`` -> ``EMAIL_ADDRESS``)."""
-    match = PLACEHOLDER_RE.fullmatch(placeholder)
-    if match is None:
+    found = _type_of(placeholder)
+    if found is None:
         raise ValueError("not a placeholder")
-    return match.group(1).upper()
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_of(placeholder: str) -> str | None:
+    """``placeholder_type``, ``None`` for no placeholder; remembered.
+
+    Each turn reads the types of every placeholder its thread's vault holds (hundreds in an
+    old thread).
+    """
+    match = PLACEHOLDER_RE.fullmatch(placeholder)
+    return None if match is None else match.group(1).upper()
 
 
 def find_placeholders(
@@ -190,7 +201,7 @@ class PlaceholderRestorer:
 
     def __init__(self, values: Mapping[str, str], known_types: Iterable[str] = ()) -> None:
         self._values = values
-        types = {placeholder_type(p) for p in values if PLACEHOLDER_RE.fullmatch(p)}
+        types = {t for p in values if (t := _type_of(p)) is not None}
         self._known = frozenset(KNOWN_TYPES | types | set(known_types))
         self._pattern = grammar(self._known)
         self._raw = ""

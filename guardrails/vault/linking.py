@@ -82,16 +82,24 @@ def value_grams(text: str) -> list[tuple[int, int]]:
     Runs made only of common words ("in the") are left out, and a long message stops at
     ``MAX_GRAMS``.
     """
-    words = [(m.start(), m.end()) for m in _NAME_TOKEN.finditer(text)]
+    # Each word's facts once (every turn of a thread with a vault asks this of its message):
+    # whether it is common, and whether only blanks separate it from the word before.
+    matches = list(_NAME_TOKEN.finditer(text))
+    starts, ends = [m.start() for m in matches], [m.end() for m in matches]
+    common = [m.group().casefold() in COMMON_WORDS for m in matches]
+    joined = [
+        False,
+        *(not text[ends[j - 1] : starts[j]].strip(" \t") for j in range(1, len(matches))),
+    ]
     grams: list[tuple[int, int]] = []
-    for i, (start, _) in enumerate(words):
-        common = True
-        for j in range(i, min(i + MAX_GRAM_WORDS, len(words))):
-            if j > i and text[words[j - 1][1] : words[j][0]].strip(" \t"):
+    for i, start in enumerate(starts):
+        all_common = True
+        for j in range(i, min(i + MAX_GRAM_WORDS, len(starts))):
+            if j > i and not joined[j]:
                 break
-            common = common and text[words[j][0] : words[j][1]].casefold() in COMMON_WORDS
-            if not common:
-                grams.append((start, words[j][1]))
+            all_common = all_common and common[j]
+            if not all_common:
+                grams.append((start, ends[j]))
         if len(grams) >= MAX_GRAMS:
             break
     return grams[:MAX_GRAMS]

@@ -91,10 +91,11 @@ async def test_retention_asks_redis_only_when_the_vault_holds_unused_values(
         assert reply is not None
         assert reply.ok
         used = command_delta(before, await command_calls(client))
-        # The history is read by the turn and returned by the append script (commandstats
-        # counts a script's own calls); the vault is read once, while detection runs. A retention
-        # would read both again (the history from the client, the vault inside its script).
-        assert used.get("lrange") == 2, used
+        # The history is read once, by the turn: the append script does not read it back
+        # (commandstats counts a script's own calls); the vault is read once, while detection
+        # runs. A retention would read both again (the history from the client, the vault
+        # inside its script).
+        assert used.get("lrange") == 1, used
         assert used.get("hgetall") == 1, used
 
         fake_anthropic.fail(500, "api_error")

@@ -88,6 +88,37 @@ async def test_append_returns_what_the_thread_keeps_after_the_write(
     assert kept == await store.load(TID)
 
 
+async def test_append_after_a_load_returns_what_load_reads_without_reading_it_back(
+    private_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    """An old thread's turn passes the history it read: the write returns the same kept
+    messages as a second read would, trimmed ones (and an answer left first) gone, and reads
+    no message back."""
+    store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=5)
+    for i in range(6):
+        loaded = await store.load(TID)
+        before = await command_calls(private_client)
+        kept = await store.append(TID, [u(f"q{i}"), a(f"a{i}")], after=loaded)
+        assert "lrange" not in command_delta(before, await command_calls(private_client))
+        assert kept == await store.load(TID)
+    assert [m.text for m in kept] == ["q4", "a4", "q5", "a5"]
+
+
+async def test_append_after_a_stale_load_reads_the_history_back(
+    private_client: aioredis.Redis, keys: KeySpace
+) -> None:
+    """When the list changed since the caller's read (it expired, another writer), the write
+    does not trust that read: it returns what Redis holds."""
+    store = RedisHistoryStore(private_client, keys, ttl_seconds=60, max_messages=6)
+    await store.append(TID, [u("q0"), a("a0")])
+    stale = await store.load(TID)
+    await store.append(TID, [u("q1"), a("a1")])
+    kept = await store.append(TID, [u("q2"), a("a2")], after=stale)
+    assert [m.text for m in kept] == ["q0", "a0", "q1", "a1", "q2", "a2"]
+    await store.erase(TID)
+    assert await store.append(TID, [u("q3"), a("a3")], after=stale) == [u("q3"), a("a3")]
+
+
 async def test_append_sets_ttl_and_refreshes_the_vault_ttl(
     store: RedisHistoryStore, redis_client: aioredis.Redis, keys: KeySpace
 ) -> None:

@@ -87,6 +87,38 @@ async def test_request_carries_model_settings_and_cache_breakpoints(client, fake
     assert newest == {"role": "user", "content": "and <PERSON_2>?"}
 
 
+def long_history(turns: int) -> tuple[str, ...]:
+    """A thread's texts with what JSON must escape, a long pasted message and non-ASCII."""
+    texts = [
+        f'q{i} "<PERSON_{i}>" \\ back\tslash \x01 Grüße 🙂 \u2028' if i % 2 == 0 else f"a{i}\n"
+        for i in range(turns * 2)
+    ]
+    texts[4] = "log line <IP_ADDRESS_1>\n" * 400  # longer than what is kept encoded
+    return (*texts, "and now?")
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_the_model_receives_the_same_request_as_the_sdk_would_send(fake_anthropic, streamed):
+    """The history is encoded once per message and reused by later turns: the body the model
+    receives, turn after turn, is the one the SDK's own ``messages.create`` sends."""
+    async with make_client(fake_anthropic) as c:
+        for turns in (3, 4, 4):  # the next turn, then the same request again
+            asked = request(*long_history(turns))
+            for ours in (True, False):
+                c._encodes_body = ours  # the SDK's own path, to compare
+                if streamed:
+                    await collect(c.stream(asked))
+                else:
+                    await c.complete(asked)
+    bodies = [r.body for r in fake_anthropic.requests]
+    assert len(bodies) == 6
+    for ours, sdk in zip(bodies[::2], bodies[1::2], strict=True):
+        assert ours == sdk
+    assert bodies[0]["messages"][4]["content"] == "log line <IP_ADDRESS_1>\n" * 400
+    assert bodies[0]["messages"][0]["content"].startswith('q0 "<PERSON_0>" \\ back\tslash')
+    assert bodies[0].get("stream", False) is streamed
+
+
 async def test_single_message_has_only_the_system_breakpoint(client, fake_anthropic):
     await client.complete(request("hello"))
     assert fake_anthropic.requests[0].body["messages"] == [{"role": "user", "content": "hello"}]

@@ -17,10 +17,11 @@ and, with ``--copies 3``, delivers every event to three of them as Slack's retri
 delivers every event to those only: acks that never wait behind turns, the N answer.
 Throughput: ``--model-delay 0 --guardrail-workers 2 --threads 200 --per-thread 5``.
 ``--long 40000`` makes the first event of thread 0 an adversarial message of that many
-characters (words joined by dots and hyphens, digits and dashes), sent alone first, with
-turns beginning at once (``VEILBOT_QUEUE_ACKS_FIRST_SECONDS=0``); the burst follows as soon as
-it is acked, while it is analysed, and the ack latency of the other events is reported: what
-one long message costs everyone else.
+characters (words joined by dots and hyphens, digits and dashes), sent alone first; the
+burst follows as soon as its turn has begun (its thread's lock is in Redis), while it is
+analysed, and the ack latency of the other events is reported: what one long message costs
+everyone else, with the default settings (``--acks-first 0`` lets every turn begin at once,
+as this benchmark did before).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
+
+import redis.asyncio as aioredis
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
@@ -62,6 +65,7 @@ from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server, free_port  # noqa: E402
 
 PREFIX = "bench"
+DEFAULT_ACKS_FIRST = Settings.model_fields["queue_acks_first_seconds"].default
 
 
 class Clock:
@@ -89,7 +93,7 @@ async def _burst(
     slack: FakeSlack,
     copies: int,
     *,
-    long_first: bool = False,
+    long_first: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[Sent, Clock]:
     total = sum(map(len, burst))
     # This process stands in for Slack: keep its own full garbage collections (each walks
@@ -98,8 +102,9 @@ async def _burst(
     gc.freeze()
     clock = Clock()
     watcher = asyncio.create_task(_watch(slack, total, clock, within=600))
-    if long_first:  # its turn begins at once, the burst arrives while it is analysed
+    if long_first is not None:  # the burst arrives once its turn began, while it is analysed
         sent = await send_burst(targets, [burst[0][:1]], copies=copies)
+        await long_first()
         rest = await send_burst(targets, [burst[0][1:], *burst[1:]], copies=copies)
         sent.statuses.update(rest.statuses)
         sent.ack_seconds += rest.ack_seconds
@@ -116,6 +121,23 @@ def adversarial(size: int) -> str:
     """Words joined by dots and hyphens, and digits with dashes: the costliest shapes."""
     unit = "the.deploy.failed.again-on-staging-after 12-34-56-78-90 jane.doe.at.acme "
     return (unit * (size // len(unit) + 1))[:size]
+
+
+def _turn_begun(args: argparse.Namespace, redis_url: str) -> Callable[[], Awaitable[None]] | None:
+    """With ``--long``: waits until the long message's turn holds its thread's lock."""
+    if not args.long:
+        return None
+
+    async def begun() -> None:
+        client = aioredis.from_url(redis_url)
+        try:
+            pattern = f"{PREFIX}:{{slack:*:{_plan(args)[0][0].ts}}}:lock"
+            while not await client.keys(pattern):
+                await asyncio.sleep(0.005)  # polling Redis for the lock, not a timed guess
+        finally:
+            await client.aclose()
+
+    return begun
 
 
 def _plan(args: argparse.Namespace) -> list[list[Event]]:
@@ -143,7 +165,7 @@ def _settings(
         slack_streaming="off",
         guardrail_workers=args.guardrail_workers,
         max_input_chars=max(8000, args.long + 100),
-        queue_acks_first_seconds=0 if args.long else 0.25,
+        queue_acks_first_seconds=args.acks_first,
         log_level="WARNING",
     )
 
@@ -157,7 +179,8 @@ async def in_process(
         async with build_app(settings) as app, running(app, ["slack"]) as service:
             here = Endpoint(0, f"{service.http.url}{settings.slack_http_path}")
             burst = _plan(args)
-            sent, clock = await _burst([here], burst, slack, copies=1, long_first=bool(args.long))
+            begun = _turn_begun(args, redis_url)
+            sent, clock = await _burst([here], burst, slack, copies=1, long_first=begun)
             await service.drain(60)
     return sent, clock, slack
 
@@ -172,7 +195,8 @@ async def replicated(
     }
     if args.long:
         extra["VEILBOT_MAX_INPUT_CHARS"] = str(max(8000, args.long + 100))
-        extra["VEILBOT_QUEUE_ACKS_FIRST_SECONDS"] = "0"
+    if args.acks_first != DEFAULT_ACKS_FIRST:
+        extra["VEILBOT_QUEUE_ACKS_FIRST_SECONDS"] = str(args.acks_first)
     shared = {"redis_url": redis_url, "prefix": PREFIX, "database_url": args.database_url}
     async with FakeSlack() as slack, AsyncExitStack() as stack:
         replicas = await stack.enter_async_context(
@@ -194,9 +218,8 @@ async def replicated(
                 )
             )
         burst = _plan(args)
-        sent, clock = await _burst(
-            replicas, burst, slack, copies=args.copies, long_first=bool(args.long)
-        )
+        begun = _turn_begun(args, redis_url)
+        sent, clock = await _burst(replicas, burst, slack, copies=args.copies, long_first=begun)
     return sent, clock, slack
 
 
@@ -217,7 +240,10 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
     where = f"{args.replicas} replica processes" if args.replicas else "in this process"
     if args.ingress:
         where += f", deliveries to {args.ingress} more with VEILBOT_QUEUE_WORKERS=0"
-    print(f"service:              {where}, guardrail workers {args.guardrail_workers}")
+    print(
+        f"service:              {where}, guardrail workers {args.guardrail_workers}, "
+        f"acks first {args.acks_first} s"
+    )
     print(
         f"events sent:          {total} ({args.threads} threads x {args.per_thread}), "
         f"{args.copies} deliveries each, model {args.model_delay}s"
@@ -274,6 +300,12 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--ingress", type=int, default=0)
     parser.add_argument("--long", type=int, default=0, help="one adversarial message this long")
+    parser.add_argument(
+        "--acks-first",
+        type=float,
+        default=DEFAULT_ACKS_FIRST,
+        help="VEILBOT_QUEUE_ACKS_FIRST_SECONDS (0: every turn begins at once)",
+    )
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--redis-url", default=os.environ.get("VEILBOT_TEST_REDIS_URL"))
     args = parser.parse_args()

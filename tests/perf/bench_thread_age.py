@@ -11,6 +11,16 @@ to ``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so turns 
 include the vault's retention.
 
     .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 10]
+
+``--callgrind`` counts instructions instead of timing, which no load on the machine moves:
+
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=age.%p \
+        .venv/bin/python -m tests.perf.bench_thread_age --callgrind
+
+Detection then runs in a worker process (not traced, the same for old and new threads), and
+instrumentation is on only for each age's window of old turns, then for the same messages in
+new threads; each is dumped on its own and the totals printed as millions of instructions per
+turn of this process.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -29,6 +40,7 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.app import App, build_app  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
+from bot.service import startup_frozen  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
@@ -49,6 +61,52 @@ def _span(age: int, window: int) -> range:
     return range(1, window + 1) if age <= window else range(age - window + 1, age + 1)
 
 
+async def run_callgrind(settings: Settings, turns: int, window: int, out: str) -> None:
+    """Instructions per turn at each age, old thread against new threads (see the docstring)."""
+    texts = messages(turns)
+    ages = {a: _span(a, window) for a in (1, 100, 300) if a <= turns}
+    dumps: list[str] = []
+    async with build_app(settings) as app:
+        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
+            for i in range(20):
+                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
+            done = 0
+            for age, span in ages.items():
+                for i in range(done + 1, span.start):
+                    await turn_ms(app, i, texts[i - 1], "old")
+                for label, base, thread in (("old", 0, "old"), ("new", 20_000, "new")):
+                    _callgrind("--instr=on")
+                    for i in span:
+                        await turn_ms(
+                            app, base + i, texts[i - 1], thread if base == 0 else f"new{i}"
+                        )
+                    _callgrind("--instr=off")
+                    _callgrind(f"--dump={label}{age}")
+                    dumps.append(f"{label}{age}")
+                done = span.stop - 1
+    totals = _dump_totals(out, len(dumps))
+    print(f"{turns} turns in one thread; M instructions per turn ({window} turns each)")
+    print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
+    for n, age in enumerate(ages):
+        old, new = totals[2 * n] / window / 1e6, totals[2 * n + 1] / window / 1e6
+        print(f"{age:>6} {old:>11.2f} {new:>11.2f} {old / new:>7.2f}")
+
+
+def _callgrind(option: str) -> None:
+    command = ["callgrind_control", option, str(os.getpid())]
+    subprocess.run(command, check=True, capture_output=True)  # noqa: S603
+
+
+def _dump_totals(out: str, count: int) -> list[int]:
+    """The instruction totals of the first ``count`` dumps of ``--callgrind-out-file``."""
+    totals = []
+    for n in range(1, count + 1):
+        text = Path(out.replace("%p", str(os.getpid())) + f".{n}").read_text()
+        found = re.search(r"^totals: (\d+)", text, re.MULTILINE)
+        totals.append(int(found.group(1)) if found else 0)
+    return totals
+
+
 async def run(settings: Settings, turns: int, window: int) -> None:
     """The old thread's turns, and at each age the same messages in new threads."""
     texts = messages(turns)
@@ -56,12 +114,13 @@ async def run(settings: Settings, turns: int, window: int) -> None:
     old: dict[int, float] = {}
     fresh: dict[int, float] = {}
     async with build_app(settings) as app:
-        for i in range(20):  # warm-up, in threads of their own
-            await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
-        for i, text in enumerate(texts[:turns], start=1):
-            old[i] = await turn_ms(app, i, text, "old")
-            if any(i in span for span in ages.values()):
-                fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
+        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
+            for i in range(20):  # warm-up, in threads of their own
+                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
+            for i, text in enumerate(texts[:turns], start=1):
+                old[i] = await turn_ms(app, i, text, "old")
+                if any(i in span for span in ages.values()):
+                    fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
     print(f"{turns} turns in one thread; CPU ms per turn (median of {window})")
     print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
     for age, span in ages.items():
@@ -96,9 +155,12 @@ async def main(args: argparse.Namespace) -> None:
                 anthropic_api_key="bench",  # type: ignore[arg-type]
                 anthropic_base_url=fake_url,
                 model_max_retries=0,
-                guardrail_workers=0,
+                guardrail_workers=1 if args.callgrind else 0,
             )
-            await run(settings, args.turns, args.window)
+            if args.callgrind:
+                await run_callgrind(settings, args.turns, args.window, args.out)
+            else:
+                await run(settings, args.turns, args.window)
     finally:
         fake.terminate()
         fake.wait(10)
@@ -110,4 +172,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--window", type=int, default=10)
+    parser.add_argument("--callgrind", action="store_true", help="instructions, under valgrind")
+    parser.add_argument("--out", default="age.%p", help="valgrind's --callgrind-out-file")
     asyncio.run(main(parser.parse_args()))
