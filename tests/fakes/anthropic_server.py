@@ -154,6 +154,13 @@ class FakeAnthropic(FakeServer):
         body, _ = await self._record(request)
         if (problem := self._check_auth(request)) is not None:
             return problem
+        if request.content_type != "application/json" or "anthropic-version" not in request.headers:
+            # the real API requires both headers on every Messages request
+            return self._error_response(
+                ScriptedError(
+                    400, "invalid_request_error", "content-type and anthropic-version required"
+                )
+            )
         model = body.get("model")
         streaming = bool(body.get("stream"))
         return await self._reply(request, body, model, streaming=streaming)
