@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Collection, Sequence
+from collections.abc import Awaitable
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.budget import fit_to_budget
+from bot.core.edits import ThreadEdits
 from bot.core.errors import (
-    AlreadyStored,
     GuardrailError,
     InputRejected,
     ModelError,
@@ -59,7 +59,7 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
-from bot.core.turn import Turn, count_placeholders, drop_pending, stored_exchange
+from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
     InboundMessage,
@@ -72,7 +72,6 @@ from bot.core.types import (
     TextAnalysis,
     ThreadId,
     TurnStatus,
-    utcnow,
 )
 
 log = logging.getLogger(__name__)
@@ -120,6 +119,9 @@ class Conversation:
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
         self._in_flight = asyncio.Semaphore(max_in_flight)
+        self._edits = ThreadEdits(
+            guardrail=guardrail, history=history, locks=locks, in_flight=self._in_flight
+        )
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
         """Run one guarded turn; ``None`` for a duplicate delivery or a withdrawn turn.
@@ -235,10 +237,7 @@ class Conversation:
 
     async def forget(self, thread_id: ThreadId) -> int:
         """Erase a thread's history and vault while no turn of it runs."""
-        async with self._locks.hold(thread_id):
-            removed = await self._history.erase(thread_id)
-        log.info("thread forgotten thread=%s keys=%d", thread_id, removed)
-        return removed
+        return await self._edits.forget(thread_id)
 
     async def knows_thread(self, thread_id: ThreadId) -> bool:
         """Whether the thread has kept history: the bot takes part in it (follow-ups)."""
@@ -246,47 +245,13 @@ class Conversation:
 
     async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
         """Drop a deleted user message (and the answer to it) from the thread's history."""
-        cleaned = clean_user_text(text)
-        if not cleaned:
-            return 0
-        async with self._locks.hold(thread_id), self._in_flight:
-            redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
-            removed = await self._history.remove_user_message(thread_id, redacted.text)
-            await self._retain(thread_id)
-        log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
-        return removed
+        return await self._edits.message_deleted(thread_id, text, platform=platform)
 
     async def message_edited(
         self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
     ) -> int:
-        """Keep a user's edited message in place of its earlier text, redacted afresh.
-
-        The new text goes through the guardrail with the thread's vault. Values the person
-        edited out are withdrawn from the vault unless another message still holds them (the
-        answer to the earlier text quoting them does not count: it shows them as
-        ``[redacted]`` from then on). A later deletion of the edited message finds it and
-        withdraws the rest. An edit to nothing is a deletion. Returns messages changed.
-        """
-        old, new = clean_user_text(before), clean_user_text(after)
-        if not old or old == new or not await self._history.exists(thread_id):
-            return 0
-        async with self._locks.hold(thread_id), self._in_flight:
-            earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
-            if not new:
-                changed = await self._history.remove_user_message(thread_id, earlier.text)
-                await self._retain(thread_id)
-                return changed
-            redacted = await self._guardrail.anonymize(thread_id, new, platform=platform)
-            changed = await self._history.replace_user_message(
-                thread_id, earlier.text, redacted.text
-            )
-            dropped = {e.placeholder for e in earlier.entities} - {
-                e.placeholder for e in redacted.entities
-            }
-            kept = _without_answer_refs(await self._history.load(thread_id), redacted, dropped)
-            await self._guardrail.retain(thread_id, kept)
-        log.info("edited message kept thread=%s changed=%d", thread_id, changed)
-        return changed
+        """Keep a user's edited message in place of its earlier text (``ThreadEdits``)."""
+        return await self._edits.message_edited(thread_id, before, after, platform=platform)
 
     async def _guarded(
         self,
@@ -446,57 +411,13 @@ class Conversation:
         turn.lap("retain")
         return turn.reply(restored.text, TurnStatus.OK, streamed=streamed)
 
-    async def _retain(self, thread_id: ThreadId) -> None:
-        """Keep in the vault only the values the thread's kept history still refers to."""
-        kept = await self._history.load(thread_id)
-        await self._guardrail.retain(thread_id, [m.text for m in kept])
-
     def _unexpected(self, turn: Turn, exc: Exception) -> Reply:
         log_failure(log, "turn failed run=%s", exc, turn.record.run_id)
         turn.record.error = describe(exc)
         return turn.reply(INTERNAL_REPLY, TurnStatus.INTERNAL_ERROR)
 
     async def _finish(self, turn: Turn) -> None:
-        record = turn.record
-        record.finished_at = utcnow()
-        record.latencies_ms["total"] = round(
-            (record.finished_at - record.started_at).total_seconds() * 1000, 3
-        )
-        try:
-            await self._audit.record(record)
-        except AlreadyStored:
-            # A turn run again after its worker died: the earlier attempt's row stands (one
-            # row per turn). Expected when that attempt stored its answer; otherwise that
-            # attempt's outcome is what the log keeps, not this one's.
-            if record.status is TurnStatus.DROPPED:  # the uninstall's erasure wrote it first
-                log.info("audit row of the dropped turn written already run=%s", record.run_id)
-            elif record.metadata.get("replayed"):
-                log.info("audit row written by an earlier attempt kept run=%s", record.run_id)
-            else:
-                log.warning(
-                    "audit row of an earlier attempt kept, this attempt's not written run=%s "
-                    "status=%s",
-                    record.run_id,
-                    record.status,
-                )
-        except Exception as exc:  # noqa: BLE001  (the reply must still go out)
-            log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
-        if record.status is not TurnStatus.DROPPED:  # its workspace's budgets are erased
-            await self.budgets.after_turn(turn.message, record.cost_usd)
-        try:
-            self._metrics.turn_finished(record)
-        except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)
-            log_failure(log, "turn metrics failed run=%s", exc, record.run_id)
-        log.info(
-            "turn run=%s thread=%s status=%s entities=%s tokens_in=%d tokens_out=%d ms=%.1f",
-            record.run_id,
-            record.thread_id,
-            record.status,
-            sum(record.entity_counts.values()),
-            record.input_tokens,
-            record.output_tokens,
-            record.latencies_ms["total"],
-        )
+        await finish(turn, self._audit, self.budgets, self._metrics)
 
 
 async def _withdrawn(turn: Turn) -> bool:
@@ -507,20 +428,6 @@ async def _withdrawn(turn: Turn) -> bool:
     turn.record.metadata["dropped"] = "withdrawn"
     log.info("queued turn withdrawn while it ran run=%s", turn.record.run_id)
     return True
-
-
-def _without_answer_refs(
-    history: Sequence[ChatMessage], edited: Redaction, dropped: Collection[str]
-) -> list[str]:
-    """The kept texts, the edited message's answer without the placeholders edited out."""
-    texts = [m.text for m in history]
-    for i in range(len(history) - 2, -1, -1):
-        if history[i].role == "user" and history[i].text == edited.text:
-            if history[i + 1].role == "assistant":
-                for placeholder in dropped:
-                    texts[i + 1] = texts[i + 1].replace(placeholder, "")
-            break
-    return texts
 
 
 OFF_LOOP_CHARS = 4000

@@ -1,4 +1,4 @@
-"""One turn's state while it runs: the audit record it fills, its laps, its replies.
+"""One turn's state while it runs (the audit record it fills, its laps, its replies) and its finish.
 
 ``Conversation`` (``bot.core.conversation``) runs the turn; a ``Turn`` is what the turn has
 learned so far and becomes its audit record.
@@ -12,7 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.errors import AlreadyStored
+from bot.core.logsafe import log_failure
+from bot.core.ports import AuditStore, Metrics
 from bot.core.scopes import Scope
+from bot.core.spend_watch import BudgetWatch
 from bot.core.types import (
     AuditRecord,
     ChatMessage,
@@ -126,3 +130,49 @@ def _retrieved(analysis: asyncio.Future[Any]) -> None:
 def stored_exchange(history: list[ChatMessage], user: ChatMessage) -> bool:
     """Whether the history ends with this user message and an answer to it."""
     return len(history) >= 2 and history[-2] == user and history[-1].role == "assistant"
+
+
+async def finish(turn: Turn, audit: AuditStore, budgets: BudgetWatch, metrics: Metrics) -> None:
+    """Write the turn's audit row, count its spend and metrics, log its one line.
+
+    Each step's failure is logged and the next still runs: the reply goes out regardless.
+    """
+    record = turn.record
+    record.finished_at = utcnow()
+    record.latencies_ms["total"] = round(
+        (record.finished_at - record.started_at).total_seconds() * 1000, 3
+    )
+    try:
+        await audit.record(record)
+    except AlreadyStored:
+        # A turn run again after its worker died: the earlier attempt's row stands (one
+        # row per turn). Expected when that attempt stored its answer; otherwise that
+        # attempt's outcome is what the log keeps, not this one's.
+        if record.status is TurnStatus.DROPPED:  # the uninstall's erasure wrote it first
+            log.info("audit row of the dropped turn written already run=%s", record.run_id)
+        elif record.metadata.get("replayed"):
+            log.info("audit row written by an earlier attempt kept run=%s", record.run_id)
+        else:
+            log.warning(
+                "audit row of an earlier attempt kept, this attempt's not written run=%s status=%s",
+                record.run_id,
+                record.status,
+            )
+    except Exception as exc:  # noqa: BLE001  (the reply must still go out)
+        log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
+    if record.status is not TurnStatus.DROPPED:  # its workspace's budgets are erased
+        await budgets.after_turn(turn.message, record.cost_usd)
+    try:
+        metrics.turn_finished(record)
+    except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)
+        log_failure(log, "turn metrics failed run=%s", exc, record.run_id)
+    log.info(
+        "turn run=%s thread=%s status=%s entities=%s tokens_in=%d tokens_out=%d ms=%.1f",
+        record.run_id,
+        record.thread_id,
+        record.status,
+        sum(record.entity_counts.values()),
+        record.input_tokens,
+        record.output_tokens,
+        record.latencies_ms["total"],
+    )
