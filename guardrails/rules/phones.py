@@ -82,8 +82,8 @@ CONTEXT = re.compile(
     r"|texting|calling"
     # the same words in the EU's and Latin America's languages
     r"|t[eé]l|t[eé]l[eé]phone|telefon\w*|tel[eé]fono|telemóvel|telemovel|telefoon"
-    r"|handy|mobil|mobiel|m[oó]vil|celular|cellulare|portable|natel|gsm|puhelin|tlf"
-    r"|num[eé]ro|n[uú]mero|nummer|rufnummer|nr|anrufen|llamar|appeler|chiamare|ligar|bellen"
+    r"|handy\w*|mobil|mobiel|m[oó]vil|celular|cellulare|portable|natel|gsm|puhelin|tlf"
+    r"|num[eé]ro|n[uú]mero|\w*nummer|nr|anrufen|llamar|appeler|chiamare|ligar|bellen"
     r"|zadzwoń|komórka)\b",
     re.IGNORECASE,
 )

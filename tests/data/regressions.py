@@ -60,7 +60,7 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
     ),
     (
         "discord",
-        ("mein Handy ", Pii("PHONE_NUMBER", "4567 8901", ("phone_context",)), ", build ",
+        ("mi móvil es ", Pii("PHONE_NUMBER", "612 34 56", ("phone_context",)), ", build ",
          Keep("ticket", "6789 1234")),
     ),
     (

@@ -81,6 +81,7 @@ def test_a_phone_at_a_line_end_does_not_run_into_the_next_line(presidio_analyzer
         ("il mio cellulare 347 1234", "347 1234"),
         ("ring på tlf 21 23 45 67", "21 23 45 67"),
         ("mein Handy: 4567 8901", "4567 8901"),
+        ("Handynummer 4567 8901", "4567 8901"),
     ],
 )
 def test_phone_words_in_other_languages_make_a_short_number_count(presidio_analyzer, text, number):
