@@ -2,11 +2,12 @@
 
 Chat writes numbers every way a country does: ``+4915112345678`` (E.164, no separators),
 ``+44 20 7946 0958``, ``(415) 555-0123``, ``030/1234567``, ``06.12.34.56.78``,
-``0049 151 1234 5678``, with an extension (``x204``), broken across a line. The candidate
-pattern takes any run of digit groups with those separators; a candidate is a phone number
-when libphonenumber accepts it:
+``0049 151 1234 5678``, ``(+44) 20 7946 0958``, with an extension (``x204``), broken across a
+line. The candidate pattern takes any run of digit groups with those separators; a candidate
+is a phone number when libphonenumber accepts it:
 
-- with an international prefix (``+`` or ``00``): a possible number of the country it names;
+- with an international prefix (``+``, ``(+44)`` or ``00``): a possible number of the country
+  it names;
 - otherwise: a valid national number of one of ``REGIONS`` (the EU, the UK, the US and Canada,
   India, Brazil, China and a few more); ten digits in the North American grouping
   (``415-555-0123``, ``(212) 555 0187``) count even when no area code matches, since examples
@@ -55,7 +56,7 @@ _GROUP = r"(?:\(\d{1,5}(?:[ \-]\d{1,4})?\)|\d{1,15})"
 _EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
 CANDIDATE = re.compile(
     rf"(?<![\w+@/\-$€£¥])(?<!\w\.)(?:(?<!\d,)|(?!\d{{3}}[,.]\d))"
-    rf"(?:\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
+    rf"(?:\(\+\d{{1,3}}\)[ ]?|\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
     rf"(?P<ext>{_EXTENSION})(?![\w@]|\.\d)",
     re.IGNORECASE,
 )
@@ -127,7 +128,7 @@ def _identifier(text: str, start: int) -> bool:
 
     An international number ("+91 98765 43210") is a phone number whatever is said before it.
     """
-    if text.startswith(("+", "00"), start):
+    if text.startswith(("+", "00", "(+"), start):
         return False
     return bool(IDENTIFIER.search(text, max(0, start - _IDENTIFIER_WINDOW), start))
 
@@ -175,8 +176,8 @@ def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 def _accepted(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     """The longest sub-span of whole digit groups that is a phone number, with its score."""
     groups = [(start + m.start(), start + m.end()) for m in _GROUPS.finditer(text[start:end])]
-    if groups and text[start] == "+":
-        groups[0] = (start, groups[0][1])
+    if groups and text[start] in "+(":
+        groups[0] = (start, groups[0][1])  # "+44", "(+44)": the prefix and its country code
     for first in range(min(2, len(groups))):
         for last in range(len(groups) - 1, max(first, len(groups) - 3) - 1, -1):
             a, b = groups[first][0], groups[last][1]
@@ -193,10 +194,10 @@ def score_number(value: str) -> float:
     digits = re.sub(r"\D", "", value)
     if not MIN_DIGITS <= len(digits) <= MAX_DIGITS or _NOT_PHONE.fullmatch(value.strip()):
         return 0.0
-    international = value.lstrip().startswith(("+", "00"))
+    international = value.lstrip().lstrip("(").startswith(("+", "00"))
     grouped = bool(re.search(r"\d[ \t.\-/()\n]+\d", value))
     if international:
-        e164 = "+" + (digits[2:] if value.lstrip().startswith("00") else digits)
+        e164 = "+" + (digits[2:] if value.lstrip().lstrip("(").startswith("00") else digits)
         return 0.8 if _possible(e164) else 0.0
     if not grouped:
         if len(digits) in (10, 11) and _valid(digits[-10:], "US") or _bare_mobile(digits):

@@ -31,6 +31,7 @@ def phones_in(text):
         "13812345678",  # a Chinese mobile, in one run
         "(06 1) 234 5678",  # Hungarian, trunk and area code in brackets
         "(0-312) 34567",  # Lithuanian
+        "(+44) 20 7946 0958",  # the country code in brackets
     ],
 )
 def test_numbers_written_as_countries_write_them(number):
