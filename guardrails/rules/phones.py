@@ -3,8 +3,9 @@
 Chat writes numbers every way a country does: ``+4915112345678`` (E.164, no separators),
 ``+44 20 7946 0958``, ``(415) 555-0123``, ``030/1234567``, ``06.12.34.56.78``,
 ``0049 151 1234 5678``, ``(+44) 20 7946 0958``, with an extension (``x204``), broken across a
-line. The candidate pattern takes any run of digit groups with those separators; a candidate
-is a phone number when libphonenumber accepts it:
+line, with the dashes word processors put for hyphens (``415–555–0123``). The candidate
+pattern takes any run of digit groups with those separators; a candidate is a phone number
+when libphonenumber accepts it:
 
 - with an international prefix (``+``, ``(+44)`` or ``00``): a possible number of the country
   it names;
@@ -47,15 +48,17 @@ REGIONS = (
 )  # fmt: skip
 """Regions whose national formats are recognized without an international prefix."""
 
+# Hyphens, and the dashes and minus sign word processors put for them ("415–555–0123").
+_DASH = "\\-\u2010-\u2015\u2212"
 # A tab is no separator within a number: it ends a cell of a tab-separated row (a TSV file, a
 # spreadsheet's or a document table's row), and the next cell is often a figure of its own.
-_SEP = r"(?:[ ]*[.\-/][ ]*| +|[ ]*\n[ ]*|(?<=\))|(?=\())"
+_SEP = rf"(?:[ ]*[./{_DASH}][ ]*| +|[ ]*\n[ ]*|(?<=\))|(?=\())"
 # "(06 1) 234 5678", "(0-312) 34567": the trunk and area code in brackets, as libphonenumber
 # prints Hungarian and Lithuanian numbers.
 _GROUP = r"(?:\(\d{1,5}(?:[ \-]\d{1,4})?\)|\d{1,15})"
 _EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
 CANDIDATE = re.compile(
-    rf"(?<![\w+@/\-$€£¥])(?<!\w\.)(?:(?<!\d,)|(?!\d{{3}}[,.]\d))"
+    rf"(?<![\w+@/{_DASH}$€£¥])(?<!\w\.)(?:(?<!\d,)|(?!\d{{3}}[,.]\d))"
     rf"(?:\(\+\d{{1,3}}\)[ ]?|\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
     rf"(?P<ext>{_EXTENSION})(?![\w@]|\.\d)",
     re.IGNORECASE,
@@ -63,16 +66,19 @@ CANDIDATE = re.compile(
 """Digit groups that could be a phone number (validated by ``PhoneCheck``)."""
 
 _BREAK = re.compile(r"[ ]*\n[ ]*")
-_ISO_DATE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}(?!\d)")
+_ISO_DATE = re.compile(rf"\d{{4}}[./{_DASH}]\d{{1,2}}[./{_DASH}]\d{{1,2}}(?!\d)")
 _GROUPS = re.compile(r"\(?\d+\)?")
 _NOT_PHONE = re.compile(
-    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})"  # dates
+    rf"\d{{4}}[./{_DASH}]\d{{1,2}}[./{_DASH}]\d{{1,2}}"  # dates
+    rf"|\d{{1,2}}[./{_DASH}]\d{{1,2}}[./{_DASH}](?:\d{{4}}|\d{{2}})"
     r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:\.\d{1,3}){1,2}"  # IP addresses, versions
-    r"|\d{3}-\d{2}-\d{4}"  # SSN
+    rf"|\d{{3}}[{_DASH}]\d{{2}}[{_DASH}]\d{{4}}"  # SSN
 )
-_NANP_GROUPING = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
+_NANP_GROUPING = re.compile(
+    rf"(?:\+?1[ .{_DASH}]?)?(?:\(\d{{3}}\)[ .{_DASH}]?|\d{{3}}[ .{_DASH}])\d{{3}}[ .{_DASH}]\d{{4}}"
+)
 MIN_DIGITS, MAX_DIGITS = 6, 15
-_CHUNKED = re.compile(r"[ \t]?\d{4}(?:[ \t.\-]\d{4}){2,}(?:[ \t.\-]\d{1,4})?")
+_CHUNKED = re.compile(rf"[ \t]?\d{{4}}(?:[ \t.{_DASH}]\d{{4}}){{2,}}(?:[ \t.{_DASH}]\d{{1,4}})?")
 """Digits in fours, the way cards and IBANs are printed: too long for a phone number, it is a
 card or an account (valid or not), and no part of it is a phone number."""
 
@@ -195,7 +201,7 @@ def score_number(value: str) -> float:
     if not MIN_DIGITS <= len(digits) <= MAX_DIGITS or _NOT_PHONE.fullmatch(value.strip()):
         return 0.0
     international = value.lstrip().lstrip("(").startswith(("+", "00"))
-    grouped = bool(re.search(r"\d[ \t.\-/()\n]+\d", value))
+    grouped = bool(re.search(rf"\d[ \t./(){_DASH}\n]+\d", value))
     if international:
         e164 = "+" + (digits[2:] if value.lstrip().lstrip("(").startswith("00") else digits)
         return 0.8 if _possible(e164) else 0.0

@@ -32,6 +32,8 @@ def phones_in(text):
         "(06 1) 234 5678",  # Hungarian, trunk and area code in brackets
         "(0-312) 34567",  # Lithuanian
         "(+44) 20 7946 0958",  # the country code in brackets
+        "415\u2013555\u20130123",  # en dashes, as word processors put them for hyphens
+        "0176 \u2013 1234567",
     ],
 )
 def test_numbers_written_as_countries_write_them(number):
@@ -52,6 +54,7 @@ def test_numbers_written_as_countries_write_them(number):
         "Invoice #: 2125550187",
         "created 1716224000",  # ten digits from 1: a Unix time
         "qty 1,234,567 and 12,345,678.90",
+        "released 2024\u201303\u201314, SSN 536\u201322\u20138714, pages 120\u2013145",
     ],
 )
 def test_dates_ids_versions_and_amounts_are_not_phones(text):
