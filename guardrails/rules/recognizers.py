@@ -247,6 +247,15 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         maestro,
         needs=_DIGIT,
     ),
+    Rule(  # after a card word, a card's length of digits is the card even mistyped (no Luhn)
+        "CREDIT_CARD",
+        re.compile(
+            r"(?i:\b(?:card|cc|visa|mastercard|amex|maestro|debit|credit)\b[^\n\d]{0,30}?)"
+            r"(?P<v>(?<![\w.\-+/])\d{4}(?:[ \-]?\d){9,15})(?![\w\-])"
+        ),
+        0.6,
+        needs=_DIGIT,
+    ),
     Rule(
         "IBAN_CODE",
         re.compile(rf"\b[A-Z]{{2}}\d{{2}}(?:{_WRAP_SEP}?[A-Z0-9]{{1,4}}){{3,8}}\b", _I),

@@ -42,5 +42,31 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
         ("back home in ", Pii("LOCATION", "California", ("region_name",)), ", says ",
          Pii("PERSON", "Georgia Ruiz"), " on the ", Keep("company", "Kmart Australia"), " ticket"),
     ),
+    (
+        "slack",
+        ("new number is ", Pii("PHONE_NUMBER", "9876543210", ("phone_bare",)), ", order ",
+         Keep("ticket", "8765432109"), " shipped, created ", Keep("ticket", "1716224000")),
+    ),
+    (
+        "discord",
+        ("sku,phone,qty\nA7,", Pii("PHONE_NUMBER", "415-555-0143", ("phone_format",)), ",",
+         Keep("number", "42"), "\nB2,", Pii("PHONE_NUMBER", "07700 900456", ("phone_format",)),
+         ",", Keep("number", "12")),
+    ),
+    (
+        "slack",
+        ("call ", Pii("PHONE_NUMBER", "020 7946 0811", ("phone_split",)), "\n",
+         Keep("number", "42"), " boxes left, ticket ", Keep("ticket", "2125550187")),
+    ),
+    (
+        "discord",
+        ("mi móvil es ", Pii("PHONE_NUMBER", "612 34 56", ("phone_context",)), ", build ",
+         Keep("ticket", "6789 1234")),
+    ),
+    (
+        "slack",
+        ("my visa ", Pii("CREDIT_CARD", "4111 1111 1111 1112", ("card_mistyped",)),
+         " was declined in ", Keep("date", "2024")),
+    ),
 )  # fmt: skip
 """``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""

@@ -64,6 +64,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "repeated at": _rng_text(lambda r: r.choice(_WORDS) + " at "),
     "long number": _rng_text(lambda r: r.choice("0123456789")),
     "digit groups": _rng_text(lambda r: f"{r.randint(1000, 9999)} "),
+    "csv rows of numbers": _rng_text(
+        lambda r: (
+            f"{r.randint(100, 999)}-{r.randint(100, 999)}-{r.randint(1000, 9999)},"
+            + str(r.randint(1, 99))
+            + r.choice([",", "\n"])
+        )
+    ),
+    "ids and phones": _rng_text(
+        lambda r: f"{r.choice(['order', 'ticket #', 'call', 'ts='])} {r.randint(10**9, 10**10)} "
+    ),
     "dot run": lambda n: "." * n,
     "space run": lambda n: " " * n,
     "dash run": lambda n: "-" * n,

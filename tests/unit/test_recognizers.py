@@ -24,6 +24,25 @@ def test_cards_in_any_grouping(card):
 
 
 @pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("And credit card number is 4567-8901-2345-6789. Thanks", "4567-8901-2345-6789"),
+        ("my visa 4111 1111 1111 1112 was declined", "4111 1111 1111 1112"),  # Luhn fails
+        ("card: 3782 822463 10006", "3782 822463 10006"),
+    ],
+)
+def test_a_mistyped_card_after_a_card_word_is_still_the_card(text, card):
+    assert ("CREDIT_CARD", card) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["cc 2024 release notes", "the card game has 1500000 players", "ticket 4567 8901"]
+)
+def test_numbers_after_a_card_word_that_are_no_card_length_stay(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
     "value",
     ["DE89 3704 0044 0532 0130 00", "DE89-3704-0044-0532-0130-00", "de89370400440532013000"],
 )
