@@ -25,7 +25,7 @@ the others keep their detections.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from bot.core.types import Platform
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
 from guardrails.rules import casing, places, precision, urls
+from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
 from guardrails.rules.repeats import repeats
@@ -203,8 +204,10 @@ class _Detector:
                     )
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
-        again = repeats(merged, text, norm.protected)
-        return merge_overlaps([*merged, *again], text) if again else merged
+        form = self._people.link_form if self._people else None
+        again = repeats(merged, text, norm.protected, form)
+        final = merge_overlaps([*merged, *again], text) if again else merged
+        return [_with_parts(d, text, form) for d in final] if form else final
 
     def _fields(self, norm: Normalized) -> list[Detection]:
         """The values of link parameters whose key says what they are (``?dob=…``)."""
@@ -350,6 +353,13 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+def _with_parts(d: Detection, text: str, form: Callable[[str], str]) -> Detection:
+    """A person with the name tokens a later mention may use alone, in their lookup forms."""
+    if d.type != "PERSON":
+        return d
+    return replace(d, parts=name_parts(d.type, text[d.start : d.end], form))
 
 
 def _part_of(d: Detection, start: int, end: int) -> bool:

@@ -42,5 +42,16 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
         ("back home in ", Pii("LOCATION", "California", ("region_name",)), ", says ",
          Pii("PERSON", "Georgia Ruiz"), " on the ", Keep("company", "Kmart Australia"), " ticket"),
     ),
+    (
+        "slack",
+        ("Ring ", Pii("PERSON", "Maria Gonzalez"), " at the office, then ",
+         Keep("word_name", "ring"), " me. ", Keep("word_name", "Ring"), " the desk if ",
+         Pii("PERSON", "Maria"), " is out"),
+    ),
+    (
+        "discord",
+        ("ask ", Pii("PERSON", "Grace Park"), " for the ", Keep("word_name", "park"),
+         " permit, or ", Pii("PERSON", "Park"), " herself"),
+    ),
 )  # fmt: skip
 """``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""
