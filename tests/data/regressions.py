@@ -53,5 +53,10 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
         ("ask ", Pii("PERSON", "Grace Park"), " for the ", Keep("word_name", "park"),
          " permit, or ", Pii("PERSON", "Park"), " herself"),
     ),
+    (
+        "discord",
+        ("send it to ", Pii("EMAIL_ADDRESS", "}ds@hr.example.museum"), " or ",
+         Pii("EMAIL_ADDRESS", "p=@acme.example"), ", not ", Keep("code", "user@{domain}")),
+    ),
 )  # fmt: skip
 """``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""
