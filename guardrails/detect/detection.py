@@ -25,6 +25,7 @@ the others keep their detections.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 DEFAULT_CHUNK_CHARS = 4000
 """Longest text analysed in one NER pass; longer texts are split with an overlap."""
 _LINK_TYPES = {"mailto": "EMAIL_ADDRESS", "tel": "PHONE_NUMBER"}
+_HANDLE = re.compile(r"\w+")
 
 
 def detect(
@@ -297,11 +299,23 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
             return None
+        if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
+            return None
         if d.type == "PERSON" and self._people is not None:
             if self._people.company(norm.text, end):
                 return None
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
+
+    def _organization_handle(self, text: str, start: int, end: int) -> bool:
+        """Whether a span is a whole account name ("@SkySports") of an organization."""
+        if self._people is None:
+            return False
+        start += text.startswith("@", start)
+        whole = _HANDLE.match(text, start)
+        if start == 0 or text[start - 1] != "@" or whole is None or whole.end() != end:
+            return False
+        return self._people.organization_handle(text[start:end])
 
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether an NER span can be what its type says (needs the name lexicon).

@@ -51,7 +51,7 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
     (
         "discord",
         ("ask ", Pii("PERSON", "Grace Park"), " for the ", Keep("word_name", "park"),
-         " permit, or ", Pii("PERSON", "Park"), " herself"),
+         " permit. ", Keep("word_name", "Park"), " the van by the gate"),
     ),
     (
         "discord",
