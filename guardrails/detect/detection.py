@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from bot.core.types import Platform
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
-from guardrails.rules import casing, places, precision, urls
+from guardrails.rules import accounts, casing, places, precision, urls
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -315,7 +315,8 @@ class _Detector:
         whole = _HANDLE.match(text, start)
         if start == 0 or text[start - 1] != "@" or whole is None or whole.end() != end:
             return False
-        return self._people.organization_handle(text[start:end])
+        people = self._people
+        return accounts.organization_handle(text[start:end], people.english, people.listed)
 
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether an NER span can be what its type says (needs the name lexicon).

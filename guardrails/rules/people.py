@@ -33,13 +33,7 @@ from importlib import resources
 
 from guardrails.rules import places
 from guardrails.rules.casing import Lexicon
-from guardrails.rules.names import (
-    AFTER_WORD,
-    BEFORE_ACT,
-    COMMON_WORDS,
-    COMPANY_WORDS,
-    ORGANIZATION_WORDS,
-)
+from guardrails.rules.names import AFTER_WORD, BEFORE_ACT, COMMON_WORDS, COMPANY_WORDS
 from guardrails.rules.parts import PROPER
 
 FIRST_RANK = 1000
@@ -86,9 +80,6 @@ _WITH_INITIAL = re.compile(
     rf"(?![\w@])"
 )
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_HANDLE_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+")
-"""The words of an account name run together: "BBCBreaking" -> "BBC", "Breaking"."""
-_DIGIT = re.compile(r"\d")
 NEEDS = re.compile(rf"[ \t{_UPPER}]")
 """What every name ``PeopleFinder`` finds contains: a capital or a space between two words."""
 _TITLES = frozenset(
@@ -240,28 +231,9 @@ class PeopleFinder:
         key = _key(word)
         return PROPER + key if self.english(word) else key
 
-    def organization_handle(self, handle: str) -> bool:
-        """Whether an account name is an organization's, not a person's.
-
-        Its words (split at capitals, "_" and "-") include one of ``ORGANIZATION_WORDS`` and
-        are all such words, English words, acronyms or known places, with no digit and no
-        name of the lexicon: "SkySports", "BBCBreaking", "Radio_Dance", "MoscowTimes"; not
-        "OfficialTamera", "JaneNews", "LowkeyMusic1".
-        """
-        words = _HANDLE_WORD.findall(handle)
-        if not words or _DIGIT.search(handle):
-            return False
-        keys = [_key(w) for w in words]
-        if not any(k in ORGANIZATION_WORDS for k in keys):
-            return False
-        return all(
-            k in ORGANIZATION_WORDS
-            or (not self._listed(k) and (w.isupper() or self.english(w) or places.known_place(w)))
-            for w, k in zip(words, keys, strict=True)
-        )
-
-    def _listed(self, key: str) -> bool:
+    def listed(self, word: str) -> bool:
         """Whether a word is a first or last name of the lexicon at any rank."""
+        key = _key(word)
         return key in self._names.first or key in self._names.last
 
     def user_name(self, word: str) -> bool:
