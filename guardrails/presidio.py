@@ -41,16 +41,11 @@ from guardrails.restore.placeholders import (
     placeholder_type,
 )
 from guardrails.restore.reveal import Revealed, RevealPolicy
+from guardrails.rules.parts import name_parts
 from guardrails.text.folding import fold, may_hide, mostly_hidden
 from guardrails.text.normalize import normalize
 from guardrails.text.spans import Detection, resolve_overlaps
-from guardrails.vault.linking import (
-    identity,
-    known_name_spans,
-    name_parts,
-    name_tokens,
-    value_grams,
-)
+from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
 from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultFields
 
 if TYPE_CHECKING:
@@ -402,8 +397,8 @@ class PresidioGuardrail:
             if ph is not None and placeholder_type(ph) in self._policy.enabled
         ]
         known += [
-            Detection("PERSON", a, b, KNOWN_NAME)
-            for a, b, _ in known_name_spans(text, tokens, owners)
+            Detection("PERSON", a, b, KNOWN_NAME, tuple(dict.fromkeys(parts)))
+            for a, b, _, parts in known_name_spans(text, tokens, owners)
         ]
         named = [s for s in spans if s.type in NAME_TYPES]
         known = [k for k in known if not any(_cuts_into(k, n) for n in named)]
@@ -419,7 +414,7 @@ class PresidioGuardrail:
         """Swap each span for its vault placeholder (``placed``: each with its first value)."""
         if not spans:
             return Redaction(text=text)
-        values = [(s.type, text[s.start : s.end]) for s in spans]
+        values = [(s.type, text[s.start : s.end], s.parts) for s in spans]
         # Each value's folded identity costs ~30 us: hundreds (a long pasted log) would hold
         # the event loop, and every other event's ack, for tens of ms in one stretch.
         many = len(values) > OFF_LOOP_VALUES
@@ -448,9 +443,15 @@ _NUMBERED = re.compile(r"_\d")
 """Every placeholder form the grammar reads has one (``_1``, ``\\_1``); a canonical one, one."""
 
 
-def _entries(values: Sequence[tuple[str, str]]) -> list[VaultEntry]:
-    """The vault entries of ``(type, value)`` pairs, with their identities and name parts."""
-    return [VaultEntry(t, v, identity(t, v), name_parts(t, v)) for t, v in values]
+def _entries(values: Sequence[tuple[str, str, tuple[str, ...] | None]]) -> list[VaultEntry]:
+    """The vault entries of ``(type, value, parts)``, with their identities and name parts.
+
+    Parts the detector judged (``Detection.parts``) are kept; otherwise the value's words.
+    """
+    return [
+        VaultEntry(t, v, identity(t, v), name_parts(t, v) if parts is None else parts)
+        for t, v, parts in values
+    ]
 
 
 def _used(texts: Sequence[str], types: Collection[str]) -> set[str]:

@@ -25,14 +25,16 @@ the others keep their detections.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
-from guardrails.rules import casing, places, precision, urls
+from guardrails.rules import accounts, casing, places, precision, urls
+from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
 from guardrails.rules.repeats import repeats
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 DEFAULT_CHUNK_CHARS = 4000
 """Longest text analysed in one NER pass; longer texts are split with an overlap."""
 _LINK_TYPES = {"mailto": "EMAIL_ADDRESS", "tel": "PHONE_NUMBER"}
+_HANDLE = re.compile(r"\w+")
 
 
 def detect(
@@ -203,8 +206,10 @@ class _Detector:
                     )
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
-        again = repeats(merged, text, norm.protected)
-        return merge_overlaps([*merged, *again], text) if again else merged
+        form = self._people.link_form if self._people else None
+        again = repeats(merged, text, norm.protected, form)
+        final = merge_overlaps([*merged, *again], text) if again else merged
+        return [_with_parts(d, text, form) for d in final] if form else final
 
     def _fields(self, norm: Normalized) -> list[Detection]:
         """The values of link parameters whose key says what they are (``?dob=…``)."""
@@ -294,11 +299,24 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
             return None
+        if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
+            return None
         if d.type == "PERSON" and self._people is not None:
             if self._people.company(norm.text, end):
                 return None
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
+
+    def _organization_handle(self, text: str, start: int, end: int) -> bool:
+        """Whether a span is a whole account name ("@SkySports") of an organization."""
+        if self._people is None:
+            return False
+        start += text.startswith("@", start)
+        whole = _HANDLE.match(text, start)
+        if start == 0 or text[start - 1] != "@" or whole is None or whole.end() != end:
+            return False
+        people = self._people
+        return accounts.organization_handle(text[start:end], people.english, people.listed)
 
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether an NER span can be what its type says (needs the name lexicon).
@@ -350,6 +368,13 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+def _with_parts(d: Detection, text: str, form: Callable[[str], str]) -> Detection:
+    """A person with the name tokens a later mention may use alone, in their lookup forms."""
+    if d.type != "PERSON":
+        return d
+    return replace(d, parts=name_parts(d.type, text[d.start : d.end], form))
 
 
 def _part_of(d: Detection, start: int, end: int) -> bool:

@@ -8,6 +8,9 @@ Skype's shape (a letter, then 5 to 31 letters, digits, ``.``, ``_`` or ``-``, or
 ``live:`` ids) and either holds a separator or digit inside it (no English word does), or
 stands right after the word, its colon or bracket ("skype: deanmalmgren") and is no English
 word ("skype: tomorrow" is not a name). A host name ("skype.com") is not an account.
+
+An organization's account name ("@SkySports", "@BBCBreaking") is no person's
+(``organization_handle``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import re
 from collections.abc import Callable, Iterator
 
 import tldextract
+
+from guardrails.rules.names import ORGANIZATION_WORDS
+from guardrails.rules.places import known_place
 
 CONTEXT = re.compile(r"\bskype\b", re.IGNORECASE)
 WINDOW = 60
@@ -65,3 +71,29 @@ def _is_account(value: str, right_after: bool, english: Callable[[str], bool] | 
     if _INSIDE.search(value[1:]):
         return True
     return right_after and english is not None and not english(value.lower())
+
+
+_HANDLE_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+")
+"""The words of an account name run together: "BBCBreaking" -> "BBC", "Breaking"."""
+_DIGIT = re.compile(r"\d")
+
+
+def organization_handle(
+    handle: str, english: Callable[[str], bool], named: Callable[[str], bool]
+) -> bool:
+    """Whether an account name is an organization's, not a person's.
+
+    Its words (split at capitals, "_" and "-") include one of ``ORGANIZATION_WORDS`` and are
+    all such words, or English words (``english``), acronyms or known places that are no
+    name (``named``: a first or last name at any rank), with no digit: "SkySports",
+    "BBCBreaking", "Radio_Dance", "MoscowTimes"; not "OfficialTamera", "JaneNews",
+    "LowkeyMusic1".
+    """
+    words = _HANDLE_WORD.findall(handle)
+    keys = [w.casefold() for w in words]
+    if _DIGIT.search(handle) or not any(k in ORGANIZATION_WORDS for k in keys):
+        return False
+    return all(
+        k in ORGANIZATION_WORDS or (not named(w) and (w.isupper() or english(w) or known_place(w)))
+        for w, k in zip(words, keys, strict=True)
+    )

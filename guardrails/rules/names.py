@@ -63,6 +63,16 @@ COMPANY_WORDS = frozenset(
     pharmaceuticals motors electric energy financial partnership""".split()
 )
 """Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
+ORGANIZATION_WORDS = COMPANY_WORDS | frozenset(
+    """news radio fm tv sports sport records music magazine mag daily times post charity
+    fashion programme program diary official online breaking weekly club fc gov police council
+    party trust society association union league festival theatre theater museum gallery store
+    shop hotel cafe restaurant pub press tickets events channel network games insider journal
+    herald gazette tribune telegraph examiner mail express mirror uni academy school hospital
+    nhs hq app apps blog zine comics books publishing film films movies cinema arts bbc itv cnn
+    mtv sky fox abc cbs nbc espn""".split()
+)
+"""Words an organization's account name is made of ("@SkySports", "@Radio_Dance")."""
 _COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
 _SAYS = (
     r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"

@@ -34,6 +34,7 @@ from importlib import resources
 from guardrails.rules import places
 from guardrails.rules.casing import Lexicon
 from guardrails.rules.names import AFTER_WORD, BEFORE_ACT, COMMON_WORDS, COMPANY_WORDS
+from guardrails.rules.parts import PROPER
 
 FIRST_RANK = 1000
 SINGLE_RANK = 500
@@ -219,6 +220,21 @@ class PeopleFinder:
     def name_word(self, word: str) -> bool:
         """Whether one word is a first or last name of the lexicon and no English word."""
         return self._name_word(word) and not self.english(word)
+
+    def link_form(self, word: str) -> str:
+        """How a word of a detected name is looked up when it comes again alone.
+
+        A word English does not know links in any case ("maria", "Gonzalez"); one English
+        knows ("Park", "Mark", "Ring" in "Ring Maria Gonzalez") only where it is written as
+        a name (``guardrails.vault.linking.PROPER``): "ask Park", not "the park" or "Ring me".
+        """
+        key = _key(word)
+        return PROPER + key if self.english(word) else key
+
+    def listed(self, word: str) -> bool:
+        """Whether a word is a first or last name of the lexicon at any rank."""
+        key = _key(word)
+        return key in self._names.first or key in self._names.last
 
     def user_name(self, word: str) -> bool:
         """Whether a word is a name, or names run together as user names are made.

@@ -32,10 +32,12 @@ _CODE_LIKE = re.compile(
     r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")
-# What ends a URL path or a key before an address: "/", "?", ":", or "=" after a key word
-# ("?a=1&email=", "EMAIL="). Not "&" or "=" after other characters: RFC 5322 allows them in a
-# local part ("j&j@", "7a!=x@"), and cutting there left the start of the address in clear.
-_URL_TAIL = re.compile(r".*(?:[/?:]|[^\W\d]=)")
+# What ends a URL path or a key before an address: "/", "?", ":", or "=" after a key that
+# starts the span or follows a URL's separators ("?a=1&email=", "EMAIL=", "user.email=").
+# Not "&" or "=" after other characters: RFC 5322 allows them in a local part ("j&j@",
+# "7a!=x@", "|FM=}x"), and cutting there left the start of the address in clear.
+_URL_TAIL = re.compile(r"[/?:]|(?:^|(?<=[?&;/.:]))[^\W\d][\w\-]*=")
+_HAS_WORD = re.compile(r"\w")
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -98,9 +100,17 @@ def is_product(span: str) -> bool:
 
 
 def trim_email(text: str, start: int, end: int) -> int:
-    """Where an e-mail address found inside a URL really starts (after ``?email=`` etc.)."""
-    tail = _URL_TAIL.match(text, start, end)
-    return tail.end() if tail else start
+    """Where an e-mail address found inside a URL really starts (after ``?email=`` etc.).
+
+    The last such cut that leaves a local part with a letter or digit: "P=@x.io" and
+    "a/@x.io" are whole addresses.
+    """
+    local = text[start:end].rpartition("@")[0]
+    cut = 0
+    for key in _URL_TAIL.finditer(local):
+        if _HAS_WORD.search(local, key.end()):
+            cut = key.end()
+    return start + cut
 
 
 def inside(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:

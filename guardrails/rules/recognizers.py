@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,7 @@ from guardrails.rules import (  # noqa: E402
     licences,
     nino,
     phones,
+    precision,
     urls,
 )
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
@@ -210,17 +211,29 @@ _AGE = (
     r"|\b(?:aged?|turn(?:ed|s|ing)?|age\s+is|age\s*:)\s+(?P<w>\d{1,3})\b(?![.,:]\d|\s*(?:%|percent"
     r"|minutes?|hours?|days?|weeks?|months?|times|degrees|am|pm|o'clock|th|st|nd|rd)\b)"
 )
-# Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain. After
-# its first letter or digit a local part may hold RFC 5322's other characters ("o'brien",
-# "j!smith", "ops#1"), but not "=", "/" or "?": those end a key ("email=") or a URL path.
-_LOCAL_EXTRA = r"!#$%&'*^`{|}~"
+# Presidio's e-mail recognizer only accepts public suffixes; this one takes any domain. A local
+# part is RFC 5322's dot-atom: letters, digits and "!#$%&'*+-/=?^_`{|}~" ("o'brien", "j!smith",
+# "p=q", "}x47", even "$" alone). It may not begin with a quote or markup ("'", "*", "`", "~"),
+# which stay outside. A key or URL path in front ("email=", "/users/") is cut off afterwards
+# (``precision.trim_email``).
+_LOCAL_EXTRA = r"!#$%&'*^`{|}~=/?"
+_LOCAL_LEAD = r"!#$%&/=?^{|}"
 # A quoted local part (RFC 5321): '"john doe"@example.com'; Presidio's recognizer covers
 # only "doe"@…, its NER the name, and the domain stayed in clear between them.
 _QUOTED_EMAIL = r'"[^"\n@]{1,64}"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])'
 _EMAIL = (
-    rf"(?<![\w.+\-%])[.+\-]*+\w[\w.+\-{_LOCAL_EXTRA}]*+"
+    rf"(?<![\w.+\-%])[.+\-]*+[\w{_LOCAL_LEAD}][\w.+\-{_LOCAL_EXTRA}]*+"
     r"@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,24}(?![\w\-@])"
 )
+
+_EMAIL_RE = re.compile(_EMAIL)
+
+
+def _emails(text: str) -> Iterator[tuple[int, int, float]]:
+    """E-mail addresses of the RFC 5322 grammar, a key or URL path in front cut off."""
+    for match in _EMAIL_RE.finditer(text):
+        yield precision.trim_email(text, match.start(), match.end()), match.end(), 1.0
+
 
 _NEVER = re.compile(r"(?!)")
 _DIGIT = re.compile(r"\d")
@@ -294,7 +307,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.9,
         needs=_QUERY,
     ),
-    Rule("EMAIL_ADDRESS", re.compile(_EMAIL), 0.95, needs=_AT),
+    # Presidio's own e-mail score: of its match and ours, the longer then wins, and ours
+    # holds the local parts its grammar cuts ("}x@…", "&k|@…").
+    Rule("EMAIL_ADDRESS", _NEVER, 0.0, finder=_emails, needs=_AT),
     Rule(
         "EMAIL_ADDRESS",
         re.compile(_whole_runs(r"\b[\w.+\-]++", r"%40[\w\-]+(?:\.[\w\-]+)+\b")),

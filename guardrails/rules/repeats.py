@@ -4,6 +4,8 @@
 models find a value in one context and miss it in the next. Every other occurrence of a
 detected value (in any case), and of each capitalized word of a detected person's name
 ("Yefremova"), becomes a detection of the same type, outside markup that is never redacted.
+A word of a name that English also knows ("Park", or "Ring" in "Ring Maria Gonzalez") counts
+only where it is written as a name (``guardrails.rules.parts``).
 
 The text is read once, word by word, whatever the number of values: an occurrence of a value
 begins with that value's first word, so each word of the text is looked up in an index of the
@@ -14,10 +16,11 @@ of findings costs no more per character than text with a few.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.parts import PROPER, written_as_name
 from guardrails.text.spans import Detection
 
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}(?:['’\-][^\W\d_]+)*")
@@ -26,10 +29,18 @@ _MIN_CHARS = 3
 
 
 def repeats(
-    found: Sequence[Detection], text: str, protected: Sequence[tuple[int, int]] = ()
+    found: Sequence[Detection],
+    text: str,
+    protected: Sequence[tuple[int, int]] = (),
+    form: Callable[[str], str] | None = None,
 ) -> list[Detection]:
-    """Detections for the other occurrences of what ``found`` holds."""
-    needles = list(_needles(found, text).items())
+    """Detections for the other occurrences of what ``found`` holds.
+
+    ``form``: how a name's word links (``PeopleFinder.link_form``); every capitalized word
+    in any case without it.
+    """
+    words, proper = _needles(found, text, form)
+    needles = list(words.items())
     if not needles:
         return []
     taken = bytearray(len(text))
@@ -37,6 +48,8 @@ def repeats(
         _take(taken, start, end)
     out: list[Detection] = []
     for rank, start, end in sorted(_occurrences(needles, text)):
+        if needles[rank][0] in proper and not written_as_name(text, start, end):
+            continue
         if taken.find(1, start, end) < 0:
             model = needles[rank][1]
             out.append(replace(model, start=start, end=end, score=model.score - 0.01))
@@ -94,16 +107,27 @@ def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _needles(found: Sequence[Detection], text: str) -> dict[str, Detection]:
-    """What to look for: each detected value, and the words of each person's name."""
+def _needles(
+    found: Sequence[Detection], text: str, form: Callable[[str], str] | None
+) -> tuple[dict[str, Detection], set[str]]:
+    """What to look for: each detected value, and the words of each person's name.
+
+    Also the words that count only where written as a name.
+    """
     needles: dict[str, Detection] = {}
+    proper: set[str] = set()
     for d in found:
         value = text[d.start : d.end]
-        if sum(c.isalnum() for c in value) >= _MIN_CHARS and "\n" not in value:
+        alone = d.type == "PERSON" and _NAME_WORD.fullmatch(value) is not None
+        if sum(c.isalnum() for c in value) >= _MIN_CHARS and "\n" not in value and not alone:
             needles.setdefault(value, d)
-        if d.type != "PERSON" or " " not in value.strip():
+        if d.type != "PERSON" or not (alone or " " in value.strip()):
             continue
         for word in _NAME_WORD.findall(value):
-            if word[0].isupper() and word.casefold() not in COMMON_WORDS:
-                needles.setdefault(word, d)
-    return needles
+            if not (word[0].isupper() or alone) or word.casefold() in COMMON_WORDS:
+                continue
+            if word not in needles:
+                needles[word] = d
+                if form and form(word).startswith(PROPER):
+                    proper.add(word)
+    return needles, proper

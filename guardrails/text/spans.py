@@ -24,12 +24,17 @@ _EDGE = " \t\n*_~()[]{}\"'“”‘’<>.,:;!?|-–—"
 
 @dataclass(frozen=True, slots=True)
 class Detection:
-    """One value to redact: its type and its span in the original text (end exclusive)."""
+    """One value to redact: its type and its span in the original text (end exclusive).
+
+    ``parts``: for a person, the name tokens a later mention may use alone, as the detector
+    judged them (``guardrails.vault.linking.name_parts``); ``None``: judged from the value.
+    """
 
     type: str
     start: int
     end: int
     score: float = 1.0
+    parts: tuple[str, ...] | None = None
 
 
 class _Scored(Protocol):

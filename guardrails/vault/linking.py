@@ -3,9 +3,9 @@
 ``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
 link or of one written out ("jane at acme dot com"), the digits of a phone number, the user
 id of a mention; hidden characters, letter spacing and spelled digits folded first
-(``guardrails.text.folding``). ``name_parts`` are the tokens of
-a person's name: the vault remembers which placeholder each token belongs to, so a later "Jane"
-reuses the placeholder of "Jane Doe", unless two people share the token.
+(``guardrails.text.folding``). ``name_tokens`` are the words of a message looked up as the
+words of a known person's name (``guardrails.rules.parts``), so a later "Jane" reuses the
+placeholder of "Jane Doe", unless two people share the word.
 """
 
 from __future__ import annotations
@@ -14,23 +14,17 @@ import re
 from collections.abc import Iterator
 
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.parts import NAME_TOKEN, PROPER, TITLES, written_as_name
 from guardrails.text.folding import plain
 
 _MAILTO = re.compile(r"<mailto:([^|>]+)(?:\|[^>]*)?>|\[[^\]]*\]\(mailto:([^)]+)\)")
 _TEL = re.compile(r"<tel:([^|>]+)(?:\|[^>]*)?>")
 _MENTION = re.compile(r"<@!?([A-Z0-9]+)(?:\|[^>]*)?>")
-_NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
-_NOT_PARTS = re.compile(r"[<>|\[\]()/@:._\d]")
-"""A value with these (a handle, a URL part, markup) is no name whose words stand alone."""
-_ABBREVIATIONS = re.compile(r"(?i:\b(?:mr|mrs|ms|dr|prof|st|jr|sr)\.|\b[^\W\d_]\.)")
-"""Titles and initials, whose dots are part of a name ("Dr. Jane Doe", "John F. Kennedy")."""
-_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})
 _SPACED_AT = re.compile(r"\s*[@＠]\s*")
 _WRITTEN_AT = re.compile(r"\s*(?:[\[({<]\s*at\s*[\])}>]|\bat\b)\s*", re.IGNORECASE)
 _WRITTEN_DOT = re.compile(r"\s*(?:[\[({<]\s*dot\s*[\])}>]|\bdot\b)\s*", re.IGNORECASE)
 """How an e-mail address is written out: "jane at acme dot com", "jane [at] acme.com"."""
 _COMPACT_TYPES = frozenset({"CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER"})
-MAX_PARTS = 4
 
 
 def identity(entity_type: str, value: str) -> str:
@@ -54,21 +48,17 @@ def identity(entity_type: str, value: str) -> str:
     return value
 
 
-def name_parts(entity_type: str, value: str) -> tuple[str, ...]:
-    """The tokens of a person's name that a later mention may use alone ("Jane", "Doe")."""
-    if entity_type != "PERSON" or _NOT_PARTS.search(_ABBREVIATIONS.sub(" ", value)):
-        return ()
-    tokens = [t.casefold() for t in _NAME_TOKEN.findall(value)]
-    kept = [t for t in tokens if len(t) >= 2 and t not in _TITLES]
-    return tuple(dict.fromkeys(kept))[:MAX_PARTS]
-
-
 def name_tokens(text: str) -> Iterator[tuple[int, int, str]]:
-    """Word tokens that could be part of a known name: ``(start, end, casefolded token)``."""
-    for match in _NAME_TOKEN.finditer(text):
+    """Word tokens that could be part of a known name: ``(start, end, casefolded token)``.
+
+    A word written as a name comes twice, the second time in its ``PROPER`` form.
+    """
+    for match in NAME_TOKEN.finditer(text):
         token = match.group().casefold()
-        if len(token) >= 2 and token not in COMMON_WORDS and token not in _TITLES:
+        if len(token) >= 2 and token not in COMMON_WORDS and token not in TITLES:
             yield match.start(), match.end(), token
+            if written_as_name(text, match.start(), match.end()):
+                yield match.start(), match.end(), PROPER + token
 
 
 MAX_GRAM_WORDS = 4
@@ -84,7 +74,7 @@ def value_grams(text: str) -> list[tuple[int, int]]:
     """
     # Each word's facts once (every turn of a thread with a vault asks this of its message):
     # whether it is common, and whether only blanks separate it from the word before.
-    matches = list(_NAME_TOKEN.finditer(text))
+    matches = list(NAME_TOKEN.finditer(text))
     starts, ends = [m.start() for m in matches], [m.end() for m in matches]
     common = [m.group().casefold() in COMMON_WORDS for m in matches]
     joined = [
@@ -107,14 +97,18 @@ def value_grams(text: str) -> list[tuple[int, int]]:
 
 def known_name_spans(
     text: str, tokens: list[tuple[int, int, str]], owners: list[str | None]
-) -> list[tuple[int, int, str]]:
-    """Runs of tokens that belong to one known person, joined across spaces only."""
-    runs: list[tuple[int, int, str]] = []
-    for (start, end, _), owner in zip(tokens, owners, strict=True):
+) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """Runs of tokens that belong to one known person, joined across spaces only.
+
+    Each run comes with its owner and the token forms that named it (its ``name_parts``).
+    """
+    runs: list[tuple[int, int, str, tuple[str, ...]]] = []
+    for (start, end, token), owner in zip(tokens, owners, strict=True):
         if owner is None:
             continue
         if runs and runs[-1][2] == owner and not text[runs[-1][1] : start].strip():
-            runs[-1] = (runs[-1][0], end, owner)
+            last = runs[-1]
+            runs[-1] = (last[0], max(end, last[1]), owner, (*last[3], token))
         else:
-            runs.append((start, end, owner))
+            runs.append((start, end, owner, (token,)))
     return runs

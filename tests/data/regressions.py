@@ -68,5 +68,21 @@ REGRESSIONS: tuple[tuple[str, tuple[Part, ...]], ...] = (
         ("my visa ", Pii("CREDIT_CARD", "4111 1111 1111 1112", ("card_mistyped",)),
          " was declined in ", Keep("date", "2024")),
     ),
+    (
+        "slack",
+        ("Ring ", Pii("PERSON", "Maria Gonzalez"), " at the office, then ",
+         Keep("word_name", "ring"), " me. ", Keep("word_name", "Ring"), " the desk if ",
+         Pii("PERSON", "Maria"), " is out"),
+    ),
+    (
+        "discord",
+        ("ask ", Pii("PERSON", "Grace Park"), " for the ", Keep("word_name", "park"),
+         " permit. ", Keep("word_name", "Park"), " the van by the gate"),
+    ),
+    (
+        "discord",
+        ("send it to ", Pii("EMAIL_ADDRESS", "}ds@hr.example.museum"), " or ",
+         Pii("EMAIL_ADDRESS", "p=@acme.example"), ", not ", Keep("code", "user@{domain}")),
+    ),
 )  # fmt: skip
 """``(platform, parts)`` per message: text, ``Pii`` values and ``Keep`` look-alikes."""

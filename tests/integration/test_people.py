@@ -89,3 +89,25 @@ def test_a_single_name_by_what_surrounds_it(presidio_analyzer, text, expected):
 )
 def test_the_same_words_as_words_stay(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "slack") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("loving the coat from @OasisFashion today", "OasisFashion"),
+        ("@BBCBreaking: the vote is tonight", "BBCBreaking"),
+        ("tune in to @Radio_Dance now", "Radio_Dance"),
+    ],
+)
+def test_an_organizations_account_name_is_left_alone(presidio_analyzer, text, kept):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert kept not in found
+
+
+@pytest.mark.parametrize(
+    "handle", ["jane_doe42", "OfficialTamera", "JaneNews", "LowkeyMusic1", "marcus_fm"]
+)
+def test_a_persons_account_name_is_still_hidden(presidio_analyzer, handle):
+    text = f"thanks @{handle} for the tip"
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert handle in found

@@ -87,3 +87,27 @@ async def test_a_long_message_is_looked_up_off_the_event_loop(
     assert later.text.startswith("<PERSON_1> said yes. the deploy failed")
     assert guardrail.linked_on[0] == threading.get_ident()  # the first: a new thread, on the loop
     assert (guardrail.linked_on[1] != threading.get_ident()) == long
+
+
+async def test_a_word_taken_into_a_name_does_not_stand_for_the_person_later(guardrail):
+    first = await guardrail.anonymize(T1, "Ring Maria Gonzalez at the office", platform="slack")
+    assert first.text == "<PERSON_1> at the office"
+    later = await guardrail.anonymize(
+        T1, "ring me when you can. Ring the front desk if Maria is out", platform="slack"
+    )
+    assert later.text == "ring me when you can. Ring the front desk if <PERSON_1> is out"
+
+
+async def test_a_name_that_is_also_a_word_links_only_where_written_as_a_name(guardrail):
+    await guardrail.anonymize(T1, "Ask Grace Park about the budget.", platform="slack")
+    later = await guardrail.anonymize(
+        T1, "the park is closed. Park the car and ask Park, or GRACE PARK", platform="slack"
+    )
+    assert later.text == "the park is closed. Park the car and ask <PERSON_1>, or <PERSON_1>"
+
+
+async def test_a_word_of_a_name_is_left_alone_later_in_the_same_message(guardrail):
+    redaction = await guardrail.anonymize(
+        T1, "Ring Maria Gonzalez at the office, then ring me. Maria knows", platform="slack"
+    )
+    assert redaction.text == "<PERSON_1> at the office, then ring me. <PERSON_1> knows"

@@ -2,8 +2,9 @@
 
 import pytest
 
+from guardrails.rules.parts import PROPER, name_parts, written_as_name
 from guardrails.text.normalize import normalize
-from guardrails.vault.linking import identity, name_parts
+from guardrails.vault.linking import identity, name_tokens
 
 
 def spans_of(text, spans):
@@ -89,6 +90,38 @@ def test_name_parts():
     assert name_parts("PERSON", "Мария Иванова") == ("мария", "иванова")
     assert name_parts("LOCATION", "New York") == ()
     assert name_parts("PERSON", "<https://x.io/u/jane|Jane>") == ()
+
+
+def test_name_parts_take_the_form_the_detector_gives_each_word():
+    def form(word):
+        return PROPER + word.lower() if word in {"Ring", "Park"} else word.lower()
+
+    assert name_parts("PERSON", "Ring Maria Park", form) == ("^ring", "maria", "^park")
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "as_name"),
+    [
+        ("ask Park about it", "Park", True),
+        ("thanks, Park", "Park", True),
+        ("Owner: Park", "Park", True),
+        ("Park the car", "Park", False),
+        ("done. Park the car", "Park", False),
+        ("- Park the car", "Park", False),
+        ("line one\n**Park** the car", "Park", False),
+        ("the park is closed", "park", False),
+        ("ask PARK", "PARK", False),
+    ],
+)
+def test_a_word_is_written_as_a_name_when_capitalized_and_not_first(text, word, as_name):
+    start = text.index(word)
+    assert written_as_name(text, start, start + len(word)) is as_name
+
+
+def test_a_word_written_as_a_name_is_also_looked_up_in_its_proper_form():
+    assert [t for *_, t in name_tokens("Park it, ask Park or park")] == [
+        "park", "park", PROPER + "park", "park"
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("platform", ["slack", "discord"])

@@ -284,6 +284,11 @@ def test_emails_with_a_bracketed_at_or_an_address_literal(value):
         "ops#1@corp.example",
         "9s`LgFu&@Zw.hsbc",
         '"john doe"@example.com',
+        "$@corp.example",
+        "}x47@mail.example.org",
+        "p=@acme.example",
+        "&k|@acme.io",
+        "x|fm=}c@acme.io",
     ],
 )
 def test_emails_with_rfc_5322_characters_in_the_local_part_are_found_whole(value):
