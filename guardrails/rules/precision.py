@@ -82,8 +82,40 @@ def _not_name_word(word: str, shouted: bool) -> bool:
 
 
 def is_not_a_name(span: str) -> bool:
-    """Whether an NER span is code or a version ("my_module.py", "FooBarService", "v2.3")."""
-    return bool(_CODE_LIKE.search(span))
+    """Whether an NER span is code, a version or a phone word.
+
+    Code and versions: "my_module.py", "FooBarService", "v2.3". A phone word with its
+    article or possessive ("Tel", "mein Handy", "Meine Nummer"): the English model reads
+    those as a person in other languages' messages.
+    """
+    return bool(_CODE_LIKE.search(span)) or _phone_words(span)
+
+
+_PHONE_WORD = re.compile(
+    r"t[eé]l|t[eé]l[eé]phone|telefon\w*|tel[eé]fono|telem[oó]vel|telefoon|phone|fax|whatsapp"
+    r"|handy\w*|mobil|mobiel|m[oó]vil|celular|cellulare|gsm|tlf|num[eé]ro|n[uú]mero|\w*nummer",
+    re.IGNORECASE,
+)
+"""Words for a phone (number) in the languages the phone rules read context in; not "call",
+"ring" or "mobile", which are English words a name can be (``rules.phones.CONTEXT``)."""
+
+
+def _phone_words(span: str) -> bool:
+    words = [w.casefold() for w in re.findall(r"[^\W\d_]+", span)]
+    return any(_PHONE_WORD.fullmatch(w) for w in words) and all(
+        _PHONE_WORD.fullmatch(w) or w in _function_words() for w in words
+    )
+
+
+@functools.cache
+def _function_words() -> frozenset[str]:
+    """Articles, possessives and other stop words of the EU languages spaCy ships lists for."""
+    from importlib import import_module
+
+    words: set[str] = set()
+    for lang in ("de", "es", "fr", "it", "pt", "nl", "pl", "sv", "da", "en"):
+        words |= import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    return frozenset(w.casefold() for w in words)
 
 
 @functools.cache

@@ -105,3 +105,29 @@ def test_every_national_format_libphonenumber_prints_is_read_after_a_phone_word(
 ):
     missed = [n for n in _printed_numbers() if phones(presidio_analyzer, f"call {n}") != [n]]
     assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Tel. 0176 1234567", ["0176 1234567"]),
+        (
+            "Meine Nummer: Tel. 0176 1234567, mein Handy 0151 2345678",
+            ["0176 1234567", "0151 2345678"],
+        ),
+        ("Mon numéro: 06 12 34 56 78", ["06 12 34 56 78"]),
+    ],
+)
+def test_a_phone_word_in_another_language_is_not_taken_for_a_person(
+    presidio_analyzer, text, numbers
+):
+    # The English model reads "Tel", "mein Handy" or "Meine Nummer" as a name: the message
+    # then reached the model as "<PERSON_1>: Tel. <PHONE_NUMBER_1>".
+    assert found(presidio_analyzer, text) == [("PHONE_NUMBER", n) for n in numbers]
+
+
+def test_a_person_named_beside_a_phone_word_is_still_a_person(presidio_analyzer):
+    text = "Maria Handy called from 0176 1234567; Tel Aviv office has it"
+    kinds = found(presidio_analyzer, text)
+    assert ("PERSON", "Maria Handy") in kinds
+    assert ("PHONE_NUMBER", "0176 1234567") in kinds
