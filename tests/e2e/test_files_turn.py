@@ -13,6 +13,7 @@ import json
 import pytest
 from aiohttp import web
 
+from bot.app import App
 from tests.e2e.conftest import MakeApp, audit_dump, audit_rows
 from tests.e2e.discord_harness import StartBot
 from tests.e2e.slack_harness import slack_harness
@@ -39,6 +40,12 @@ XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 
+async def every_store(app: App, logs: pytest.LogCaptureFixture) -> str:
+    """What the service keeps: its Redis keys, the audit database and the DEBUG log lines."""
+    redis = redis_dump(app.settings.redis_url or "", app.settings.redis_prefix)
+    return "\n".join((redis, await audit_dump(app), logs.text))
+
+
 async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_answered(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, debug_logs: pytest.LogCaptureFixture
 ) -> None:
@@ -61,13 +68,7 @@ async def test_a_csv_shared_in_a_slack_thread_reaches_the_model_redacted_and_is_
         (fid,) = h.slack.hosted
         assert h.slack.downloads == [(fid, "Bearer xoxb-test")]
 
-        stores = "\n".join(
-            (
-                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
-                await audit_dump(h.app),
-                debug_logs.text,
-            )
-        )
+        stores = await every_store(h.app, debug_logs)
         assert leaked(SEEDED, stores) == []
         assert "Gonzalez" not in stores
         (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
@@ -97,13 +98,7 @@ async def test_a_spreadsheet_shared_in_a_slack_thread_reaches_the_model_redacted
         assert leaked(list(DOCUMENT_SEEDED), sent) == [], "no value of the workbook"
         assert "# Summary\nQuarter\tRevenue\nQ1\t1200\n# Contacts\n" in sent, "every sheet"
         assert "\t<PHONE_NUMBER_1>\t<CREDIT_CARD_1>\t<IBAN_CODE_1>\n" in sent, "cell by cell"
-        stores = "\n".join(
-            (
-                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
-                await audit_dump(h.app),
-                debug_logs.text,
-            )
-        )
+        stores = await every_store(h.app, debug_logs)
         assert leaked(list(DOCUMENT_SEEDED), stores) == []
         (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
         (fact,) = json.loads(row["metadata"])["files"]
@@ -269,13 +264,7 @@ async def test_a_word_files_comments_and_a_pdfs_scanned_page_reach_the_model_red
         assert len(pictures) == 2, "the scanned page's two strips, painted"
         for _, picture in pictures:
             assert leaked(list(DOCUMENT_SEEDED), ocr_text(picture)) == []
-        stores = "\n".join(
-            (
-                redis_dump(h.app.settings.redis_url or "", h.app.settings.redis_prefix),
-                await audit_dump(h.app),
-                debug_logs.text,
-            )
-        )
+        stores = await every_store(h.app, debug_logs)
         assert leaked(list(DOCUMENT_SEEDED), stores) == []
         (row,) = await audit_rows(h.app, f"slack:T1:C1:{ts}")
         word, pdf = json.loads(row["metadata"])["files"]
