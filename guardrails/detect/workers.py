@@ -29,7 +29,6 @@ replacement when it is due within a few seconds, and fail closed at once when it
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import multiprocessing
@@ -177,10 +176,10 @@ WORKER_NICENESS = 19
 The lowest priority: a waking service process preempts detection at once. At 5, one
 40 000-character message being analysed raised the other events' ack p99 from 83 to 131-134
 ms (``bench_slack --replicas 1 --long 40000``, 2 cores); at 19, 84-94 ms, with the same
-throughput (``--model-delay 0 --guardrail-workers 2``: 101-105 turns/s either way). On Linux
-the process also runs under ``SCHED_IDLE``: the scheduler then counts its core as idle when it
-places a waking service thread (nice 19 alone left the burst's ack p99 at 57-77 ms in 4 of 5
-runs; under ``SCHED_IDLE`` 36-55 ms in 4 of 5, throughput the same)."""
+throughput (``--model-delay 0 --guardrail-workers 2``: 101-105 turns/s either way). Not
+``SCHED_IDLE``: it lowered the burst's ack p99 (median 45 against 66 ms) but on a machine
+saturated by other work it starved detection outright (a detection-worker test stalled for
+15 minutes beside a second test suite), and a turn must still be answered there."""
 
 
 def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
@@ -191,9 +190,6 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     # Detection is bulk work; the service's event loop (acks, replies) must not wait for the
     # CPU behind it: on a busy machine the scheduler serves the service first.
     os.nice(WORKER_NICENESS)
-    if hasattr(os, "SCHED_IDLE"):  # Linux: a waking service thread is put on this core at once
-        with contextlib.suppress(OSError):  # a sandbox that forbids it leaves nice 19
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     global _worker  # noqa: PLW0603  (per-process state is the point of an initializer)
     policy = load_policy(Path(policy_file) if policy_file else None)
     _worker = _Engines(build_analyzer(model), policy, chunk_chars)

@@ -145,8 +145,10 @@ async def test_lock_is_released_when_the_block_raises(
 
 
 async def test_live_holder_keeps_its_lock_past_the_ttl(clients, keys: KeySpace) -> None:
-    holder = locks(clients[0], keys, ttl=0.3)
-    rival = locks(clients[1], keys, ttl=0.3, wait=0.9)
+    # The rival waits three TTLs; the holder renews every third of one. The TTL leaves a
+    # renewal a second's slack on a loaded machine (at 0.3 s, a late renewal lost the lock).
+    holder = locks(clients[0], keys, ttl=1.5)
+    rival = locks(clients[1], keys, ttl=1.5, wait=4.5)
     async with holder.hold(TID):
         with pytest.raises(StoreError, match="thread busy"):
             async with rival.hold(TID):

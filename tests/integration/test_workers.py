@@ -86,23 +86,6 @@ async def test_a_worker_keeps_its_model_out_of_full_garbage_collections() -> Non
         await pool.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux only")
-async def test_detection_yields_the_cpu_to_the_service() -> None:
-    """A 40 000-character message's analysis must not slow the acks of the events around it:
-    a detection process runs only on CPU time nothing else of the service wants."""
-    pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=1)
-    try:
-        await pool.start()
-        workers = [p.pid for p in multiprocessing.active_children()]
-        assert workers
-        for pid in workers:
-            assert os.sched_getscheduler(pid) == os.SCHED_IDLE  # type: ignore[arg-type]
-        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the service itself is not
-        assert await pool.detect("I'm Maria Gonzalez", "console")  # and it still detects
-    finally:
-        await pool.close()
-
-
 async def test_dead_workers_are_replaced_and_later_analyses_succeed(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
