@@ -104,7 +104,8 @@ _analyzer = functools.cache(build_analyzer)
 
 async def _guardrail(
     settings: Settings, vault: RedisVault, stack: AsyncExitStack
-) -> PresidioGuardrail:
+) -> tuple[PresidioGuardrail, ProcessDetector | None]:
+    """The guardrail, and its detection processes (none with ``VEILBOT_GUARDRAIL_WORKERS=0``)."""
     model = await asyncio.to_thread(resolve_model, settings.spacy_model)
     analyzer, detector = None, None
     if settings.guardrail_workers >= 1:
@@ -127,7 +128,7 @@ async def _guardrail(
         detector=detector,
     )
     await guardrail.warm_up()
-    return guardrail
+    return guardrail, detector
 
 
 def _policy(settings: Settings) -> Policy:
@@ -220,8 +221,12 @@ def build_queue(
     keys: KeySpace,
     master: bytes,
     metrics: PrometheusMetrics,
+    detector: ProcessDetector | None = None,
 ) -> RedisTurnQueue | None:
-    """The turn queue (``VEILBOT_QUEUE_*``), or ``None`` when turned off."""
+    """The turn queue (``VEILBOT_QUEUE_*``), or ``None`` when turned off.
+
+    ``detector``: detection processes to pause while this process acks a burst.
+    """
     if not settings.queue_enabled:
         return None
     return RedisTurnQueue(
@@ -235,6 +240,7 @@ def build_queue(
         # one read waits at most half the client's reply timeout
         block_seconds=min(1.0, settings.store_timeout_seconds / 2),
         acks_first_seconds=settings.queue_acks_first_seconds,
+        yielding=[detector] if detector is not None else [],
         metrics=metrics,
     )
 
@@ -260,7 +266,7 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         history, locks = stores.history, stores.locks
         master = load_vault_key(settings.vault_key, settings.data_dir)
         vault = RedisVault(client, keys, key=master, ttl_seconds=settings.history_ttl_seconds)
-        guardrail = await _guardrail(settings, vault, stack)
+        guardrail, detector = await _guardrail(settings, vault, stack)
         metrics.watch_spool(lambda: audit.spool_depth)
         dedupe = RedisEventDedupe(
             client, keys, ttl_seconds=settings.dedupe_ttl_seconds, metrics=metrics
@@ -305,5 +311,5 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             ledger=ledger,
             notices=notices,
             metrics=metrics,
-            queue=build_queue(settings, client, keys, master, metrics),
+            queue=build_queue(settings, client, keys, master, metrics, detector),
         )

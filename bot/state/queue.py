@@ -45,6 +45,7 @@ import logging
 import os
 import secrets
 import socket
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,7 +57,7 @@ from bot.core.metrics import NO_METRICS
 from bot.core.ports import Metrics, QueueHandler, Sealer
 from bot.core.types import QueuedEvent, ThreadId
 from bot.state import queue_lua
-from bot.state.acks import AckGate
+from bot.state.acks import AckGate, Yielding
 from bot.state.client import RedisClient, store_errors
 
 logger = logging.getLogger(__name__)
@@ -125,7 +126,8 @@ class RedisTurnQueue:
         dedupe_ttl_seconds: how long a queued delivery is remembered (platform retries).
         block_seconds: how long one read waits for new tokens (below the client's timeout).
         acks_first_seconds: how long an entry waits to begin while this process is acking
-            (``acking``); 0 begins at once.
+            (``acking``), and the longest ``yielding`` is paused at a time; 0 begins at once.
+        yielding: running work paused while this process acks a burst (detection processes).
         metrics: counts puts, duplicates dropped, claims, redeliveries; the depth.
     """
 
@@ -141,6 +143,7 @@ class RedisTurnQueue:
         dedupe_ttl_seconds: int = 3600,
         block_seconds: float = 0.5,
         acks_first_seconds: float = 0.25,
+        yielding: Sequence[Yielding] = (),
         metrics: Metrics = NO_METRICS,
     ) -> None:
         if claim_idle_seconds <= 0 or workers < 0 or dedupe_ttl_seconds < 1:
@@ -152,7 +155,7 @@ class RedisTurnQueue:
         self._ttl = dedupe_ttl_seconds
         self._block_ms = max(1, int(block_seconds * 1000))
         self._metrics = metrics
-        self._acks = AckGate(acks_first_seconds)
+        self._acks = AckGate(acks_first_seconds, yielding)
         self._put = redis.register_script(queue_lua.PUT)
         self._begin = redis.register_script(queue_lua.BEGIN)
         self._done = redis.register_script(queue_lua.DONE)

@@ -34,6 +34,8 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -170,6 +172,32 @@ def _exit_with_parent() -> None:
     threading.Thread(target=wait, name="exit-with-parent", daemon=True).start()
 
 
+PAUSABLE = sys.platform == "linux"
+"""Whether workers can be paused while the service acks a burst (``ProcessDetector.pause``).
+
+A paused (``SIGSTOP``) worker cannot run the thread of ``_exit_with_parent``; on Linux the
+kernel kills it instead when the service dies (``PR_SET_PDEATHSIG``), so a killed service
+never leaves stopped workers behind. Elsewhere workers are not paused."""
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _killed_with_parent() -> None:
+    """In a worker on Linux: the kernel sends ``SIGKILL`` when the service process dies.
+
+    The signal follows the thread that started the worker: the event loop's, which lives as
+    long as the service.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid != os.getppid():  # died before the prctl
+        os._exit(0)
+
+
 WORKER_NICENESS = 19
 """How much lower than the service's a detection process's CPU priority is (``nice``).
 
@@ -187,6 +215,8 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     from guardrails.policy import load_policy
 
     _exit_with_parent()
+    if PAUSABLE:
+        _killed_with_parent()
     # Detection is bulk work; the service's event loop (acks, replies) must not wait for the
     # CPU behind it: on a busy machine the scheduler serves the service first.
     os.nice(WORKER_NICENESS)
@@ -227,6 +257,7 @@ class ProcessDetector:
         self._next: asyncio.Future[None] | None = None  # a replacement is scheduled
         self._timer: asyncio.TimerHandle | None = None
         self._warming: set[asyncio.Task[None]] = set()
+        self._paused: set[int] = set()  # workers stopped by ``pause``
         # One batch more than workers: a worker that finishes finds the next one queued.
         self._batches = Batches(self._send, workers + 1, BATCH_CHUNKS * chunk_chars)
 
@@ -346,8 +377,35 @@ class ProcessDetector:
         except GuardrailError as exc:
             logger.error("new guardrail workers failed to start (%s)", type(exc.__cause__).__name__)
 
+    def pause(self) -> None:
+        """Stop the workers' CPU use (``SIGSTOP``) until ``resume``: the service acks first.
+
+        While a burst of deliveries is acked, a long analysis would take the core the acks
+        need (on Linux a CPU running even a ``nice`` 19 process is not idle to the scheduler,
+        so a waking service thread queues behind the other busy one). The caller
+        (``bot.state.acks.AckGate``) bounds how long and how often. Not on other platforms.
+        """
+        if not PAUSABLE or self._paused:
+            return
+        for pid in list(self._pool._processes or {}):  # noqa: SLF001  (the pool's own workers)
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:  # died: the pool is replaced when noticed
+                continue
+            self._paused.add(pid)
+
+    def resume(self) -> None:
+        """Let the workers ``pause`` stopped run again (``SIGCONT``)."""
+        paused, self._paused = self._paused, set()
+        for pid in paused:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                continue
+
     async def close(self) -> None:
         """Stop the workers (running analyses are abandoned)."""
+        self.resume()  # a stopped worker would never see the pool's shutdown
         if self._timer is not None:
             self._timer.cancel()
         if self._next is not None and not self._next.done():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from guardrails.detect.workers import PAUSABLE
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
@@ -149,14 +151,18 @@ def detection_workers(child: Spawned) -> list[int]:
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.parametrize("paused", [False, True], ids=["running", "paused"])
 async def test_a_killed_service_leaves_no_detection_worker_behind(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
+    tmp_path: Path, fake_anthropic: FakeAnthropic, paused: bool
 ) -> None:
     """SIGKILL gives no chance to shut the pool down: its workers must still go with it.
 
     Left behind they hold about 170 MB each and the service's stderr, so a supervisor reading
-    that pipe never sees the service end.
+    that pipe never sees the service end. Paused (stopped while the service acked a burst),
+    they cannot notice the service is gone: the kernel kills them with it.
     """
+    if paused and not PAUSABLE:
+        pytest.skip("workers are paused on Linux only")
     async with FakeSlack() as slack:
         port = free_port()
         env = {**run_env(tmp_path, slack, fake_anthropic, port), "VEILBOT_GUARDRAIL_WORKERS": "2"}
@@ -164,5 +170,7 @@ async def test_a_killed_service_leaves_no_detection_worker_behind(
             await child.serving(f"http://127.0.0.1:{port}/readyz")
             workers = detection_workers(child)
             assert len(workers) == 2, child.stderr
+            for pid in workers if paused else []:
+                os.kill(pid, signal.SIGSTOP)  # as ``ProcessDetector.pause`` does
             child.proc.kill()
             await until(lambda: not any(map(alive, workers)), "the workers to exit", 30)

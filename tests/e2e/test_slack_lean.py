@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import time
 from collections import Counter
 
@@ -18,10 +19,12 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.slack.enqueue import queueable
+from guardrails.detect.workers import PAUSABLE
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
 from tests.fakes.slack_payloads import envelope, mention, signed_headers
 from tests.fakes.slack_server import BOT_ID, BOT_USER_ID
+from tests.fixtures.processes import process_state
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -92,6 +95,32 @@ async def test_a_queued_turn_waits_while_a_delivery_is_being_acked(make_app: Mak
         assert await acking == 200
         assert answered_at - put_at >= 2.0
         await h.until(lambda: len(h.slack.all_replies()) == 2, "both answers")
+        await h.settle()
+
+
+@pytest.mark.skipif(not PAUSABLE, reason="workers are paused on Linux only")
+async def test_detection_processes_are_paused_while_a_delivery_is_being_acked(
+    make_app: MakeApp,
+) -> None:
+    """A long analysis must not take the CPU the acks of a burst need: while one is under
+    way the detection process is stopped, and it runs again once the acks are done."""
+    async with slack_harness(
+        make_app, slack_streaming="off", guardrail_workers=1, queue_acks_first_seconds=2.0
+    ) as h:
+        (worker,) = {p.pid for p in multiprocessing.active_children() if p.pid is not None}
+        release = h.slack.hold("auth.test")
+        try:
+            await h.until(lambda: len(h.slack.calls_to("auth.test")) == 1, "auth.test")
+            acking = asyncio.create_task(h.send(mention("a delivery being acked")))
+            await h.until(
+                lambda: h.app.queue is not None and h.app.queue.acks_in_flight == 1, "the ack"
+            )
+            await h.until(lambda: process_state(worker) == "T", "the worker to be stopped")
+        finally:
+            release.set()
+        assert await acking == 200
+        await h.until(lambda: process_state(worker) != "T", "the worker to run again")
+        await h.until(lambda: len(h.slack.all_replies()) == 1, "the answer")
         await h.settle()
 
 
