@@ -112,7 +112,8 @@ class Settings(BaseSettings):
     (an ingress replica, whose acks never wait behind turns), other replicas answer."""
     queue_acks_first_seconds: float = Field(default=0.25, ge=0)
     """How long a queued turn waits to begin while this process is acking Slack deliveries (a
-    burst): the acks, which Slack times out after 3 s, go first. 0: turns begin at once."""
+    burst), and the longest its detection processes are paused then (Linux): the acks, which
+    Slack times out after 3 s, go first. 0: turns begin at once, nothing is paused."""
     replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     """This process's consumer name in the queue; unset: hostname-pid-random."""
 
