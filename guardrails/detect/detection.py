@@ -301,19 +301,32 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
+        if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):
+            return None
+        if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
+            return None
         if d.type == "PERSON" and self._people is not None:
             if self._people.company(norm.text, end):
                 return None
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
+    def _employer(self, entity_type: str, text: str, start: int, end: int) -> bool:
+        """Whether a name is an employer's ("I work for Citigroup": ``people.employer``)."""
+        place = entity_type == "LOCATION"
+        return self._people is not None and self._people.employer(text, start, end, place=place)
+
     def _organization_handle(self, text: str, start: int, end: int) -> bool:
-        """Whether a span is a whole account name ("@SkySports") of an organization."""
+        """Whether a span is a whole account name or hashtag of an organization.
+
+        "@SkySports", "#BBCLincolnshire", "#mufc": a hashtag names a topic, and one made of
+        an organization's words is no person.
+        """
         if self._people is None:
             return False
-        start += text.startswith("@", start)
+        start += text.startswith(("@", "#"), start)
         whole = _HANDLE.match(text, start)
-        if start == 0 or text[start - 1] != "@" or whole is None or whole.end() != end:
+        if start == 0 or text[start - 1] not in "@#" or whole is None or whole.end() != end:
             return False
         people = self._people
         return accounts.organization_handle(text[start:end], people.english, people.listed)

@@ -91,9 +91,14 @@ def organization_handle(
     """
     words = _HANDLE_WORD.findall(handle)
     keys = [w.casefold() for w in words]
-    if _DIGIT.search(handle) or not any(k in ORGANIZATION_WORDS for k in keys):
+    if _DIGIT.search(handle) or not any(_organization_word(k) for k in keys):
         return False
     return all(
-        k in ORGANIZATION_WORDS or (not named(w) and (w.isupper() or english(w) or known_place(w)))
+        _organization_word(k) or (not named(w) and (w.isupper() or english(w) or known_place(w)))
         for w, k in zip(words, keys, strict=True)
     )
+
+
+def _organization_word(key: str) -> bool:
+    """An organization word, or a football club's initials ("mufc", "thfc", "whufc")."""
+    return key in ORGANIZATION_WORDS or len(key) >= 4 and key.endswith("fc")

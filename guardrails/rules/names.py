@@ -63,6 +63,12 @@ COMPANY_WORDS = frozenset(
     pharmaceuticals motors electric energy financial partnership""".split()
 )
 """Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
+LEGAL_FORMS = frozenset(
+    "corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa nv bv co holdings".split()
+)
+"""Words that end a company's registered name ("JP Morgan Asian Investment Trust Plc")."""
+CLUB_WORDS = frozenset("united city fc afc rovers athletic wanderers albion".split())
+"""Words after a town that make it a sports club ("Manchester United", "Birmingham City")."""
 ORGANIZATION_WORDS = COMPANY_WORDS | frozenset(
     """news radio fm tv sports sport records music magazine mag daily times post charity
     fashion programme program diary official online breaking weekly club fc gov police council

@@ -33,7 +33,14 @@ from importlib import resources
 
 from guardrails.rules import places
 from guardrails.rules.casing import Lexicon
-from guardrails.rules.names import AFTER_WORD, BEFORE_ACT, COMMON_WORDS, COMPANY_WORDS
+from guardrails.rules.names import (
+    AFTER_WORD,
+    BEFORE_ACT,
+    CLUB_WORDS,
+    COMMON_WORDS,
+    COMPANY_WORDS,
+    LEGAL_FORMS,
+)
 from guardrails.rules.parts import PROPER
 
 FIRST_RANK = 1000
@@ -213,6 +220,35 @@ class PeopleFinder:
         words = _WORDS.findall(span)
         return places.known_place(span) and not any(self._first(w) for w in words)
 
+    def club(self, text: str, start: int, end: int) -> bool:
+        """Whether a place is a town's sports club: "Manchester United", "Birmingham City FC".
+
+        The club word ends the span or follows it, and the town with it is no known place
+        ("Mexico City", "Kansas City" are towns).
+        """
+        following = _NEXT_WORD.match(text, end)
+        name = text[start:end] + (" " + following.group(1) if following else "")
+        town, _, word = name.rpartition(" ")
+        if word.casefold() not in CLUB_WORDS or not town or word.islower() and not name.islower():
+            return False  # "Galway city" is the town
+        after = _NEXT_WORD.match(text, following.end() if following else end)
+        if after and after.group(1)[0].isupper() and after.group(1).casefold() not in CLUB_WORDS:
+            return False  # "Montreal City Hall"
+        return places.known_place(town) and not places.known_place(name)
+
+    def employer(self, text: str, start: int, end: int, *, place: bool = False) -> bool:
+        """Whether a name is where someone works: "I work for Citigroup", "employed by Socrata".
+
+        Only a name with no first or last name of the lexicon in it, and no known place:
+        "I work for Priya", "works at Heathrow" stay. A ``place`` only after "for" or "by":
+        "worked at Swynnerton" is a village.
+        """
+        context = _EMPLOYED_BY if place else _EMPLOYED
+        if not context.search(text, max(0, start - 30), start):
+            return False
+        words = _WORDS.findall(text[start:end])
+        return not places.known_place(text[start:end]) and not any(self.listed(w) for w in words)
+
     def company(self, text: str, end: int) -> bool:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
         return _company_after(text, end)
@@ -383,6 +419,29 @@ class PeopleFinder:
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
+_EMPLOYED = re.compile(
+    r"\b(?:work(?:s|ed|ing)?[ \t]+(?:for|at)|employed[ \t]+(?:by|at)|(?:job|internship)[ \t]+at)"
+    r"[ \t]+(?:the[ \t]+)?$",
+    re.IGNORECASE,
+)
+_EMPLOYED_BY = re.compile(
+    r"\b(?:work(?:s|ed|ing)?[ \t]+for|employed[ \t]+by)[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
+)
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
+_FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)")
+_RUN_ON = re.compile(r"(?:[ \t]+(?:[A-Z][A-Za-z]*|&)){0,4}[ \t]+(?P<last>[A-Z][A-Za-z]*)\b")
+
+
 def _company_after(text: str, end: int) -> bool:
-    following = re.match(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)", text[end : end + 20])
-    return bool(following and following.group(1).rstrip(".").lower() in COMPANY_WORDS)
+    """Whether a company word follows ``end``, or a legal form ends the capitalized run there.
+
+    "Miller Ltd", "Russell Investments"; "JP Morgan Asian Investment Trust Plc", "the Graf
+    Acquisition Corp.": a name inside a company's is no person's.
+    """
+    following = _FOLLOWING.match(text[end : end + 80])
+    if following is None:
+        return False
+    if following.group(1).rstrip(".").lower() in COMPANY_WORDS:
+        return True
+    run = _RUN_ON.match(text, end, end + 80)  # not across a comma: "in Noville, Base Ltd"
+    return run is not None and run.group("last").lower() in LEGAL_FORMS

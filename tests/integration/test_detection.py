@@ -399,6 +399,8 @@ def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
     [
         "Well, this made My Day Thank Apple :) and my @spotify app broke",
         "Trendspotting with Louis Vuitton today",
+        "Morgan Stanley's income nearly doubles",
+        "Follow @Reuters for updates",
     ],
 )
 def test_products_and_companies_are_not_people(presidio_analyzer, text):

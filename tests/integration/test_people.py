@@ -111,3 +111,35 @@ def test_a_persons_account_name_is_still_hidden(presidio_analyzer, handle):
     text = f"thanks @{handle} for the tip"
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert handle in found
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Welcome to Manchester United, Juan", "Manchester"),
+        ("Birmingham City: will Doyle stay or go?", "Birmingham City"),
+        ("love when De Jong scores #mcfc", "mcfc"),
+        ("latest on #BBCLincolnshire tonight", "BBCLincolnshire"),
+        ("I work for Citigroup", "Citigroup"),
+        ("she was at JP Morgan Asian Investment Trust Plc for years", "Morgan"),
+    ],
+)
+def test_clubs_employers_and_companies_are_not_people_or_places(presidio_analyzer, text, kept):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not any(kept in f or f in kept for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        ("flying to Mexico City on Monday", "Mexico City"),
+        ("hazy sunshine in Galway city today", "Galway"),
+        ("protest at Montreal City Hall", "Montreal"),
+        ("I work for Priya Raman now", "Priya Raman"),
+        ("Privileged to meet Hazel who worked at Swynnerton", "Swynnerton"),
+        ("we met in Noville, Base Resources Limited hosted it", "Noville"),
+    ],
+)
+def test_towns_and_people_in_the_same_places_stay_hidden(presidio_analyzer, text, hidden):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert any(hidden in f for f in found), found
