@@ -103,9 +103,10 @@ async def test_detection_processes_are_paused_while_a_delivery_is_being_acked(
     make_app: MakeApp,
 ) -> None:
     """A long analysis must not take the CPU the acks of a burst need: while one is under
-    way the detection process is stopped, and it runs again once the acks are done."""
+    way the detection process is stopped, and it runs again once the acks are done (the
+    bound is long so that a slow machine still sees the pause; the burst's end resumes it)."""
     async with slack_harness(
-        make_app, slack_streaming="off", guardrail_workers=1, queue_acks_first_seconds=2.0
+        make_app, slack_streaming="off", guardrail_workers=1, queue_acks_first_seconds=30.0
     ) as h:
         (worker,) = {p.pid for p in multiprocessing.active_children() if p.pid is not None}
         release = h.slack.hold("auth.test")
