@@ -12,6 +12,7 @@ from bot.core.types import TurnStatus
 from bot.settings import Settings
 from guardrails.detect.workers import ProcessDetector
 from tests.e2e.conftest import MakeApp, message, unique_thread
+from tests.fixtures.processes import worker_pids
 
 
 async def test_turns_and_readiness_recover_after_the_guardrail_workers_are_killed(
@@ -55,7 +56,7 @@ async def test_turns_recover_when_the_replacement_workers_are_killed_while_warmi
     for pid in first:
         os.kill(pid, signal.SIGKILL)  # type: ignore[arg-type]
     turn = asyncio.create_task(app.conversation.handle(message("I'm Maria Gonzalez", thread)))
-    while not (pool._warming and len(second := _children() - first) == 2):
+    while not (pool._warming and len(second := worker_pids() - first) == 2):
         await asyncio.sleep(0.01)  # polls for the replacements to be spawned
     for pid in second:
         os.kill(pid, signal.SIGKILL)
@@ -68,10 +69,6 @@ async def test_turns_recover_when_the_replacement_workers_are_killed_while_warmi
         assert reply.status is TurnStatus.GUARDRAIL_ERROR
     assert "Maria Gonzalez" in replies[-1].text  # type: ignore[union-attr]
     assert (await app.readiness())["guardrail"]
-
-
-def _children() -> set[int]:
-    return {p.pid for p in multiprocessing.active_children() if p.pid is not None}
 
 
 async def test_by_default_a_long_message_is_analysed_beside_the_event_loop(

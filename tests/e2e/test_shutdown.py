@@ -23,7 +23,7 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
-from tests.fixtures.processes import Spawned, alive, base_env, children_of, spawned
+from tests.fixtures.processes import Spawned, alive, base_env, children_of, spawned, until
 from tests.fixtures.services import free_port
 
 STEPS = (
@@ -57,14 +57,6 @@ async def post_event(url: str, event: dict[str, Any]) -> int:
     async with aiohttp.ClientSession() as session:
         async with session.post(url, data=body, headers=signed_headers(body)) as response:
             return response.status
-
-
-async def until(check: Any, what: str, within: float = 60.0) -> None:
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
 
 
 async def until_not_ready(url: str, within: float = 30.0) -> None:

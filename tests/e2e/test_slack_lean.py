@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 import time
 from collections import Counter
 
@@ -24,7 +23,7 @@ from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
 from tests.fakes.slack_payloads import envelope, mention, signed_headers
 from tests.fakes.slack_server import BOT_ID, BOT_USER_ID
-from tests.fixtures.processes import process_state
+from tests.fixtures.processes import process_state, worker_pids
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -108,7 +107,7 @@ async def test_detection_processes_are_paused_while_a_delivery_is_being_acked(
     async with slack_harness(
         make_app, slack_streaming="off", guardrail_workers=1, queue_acks_first_seconds=30.0
     ) as h:
-        (worker,) = {p.pid for p in multiprocessing.active_children() if p.pid is not None}
+        (worker,) = worker_pids()
         release = h.slack.hold("auth.test")
         try:
             await h.until(lambda: len(h.slack.calls_to("auth.test")) == 1, "auth.test")

@@ -17,7 +17,7 @@ from bot.core.errors import GuardrailError
 from guardrails.detect.detection import detect
 from guardrails.detect.workers import PAUSABLE, WARM_UP_TEXT, ProcessDetector, ThreadDetector
 from guardrails.engine import build_pattern_analyzer, resolve_model
-from tests.fixtures.processes import process_state
+from tests.fixtures.processes import cpu_ticks, process_state, until, worker_pids
 
 MESSAGES = [
     ("slack", "Ping <@U024BE7LH> and mail <mailto:jane.doe@acme.com|jane.doe@acme.com> today"),
@@ -254,34 +254,18 @@ async def test_paused_workers_take_no_cpu_until_resumed_and_a_paused_pool_still_
     pool = ProcessDetector(resolve_model("auto"), None, 4000, workers=1)
     try:
         await pool.start()
-        (pid,) = _children()
+        (pid,) = worker_pids()
         analysis = asyncio.create_task(pool.detect("I'm Maria Gonzalez. " * 400, "console"))
         pool.pause()
-        await _until_state(pid, "T")  # a signal takes effect as the process is next scheduled
-        cpu = _cpu_ticks(pid)
+        # a signal takes effect as the process is next scheduled
+        await until(lambda: process_state(pid) == "T", "the worker to stop")
+        cpu = cpu_ticks(pid)
         done, _ = await asyncio.wait({analysis}, timeout=0.5)
         assert not done
-        assert _cpu_ticks(pid) == cpu
+        assert cpu_ticks(pid) == cpu
         pool.resume()
         found = await asyncio.wait_for(analysis, 120)
         assert {d.type for d in found} == {"PERSON"}
         pool.pause()  # stopped when the service stops: the pool still shuts down
     finally:
         await asyncio.wait_for(pool.close(), 60)
-
-
-def _children() -> set[int]:
-    return {p.pid for p in multiprocessing.active_children() if p.pid is not None}
-
-
-def _cpu_ticks(pid: int) -> int:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime
-
-
-async def _until_state(pid: int, state: str) -> None:
-    deadline = time.monotonic() + 30
-    while process_state(pid) != state:
-        assert time.monotonic() < deadline, f"worker never reached state {state}"
-        await asyncio.sleep(0.001)  # polls /proc for the state
