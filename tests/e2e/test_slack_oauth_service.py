@@ -308,13 +308,15 @@ async def test_an_uninstall_erases_the_workspace_and_leaves_the_other(
             uninstall = envelope({**UNINSTALLS[kind], "event_ts": new_ts()}, team=TEAM_A)
             assert await send(service, session, uninstall) == 200
 
-            async def erased() -> bool:
-                return not await team_keys(app, TEAM_A) and await installed(app) == [TEAM_B]
+            async def erased() -> bool:  # the action log's entry is the erasure's last step
+                logged = {a.target for a in await app.audit.recent_actions()}
+                return f"slack:{TEAM_A}" in logged and await installed(app) == [TEAM_B]
 
             try:
                 await until(erased, "workspace A erased")
             except AssertionError:
                 raise AssertionError(await team_keys(app, TEAM_A)) from None
+            assert not await team_keys(app, TEAM_A)
             sql_text = await sql_dump(app)
             assert "erase_workspace" in sql_text
             assert not [t for t in tokens_a if t in sql_text or t in await redis_dump(app)]
@@ -359,10 +361,11 @@ async def test_an_org_wide_grid_install_answers_its_workspaces_and_its_uninstall
             uninstall = grid(envelope({"type": "app_uninstalled"}, team="T0INORG"))
             assert await send(service, session, uninstall) == 200
 
-            async def erased() -> bool:
-                return not await team_keys(app, "T0INORG") and await installed(app) == []
+            async def logged() -> bool:  # the org's own erasure comes after its workspaces'
+                targets = {a.target for a in await app.audit.recent_actions()}
+                return {"slack:E0GRID", "slack:T0INORG"} <= targets  # each in the action log
 
-            await until(erased, "the org and its workspace erased")
-            targets = {a.target for a in await app.audit.recent_actions()}
-            assert {"slack:E0GRID", "slack:T0INORG"} <= targets  # each in the action log
+            await until(logged, "the org and its workspace erased, each in the action log")
+            assert not await team_keys(app, "T0INORG")
+            assert await installed(app) == []
             assert not [k async for k in app.redis.scan_iter(match="*slack-org*")]
