@@ -135,6 +135,10 @@ class _Detector:
             else None
         )
         self._people = people
+        lexicon = self._lexicon
+        self._english: Callable[[str], bool] = functools.lru_cache(maxsize=4)(
+            lambda text: lexicon is not None and casing.reads_as_english(text, lexicon)
+        )
         self.recognizers = build_recognizers(
             policy,
             prose=prose,
@@ -194,8 +198,8 @@ class _Detector:
         """``detect`` given the NLP artifacts of each of ``norm``'s windows."""
         found: list[Detection] = []
         if norm.text.strip():
-            for raw, ner_found in self._analyze(norm.text, ner):
-                refined = self._refine(raw, norm, ner_found)
+            for raw, read in self._analyze(norm.text, ner):
+                refined = self._refine(raw, norm, read)
                 if refined is not None:
                     found.append(
                         replace(
@@ -221,12 +225,13 @@ class _Detector:
                 found.append(Detection(entity_type, norm.starts[start], norm.ends[end - 1], 0.9))
         return found
 
-    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
-        """Presidio over the text in chunks, duplicates removed; ``True`` marks NER results.
+    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, str | None]]:
+        """Presidio over the text in chunks, duplicates removed, each with what the NER read.
 
-        ``ner`` holds the NLP artifacts of each chunk, in order.
+        ``ner`` holds the NLP artifacts of each chunk, in order. Beside each NER result is its
+        span as the model read it (truecased, ``casing``); ``None`` marks the other results.
         """
-        seen: set[tuple[Detection, bool]] = set()
+        seen: set[tuple[Detection, str | None]] = set()
         for (offset, chunk, first, last), artifacts in zip(
             _chunks(text, self._chunk), ner, strict=True
         ):
@@ -238,12 +243,14 @@ class _Detector:
                 ad_hoc_recognizers=self.recognizers,
                 nlp_artifacts=artifacts,
             )
+            read = _read(artifacts, chunk)
             for r in results:
                 start, end = int(r.start), int(r.end)
                 if (not first and start == 0) or (not last and end == len(chunk)):
                     continue  # cut by the chunk edge; the neighbouring chunk has it whole
                 found = Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
-                seen.add((found, _recognizer(r) == "SpacyRecognizer"))
+                ner_read = read[start:end] if _recognizer(r) == "SpacyRecognizer" else None
+                seen.add((found, ner_read))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
 
     def _ner_input(self, chunk: str) -> Any:
@@ -276,17 +283,22 @@ class _Detector:
         docs = iter(nlp.pipe(flat, disable=self._skipped, batch_size=max(1, len(flat))))
         return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
 
-    def _refine(self, d: Detection, norm: Normalized, ner: bool) -> Detection | None:
-        """Thresholds, trimming and the precision checks, in analysis offsets."""
+    def _refine(self, d: Detection, norm: Normalized, read: str | None) -> Detection | None:
+        """Thresholds, trimming and the precision checks, in analysis offsets.
+
+        ``read``: an NER result's span as the model read it; ``None`` for the other results.
+        """
         if d.score < self._policy.threshold(d.type):
             return None
         start, end = d.start, d.end
-        if ner and d.type in precision.NAME_TYPES:
+        if read is not None and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:
                 return None
             if d.type == "PERSON" and self._people and self._people.place(norm.text[start:end]):
                 d = replace(d, type="LOCATION")  # "Manchester", "Dayton NJ": read as people
+            if d.type == "PERSON" and not self._lower_case_name(norm.text, read, start, end):
+                return None  # "u kno", "smdh": lower case the truecasing left is no name
             if precision.is_not_a_name(norm.text[start:end]):
                 return None
             if not self._plausible(d.type, norm.text, start, end):
@@ -301,6 +313,8 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
+        if d.type == "PERSON" and self._topic(norm.text, start, end):
+            return None
         if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):
             return None
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
@@ -311,10 +325,35 @@ class _Detector:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
+    def _lower_case_name(self, text: str, read: str, start: int, end: int) -> bool:
+        """Whether an NER person the model read in lower case may be one.
+
+        Truecasing capitalizes the lower-case names it believes in, so a lower-case span is
+        the model's own guess: a name only in English text when a word of it is in the name
+        lexicon ("hari" is a name and Indonesian for "day"), or when it is a handle or
+        hashtag, which are lower case by habit.
+        """
+        if not read.islower() or self._people is None or self._lexicon is None:
+            return True
+        if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
+            return True
+        return self._english(text) and self._people.lower_case_name(text[start:end])
+
     def _employer(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether a name is an employer's ("I work for Citigroup": ``people.employer``)."""
         place = entity_type == "LOCATION"
         return self._people is not None and self._people.employer(text, start, end, place=place)
+
+    def _topic(self, text: str, start: int, end: int) -> bool:
+        """Whether a person is a whole hashtag of English words and no name ("#ZodiacFacts").
+
+        Such a hashtag may still be a place ("#NewOrleans"), so only people are dropped.
+        """
+        start += text.startswith("#", start)
+        whole = _HANDLE.match(text, start)
+        if self._people is None or start == 0 or text[start - 1] != "#" or whole is None:
+            return False
+        return whole.end() == end and self._people.topic(text[start:end])
 
     def _organization_handle(self, text: str, start: int, end: int) -> bool:
         """Whether a span is a whole account name or hashtag of an organization.
@@ -381,6 +420,12 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+def _read(artifacts: Any, chunk: str) -> str:
+    """The text the NER model read for a chunk (its truecased copy), or the chunk itself."""
+    doc = getattr(artifacts, "tokens", None)
+    return doc.text if doc is not None and len(doc.text) == len(chunk) else chunk
 
 
 def _with_parts(d: Detection, text: str, form: Callable[[str], str]) -> Detection:

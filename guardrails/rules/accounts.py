@@ -73,7 +73,7 @@ def _is_account(value: str, right_after: bool, english: Callable[[str], bool] | 
     return right_after and english is not None and not english(value.lower())
 
 
-_HANDLE_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+")
+HANDLE_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+")
 """The words of an account name run together: "BBCBreaking" -> "BBC", "Breaking"."""
 _DIGIT = re.compile(r"\d")
 
@@ -89,7 +89,7 @@ def organization_handle(
     "BBCBreaking", "Radio_Dance", "MoscowTimes"; not "OfficialTamera", "JaneNews",
     "LowkeyMusic1".
     """
-    words = _HANDLE_WORD.findall(handle)
+    words = HANDLE_WORD.findall(handle)
     keys = [w.casefold() for w in words]
     if _DIGIT.search(handle) or not any(_organization_word(k) for k in keys):
         return False

@@ -11,10 +11,13 @@ word in it ("nginx ingress") is left alone: those are jargon far more often than
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.strings import get_string_id
 
 from guardrails.rules.names import COMMON_WORDS
@@ -63,8 +66,43 @@ def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
     return Lexicon(frozenset(words), tuple(suffixes))
 
 
+_LANGUAGES = "ca cs da de es fi fr hu id it nb nl pl pt ro sv tl tr".split()
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+@functools.cache
+def foreign_function_words() -> frozenset[str]:
+    """Stop words of the Latin-script languages spaCy ships lists for, English's left out."""
+    words: set[str] = set()
+    for lang in _LANGUAGES:
+        words |= import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    return frozenset(w.casefold() for w in words) - STOP_WORDS
+
+
+def reads_as_english(text: str, known: Lexicon) -> bool:
+    """Whether ``text`` has at least as many English function words as other languages'.
+
+    "nou ze is al een week best wel erg ziek" has five Dutch ones ("best" and "week" are
+    English too) and no English one: its unknown words are Dutch, not names.
+    """
+    english = foreign = 0
+    others = foreign_function_words()
+    for match in _WORD.finditer(text):
+        word = match.group().casefold()
+        if word in STOP_WORDS:
+            english += 1
+        elif word in others and not known.knows(word):
+            foreign += 1
+    return foreign <= english
+
+
 def truecase(text: str, known: Lexicon) -> str:
-    """``text`` with each pair of adjacent unknown lower-case words capitalized."""
+    """``text`` with each pair of adjacent unknown lower-case words capitalized.
+
+    Only in English text: another language's unknown words are its own, not names.
+    """
+    if not reads_as_english(text, known):
+        return text
     chars: list[str] | None = None
     position = 0
     while match := _PAIR.search(text, position):

@@ -27,6 +27,7 @@ welcome well wondering working yes yesterday you yall all here there everyone ch
 ask cc ping tell call dm message meet met invite talk reach loop ty
 manager admin admins engineering marketing product design data ticket tickets issue issues
 oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh
+rt ff idk imma tryna gonna wanna lmao lmfao smh ikr tho
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""

@@ -31,8 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from guardrails.rules import places
-from guardrails.rules.casing import Lexicon
+from guardrails.rules.accounts import HANDLE_WORD
+from guardrails.rules.casing import Lexicon, reads_as_english
 from guardrails.rules.names import (
     AFTER_WORD,
     BEFORE_ACT,
@@ -55,7 +58,8 @@ _LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůű�
 _CAP = rf"(?:[{_UPPER}][{_LOWER}]?['’])?[{_UPPER}][{_LOWER}]+(?:[{_UPPER}][{_LOWER}]+)?"
 _CAP_WORD = rf"{_CAP}(?:-{_CAP})?"
 _LOW_WORD = rf"[{_LOWER}]{{2,}}(?:-[{_LOWER}]{{2,}})?"
-_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|do|dos|das|du|la|le|bin|al|el|ter|ten)"
+_PARTICLES = "van von der den de del della di da do dos das du la le bin al el ter ten".split()
+_PARTICLE = "(?:" + "|".join(_PARTICLES) + ")"
 _RUN = re.compile(
     rf"(?<![\w@#/.\-])(?P<run>{_CAP_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*"
     rf"(?:{_CAP_WORD}|[{_UPPER}]\.))*)(?![\w@])"
@@ -92,9 +96,12 @@ NEEDS = re.compile(rf"[ \t{_UPPER}]")
 _TITLES = frozenset(
     """princess prince king queen lord lady sir dame duke duchess saint pope president
     doctor captain general colonel major sergeant judge father mother sister brother
-    uncle aunt baby""".split()
+    uncle aunt baby mr mrs ms mx dr prof""".split()
 )
 """Words before a name, never its first word ("Princess Royal", "Captain Hook")."""
+_FUNCTION_WORDS = frozenset(STOP_WORDS) - {"will"}
+"""English function words: never a name by its context ("He said"; "Will said" is a name)."""
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
@@ -164,7 +171,7 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
-        for pair in _LOWER_PAIR.finditer(text):
+        for pair in _LOWER_PAIR.finditer(text) if reads_as_english(text, self._nouns) else ():
             if self._lower_name(pair.group(1), pair.group(2)):
                 yield pair.start(), pair.end(2), 0.6
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
@@ -185,8 +192,34 @@ class PeopleFinder:
         words = _WORDS.findall(span)
         if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
             return False  # "Bob Smith Inc"
-        names = [w for w in words if w.casefold() not in COMMON_WORDS]  # "As", "You", "Oh"
+        # "As", "You", "Oh", "Mrs" alone are no name
+        names = [w for w in words if _key(w) not in COMMON_WORDS and _key(w) not in _TITLES]
         return any(self._name_word(w) or not self.english(w) for w in names)
+
+    def lower_case_name(self, span: str) -> bool:
+        """Whether a lower-case span may be a name: a word of it is in the name lexicon.
+
+        "chuck norris" and "george" may be; "u kno", "smdh", "hub" and "von meinem bruder"
+        (a particle alone makes no name) are not.
+        """
+        words = [w for w in _WORDS.findall(span) if _key(w) not in COMMON_WORDS]
+        return any(self._name_word(w) for w in words if _key(w) not in _PARTICLES)
+
+    def topic(self, tag: str) -> bool:
+        """Whether a hashtag's words are a topic: English words, none a name or a place.
+
+        "#ZodiacFacts", "#ItsTheTeenLife", "#FollowFriday"; not "#LaurenBacall", "#MarkTwain"
+        or "#HopeSolo" (a first name English also has makes it a person).
+        """
+        words = HANDLE_WORD.findall(tag)
+        if len(words) < 2 or places.known_place(" ".join(words)):
+            return False  # "#NewOrleans"
+        return all(
+            self.english(w)
+            and (_key(w) in COMMON_WORDS or not self._name_word(w))
+            and not places.known_place(w)  # "#GreenwichJobs"
+            for w in words
+        )
 
     def unknown_word(self, span: str) -> bool:
         """Whether a span has a word English does not know ("Tunisia", not "the White ...")."""
@@ -405,12 +438,12 @@ class PeopleFinder:
         key = _key(word)
         if key in _MONTHS and not (month and word[0].isupper() and key != "may"):
             return False
-        if key in _TITLES or key in self._towns:
+        if key in _TITLES or key in _WEEKDAYS or key in self._towns:
             return False
         if word[0].islower():
             return self._first(word, LOWER_RANK) and not self.english(word)
-        if key in COMMON_WORDS and key not in self._names.first:
-            return False
+        if key in COMMON_WORDS and (key not in self._names.first or key in _FUNCTION_WORDS):
+            return False  # "Will said" is a name, "He said" is not
         return self._first(word) or not self.english(word)
 
     def _lower_name(self, first: str, last: str) -> bool:

@@ -14,6 +14,9 @@ from dataclasses import replace
 from importlib import resources
 from typing import TypeVar
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from guardrails.rules.casing import foreign_function_words
 from guardrails.rules.names import COMMON_WORDS
 from guardrails.text.spans import Detection
 
@@ -109,13 +112,8 @@ def _phone_words(span: str) -> bool:
 
 @functools.cache
 def _function_words() -> frozenset[str]:
-    """Articles, possessives and other stop words of the EU languages spaCy ships lists for."""
-    from importlib import import_module
-
-    words: set[str] = set()
-    for lang in ("de", "es", "fr", "it", "pt", "nl", "pl", "sv", "da", "en"):
-        words |= import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
-    return frozenset(w.casefold() for w in words)
+    """Articles, possessives and other stop words of English and the languages around it."""
+    return foreign_function_words() | STOP_WORDS
 
 
 @functools.cache

@@ -143,3 +143,53 @@ def test_clubs_employers_and_companies_are_not_people_or_places(presidio_analyze
 def test_towns_and_people_in_the_same_places_stay_hidden(presidio_analyzer, text, hidden):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert any(hidden in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("He said the build is green again", "He"),
+        ("She told me the invoice went out", "She"),
+        ("RT @acme_status: the outage is over", "RT"),
+        ("lol u kno when the deploy runs?", "u kno"),
+        ("smdh, the tests are red again", "smdh"),
+    ],
+)
+def test_pronouns_and_chat_words_are_not_people(presidio_analyzer, text, word):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert word not in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ik heb het al een week niet gezien, echt heel jammer",
+        "das ist die von meinem bruder, aber bei ihm geht das nur so",
+        "aku gak bisa datang hari ini, maaf ya",
+    ],
+)
+def test_a_message_in_another_language_is_not_read_as_names(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
+
+
+def test_lower_case_names_in_english_are_still_found(presidio_analyzer):
+    text = "ok so tariq kimura and i will sort the payroll"
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert found == ["tariq kimura"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "hidden"),
+    [
+        ("so true #ZodiacFacts", "ZodiacFacts", None),
+        ("new week #WorkLifeBalance", "WorkLifeBalance", None),
+        ("RIP #LaurenBacall, a legend", None, "LaurenBacall"),
+        ("12 hurt in a shooting #NewOrleans", None, "NewOrleans"),
+    ],
+)
+def test_a_hashtag_of_english_words_is_a_topic_not_a_person(presidio_analyzer, text, kept, hidden):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    if kept:
+        assert not any(kept in f for f in found), found
+    if hidden:
+        assert any(hidden in f for f in found), found
