@@ -35,7 +35,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from guardrails.rules import places
 from guardrails.rules.accounts import HANDLE_WORD
-from guardrails.rules.casing import Lexicon, reads_as_english
+from guardrails.rules.casing import Lexicon, foreign_function_words, reads_as_english
 from guardrails.rules.names import (
     AFTER_WORD,
     BEFORE_ACT,
@@ -101,6 +101,8 @@ _TITLES = frozenset(
 """Words before a name, never its first word ("Princess Royal", "Captain Hook")."""
 _FUNCTION_WORDS = frozenset(STOP_WORDS) - {"will"}
 """English function words: never a name by its context ("He said"; "Will said" is a name)."""
+_STRETCHED = re.compile(r"([^\W\d_])\1\1")
+_LAUGHTER = re.compile(r"[ah]+|[eh]+|[hm]+|[hu]+|[ox]+")
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
@@ -192,8 +194,12 @@ class PeopleFinder:
         words = _WORDS.findall(span)
         if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
             return False  # "Bob Smith Inc"
+        if not span.islower() and any(_foreign_word(w) for w in span.split()):
+            return False  # "Ik kan niet wachten", "Gawin mo na": a sentence of another language
         # "As", "You", "Oh", "Mrs" alone are no name
         names = [w for w in words if _key(w) not in COMMON_WORDS and _key(w) not in _TITLES]
+        if span.isupper() and all(self.english(w) for w in names):
+            return False  # shouted English: "APRIL", "SUMMER", "BBQ TIME"
         return any(self._name_word(w) or not self.english(w) for w in names)
 
     def lower_case_name(self, span: str) -> bool:
@@ -369,6 +375,8 @@ class PeopleFinder:
             return False  # O'Brien, D'Angelo
         if key in COMMON_WORDS or key in _MONTHS or self._words.knows(key):
             return True
+        if _STRETCHED.search(key) or len(key) > 3 and _LAUGHTER.fullmatch(key):
+            return True  # chat noise: "Zzzzz", "Ummm", "Hahaha", "Hehe" are no names
         return self._nouns.knows(key) and self._names.first.get(key, 10**9) > FIRST_RANK
 
     def _first(self, word: str, limit: int = FIRST_RANK) -> bool:
@@ -463,6 +471,15 @@ _EMPLOYED_BY = re.compile(
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
 _FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)")
 _RUN_ON = re.compile(r"(?:[ \t]+(?:[A-Z][A-Za-z]*|&)){0,4}[ \t]+(?P<last>[A-Z][A-Za-z]*)\b")
+
+
+def _foreign_word(word: str) -> bool:
+    """Whether a word is a lower-case function word of another language ("kan", "mo").
+
+    Not a particle of a name ("de", "van").
+    """
+    key = _key(word)
+    return word.islower() and key not in _PARTICLES and key in foreign_function_words()
 
 
 def _company_after(text: str, end: int) -> bool:

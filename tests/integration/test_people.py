@@ -153,6 +153,9 @@ def test_towns_and_people_in_the_same_places_stay_hidden(presidio_analyzer, text
         ("RT @acme_status: the outage is over", "RT"),
         ("lol u kno when the deploy runs?", "u kno"),
         ("smdh, the tests are red again", "smdh"),
+        ("Hahaha the demo crashed", "Hahaha"),
+        ("Zzzzzz, this meeting again", "Zzzzzz"),
+        ("FINALLY SUMMER IS HERE", "SUMMER"),
     ],
 )
 def test_pronouns_and_chat_words_are_not_people(presidio_analyzer, text, word):
