@@ -33,6 +33,7 @@ _CODE_LIKE = re.compile(
     r"[_/\\=@]|[A-Za-z]\d|\d(?!(?:st|nd|rd|th)\b)[A-Za-z]|[a-z]\.[a-z]|^v?\d+(?:\.\d+)+"
     r"|[a-z][A-Z].*[a-z][A-Z]"
     r"|\.(?:py|js|ts|md|go|rs|java|json|ya?ml|txt)\b"
+    r"|\b[A-Z][A-Z0-9]+-\d+\b"  # an issue key: "JIRA-77", "OPS-1234"
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}")
 # What ends a URL path or a key before an address: "/", "?", ":", or "=" after a key that
