@@ -49,6 +49,22 @@ PLACE_PATTERN = re.compile(rf"{_CONTEXT}[ \t]+(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,
 """A place word and up to three words after it; the gazetteer decides how many are a town."""
 
 
+CARE_PATTERN = re.compile(
+    r"(?<![\w@#'’.\-])(?:(?:St\.?|Saint|Mount|Mt\.?)[ \t]+)?(?:[A-Z][\w'’.\-]*[ \t]+){1,4}"
+    r"(?:Hospital|Clinic|Infirmary|Hospice|Medical[ \t]+Cent(?:er|re)|Health[ \t]+Cent(?:er|re)"
+    r"|Nursing[ \t]+Home|Care[ \t]+Home)\b"
+)
+"""A named place of care ("Mercy Hospital", "St. Mary's Hospital", "Lakeside Nursing Home"):
+where someone is treated says where they are and what ails them (``care_place``)."""
+_CARE_KIND = re.compile(r"(?:Medical|Health|Nursing|Care)?[ \t]*\w+$")
+
+
+def care_place(value: str) -> bool:
+    """Whether a ``CARE_PATTERN`` match has a name, not only common words ("The Hospital")."""
+    name = _CARE_KIND.sub("", value).split()
+    return any(word.casefold().strip(".'’") not in COMMON_WORDS for word in name)
+
+
 def _key(name: str) -> str:
     return " ".join(name.replace("’", "'").lower().split())
 

@@ -44,7 +44,13 @@ from guardrails.rules import (  # noqa: E402
 )
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
-from guardrails.rules.places import PLACE_PATTERN, named_regions, town_and_state  # noqa: E402
+from guardrails.rules.places import (  # noqa: E402
+    CARE_PATTERN,
+    PLACE_PATTERN,
+    care_place,
+    named_regions,
+    town_and_state,
+)
 from guardrails.rules.structure import NEEDS as STRUCTURE_NEEDS  # noqa: E402
 from guardrails.rules.structure import StructureReader  # noqa: E402
 
@@ -472,6 +478,7 @@ def build_recognizers(
     places: tuple[Rule, ...] = (
         Rule("LOCATION", _NEVER, 0.0, finder=addresses.find, needs=addressy),
         Rule("LOCATION", _NEVER, 0.0, finder=blocks.find, needs=addressy),
+        Rule("LOCATION", CARE_PATTERN, 0.9, validate=care_place, needs=_CAPITAL),
     )
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)

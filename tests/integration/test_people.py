@@ -196,3 +196,35 @@ def test_a_hashtag_of_english_words_is_a_topic_not_a_person(presidio_analyzer, t
         assert not any(kept in f for f in found), found
     if hidden:
         assert any(hidden in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Pt transferred from Mercy Hospital this am", "Mercy Hospital"),
+        ("my mum is in St. Mary's Hospital since Monday", "St. Mary's Hospital"),
+        ("she moved to Lakeside Nursing Home in May", "Lakeside Nursing Home"),
+        ("follow up at the Riverside Medical Center next week", "Riverside Medical Center"),
+    ],
+)
+def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", place) in found, found
+
+
+@pytest.mark.parametrize("text", ["The Hospital was busy today", "Our Clinic opens at 9"])
+def test_a_place_of_care_without_a_name_stays(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("sales rose: the dashboard shows JIRA-77 again", "JIRA-77"),
+        ("blocked on OPS-1234 until Friday", "OPS-1234"),
+        ("we moved the wiki to Atlassian last year", "Atlassian"),
+    ],
+)
+def test_issue_keys_and_services_are_not_people(presidio_analyzer, text, kept):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert kept not in found, found
