@@ -128,10 +128,14 @@ class _Detector:
         self._chunk = chunk_chars
         self._lexicon = casing.lexicon(analyzer) if prose else None
         words = casing.lexicon(analyzer, nouns=False) if self._lexicon else None
-        towns = places.PlaceCheck(self._lexicon, words) if self._lexicon and words else None
         people = (
             PeopleFinder(words, self._lexicon, places.gazetteer())
             if self._lexicon and words
+            else None
+        )
+        towns = (
+            places.PlaceCheck(self._lexicon, words, named=people.name_word)
+            if self._lexicon and words and people
             else None
         )
         self._people = people
@@ -143,6 +147,7 @@ class _Detector:
             policy,
             prose=prose,
             towns=towns,
+            lone_town=towns.alone if towns else None,
             people=people,
             full_name=people.is_name if people else None,
             name_word=people.user_name if people else None,

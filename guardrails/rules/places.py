@@ -99,11 +99,22 @@ def _name_and_population(fields: dict[str, Any]) -> Any:
 class PlaceCheck:
     """Whether a candidate after a place word is a town, not an English phrase."""
 
-    def __init__(self, known: Lexicon, words: Lexicon, towns: dict[str, int] | None = None) -> None:
-        """``known``: every word of the model's dictionary; ``words``: without its nouns."""
+    def __init__(
+        self,
+        known: Lexicon,
+        words: Lexicon,
+        towns: dict[str, int] | None = None,
+        named: Callable[[str], bool] | None = None,
+    ) -> None:
+        """Build the check.
+
+        ``known``: every word of the model's dictionary; ``words``: without its nouns;
+        ``named``: whether a word is a name in common use (``PeopleFinder.name_word``).
+        """
         self._known = known
         self._words = words
         self._towns = gazetteer() if towns is None else towns
+        self._named = named
 
     def __call__(self, value: str) -> bool:
         """Whether ``value`` names a town (see the module's rules)."""
@@ -117,6 +128,18 @@ class PlaceCheck:
         if all(self._known.knows(w) for w in parts):
             return population >= WORD_TOWN_POPULATION
         return True
+
+    def alone(self, value: str) -> bool:
+        """Whether ``value`` is a town even with no place word before it ("Loughborough").
+
+        A town of ``WORD_TOWN_POPULATION`` or more whose words are neither English nor a name
+        of the lexicon (``self._named``): "Reading", "Bath", "Florence", "Preston" need one.
+        """
+        name = _key(value)
+        if self._towns.get(name, 0) < WORD_TOWN_POPULATION or self._named is None:
+            return False
+        parts = [w for w in re.split(r"[ \-']", name) if w]
+        return not any(self._known.knows(w) or self._named(w) for w in parts)
 
 
 _OTHER_NAMES = frozenset(
@@ -251,8 +274,12 @@ _MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)|[ \t]+\d{1,3}\b(?![:.,/]?\d)")
 or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
 
 
-def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each country, continent or US state by its name.
+def named_regions(
+    name: Callable[[str], bool],
+    text: str,
+    town: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each country, continent, US state or lone town by its name.
 
     The name must be the whole run of capitalized words, or all of it but a common word
     before it ("The Spain international"): in a longer run it is part of a company's or a
@@ -263,6 +290,8 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
     Args:
         name: whether a word is a person's name.
         text: the text.
+        town: whether a run of capitalized words is a town that names nothing else
+            (``PlaceCheck.alone``).
     """
     for match in _CAPITALIZED.finditer(text):
         if match.group("v") is None:
@@ -272,8 +301,8 @@ def named_regions(name: Callable[[str], bool], text: str) -> Iterator[tuple[int,
         known = countries_and_states()
         if _key(value) not in known and lead and _key(lead.group(1)) in COMMON_WORDS:
             start, value = start + lead.end(), value[lead.end() :]
-        if _key(value) not in known:  # first: most runs are no place, and the rest costs more
-            continue
+        if _key(value) not in known and not (town is not None and town(value)):
+            continue  # first: most runs are no place, and the rest costs more
         if _NAMED_OF.search(text, max(0, start - 40), start) or _MORE_NAME.match(
             text, start + len(value)
         ):

@@ -451,6 +451,7 @@ def build_recognizers(
     *,
     prose: bool = True,
     towns: Validator | None = None,
+    lone_town: Validator | None = None,
     people: Finder | None = None,
     full_name: urls.NameCheck | None = None,
     name_word: Validator | None = None,
@@ -464,6 +465,8 @@ def build_recognizers(
             identifiers (and personal parts of URLs) are found, as in the output scan.
         towns: whether a name after a place word is a town (``guardrails.rules.places``); with
             it, "moved to porto" is a ``LOCATION`` in any case.
+        lone_town: whether a capitalized run is a town with no place word before it
+            (``places.PlaceCheck.alone``).
         people: names by the name lexicon (``guardrails.rules.people``).
         full_name: whether the words of a URL segment are a full name (the same lexicon).
         name_word: whether a word is a person's name and no English word (the same
@@ -509,7 +512,7 @@ def build_recognizers(
         needs=re.compile("[yY]"),  # "skype"
     )
     if name_word is not None and prose:
-        regions = functools.partial(named_regions, name_word)
+        regions = functools.partial(named_regions, name_word, town=lone_town)
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=regions, needs=_CAPITAL))
     if name_word is not None and english is not None:
         reader = StructureReader(english, name_word)

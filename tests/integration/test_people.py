@@ -228,3 +228,21 @@ def test_a_place_of_care_without_a_name_stays(presidio_analyzer, text):
 def test_issue_keys_and_services_are_not_people(presidio_analyzer, text, kept):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert kept not in found, found
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Ipswich tomorrow, then home", "Ipswich"),
+        ("Wolverhampton was hot today", "Wolverhampton"),
+    ],
+)
+def test_a_large_town_that_names_nothing_else_is_a_place_alone(presidio_analyzer, text, place):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", place) in found, found
+
+
+@pytest.mark.parametrize("text", ["Reading is fun", "Florence said hi", "Bath time again"])
+def test_a_town_that_is_a_word_or_a_name_needs_a_place_word(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert all(t != "LOCATION" for t, _ in found), found
