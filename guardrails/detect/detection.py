@@ -354,11 +354,8 @@ class _Detector:
 
         Such a hashtag may still be a place ("#NewOrleans"), so only people are dropped.
         """
-        start += text.startswith("#", start)
-        whole = _HANDLE.match(text, start)
-        if self._people is None or start == 0 or text[start - 1] != "#" or whole is None:
-            return False
-        return whole.end() == end and self._people.topic(text[start:end])
+        tag = _whole_tag(text, start, end, "#")
+        return tag is not None and self._people is not None and self._people.topic(tag)
 
     def _organization_handle(self, text: str, start: int, end: int) -> bool:
         """Whether a span is a whole account name or hashtag of an organization.
@@ -366,14 +363,11 @@ class _Detector:
         "@SkySports", "#BBCLincolnshire", "#mufc": a hashtag names a topic, and one made of
         an organization's words is no person.
         """
-        if self._people is None:
-            return False
-        start += text.startswith(("@", "#"), start)
-        whole = _HANDLE.match(text, start)
-        if start == 0 or text[start - 1] not in "@#" or whole is None or whole.end() != end:
+        handle = _whole_tag(text, start, end, "@#")
+        if handle is None or self._people is None:
             return False
         people = self._people
-        return accounts.organization_handle(text[start:end], people.english, people.listed)
+        return accounts.organization_handle(handle, people.english, people.listed)
 
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether an NER span can be what its type says (needs the name lexicon).
@@ -425,6 +419,15 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:
+    """The word of a span that is one whole handle or hashtag after one of ``marks``."""
+    start += text.startswith(tuple(marks), start)
+    whole = _HANDLE.match(text, start)
+    if start == 0 or text[start - 1] not in marks or whole is None or whole.end() != end:
+        return None
+    return text[start:end]
 
 
 def _read(artifacts: Any, chunk: str) -> str:

@@ -103,17 +103,17 @@ def truecase(text: str, known: Lexicon) -> str:
 
     Only in English text: another language's unknown words are its own, not names.
     """
-    if not reads_as_english(text, known):
-        return text
-    chars: list[str] | None = None
+    starts: list[int] = []
     position = 0
     while match := _PAIR.search(text, position):
-        first, second = match.group(1), match.group(2)
-        if known.knows(first) or known.knows(second):
+        if known.knows(match.group(1)) or known.knows(match.group(2)):
             position = match.start(2)
             continue
-        chars = chars if chars is not None else list(text)
-        chars[match.start(1)] = first[0].upper()
-        chars[match.start(2)] = second[0].upper()
+        starts += [match.start(1), match.start(2)]
         position = match.end()
-    return text if chars is None else "".join(chars)
+    if not starts or not reads_as_english(text, known):  # the language only when it matters
+        return text
+    chars = list(text)
+    for start in starts:
+        chars[start] = chars[start].upper()
+    return "".join(chars)

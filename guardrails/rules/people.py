@@ -173,9 +173,9 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
-        for pair in _LOWER_PAIR.finditer(text) if reads_as_english(text, self._nouns) else ():
-            if self._lower_name(pair.group(1), pair.group(2)):
-                yield pair.start(), pair.end(2), 0.6
+        pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
+        if pairs and reads_as_english(text, self._nouns):  # "een whiskydieet" is Dutch
+            yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
         # English words would drop.
         for found in BEFORE_ACT.finditer(text):  # "June is out sick": a month may act

@@ -8,7 +8,6 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Callable
 
 import pytest
 import redis.asyncio as aioredis
@@ -32,6 +31,7 @@ from tests.fakes.discord_server import (
     FakeDiscord,
     Request,
 )
+from tests.fixtures.processes import until
 
 MENTION = f"<@{BOT_ID}>"
 SEEDED = ["Maria Gonzalez", "maria.gonzalez@example.com", "+1 415 555 0123"]
@@ -310,14 +310,6 @@ async def test_deleting_a_message_withdraws_it_and_the_values_only_it_introduced
     assert await bot.app.vault.mapping(tid) == {}
 
 
-async def polled(check: Callable[[], bool], what: str, within: float = 30.0) -> None:
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
-
-
 async def test_a_drain_lets_the_turn_in_flight_answer_and_answers_no_new_message(
     start_bot: StartBot,
     fake_discord: FakeDiscord,
@@ -332,11 +324,11 @@ async def test_a_drain_lets_the_turn_in_flight_answer_and_answers_no_new_message
     try:
         first = fake_discord.message(f"{MENTION} what is a vault?", mentions=(BOT_ID,))
         await fake_discord.dispatch("MESSAGE_CREATE", first)
-        await polled(lambda: len(fake_anthropic.requests) == 1, "the model call")
+        await until(lambda: len(fake_anthropic.requests) == 1, "the model call", within=30.0)
         drain = asyncio.create_task(bot.adapter.drain(30))
         second = fake_discord.message(f"{MENTION} and one more?", mentions=(BOT_ID,))
         await fake_discord.dispatch("MESSAGE_CREATE", second)
-        await polled(lambda: "arrived while stopping" in caplog.text, "the refusal")
+        await until(lambda: "arrived while stopping" in caplog.text, "the refusal", within=30.0)
         fake_anthropic.release()
         await asyncio.wait_for(drain, 30)
     finally:

@@ -25,6 +25,7 @@ from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.vault.sealing import AesGcmSealer
+from tests.fixtures.processes import until
 from tests.fixtures.services import RedisServer, async_redis, free_port, sync_redis
 
 SEALER = AesGcmSealer(b"k" * 32)
@@ -85,14 +86,6 @@ async def replicas(redis_url: str, redis_prefix: str) -> AsyncIterator[Replicas]
             await made.close()
 
 
-async def until(check: Callable[[], bool], what: str, within: float = 30.0) -> None:
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-
-
 async def test_a_retried_delivery_is_queued_once(replicas: Replicas) -> None:
     queue = await replicas.queue("a")
     assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
@@ -139,7 +132,7 @@ async def test_an_entry_waits_to_begin_while_this_process_is_acking(replicas: Re
     with queue.acking():  # an ack that never ends: the entry waits the whole second
         put_at = time.monotonic()
         assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
-        await until(lambda: bool(begun), "the entry, once the wait is over")
+        await until(lambda: bool(begun), "the entry, once the wait is over", within=30.0)
     assert begun[0] - put_at >= 1.0
 
 
@@ -154,8 +147,8 @@ async def test_an_entry_begins_as_soon_as_the_acks_are_done(replicas: Replicas) 
     replicas.start(queue)
     with queue.acking(), queue.acking():  # two deliveries being acked
         assert await queue.put("slack", "T1:C1:1.000001", tid(1), body(1, 1))
-        await until(lambda: queue.in_flight == 1, "the worker took the thread")
-    await until(lambda: bool(begun), "the entry, well before the 600 s")
+        await until(lambda: queue.in_flight == 1, "the worker took the thread", within=30.0)
+    await until(lambda: bool(begun), "the entry, well before the 600 s", within=30.0)
     assert [e.event_id for e in begun] == ["T1:C1:1.000001"]
 
 
@@ -192,7 +185,9 @@ async def test_three_replicas_answer_each_event_once_and_each_thread_in_order(
     ]
     results = [await p for p in puts]  # in order: a thread's events are put in order
     assert sum(results) == threads * per_thread
-    await until(lambda: sum(map(len, seen.values())) >= threads * per_thread, "all answered")
+    await until(
+        lambda: sum(map(len, seen.values())) >= threads * per_thread, "all answered", within=30.0
+    )
     assert await queues[0].idle(20)
     assert overlaps == []
     assert {t: seen[t] for t in range(threads)} == {
@@ -225,7 +220,7 @@ async def test_a_dead_replicas_threads_are_claimed_and_answered_in_order(
 
     survivor.register("slack", answers)
     replicas.start(survivor)
-    await until(lambda: len(worked) == 3, "the claimed thread answered")
+    await until(lambda: len(worked) == 3, "the claimed thread answered", within=30.0)
     # The entry the dead replica began comes back marked as a second attempt (it may have
     # answered already); the others are first attempts; the order is kept.
     assert worked == [("survivor", 0, 2), ("survivor", 1, 1), ("survivor", 2, 1)]
@@ -248,7 +243,7 @@ async def test_a_long_turn_is_not_taken_from_a_live_replica(replicas: Replicas) 
     other.register("slack", handler_for("other", 0))  # type: ignore[arg-type]
     await owner.put("slack", "T1:C1:1", tid(1), body(1, 1))
     replicas.start(owner)
-    await until(lambda: bool(worked), "the owner began")
+    await until(lambda: bool(worked), "the owner began", within=30.0)
     replicas.start(other)
     assert await owner.idle(20)
     assert worked == [("owner", 1)]
@@ -286,7 +281,7 @@ async def test_a_drain_finishes_the_entry_in_flight_and_leaves_the_rest_to_other
 
     other.register("slack", answers)
     replicas.start(other)
-    await until(lambda: len(worked) == 3, "the rest answered elsewhere")
+    await until(lambda: len(worked) == 3, "the rest answered elsewhere", within=30.0)
     assert worked[1:] == [("other", 1, 1), ("other", 2, 1)]
 
 
@@ -360,7 +355,7 @@ async def test_a_dead_replicas_thread_is_found_behind_many_live_ones(replicas: R
     for t in range(live):
         await busy.put("slack", f"T1:C{t}:1", tid(t), body(t, 1))
     replicas.start(busy)
-    await until(lambda: busy.in_flight == live, "the live threads taken")
+    await until(lambda: busy.in_flight == live, "the live threads taken", within=30.0)
 
     dying = await replicas.queue("dying", workers=1)
     stuck = asyncio.Event()
@@ -408,11 +403,11 @@ async def test_a_worker_whose_thread_was_taken_while_it_stalled_is_told_before_a
     owner.register("slack", handler)
     await owner.put("slack", "T1:C1:1", tid(1), body(1, 1))
     replicas.start(owner)
-    await until(lambda: began.is_set(), "the owner began")
+    await until(lambda: began.is_set(), "the owner began", within=30.0)
     # what another replica's XAUTOCLAIM does once the owner's token looks idle
     await redis_client.xautoclaim(owner.stream("slack"), "workers", "other", 0, "0-0")
     claimed.set()
-    await until(lambda: bool(seen), "the owner asked again")
+    await until(lambda: bool(seen), "the owner asked again", within=30.0)
     assert seen == [(True, False)]
 
 
