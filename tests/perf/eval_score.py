@@ -116,9 +116,14 @@ def run(
 
     ``split`` names a case's split (the regression set is one split, ``all``); ``observe``
     sees every output (the regression set also feeds its own corpus metrics).
+
+    Raises:
+        ValueError: a case of a corpus's ``train`` part (entity model data is never scored).
     """
     scores: dict[str, Score] = {}
     for case in cases:
+        if case.split == "train":
+            raise ValueError(f"{case.id} is training data: it is never scored")
         score = scores.setdefault(split(case), Score())
         started = time.perf_counter()
         output = detector.run(case.text, case.platform)

@@ -302,8 +302,17 @@ def test_written_forms_are_the_same_on_every_run_and_label_every_copy_of_the_val
     assert "@" not in at_word
 
 
+def conll_case(tokens, path="h.conll", split="dev"):
+    from guardrails.ner.readers import Tagged
+    from tests.perf.sources.conll import as_case
+
+    item = Tagged([token for token, _ in tokens], [tag for _, tag in tokens], None, None)
+    origin = Origin("GateNLP/broad_twitter_corpus", "c0ffee", path, "sentence 0")
+    return as_case("btc", origin, 0, item, split)
+
+
 def test_a_conll_tweet_becomes_text_with_its_people_places_and_organizations():
-    from tests.perf.sources.conll import as_case, sentences
+    from tests.perf.sources.conll import cases
 
     conll = textwrap.dedent(
         """\
@@ -327,9 +336,10 @@ def test_a_conll_tweet_becomes_text_with_its_people_places_and_organizations():
         second	O
         """
     )
-    tweets = list(sentences(conll))
+    path = "data/annotated/wnut16/data/dev"
+    tweets = list(cases("wnut16", "aritter/twitter_nlp", "c0ffee", path, conll, lambda _: "dev"))
     assert len(tweets) == 2
-    case = as_case("wnut16", "aritter/twitter_nlp", "c0ffee", "data/train", 0, tweets[0])
+    case = tweets[0]
     assert case.text == "RT @jane_doe: Mark O'Brien is in New York with Apple (yay)!"
     assert [(lb.type, lb.value) for lb in case.labels] == [
         ("HANDLE", "@jane_doe"),
@@ -338,23 +348,20 @@ def test_a_conll_tweet_becomes_text_with_its_people_places_and_organizations():
     ]
     assert [(k.kind, k.value) for k in case.keeps] == [("organization", "Apple")]
     assert case.complete == frozenset({"PERSON", "LOCATION"})
+    assert (case.id, case.split, case.origin.test) == (f"wnut16:{path}:0", "dev", "sentence 0")
 
 
 def test_a_handle_the_source_labels_keeps_its_label():
-    from tests.perf.sources.conll import as_case
-
     tokens = [("thanks", "O"), ("@", "O"), ("BBCNews", "B-ORG"), ("@", "O"), ("ann", "B-PER")]
-    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "a.conll", 3, tokens)
+    case = conll_case(tokens, "f.conll", "test")
     assert case.text == "thanks @BBCNews @ann"
     assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "ann")]
     assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "BBCNews")]
 
 
 def test_a_nationality_labelled_as_a_place_is_not_a_place():
-    from tests.perf.sources.conll import as_case
-
     tokens = [("Australian", "B-LOC"), ("police", "O"), ("in", "O"), ("Pakistan", "B-LOC")]
-    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "g.conll", 0, tokens)
+    case = conll_case(tokens)
     assert [(lb.type, lb.value) for lb in case.labels] == [
         ("NRP", "Australian"),
         ("LOCATION", "Pakistan"),
@@ -362,16 +369,10 @@ def test_a_nationality_labelled_as_a_place_is_not_a_place():
 
 
 def test_a_sign_tagged_apart_from_its_handle_is_one_label():
-    from tests.perf.sources.conll import as_case
-
-    tokens = [("@", "B-PER"), ("bencubby", "B-PER"), ("hi", "O")]
-    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 0, tokens)
+    case = conll_case([("@", "B-PER"), ("bencubby", "B-PER"), ("hi", "O")])
     assert [(lb.type, lb.value) for lb in case.labels] == [("PERSON", "@bencubby")]
 
 
 def test_an_organization_handle_tagged_with_its_sign_is_a_handle_keep():
-    from tests.perf.sources.conll import as_case
-
-    tokens = [("via", "O"), ("@PolarisPrize", "B-ORG")]
-    case = as_case("btc", "GateNLP/broad_twitter_corpus", "c0ffee", "h.conll", 1, tokens)
+    case = conll_case([("via", "O"), ("@PolarisPrize", "B-ORG")])
     assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "@PolarisPrize")]

@@ -1,4 +1,4 @@
-"""Labelled cases from outside sources, in veilbot's types, with a fixed dev/test split (pure).
+"""Labelled cases from outside sources, in veilbot's types, with a fixed split (pure).
 
 A ``Case`` is one text with the values a source labels in it (``Label``) and the spans it says
 are not personal (``Keep``: organizations, or a negative test whose expected result is no
@@ -121,7 +121,9 @@ class Case:
     """One labelled text.
 
     ``complete``: the types for which every value in the text is labelled (``None``: all
-    types). Only detections of those types count against span precision.
+    types). Only detections of those types count against span precision. ``fixed_split``:
+    the part of its corpus the source itself puts the text in (``train``, ``dev``, ``test``);
+    ``None`` for sources without their own split.
     """
 
     source: str
@@ -133,11 +135,15 @@ class Case:
     platform: str = "console"
     complete: frozenset[str] | None = None
     tags: tuple[str, ...] = field(default=())
+    fixed_split: str | None = None
 
     @property
     def split(self) -> str:
-        """``dev`` or ``test``: fixed by the case id, about half each."""
-        return split_of(self.id)
+        """The source's own split if it has one, else ``dev`` or ``test`` by the case id.
+
+        ``train`` cases are what veilbot's entity model learns from: never scored, never shown.
+        """
+        return self.fixed_split or split_of(self.id)
 
 
 def split_of(case_id: str) -> str:

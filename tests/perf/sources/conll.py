@@ -1,17 +1,19 @@
 """Human-labelled social-media posts in CoNLL form (one token and its BIO tag a line) as cases.
 
-Two public corpora of tweets, written and labelled by people:
+Two public corpora of tweets, written and labelled by people, read at the commits
+``guardrails.ner.corpora`` pins them at, in the corpus's own parts (veilbot's entity model
+learns from their training parts, which are never read here):
 
-- ``btc``: the Broad Twitter Corpus (GateNLP/broad_twitter_corpus, sections A, B, E, F, G, H;
-  9 551 tweets from 2009-2014, UK, global and news; PER, LOC, ORG labelled by experts and
-  the crowd).
+- ``btc``: the Broad Twitter Corpus (GateNLP/broad_twitter_corpus; PER, LOC, ORG labelled by
+  experts and the crowd). Test: section F (2 001 tweets); dev: the second half of section H
+  (tweets 1 000 on, ``corpora.btc_split``); sections A, B, E, G and H's first half are training.
 - ``wnut16``: the WNUT 2016 shared task's Twitter NER data (aritter/twitter_nlp,
-  ``data/annotated/wnut16/data/{train,dev,test}``; 10 types).
+  ``data/annotated/wnut16/data/{dev,test}``; 10 types); its ``train`` file is training.
 
-A tweet's text is rebuilt from its tokens with one space between them, except before closing
-punctuation and clitics, after an opening bracket and between ``@``/``#`` and the handle that
-follows (both corpora split some handles from their sign; the BTC often tags the sign and
-the handle as two entities, which are read as one).
+Tokens, tags and the text are read as the model's training reads them (``guardrails.ner
+.readers``: ``tagged``, ``detokenize``, ``entities``), so a sentence's index is the one its
+split was fixed by. The BTC often tags a handle's ``@`` and the handle after it as two
+entities, which are read as one.
 
 - Persons and places are labels. The corpora label every person and place, so labels are
   complete for PERSON and LOCATION, the only detection types their precision counts.
@@ -34,16 +36,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 
+from guardrails.ner import corpora
+from guardrails.ner.readers import Tagged, detokenize, entities, tagged
 from tests.perf.sources.cases import Case, Keep, Label, Origin, keep, label, merge_labels
 from tests.perf.sources.peers import Checkout
 
 BTC = "btc"
 WNUT16 = "wnut16"
-BTC_FILES = tuple(f"{s}.conll" for s in "abefgh")
-WNUT16_FILES = tuple(f"data/annotated/wnut16/data/{f}" for f in ("train", "dev", "test"))
+BTC_SECTIONS = ("f", "h")
+"""The sections holding the BTC's test and dev parts; the others are training data only."""
+WNUT16_PARTS = ("dev", "test")
 
 LABELS = {
     "PER": "PERSON",
@@ -65,63 +70,17 @@ KEEPS = {
 """Source tag -> keep kind: names that are not personal data."""
 COMPLETE = frozenset({"PERSON", "LOCATION"})
 
-_NO_SPACE_BEFORE = {",", ".", "!", "?", ":", ";", "%", ")", "]", "...", "'s", "'S", "n't", "'m"}
-_NO_SPACE_BEFORE |= {"'re", "'ll", "'ve", "'d"}
-_NO_SPACE_AFTER = {"(", "[", "@", "#", "$"}
-
 _HANDLE = re.compile(r"(?<![\w@])@\w+")
 _DEMONYM = ("an", "ese", "ish", "i")
 
-Token = tuple[str, str]
-"""A token and its BIO tag."""
 
-
-def sentences(text: str) -> Iterator[list[Token]]:
-    """The tagged sentences of a CoNLL file (blank lines separate them; tab or space columns)."""
-    sentence: list[Token] = []
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
-            if sentence:
-                yield sentence
-            sentence = []
-            continue
-        sentence.append((parts[0], parts[-1]))
-    if sentence:
-        yield sentence
-
-
-def detokenize(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
-    """The text of the tokens and each token's span in it."""
-    text, spans = "", []
-    for index, token in enumerate(tokens):
-        glued = index == 0 or token in _NO_SPACE_BEFORE or tokens[index - 1] in _NO_SPACE_AFTER
-        text += token if glued else f" {token}"
-        spans.append((len(text) - len(token), len(text)))
-    return text, spans
-
-
-def entities(tags: list[str]) -> Iterator[tuple[str, int, int]]:
-    """``(type, first token, last token + 1)`` of each BIO entity (a stray ``I-`` opens one)."""
-    start, kind = None, ""
-    for index, tag in enumerate([*tags, "O"]):
-        prefix, _, name = tag.partition("-")
-        if start is not None and (prefix != "I" or name != kind):
-            yield kind, start, index
-            start = None
-        if prefix in ("B", "I") and start is None:
-            start, kind = index, name
-
-
-def as_case(
-    source: str, repo: str, commit: str, path: str, index: int, tokens: list[Token]
-) -> Case:
-    """One tagged sentence as a case."""
-    text, spans = detokenize([t for t, _ in tokens])
+def as_case(source: str, origin: Origin, index: int, item: Tagged, split: str) -> Case:
+    """One tagged sentence (the ``index``-th of ``origin.file``) as a case of ``split``."""
+    text, spans = detokenize(item.tokens)
     labels: list[Label] = []
     keeps: list[Keep] = []
-    for kind, first, last in entities([tag for _, tag in tokens]):
-        if tokens[last - 1][0] == "@" and last < len(tokens):
+    for kind, first, last in entities(item.tags):
+        if item.tokens[last - 1] == "@" and last < len(item.tokens):
             last += 1  # the BTC tags "@" and the handle after it as two entities
         start, end = spans[first][0], spans[last - 1][1]
         if kind in LABELS:
@@ -132,12 +91,13 @@ def as_case(
     labels += _handles(text, [*labels, *keeps])
     return Case(
         source=source,
-        id=f"{source}:{path}:{index}",
-        origin=Origin(repo, commit, path, f"sentence {index}"),
+        id=f"{source}:{origin.file}:{index}",
+        origin=origin,
         text=text,
         labels=merge_labels(labels),
         keeps=tuple(keeps),
         complete=COMPLETE,
+        fixed_split=split,
     )
 
 
@@ -169,18 +129,33 @@ def _handles(text: str, labelled: list[Label | Keep]) -> list[Label]:
     ]
 
 
-def _load(source: str, repo: str, files: tuple[str, ...], peer: Checkout) -> Iterator[Case]:
-    commit = peer.commit()
-    for path in files:
-        for index, tokens in enumerate(sentences(peer.read(path))):
-            yield as_case(source, repo, commit, path, index, tokens)
+def cases(
+    source: str, repo: str, commit: str, path: str, content: str, split: Callable[[int], str]
+) -> Iterator[Case]:
+    """The cases of one CoNLL file; ``split`` gives a sentence's part from its index.
+
+    Sentences of the ``train`` part become no case: they are the entity model's to learn from.
+    """
+    for index, item in enumerate(tagged(content)):
+        part = split(index)
+        if part != "train":
+            origin = Origin(repo, commit, path, f"sentence {index}")
+            yield as_case(source, origin, index, item, part)
 
 
 def load_btc(peer: Checkout) -> Iterator[Case]:
-    """One case per tweet of the Broad Twitter Corpus."""
-    return _load(BTC, "GateNLP/broad_twitter_corpus", BTC_FILES, peer)
+    """The tweets of the Broad Twitter Corpus's test (section F) and dev (H from 1 000) parts."""
+    for section in BTC_SECTIONS:
+        path = f"{section}.conll"
+        content = peer.read_at(corpora.BTC_COMMIT, path)
+        split = functools.partial(corpora.btc_split, section)
+        yield from cases(BTC, corpora.BTC_REPO, corpora.BTC_COMMIT, path, content, split)
 
 
 def load_wnut16(peer: Checkout) -> Iterator[Case]:
-    """One case per tweet of WNUT 2016 (train, dev and test files)."""
-    return _load(WNUT16, "aritter/twitter_nlp", WNUT16_FILES, peer)
+    """The tweets of WNUT 2016's dev and test files."""
+    repo, commit = corpora.WNUT16_REPO, corpora.WNUT16_COMMIT
+    for part in WNUT16_PARTS:
+        path = f"data/annotated/wnut16/data/{part}"
+        content = peer.read_at(commit, path)
+        yield from cases(WNUT16, repo, commit, path, content, lambda _index, part=part: part)

@@ -63,6 +63,18 @@ class Checkout:
             return (self.root / path).read_text(encoding="utf-8")
         return self._git("show", f"HEAD:{path}")
 
+    def read_at(self, commit: str, path: str) -> str:
+        """A file's text at ``commit``, in a clone or a bare repository.
+
+        Raises:
+            PeerMissing: the commit (or the file in it) is not in this checkout.
+        """
+        try:
+            return self._git("show", f"{commit}:{path}")
+        except subprocess.CalledProcessError as exc:
+            hint = f"git -C {self.root} fetch origin {commit}"
+            raise PeerMissing(f"{self.name}: {path} at {commit[:12]} missing: {hint}") from exc
+
     def files(self, folder: str) -> list[str]:
         """Paths of the files directly in ``folder``, sorted."""
         if not self.bare:
