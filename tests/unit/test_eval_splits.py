@@ -1,18 +1,20 @@
-"""The evaluation's splits (no network, no mirrors).
+"""The evaluation's splits and its human-written NER corpora (no network, no mirrors).
 
 Corpora with their own parts are scored in them; the parts veilbot's entity model trains on
 are never read, scored or shown.
 """
 
+import textwrap
 from collections import Counter
 
 import pytest
 
 from guardrails.ner import corpora
+from guardrails.ner.readers import Sentence, bio
 from tests.perf import eval_guardrail
 from tests.perf.eval_detectors import Output
 from tests.perf.eval_score import Score, run, score_case
-from tests.perf.sources import conll
+from tests.perf.sources import conll, ner_corpora
 from tests.perf.sources.cases import Case, Label, Origin, split_of
 
 
@@ -87,3 +89,91 @@ def test_show_failures_is_refused_for_the_test_split(capsys):
         eval_guardrail.parse(["--show-failures", "--split", "test"])
     assert "test cases are never shown" in capsys.readouterr().err
     assert eval_guardrail.parse(["--show-failures", "--split", "dev"]).splits == ("dev",)
+
+
+GUM_DOCUMENT = textwrap.dedent(
+    """\
+    # sent_id = GUM_news_x-1
+    # text = Maria Lopez flew to Paris for Acme Corp and the Hoover office.
+    1	Maria	Maria	PROPN	NNP	_	3	nsubj	_	Entity=(1-person-new-s-c-1,2
+    2	Lopez	Lopez	PROPN	NNP	_	1	flat	_	Entity=1)
+    3	flew	fly	VERB	VBD	_	0	root	_	_
+    4	to	to	ADP	IN	_	5	case	_	_
+    5	Paris	Paris	PROPN	NNP	_	3	obl	_	Entity=(2-place-new-s-c-1)
+    6	for	for	ADP	IN	_	8	case	_	_
+    7	Acme	Acme	PROPN	NNP	_	8	compound	_	Entity=(3-organization-new-s-c-1,2
+    8	Corp	Corp	PROPN	NNP	_	3	obl	_	Entity=3)
+    9	and	and	CCONJ	CC	_	12	cc	_	_
+    10	the	the	DET	DT	_	12	det	_	Entity=(4-place-new-s-c-3
+    11	Hoover	Hoover	PROPN	NNP	_	12	compound	_	_
+    12	office	office	NOUN	NN	_	8	conj	_	Entity=4)|SpaceAfter=No
+    13	.	.	PUNCT	.	_	3	punct	_	_
+    """
+)
+GUM_SPLITS = """\
+# Splits
+
+## train
+
+  * GUM_news_train
+
+## dev
+
+  * GUM_news_x
+
+## test
+
+## test2
+
+  * GENTLE_news_x
+"""
+
+
+def gum_store(tmp_path):
+    """A sources folder with file copies of GUM at its pinned commit (no training file)."""
+    folder = tmp_path / "amir-zeldes+gum" / corpora.GUM_COMMIT
+    (folder / "dep").mkdir(parents=True)
+    (folder / "splits.md").write_text(GUM_SPLITS)
+    for document in ("GUM_news_x", "GENTLE_news_x"):
+        (folder / "dep" / f"{document}.conllu").write_text(GUM_DOCUMENT)
+    return ner_corpora.store(tmp_path)
+
+
+def test_a_gum_sentence_becomes_a_case_of_its_part_and_training_files_are_never_read(tmp_path):
+    store = gum_store(tmp_path)
+    (case,) = ner_corpora.load("gum", store)  # reading the train part would fail
+    assert case.text == "Maria Lopez flew to Paris for Acme Corp and the Hoover office."
+    assert [(lb.type, lb.value) for lb in case.labels] == [
+        ("PERSON", "Maria Lopez"),
+        ("LOCATION", "Paris"),
+        ("AMBIGUOUS", "Hoover"),  # a proper noun in a place that is no name: neither way
+    ]
+    assert [(k.kind, k.value) for k in case.keeps] == [("organization", "Acme Corp")]
+    assert (case.split, case.id, case.complete) == (
+        "dev",
+        "gum:dev:GUM_news_x:0",
+        {"PERSON", "LOCATION"},
+    )
+    assert case.origin == Origin(
+        "amir-zeldes/gum", corpora.GUM_COMMIT, "dep/GUM_news_x.conllu", "gum:GUM_news_x:0"
+    )
+    (gentle,) = ner_corpora.load("gentle", store)
+    assert (gentle.split, gentle.origin.file) == ("test", "dep/GENTLE_news_x.conllu")
+
+
+def test_a_bio_sentence_becomes_a_case_with_handles_and_unsure_spans_unscored():
+    content = "Ann\tB-person\nat\tO\nJoe's\tB-facility\nfor\tO\nAcme\tB-company\n"
+    (sentence,) = bio(content, corpora.WNUT16_LABELS, "tweebank:dev")
+    handle = (len(sentence.text) + 1, len(sentence.text) + 5)  # as the tweet reader marks it
+    text, missing = f"{sentence.text} @bob", (*sentence.missing, handle)
+    case = ner_corpora.as_case(
+        corpora.BY_NAME["tweebank"], "dev", Sentence(sentence.id, text, sentence.spans, missing)
+    )
+    assert case.text == "Ann at Joe's for Acme @bob"
+    assert [(lb.type, lb.value) for lb in case.labels] == [
+        ("PERSON", "Ann"),
+        ("AMBIGUOUS", "Joe's"),  # a facility: a place to some, an organization to others
+        ("HANDLE", "@bob"),
+    ]
+    assert [(k.kind, k.value) for k in case.keeps] == [("organization", "Acme")]
+    assert (case.id, case.split) == ("tweebank:dev:0", "dev")
