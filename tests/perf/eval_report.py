@@ -1,8 +1,9 @@
 """Tables of the outside-source evaluation: plain text, Markdown, JSON (figures only).
 
-``Results`` maps source -> split -> detector name -> ``Score``. Every table has a veilbot and
-a stock Presidio column. Nothing here prints a value from a case: failures are printed by
-``failures``, and only for the dev split.
+``Results`` maps source -> split -> detector name -> ``Score``. Every table has a column per
+detector, in ``DETECTORS`` order: veilbot, stock Presidio on the small model and, when it is
+installed, stock Presidio on the medium one. Nothing here prints a value from a case: failures
+are printed by ``failures``, and only for the dev split.
 """
 
 from __future__ import annotations
@@ -14,73 +15,88 @@ from tests.perf.eval_score import Score
 from tests.perf.sources.cases import MAIN_TYPES, SCORED_TYPES
 
 Results = dict[str, dict[str, dict[str, Score]]]
-DETECTORS = ("veilbot", "presidio")
+DETECTORS = {"veilbot": "v", "presidio": "Psm", "presidio-md": "Pmd"}
+"""Detector name -> its column suffix."""
 PEERS_ROW = "peers combined"
+HUMAN_ROW = "human-written sources combined"
+MEASURES = ("recall", "partial", "precision")
+
+
+def detectors(results: Results) -> list[str]:
+    """The detectors scored in ``results``, in column order."""
+    present = {d for splits in results.values() for scores in splits.values() for d in scores}
+    return [d for d in DETECTORS if d in present]
 
 
 def _rate(tally: Tally, group: str) -> str:
     return f"{tally.rate(group):.1%}" if tally.total[group] else "-"
 
 
-def _pair(scores: dict[str, Score], metric: str, group: str = "all") -> list[str]:
-    return [_rate(getattr(scores[d], metric), group) for d in DETECTORS]
+def _cells(scores: dict[str, Score], names: list[str], metric: str, group: str) -> list[str]:
+    return [_rate(getattr(scores[d], metric), group) for d in names]
 
 
-def summary_rows(results: Results) -> list[list[str]]:
-    """One row per source and split: counts, then veilbot | Presidio for each measure."""
+def _heads(names: list[str], *metrics: str) -> list[str]:
+    return [f"{metric} {DETECTORS[d]}" for metric in metrics for d in names]
+
+
+def summary_rows(results: Results, names: list[str]) -> list[list[str]]:
+    """One row per source and split: counts, then one cell per detector for each measure."""
     rows = []
     for source, splits in results.items():
         for split, scores in splits.items():
             base = scores["veilbot"]
-            precision = _pair(scores, "precision")
-            rows.append(
-                [
-                    source,
-                    split,
-                    str(base.cases),
-                    str(base.recall.total["all"]),
-                    *_pair(scores, "recall"),
-                    *_pair(scores, "partial"),
-                    *precision,
-                    str(base.over.total["all"]),
-                    *_pair(scores, "over"),
-                    *[f"{scores[d].ms_per_case:.1f}" for d in DETECTORS],
-                ]
-            )
+            row = [source, split, str(base.cases), str(base.recall.total["all"])]
+            for metric in MEASURES:
+                row += _cells(scores, names, metric, "all")
+            row += [str(base.over.total["all"]), *_cells(scores, names, "over", "all")]
+            rows.append(row + [f"{scores[d].ms_per_case:.1f}" for d in names])
     return rows
 
 
-SUMMARY_HEAD = [
-    "source", "split", "texts", "values", "recall v", "recall P", "partial v", "partial P",
-    "precision v", "precision P", "keep", "over v", "over P", "ms v", "ms P",
-]  # fmt: skip
+def summary_head(names: list[str]) -> list[str]:
+    """Header of ``summary_rows``."""
+    head = ["source", "split", "texts", "values", *_heads(names, *MEASURES), "keep"]
+    return head + _heads(names, "over", "ms")
 
 
-def type_rows(splits: dict[str, dict[str, Score]]) -> list[list[str]]:
-    """Per type: values, recall and partial leaks, veilbot | Presidio, for each split."""
-    groups = {g for scores in splits.values() for g in scores["veilbot"].recall.total}
+def _types(splits: dict[str, dict[str, Score]]) -> list[str]:
+    """Types with a labelled value or a counted detection: main, scored, then other types."""
+    groups = {
+        group
+        for scores in splits.values()
+        for score in scores.values()
+        for group in [*score.recall.total, *score.precision.total]
+    }
     named = sorted(g[5:] for g in groups if g.startswith("type:"))
     types = [t for t in MAIN_TYPES if t in named]
     types += [t for t in named if t in SCORED_TYPES and t not in types]
-    types += [t for t in named if t not in SCORED_TYPES]
+    return types + [t for t in named if t not in SCORED_TYPES]
+
+
+def type_rows(splits: dict[str, dict[str, Score]], names: list[str]) -> list[list[str]]:
+    """Per type and split: values, then recall, partial leaks and precision per detector."""
     rows = []
-    for name in [*types, "weak", "other"]:
+    for name in [*_types(splits), "weak", "other"]:
         group = name if name in ("weak", "other") else f"type:{name}"
-        if not any(s["veilbot"].recall.total[group] for s in splits.values()):
+        counted = [s.recall.total[group] + s.precision.total[group]
+                   for scores in splits.values() for s in scores.values()]  # fmt: skip
+        if not any(counted):
             continue
         row = [name]
         for scores in splits.values():
-            row += [str(scores["veilbot"].recall.total[group]), *_pair(scores, "recall", group)]
-            row += _pair(scores, "partial", group)
+            row.append(str(scores["veilbot"].recall.total[group]))
+            for metric in MEASURES:
+                row += _cells(scores, names, metric, group)
         rows.append(row)
     return rows
 
 
-def type_head(splits: list[str]) -> list[str]:
+def type_head(splits: list[str], names: list[str]) -> list[str]:
     """Header of ``type_rows``."""
     head = ["type"]
     for split in splits:
-        head += [f"{split} n", "recall v", "recall P", "partial v", "partial P"]
+        head += [f"{split} n", *_heads(names, *MEASURES)]
     return head
 
 
@@ -99,11 +115,13 @@ def markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
 def render(results: Results, markdown: bool = False) -> list[str]:
     """The summary table, then one per-type table per source (splits side by side)."""
     table = markdown_table if markdown else text_table
-    out = ["Outside sources: veilbot (v) vs stock Presidio (P), same spaCy model", ""]
-    out += table(SUMMARY_HEAD, summary_rows(results))
+    names = detectors(results)
+    columns = ", ".join(f"{d} ({DETECTORS[d]})" for d in names)
+    out = [f"Outside sources: {columns}; precision = span precision", ""]
+    out += table(summary_head(names), summary_rows(results, names))
     for source, splits in results.items():
-        out += ["", f"{source}: recall and partial leaks by type"]
-        out += table(type_head(list(splits)), type_rows(splits))
+        out += ["", f"{source}: recall, partial leaks and precision by type"]
+        out += table(type_head(list(splits), names), type_rows(splits, names))
     return out
 
 
