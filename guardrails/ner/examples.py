@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from guardrails.ner import swaps
 from guardrails.ner.readers import Sentence
 
 CASES = ("upper", "lower", "title")
@@ -65,9 +66,27 @@ def to_doc(nlp: Any, sentence: Sentence) -> Any:
 
 
 def docs(
-    nlp: Any, sentences: Iterable[Sentence], *, share: float = 0.0, seed: int = 0
+    nlp: Any,
+    sentences: Iterable[Sentence],
+    *,
+    share: float = 0.0,
+    swap: float = 0.0,
+    seed: int = 0,
 ) -> Iterator[Any]:
-    """Documents of the sentences and of their case copies (``share`` of them get one)."""
+    """Documents of the sentences and of their copies.
+
+    ``swap`` of the sentences that name a person or place get a copy with other names in
+    (``swaps``); of all of these, ``share`` get a copy in another case.
+    """
     for sentence in sentences:
-        for variant in variants(sentence, share, seed):
-            yield to_doc(nlp, variant)
+        copies = [sentence]
+        if _chosen(f"{seed}:swap:{sentence.id}", swap):
+            copies += [s for s in [swaps.swapped(sentence, seed)] if s is not None]
+        for copy in copies:
+            for variant in variants(copy, share, seed):
+                yield to_doc(nlp, variant)
+
+
+def _chosen(key: str, share: float) -> bool:
+    """A seeded choice: whether ``key`` falls in the ``share``."""
+    return hashlib.sha256(key.encode()).digest()[0] / 256 < share
