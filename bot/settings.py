@@ -194,7 +194,8 @@ class Settings(BaseSettings):
     (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.restore.reveal``."""
 
     # Guardrail policy
-    # spacy_model "auto" takes the best installed English model (lg, md, mooring md, sm).
+    # spacy_model "auto" takes veilbot's own entity model (guardrails/ner/model), else the best
+    # installed English model (lg, md, mooring md, sm).
     # The policy file (YAML, guardrails/policy.py) defaults to the shipped default_policy.yaml.
     guardrail_chunk_chars: int = Field(default=4000, ge=200)
 

