@@ -34,6 +34,7 @@ from guardrails.rules import (  # noqa: E402
     addresses,
     birthdates,
     blocks,
+    cards,
     ibans,
     ips,
     licences,
@@ -42,6 +43,7 @@ from guardrails.rules import (  # noqa: E402
     precision,
     urls,
 )
+from guardrails.rules.cards import luhn  # noqa: E402
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import (  # noqa: E402
@@ -136,22 +138,6 @@ def maestro(value: str) -> bool:
     return len(digits) == 12 and digits[0] in "56" and luhn(digits, minimum=12)
 
 
-def luhn(value: str, *, minimum: int = 13) -> bool:
-    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN).
-
-    A leading 1 is an airline card (UATP, ISO/IEC 7812 industry 1: always 15 digits) or JCB's
-    1800; other runs starting with 1 are ids and millisecond timestamps, not cards.
-    """
-    digits = [int(c) for c in value if c.isdigit()]
-    if not minimum <= len(digits) <= 19:
-        return False
-    uatp = digits[0] == 1 and len(digits) == 15
-    if digits[0] not in (2, 3, 4, 5, 6) and digits[:4] != [1, 8, 0, 0] and not uatp:
-        return False
-    total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
-    return total % 10 == 0
-
-
 def iban(value: str) -> bool:
     """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.rules.ibans``)."""
     return ibans.valid(value)
@@ -173,7 +159,7 @@ def _whole_runs(run: str, rest: str) -> str:
 
 
 _WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
-"""Between digit groups of a card or IBAN: a space, dot or hyphen, or a line break."""
+"""Between digit groups of an IBAN: a space, dot or hyphen, or a line break."""
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
 # A spelled local part may also spell its underscores and hyphens ("jane underscore doe").
@@ -248,14 +234,7 @@ _AT = re.compile("@")
 _QUERY = re.compile("=")
 _CAPITAL = re.compile("[A-Z]")
 BUILTIN_RULES: tuple[Rule, ...] = (
-    Rule(
-        "CREDIT_CARD",
-        re.compile(rf"(?<![\w.\-+/])\d(?:{_WRAP_SEP}?\d){{12,18}}(?!\w)"),
-        0.95,
-        luhn,
-        shrink=True,
-        needs=_DIGIT,
-    ),
+    Rule("CREDIT_CARD", _NEVER, 0.0, finder=cards.find, needs=_DIGIT),
     Rule(  # twelve digits are a card only after a card word: else they are ids
         "CREDIT_CARD",
         re.compile(
