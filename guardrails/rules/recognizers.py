@@ -465,7 +465,7 @@ def build_recognizers(
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
         with_state = functools.partial(town_and_state, towns)
-        state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=re.compile(","))
+        state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=_CAPITAL)
         places = (*places, town, state)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))

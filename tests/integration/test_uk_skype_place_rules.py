@@ -109,6 +109,19 @@ def test_a_known_town_with_its_state_code_is_one_place(presidio_analyzer, text, 
     assert ("LOCATION", place) in found(presidio_analyzer, text)
 
 
+def test_a_town_with_its_state_code_is_one_place_with_or_without_a_comma(presidio_analyzer):
+    hits = found(presidio_analyzer, "we moved to Austin TX last year, then Madison, WI")
+    assert hits == [("LOCATION", "Austin TX"), ("LOCATION", "Madison, WI")]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("fly to Paris OR Lyon", "OR"), ("is Jordan OK with it", "OK"), ("Austin IN 2019", "IN")],
+)
+def test_a_code_that_is_an_english_word_needs_the_comma(presidio_analyzer, text, code):
+    assert [v for _, v in found(presidio_analyzer, text) if code in v.split()] == []
+
+
 @pytest.mark.parametrize(
     ("text", "place"),
     [
