@@ -109,6 +109,30 @@ def test_a_known_town_with_its_state_code_is_one_place(presidio_analyzer, text, 
     assert ("LOCATION", place) in found(presidio_analyzer, text)
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Customer: Sam Reid, 41 Deansgate, Manchester M3 2AY", "41 Deansgate, Manchester M3 2AY"),
+        ("- 41 Deansgate, Manchester M3 2AY", "41 Deansgate, Manchester M3 2AY"),
+        ("| 41 Deansgate, Manchester M3 2AY |", "41 Deansgate, Manchester M3 2AY"),
+        ("Sam Reid,41 Deansgate,Manchester,M3 2AY", "41 Deansgate,Manchester,M3 2AY"),
+        ("Flat 3, 41 Deansgate, M3 2AY", "Flat 3, 41 Deansgate, M3 2AY"),
+        ("- 14 Temple Bar, Dublin 2, D02 X285", "14 Temple Bar, Dublin 2, D02 X285"),
+        ("- 7 Main, Ballymore, Co. Kildare, W91 X2Y3", "7 Main, Ballymore, Co. Kildare, W91 X2Y3"),
+        ("Eircode: D02 X285", "D02 X285"),
+    ],
+)
+def test_a_house_number_and_name_before_a_uk_or_irish_postcode_are_one_place(
+    presidio_analyzer, text, address
+):
+    assert ("LOCATION", address) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize("text", ["part T12 3456 ships today", "ref D02 2024 closed"])
+def test_an_eircode_shape_without_a_letter_after_its_routing_key_stays(presidio_analyzer, text):
+    assert found(presidio_analyzer, text) == []
+
+
 def test_a_town_with_its_state_code_is_one_place_with_or_without_a_comma(presidio_analyzer):
     hits = found(presidio_analyzer, "we moved to Austin TX last year, then Madison, WI")
     assert hits == [("LOCATION", "Austin TX"), ("LOCATION", "Madison, WI")]
