@@ -35,6 +35,7 @@ from guardrails.rules import (  # noqa: E402
     birthdates,
     blocks,
     cards,
+    emails,
     ibans,
     ips,
     licences,
@@ -262,6 +263,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         shrink=True,
         needs=_DIGIT,
     ),
+    # Its digits read as letters ("DE89 37O4 …", copied out of a scan): the checksum decides.
+    Rule("IBAN_CODE", _NEVER, 0.0, finder=ibans.find_misread, needs=_DIGIT),
     Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find, needs=_DIGIT),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule(
@@ -295,6 +298,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # Presidio's own e-mail score: of its match and ours, the longer then wins, and ours
     # holds the local parts its grammar cuts ("}x@…", "&k|@…").
     Rule("EMAIL_ADDRESS", _NEVER, 0.0, finder=_emails, needs=_AT),
+    Rule("EMAIL_ADDRESS", _NEVER, 0.0, finder=emails.spaced, needs=_AT),
     Rule(
         "EMAIL_ADDRESS",
         re.compile(_whole_runs(r"\b[\w.+\-]++", r"%40[\w\-]+(?:\.[\w\-]+)+\b")),

@@ -35,7 +35,7 @@ _FLOOR = 20e-6
 _WORDS = "the deploy failed again jane doe at acme dot com build 42 ok Maria Denver".split()
 _TOKENS = [
     "-", ".", " ", "@", "at", "dot", " at ", " dot ", "(at)", "[dot]", "1", "12", "1234", "+",
-    "/", "_", "a", "Jane", "x-", "\n", ":", "%40", "www", "http://", "0x", "DE89",
+    "/", "_", "a", "Jane", "x-", "\n", ":", "%40", "www", "http://", "0x", "DE89", ": ", "O",
 ]  # fmt: skip
 
 Unit = tuple[str, Callable[[str], Any]]
@@ -74,6 +74,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "ids and phones": _rng_text(
         lambda r: f"{r.choice(['order', 'ticket #', 'call', 'ts='])} {r.randint(10**9, 10**10)} "
     ),
+    "hex groups broken after colons": _rng_text(
+        lambda r: f"{r.randint(0, 65535):x}:{r.choice(' :')}"
+    ),
+    "spaced domain dots": _rng_text(lambda r: r.choice(_WORDS) + r.choice(["@", ". ", " .", " "])),
+    "letters for digits": _rng_text(lambda r: r.choice(["DE89 ", "37O4 ", "0l30 ", "OI ", "S@"])),
     "dot run": lambda n: "." * n,
     "space run": lambda n: " " * n,
     "dash run": lambda n: "-" * n,
