@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guardrails.detect.detection import detect, text_recognizers
+from guardrails.rules.ocr import as_printed
 from guardrails.rules.recognizers import RegexRecognizer
 from guardrails.rules.repeats import repeats
 from guardrails.text.spans import Detection, merge_overlaps, resolve_overlaps
@@ -90,8 +91,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 
 def _units(analyzer: Any) -> list[Unit]:
-    """Each of veilbot's rules alone, and each pattern recognizer of the analyzer."""
-    units: list[Unit] = []
+    """Each of veilbot's rules alone, each pattern recognizer of the analyzer, and the
+    reading of OCR'd text that runs before them on a picture's text."""
+    units: list[Unit] = [("ocr.as_printed", as_printed)]
     for recognizer in text_recognizers(analyzer):
         if isinstance(recognizer, RegexRecognizer):
             for i, rule in enumerate(recognizer.rules):
@@ -159,7 +161,7 @@ def test_the_whole_detection_is_linear_in_its_input(presidio_analyzer: Any, shap
 def test_the_harness_sees_every_kind_of_rule(units: list[Unit]) -> None:
     names = {name.split("[")[0] for name, _ in units}
     assert {"veilbot_email_address", "veilbot_person", "veilbot_location"} <= names
-    assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer"} <= names
+    assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer", "ocr.as_printed"} <= names
 
 
 @settings(
