@@ -47,6 +47,7 @@ from guardrails.policy import Policy, load_policy
 from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
 from guardrails.restore.reveal import RevealPolicy
+from guardrails.rules.ocr import as_printed
 from guardrails.vault.keys import derive_queue_key, load_vault_key
 from guardrails.vault.sealing import AesGcmSealer
 from guardrails.vault.store import RedisVault
@@ -146,7 +147,8 @@ def build_redactor(settings: Settings) -> Redactor:
     analyzer = _analyzer(resolve_model(settings.spacy_model))
     policy, chunk = _policy(settings), settings.guardrail_chunk_chars
     return Redactor(
-        lambda text, platform: detect(analyzer, text, platform, policy, chunk_chars=chunk)
+        lambda text, platform: detect(analyzer, text, platform, policy, chunk_chars=chunk),
+        as_printed,
     )
 
 

@@ -41,9 +41,10 @@ from guardrails.restore.placeholders import (
     placeholder_type,
 )
 from guardrails.restore.reveal import Revealed, RevealPolicy
+from guardrails.rules.ocr import as_printed
 from guardrails.rules.parts import name_parts
 from guardrails.text.folding import fold, may_hide, mostly_hidden
-from guardrails.text.normalize import normalize
+from guardrails.text.normalize import GAP, normalize
 from guardrails.text.spans import Detection, resolve_overlaps
 from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
 from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultFields
@@ -73,6 +74,8 @@ class _Found:
     spans: list[Detection]
     typed: list[Detection]
     policy: PolicyOverride | None = None
+    printed: str | None = None
+    """OCR'd text as printed (``rules.ocr``): the values go to the vault as printed."""
 
 
 class PresidioGuardrail:
@@ -148,25 +151,35 @@ class PresidioGuardrail:
         *,
         platform: Platform,
         policy: PolicyOverride | None = None,
+        ocr: bool = False,
     ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
 
         ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
+        ``ocr``: the text was read by OCR (see ``analyze``).
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
-        analysis = self.analyze(text, platform=platform, policy=policy)
+        analysis = self.analyze(text, platform=platform, policy=policy, ocr=ocr)
         redaction, _, _ = await self._anonymize(thread_id, analysis, None)
         return redaction
 
     async def analyze(
-        self, text: str, *, platform: Platform, policy: PolicyOverride | None = None
+        self,
+        text: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
+        ocr: bool = False,
     ) -> TextAnalysis:
         """Detection on a user's text, which reads no thread's state (``anonymize_turn``).
 
         Placeholder-shaped text the user typed is masked before detection and kept as typed.
+        ``ocr``: the text was read from a picture by OCR; detection reads it as printed
+        (``guardrails.rules.ocr``: "jane.doe@example. com" as one address), and each finding
+        replaces its whole span of the OCR'd text.
 
         Raises:
             InputRejected: the text is mostly characters nobody sees (``guardrails.text.folding``);
@@ -177,9 +190,11 @@ class PresidioGuardrail:
             raise InputRejected("message is mostly invisible characters", reason="hidden")
         typed = self._typed_placeholders(text, platform, policy.on if policy else frozenset())
         ranges = [(s.start, s.end) for s in typed]
-        masked = _mask(text, ranges) if typed else text
+        printed = (await _as_printed(text)) if ocr else text
+        masked = _mask(printed, ranges) if typed else printed
         spans = await self._detect(masked, platform, policy=policy)
-        return TextAnalysis(text, platform, _Found(masked, spans, typed, policy))
+        found = _Found(masked, spans, typed, policy, printed if ocr else None)
+        return TextAnalysis(text, platform, found)
 
     async def anonymize_turn(
         self, thread_id: ThreadId, analysis: Awaitable[TextAnalysis], *, private: bool
@@ -232,7 +247,7 @@ class PresidioGuardrail:
         if typed:
             ranges = [(s.start, s.end) for s in typed]
             spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
-        redaction = await self._redact(tid, done.text, spans, placed)
+        redaction = await self._redact(tid, done.text, spans, placed, found.printed)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
         )
@@ -410,11 +425,15 @@ class PresidioGuardrail:
         text: str,
         spans: list[Detection],
         placed: dict[str, tuple[str, str]] | None = None,
+        printed: str | None = None,
     ) -> Redaction:
-        """Swap each span for its vault placeholder (``placed``: each with its first value)."""
+        """Swap each span for its vault placeholder (``placed``: each with its first value).
+
+        ``printed``: OCR'd text as printed, whose spans are the values (OCR's slips mended).
+        """
         if not spans:
             return Redaction(text=text)
-        values = [(s.type, text[s.start : s.end], s.parts) for s in spans]
+        values = [(s.type, _value(text, s, printed), s.parts) for s in spans]
         # Each value's folded identity costs ~30 us: hundreds (a long pasted log) would hold
         # the event loop, and every other event's ack, for tens of ms in one stretch.
         many = len(values) > OFF_LOOP_VALUES
@@ -422,13 +441,11 @@ class PresidioGuardrail:
         placeholders = await self._vault.assign(tid, entries)
         pieces: list[str] = []
         position = 0
-        for span, placeholder in zip(spans, placeholders, strict=True):
+        for (_, value, _), span, placeholder in zip(values, spans, placeholders, strict=True):
             pieces += [text[position : span.start], placeholder]
             position = span.end
             if placed is not None:
-                placed.setdefault(
-                    placeholder, (placeholder_type(placeholder), text[span.start : span.end])
-                )
+                placed.setdefault(placeholder, (placeholder_type(placeholder), value))
         pieces.append(text[position:])
         entities = tuple(EntityRef(placeholder_type(p), p) for p in placeholders)
         where = tuple((s.start, s.end) for s in spans)
@@ -441,6 +458,20 @@ _PLAIN = re.compile(r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)*_[1-9]\d{0,5}>")
 
 _NUMBERED = re.compile(r"_\d")
 """Every placeholder form the grammar reads has one (``_1``, ``\\_1``); a canonical one, one."""
+
+
+async def _as_printed(text: str) -> str:
+    """OCR'd text as printed (``rules.ocr``); a long one in a worker thread."""
+    if len(text) > LINK_OFF_LOOP_CHARS:
+        return await asyncio.to_thread(as_printed, text)
+    return as_printed(text)
+
+
+def _value(text: str, span: Detection, printed: str | None) -> str:
+    """A span's value; of OCR'd text, as ``printed`` has it, less the characters OCR added."""
+    if printed is None:
+        return text[span.start : span.end]
+    return printed[span.start : span.end].replace(GAP, "")
 
 
 def _entries(values: Sequence[tuple[str, str, tuple[str, ...] | None]]) -> list[VaultEntry]:

@@ -17,6 +17,7 @@ from typing import Protocol
 from bot.core.errors import GuardrailError, VeilbotError
 from bot.core.types import Platform
 from guardrails.restore.placeholders import format_placeholder
+from guardrails.text.normalize import GAP
 from guardrails.text.values import normalize_value
 
 
@@ -88,22 +89,36 @@ class Redactor:
     Args:
         detector: the guardrail's detection (``guardrails.presidio.detect`` bound to an
             analyzer and a policy).
+        as_printed: how OCR'd text reads as printed, one character for one, a character
+            OCR added as a zero-width space (``guardrails.rules.ocr.as_printed``); without
+            it OCR'd text is read as typed text is.
     """
 
-    def __init__(self, detector: Detector) -> None:
+    def __init__(self, detector: Detector, as_printed: Callable[[str], str] | None = None) -> None:
         self._detect = detector
+        self._as_printed = as_printed
 
-    def redact(self, text: str, platform: Platform, numbering: Numbering | None = None) -> Redacted:
+    def redact(
+        self,
+        text: str,
+        platform: Platform,
+        numbering: Numbering | None = None,
+        *,
+        ocr: bool = False,
+    ) -> Redacted:
         """The message with each detected value replaced by its placeholder.
 
         ``numbering`` carries the placeholders of earlier texts of the same file; without
-        it the numbers start afresh.
+        it the numbers start afresh. ``ocr``: the text was read from a picture by OCR; it
+        is detected as printed, each finding replaces its whole span of ``text``, and the
+        value it is numbered by is the one printed.
 
         Raises:
             GuardrailError: detection failed.
         """
         try:
-            found = sorted(self._detect(text, platform), key=lambda f: f.start)
+            printed = self._as_printed(text) if ocr and self._as_printed else None
+            found = sorted(self._detect(printed or text, platform), key=lambda f: f.start)
         except VeilbotError:
             raise
         except Exception as exc:  # fail closed, naming the error type only (never the text)
@@ -115,12 +130,19 @@ class Redactor:
         for item in found:
             if item.start < position:  # overlapping detections: the first one wins
                 continue
-            placeholder = numbering.placeholder(item.type, text[item.start : item.end])
+            placeholder = numbering.placeholder(item.type, _value(text, printed, item))
             pieces += [text[position : item.start], placeholder]
             entities.append(Entity(item.type, item.start, item.end, placeholder))
             position = item.end
         pieces.append(text[position:])
         return Redacted("".join(pieces), tuple(entities))
+
+
+def _value(text: str, printed: str | None, item: Found) -> str:
+    """A detection's value; of OCR'd text, as ``printed`` has it, less what OCR added."""
+    if printed is None:
+        return text[item.start : item.end]
+    return printed[item.start : item.end].replace(GAP, "")
 
 
 def _type_name(entity_type: str) -> str:

@@ -67,10 +67,10 @@ async def _redacted(settings: Settings, data: bytes, limits: FileLimits) -> Reda
     redactors: list[Redactor] = []
     numbering = Numbering()
 
-    async def redact_text(text: str) -> Redaction:
+    async def redact_text(text: str, *, ocr: bool = False) -> Redaction:
         if not redactors:
             redactors.append(build_redactor(settings))
-        found = redactors[0].redact(text, "console", numbering)
+        found = redactors[0].redact(text, "console", numbering, ocr=ocr)
         entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
         return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
 

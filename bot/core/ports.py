@@ -118,10 +118,13 @@ class Guardrail(Protocol):
         *,
         platform: Platform,
         policy: PolicyOverride | None = None,
+        ocr: bool = False,
     ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
 
         ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
+        ``ocr``: the text was read from a picture by OCR; OCR's slips inside values
+        ("jane.doe@example. com") are allowed for, which typed text does not get.
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.

@@ -3,8 +3,9 @@
 The turn (``bot.files.intake``, with the thread's vault) and ``veilbot redact FILE`` (with the
 stateless redactor) read a file the same way, so what an admin checks offline is what the
 model would be sent: the kind decided from the bytes, the text extracted off the event loop,
-every text part and every picture's OCR'd text through the given redaction, within one
-``max_chars`` for the whole file, and the pictures painted or withheld by the image policy.
+every text part and every picture's OCR'd text (marked as OCR'd, so the guardrail allows for
+OCR's slips) through the given redaction, within one ``max_chars`` for the whole file, and
+the pictures painted or withheld by the image policy.
 A PDF's scanned pages are read where they stand among its text pages, each under a line that
 says the page was scanned, so neither the model nor the person loses a page silently.
 """
@@ -15,7 +16,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.core.attachments import ImagePart
 from bot.core.errors import FileRejected
@@ -29,8 +30,17 @@ from bot.files.limits import FileLimits
 if TYPE_CHECKING:
     from bot.files.images import RedactedImage
 
-RedactText = Callable[[str], Awaitable[Redaction]]
-"""The redaction of one text: the thread's vault in a turn, one file's numbering offline."""
+
+class RedactText(Protocol):
+    """The redaction of one text: the thread's vault in a turn, one file's numbering offline.
+
+    ``ocr``: the text was read from a picture by OCR, so the guardrail reads it with OCR's
+    slips in mind (``guardrails.rules.ocr``); typed text is read as written.
+    """
+
+    def __call__(self, text: str, *, ocr: bool = False) -> Awaitable[Redaction]:
+        """The redaction of ``text``."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +91,11 @@ async def redact_content(
         raise _images_off(position, kind)
     spent = 0
 
-    async def counted(text: str) -> Redaction:
+    async def counted(text: str, *, ocr: bool = False) -> Redaction:
         nonlocal spent  # the file's text layer and its OCR'd text share one limit
         spent += len(text)
         limits.check_chars(position, spent)
-        return await redact_text(text)
+        return await redact_text(text, ocr=ocr)
 
     out = _Collected()
     for part in extracted.parts:
@@ -110,11 +120,13 @@ async def _read_scan(
 ) -> None:
     """A scan's pictures OCR'd, redacted and painted (or withheld), under its page's note."""
     out.add_note(_scan_note(scan))
+
+    async def redact_ocr(text: str) -> Redaction:
+        return await redact_text(text, ocr=True)
+
     for picture in scan.images:
         redact_image = _image_reader()
-        read = await redact_image(
-            picture, position, redact_text, policy=images, tesseract=tesseract
-        )
+        read = await redact_image(picture, position, redact_ocr, policy=images, tesseract=tesseract)
         out.add_image(read)
 
 

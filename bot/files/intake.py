@@ -62,8 +62,10 @@ async def redact_files(
     total: Counter[str] = Counter()
     for position, incoming in enumerate(files, start=1):
 
-        async def redact_text(text: str) -> Redaction:
-            return await guardrail.anonymize(thread_id, text, platform=platform, policy=policy)
+        async def redact_text(text: str, *, ocr: bool = False) -> Redaction:
+            return await guardrail.anonymize(
+                thread_id, text, platform=platform, policy=policy, ocr=ocr
+            )
 
         content = await redact_content(
             incoming.data,

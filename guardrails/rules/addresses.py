@@ -6,13 +6,15 @@ instead: a house number, capitalized street words and a street-type word (Englis
 a street word with a German/Dutch/Scandinavian suffix and then the number (continental
 order), or a Romance street type ("rue", "calle", "via") with its name. A following postcode
 and town belong to the address. A US town with its state and ZIP code ("Austin, TX 78701"),
-a British postcode (with the town before it) and a post-office box are addresses on their
-own. In Europe a postcode and its town are an address too ("75008 Paris", "00-950
-Warszawa", "1015 CJ Amsterdam", "CP 28013"): ``postcode_towns`` takes them when the town is a
-European town of the gazetteer (in its own language or in English) or a postal word stands
-before the code, with the street and number before them. Addresses are ``LOCATION``, like
-the cities NER finds; the whole address is one value, so a street named after a person
-("Via Giuseppe Garibaldi 12") is never split into a name and a place.
+a British postcode or an Irish Eircode (with the town before it) and a post-office box are
+addresses on their own; before such a postcode a house number and a name are the street,
+street word or not ("41 Deansgate, Manchester M3 2AY"). In Europe a postcode and its town are
+an address too ("75008 Paris", "00-950 Warszawa", "1015 CJ Amsterdam", "CP 28013"):
+``postcode_towns`` takes them when the town is a European town of the gazetteer (in its own
+language or in English) or a postal word stands before the code, with the street and number
+before them. Addresses are ``LOCATION``, like the cities NER finds; the whole address is one
+value, so a street named after a person ("Via Giuseppe Garibaldi 12") is never split into a
+name and a place.
 """
 
 from __future__ import annotations
@@ -82,6 +84,30 @@ _UK_POSTCODE = (
     r"\d[A-Z\d]?[ \t]?\d[ABD-HJLNP-UW-Z]{2})"
 )
 _TOWN = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[ \t\-][A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+){0,2}"
+_ROUTING_KEYS = """A41 A42 A45 A63 A67 A75 A81 A82 A83 A84 A85 A86 A91 A92 A94 A96 A98 C15 D01
+D02 D03 D04 D05 D06 D6W D07 D08 D09 D10 D11 D12 D13 D14 D15 D16 D17 D18 D20 D22 D24 E21 E25 E32
+E34 E41 E45 E53 E91 F12 F23 F26 F28 F31 F35 F42 F45 F52 F56 F91 F92 F93 F94 H12 H14 H16 H18 H23
+H53 H54 H62 H65 H71 H91 K32 K34 K36 K45 K56 K67 K78 N37 N39 N41 N91 P12 P14 P17 P24 P25 P31 P32
+P36 P43 P47 P51 P56 P61 P67 P72 P75 P81 P85 R14 R21 R32 R35 R42 R45 R51 R56 R93 R95 T12 T23 T34
+T45 T56 V14 V15 V23 V31 V35 V42 V92 V93 V94 V95 W12 W23 W34 W91 X35 X42 X91 Y14 Y21 Y25 Y34
+Y35""".split()
+"""The routing keys of Ireland's Eircodes (the postal district or town, "D02" for Dublin 2)."""
+_EIRCODE_ID = "[0-9AC-FHKNPRTV-Y]"
+"""A character of an Eircode's unique identifier: digits and the fifteen letters it uses."""
+_ROUTING_KEY = rf"(?:{'|'.join(_ROUTING_KEYS)})"
+_EIRCODE = rf"{_ROUTING_KEY}[ \t]?{_EIRCODE_ID}{{4}}"
+_LONE_EIRCODE = rf"{_ROUTING_KEY}[ \t]?(?={_EIRCODE_ID}{{0,3}}[A-Z]){_EIRCODE_ID}{{4}}"
+"""An Eircode on its own needs a letter after its routing key: "T12 3456" is a part number."""
+_PLACE_SEP = r"(?:[ \t]*,[ \t]*|[ \t]+)"
+_HOUSE_POSTCODE = (
+    r"(?:\b(?:Flat|Apt\.?|Apartment|Unit|Suite)[ \t]*\w{1,5},?[ \t]+)?"
+    rf"(?<![\w./#\-])(?<!\d,)\d{{1,4}}[A-Za-z]?{_PLACE_SEP}{_CAP}(?:[ \t]+{_CAP}){{0,3}}"
+    rf"(?:{_PLACE_SEP}(?:Co\.?[ \t]+)?{_TOWN}(?:[ \t]+\d{{1,2}}W?)?){{0,2}}"
+    rf"{_PLACE_SEP}(?:{_UK_POSTCODE}|{_EIRCODE})\b"
+)
+"""A house number, a name and the postcode ("41 Deansgate, Manchester M3 2AY", "14 Temple
+Bar, Dublin 2, D02 X285"): British and Irish streets often have no street word, and the
+postcode (a Royal Mail area, an Eircode routing key) says the number and name are a street."""
 
 ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (
@@ -119,6 +145,13 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(rf"\b{_TOWN},?[ \t]+{_US_STATES}[ \t]+\d{{5}}(?:-\d{{4}})?\b"), 0.85),
     # A British postcode has a checkable shape; the town before it belongs to the address.
     (re.compile(rf"(?:\b{_TOWN},?[ \t]+)?\b{_UK_POSTCODE}\b"), 0.85),
+    (
+        re.compile(
+            rf"(?:\b(?!Eircode\b){_TOWN}(?:[ \t]+\d{{1,2}}W?)?,?[ \t]+)?\b{_LONE_EIRCODE}\b"
+        ),
+        0.85,
+    ),
+    (re.compile(_HOUSE_POSTCODE), 0.9),
     (re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]+Box|\bPostfach)[ \t]+\d{1,6}\b"), 0.85),
 )
 """``LOCATION`` patterns for street addresses, with their scores."""

@@ -10,6 +10,7 @@ mod-97 alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 LENGTHS: dict[str, int] = {
     entry[:2]: int(entry[2:])
@@ -38,3 +39,52 @@ def valid(value: str) -> bool:
         return False
     rotated = compact[4:] + compact[:4]
     return int("".join(str(int(c, 36)) for c in rotated)) % 97 == 1
+
+
+MISREAD = re.compile(r"\b[A-Z]{2}[0-9OIli]{2}(?:[ .\-]?+[0-9A-Za-z]{1,4}+){3,8}+\b")
+"""An IBAN's shape with "O" for 0 or "I", "l" or "i" for 1 where digits go."""
+_TO_DIGIT = str.maketrans("OoIli", "00111")
+
+
+def misread(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, as printed)`` of each IBAN with digits read as letters ("DE89 37O4 …").
+
+    OCR and text copied out of a scan read 0 as "O" and 1 as "I", "l" or "i". Read as digits
+    after its country code (or after its bank code too, which is letters in some countries:
+    "GB82 WEST …", "IE29 AIBK …"), the value must have its country's length and checksum,
+    which a misread IBAN then has and other text has one time in 97 at best.
+    """
+    for match in MISREAD.finditer(text):
+        value = match.group()
+        if valid(value) or not re.search("[OIli]", value[2:]):
+            continue
+        printed = _as_digits(value)
+        if printed is not None:
+            yield match.start(), match.start() + len(printed), printed
+
+
+def _as_digits(value: str) -> str | None:
+    """``value`` or its first groups with the letters read as digits, if that is an IBAN."""
+    for cut in _group_ends(value):
+        alnum = [i for i, c in enumerate(value[:cut]) if c.isalnum()]
+        for kept in (frozenset[int](), frozenset(alnum[4:8])):
+            read = "".join(
+                c.translate(_TO_DIGIT) if i >= alnum[2] and i not in kept else c
+                for i, c in enumerate(value[:cut])
+            )
+            if valid(read):
+                return read
+    return None
+
+
+def _group_ends(value: str) -> Iterator[int]:
+    """The end of ``value``, then the end of each group before it, longest first."""
+    yield len(value)
+    for i in range(len(value) - 1, 0, -1):
+        if value[i] in " .-" and value[i - 1] not in " .-":
+            yield i
+
+
+def find_misread(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each IBAN of ``misread``."""
+    return ((start, end, 0.95) for start, end, _ in misread(text))

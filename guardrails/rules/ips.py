@@ -53,7 +53,42 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
             start += 1
         span = _address(text, start, end)
         if span is not None:
-            yield span[0], span[1], SCORE
+            yield span[0], continued(text, *span), SCORE
+
+
+_BROKEN = re.compile(
+    r":[ \t]+(?P<rest>[0-9A-Fa-f]{1,4}(?::{1,2}[0-9A-Fa-f]{1,4})*)(?![0-9A-Za-z:.%/])"
+)
+"""A colon, spaces, and hex groups: the rest of an IPv6 address broken after a colon."""
+_HEX_LETTER = re.compile("[A-Fa-f]")
+_GROUP_OF_FOUR = re.compile("(?<![0-9A-Fa-f])[0-9A-Fa-f]{4}")
+
+
+def continued(text: str, start: int, end: int, *, strict: bool = True) -> int:
+    """The end of the IPv6 address at ``[start, end)`` with the groups a space cut off.
+
+    "fe80::1ff: fe23:4567:890a" (pasted from a PDF, or read by OCR) is one address when the
+    whole is one and the rest does not read as a time ("…::1: 10:30"; ``broken_rest``): with
+    ``strict`` (typed text) it holds a colon and a hex letter, without (OCR) a hex letter or
+    a group of four ("…:8a2e: 0370:7334").
+    """
+    broken = _BROKEN.match(text, end)
+    if broken is None or ":" not in text[start:end]:
+        return end
+    rest = broken.group("rest")
+    if not broken_rest(rest, strict=strict):
+        return end
+    return broken.end() if valid(f"{text[start:end]}:{rest}") else end
+
+
+def broken_rest(rest: str, *, strict: bool = False) -> bool:
+    """Whether the groups after a break can be the rest of an IPv6 address, not a time.
+
+    A hex letter (and, ``strict``, a colon), or else (not ``strict``) a group of four.
+    """
+    if strict:
+        return ":" in rest and _HEX_LETTER.search(rest) is not None
+    return bool(_HEX_LETTER.search(rest) or _GROUP_OF_FOUR.search(rest))
 
 
 def _label(text: str, start: int, colon: int) -> bool:
@@ -70,12 +105,13 @@ def _address(text: str, start: int, end: int) -> tuple[int, int] | None:
     for candidate in (value, value.rstrip(".:"), _PORT.sub("", value.rstrip(".:"))):
         if "." not in candidate and ":" not in candidate:
             continue
-        if _valid(candidate):
+        if valid(candidate):
             return start, start + len(candidate)
     return None
 
 
-def _valid(value: str) -> bool:
+def valid(value: str) -> bool:
+    """Whether ``value`` is an IP address (with a prefix length, ``::`` left out)."""
     address, _, prefix = value.partition("/")
     try:
         parsed = ipaddress.ip_address(address)

@@ -23,8 +23,9 @@ A national number right after a word that names it as an id of something else ("
 "ticket #", "invoice no.", "build", "ts=") is that id, not a phone number; an international
 one is a phone number whatever names it. A candidate that fails is retried without its last
 and then its first digit group, so a number glued to a neighbouring figure is still found; a
-line break ends a candidate whose line is a phone number on its own, and a comma ends it (a
-CSV cell) unless it groups thousands. Whole dates, times, IP and version strings, SSNs and
+line break ends a candidate whose line is a phone number on its own or whose next line is
+printed in fours like a card (that line is no part of any phone number), and a comma ends it
+(a CSV cell) unless it groups thousands. Whole dates, times, IP and version strings, SSNs and
 money amounts are never phone numbers, nor are the digits inside a British driving licence or
 National Insurance number ("MORGA 753116 SM9IJ", "AB 12 34 56 C").
 """
@@ -120,6 +121,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
         if _chunked(text, match.start(), digits_end) or _inside(spans, match.start()):
             continue
         for piece_start, piece_end in _pieces(text, match.start(), digits_end):
+            if _chunked(text, piece_start, piece_end):
+                continue  # a line of its own printed like a card: "…0958\n4111 1111 1111 1111"
             span = _accepted(text, piece_start, piece_end)
             if span is None or _identifier(text, span[0]):
                 continue
@@ -169,11 +172,14 @@ def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     r"""The candidate's lines, each a piece if it is a phone number on its own.
 
     A line that is not runs on into the next, as a number broken across lines does
-    ("+49 30\n123456 78").
+    ("+49 30\n123456 78"), unless the next line is printed in fours like a card ("Total
+    120\n4111 1111 1111 1111"): that line is a value of its own.
     """
     position = start
     for brk in _BREAK.finditer(text, start, end):
-        if score_number(text[position : brk.start()]):
+        following = _BREAK.search(text, brk.end(), end)
+        line_end = following.start() if following else end
+        if score_number(text[position : brk.start()]) or _chunked(text, brk.end(), line_end):
             yield position, brk.start()
             position = brk.end()
     yield position, end

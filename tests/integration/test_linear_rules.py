@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guardrails.detect.detection import detect, text_recognizers
+from guardrails.rules.ocr import as_printed
 from guardrails.rules.recognizers import RegexRecognizer
 from guardrails.rules.repeats import repeats
 from guardrails.text.spans import Detection, merge_overlaps, resolve_overlaps
@@ -35,7 +36,7 @@ _FLOOR = 20e-6
 _WORDS = "the deploy failed again jane doe at acme dot com build 42 ok Maria Denver".split()
 _TOKENS = [
     "-", ".", " ", "@", "at", "dot", " at ", " dot ", "(at)", "[dot]", "1", "12", "1234", "+",
-    "/", "_", "a", "Jane", "x-", "\n", ":", "%40", "www", "http://", "0x", "DE89",
+    "/", "_", "a", "Jane", "x-", "\n", ":", "%40", "www", "http://", "0x", "DE89", ": ", "O",
 ]  # fmt: skip
 
 Unit = tuple[str, Callable[[str], Any]]
@@ -74,6 +75,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "ids and phones": _rng_text(
         lambda r: f"{r.choice(['order', 'ticket #', 'call', 'ts='])} {r.randint(10**9, 10**10)} "
     ),
+    "hex groups broken after colons": _rng_text(
+        lambda r: f"{r.randint(0, 65535):x}:{r.choice(' :')}"
+    ),
+    "spaced domain dots": _rng_text(lambda r: r.choice(_WORDS) + r.choice(["@", ". ", " .", " "])),
+    "letters for digits": _rng_text(lambda r: r.choice(["DE89 ", "37O4 ", "0l30 ", "OI ", "S@"])),
     "dot run": lambda n: "." * n,
     "space run": lambda n: " " * n,
     "dash run": lambda n: "-" * n,
@@ -85,8 +91,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 
 def _units(analyzer: Any) -> list[Unit]:
-    """Each of veilbot's rules alone, and each pattern recognizer of the analyzer."""
-    units: list[Unit] = []
+    """Each of veilbot's rules alone, each pattern recognizer of the analyzer, and the
+    reading of OCR'd text that runs before them on a picture's text."""
+    units: list[Unit] = [("ocr.as_printed", as_printed)]
     for recognizer in text_recognizers(analyzer):
         if isinstance(recognizer, RegexRecognizer):
             for i, rule in enumerate(recognizer.rules):
@@ -154,7 +161,7 @@ def test_the_whole_detection_is_linear_in_its_input(presidio_analyzer: Any, shap
 def test_the_harness_sees_every_kind_of_rule(units: list[Unit]) -> None:
     names = {name.split("[")[0] for name, _ in units}
     assert {"veilbot_email_address", "veilbot_person", "veilbot_location"} <= names
-    assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer"} <= names
+    assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer", "ocr.as_printed"} <= names
 
 
 @settings(

@@ -110,6 +110,43 @@ def test_a_known_town_with_its_state_code_is_one_place(presidio_analyzer, text, 
 
 
 @pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Customer: Sam Reid, 41 Deansgate, Manchester M3 2AY", "41 Deansgate, Manchester M3 2AY"),
+        ("- 41 Deansgate, Manchester M3 2AY", "41 Deansgate, Manchester M3 2AY"),
+        ("| 41 Deansgate, Manchester M3 2AY |", "41 Deansgate, Manchester M3 2AY"),
+        ("Sam Reid,41 Deansgate,Manchester,M3 2AY", "41 Deansgate,Manchester,M3 2AY"),
+        ("Flat 3, 41 Deansgate, M3 2AY", "Flat 3, 41 Deansgate, M3 2AY"),
+        ("- 14 Temple Bar, Dublin 2, D02 X285", "14 Temple Bar, Dublin 2, D02 X285"),
+        ("- 7 Main, Ballymore, Co. Kildare, W91 X2Y3", "7 Main, Ballymore, Co. Kildare, W91 X2Y3"),
+        ("Eircode: D02 X285", "D02 X285"),
+    ],
+)
+def test_a_house_number_and_name_before_a_uk_or_irish_postcode_are_one_place(
+    presidio_analyzer, text, address
+):
+    assert ("LOCATION", address) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize("text", ["part T12 3456 ships today", "ref D02 2024 closed"])
+def test_an_eircode_shape_without_a_letter_after_its_routing_key_stays(presidio_analyzer, text):
+    assert found(presidio_analyzer, text) == []
+
+
+def test_a_town_with_its_state_code_is_one_place_with_or_without_a_comma(presidio_analyzer):
+    hits = found(presidio_analyzer, "we moved to Austin TX last year, then Madison, WI")
+    assert hits == [("LOCATION", "Austin TX"), ("LOCATION", "Madison, WI")]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("fly to Paris OR Lyon", "OR"), ("is Jordan OK with it", "OK"), ("Austin IN 2019", "IN")],
+)
+def test_a_code_that_is_an_english_word_needs_the_comma(presidio_analyzer, text, code):
+    assert [v for _, v in found(presidio_analyzer, text) if code in v.split()] == []
+
+
+@pytest.mark.parametrize(
     ("text", "place"),
     [
         ("RT @someone: the tour ends in Mexico on December 24", "Mexico"),
