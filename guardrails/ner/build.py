@@ -87,9 +87,11 @@ def train(args: argparse.Namespace, base: Path, train_path: Path, dev_path: Path
         "system.seed": args.seed,
         "training.max_epochs": args.epochs,
         "training.optimizer.learn_rate": args.learn_rate,
+        "training.dropout": args.dropout,
     }
     spacy_train(args.config, output, overrides=overrides)
     best: Path = output / "model-best"
+    vectors.keyed_by(best)  # spaCy's training saved it without the key attribute
     return best
 
 
@@ -134,6 +136,7 @@ def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
             "name_swaps": args.swap,
             "epochs": args.epochs,
             "learn_rate": args.learn_rate,
+            "dropout": args.dropout,
             "base": f"{BASE_MODEL} with the NER and word vectors of en_core_web_md 3.8.0",
             "minutes": round(seconds / 60, 1),
         },
@@ -171,6 +174,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--swap", type=float, default=0.0, help="share copied with other names")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--learn-rate", type=float, default=0.001)
+    parser.add_argument("--dropout", type=float, default=0.15)
     parser.add_argument("--no-download", action="store_true", help="read --sources only")
     args = parser.parse_args(argv)
     args.corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+LOWER = 66
+"""spaCy's attribute id of ``LOWER`` (``spacy.attrs.LOWER``)."""
 _WORD = re.compile(r"[^\W\d_][\w'\-]{0,24}")
 
 
@@ -63,11 +65,15 @@ def save(nlp: Any, out: Path) -> None:
     back keyed by exact spelling.
     """
     nlp.to_disk(out)
-    attr = int(nlp.vocab.vectors.attr)
-    config = out / "vocab" / "vectors.cfg"
-    if nlp.vocab.vectors.shape[0] and config.exists():
-        values = json.loads(config.read_text(encoding="utf-8"))
-        config.write_text(json.dumps({**values, "attr": attr}), encoding="utf-8")
+    if nlp.vocab.vectors.shape[0]:
+        keyed_by(out, int(nlp.vocab.vectors.attr))
+
+
+def keyed_by(folder: Path, attr: int = LOWER) -> None:
+    """Record in a saved pipeline that its vectors are keyed by ``attr`` (see ``save``)."""
+    config = folder / "vocab" / "vectors.cfg"
+    values = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**values, "attr": attr}), encoding="utf-8")
 
 
 def attach(nlp: Any, trained: Any) -> None:
