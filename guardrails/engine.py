@@ -52,7 +52,7 @@ def resolve_model(setting: str) -> str:
     Raises:
         GuardrailError: ``auto`` and no English model is installed.
     """
-    from guardrails.ner import MODEL_DIR
+    from guardrails.ner.shipped import MODEL_DIR
 
     if setting == SHIPPED_MODEL:
         return str(MODEL_DIR)

