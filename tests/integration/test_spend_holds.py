@@ -20,6 +20,8 @@ from bot.core.types import InboundMessage, thread_id
 from bot.state.client import RedisClient, open_redis
 from bot.state.spend import RedisSpendLedger
 
+pytestmark = pytest.mark.redis_cluster
+
 LIMIT = 1.0
 
 
