@@ -77,6 +77,8 @@ def read_config_file(path: Path) -> ConfigFile:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"{path}: arrays or tables nested too deeply") from None
     return ConfigFile(path=path, values=values, lines=key_lines(text))
 
 

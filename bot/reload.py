@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.app import App, access_rules, build_limiter
 from bot.core.errors import ConfigError
-from bot.core.logsafe import log_failure
+from bot.core.logsafe import describe, log_failure
 from bot.model.router import ModelRouter
 from bot.scoping import build_scopes
 from bot.settings import load_settings
@@ -53,6 +53,10 @@ class Reloader:
                 app.model.ensure(scopes.providers)
         except ConfigError as exc:
             log.error("config reload refused, the running settings kept: %s", exc)
+            await self._count(refused=True)
+            return False
+        except Exception as exc:  # noqa: BLE001  (a file that breaks the reader is refused too)
+            log.error("config reload refused, the running settings kept: %s", describe(exc))
             await self._count(refused=True)
             return False
         app.ledger.configure(budgets(settings))

@@ -15,8 +15,9 @@ One aiohttp server (``HttpServer``) carries every HTTP endpoint of the process:
 - ``/metrics`` (Prometheus, ``bot.metrics``), always; keep it off the public ingress.
 
 The audit retention (``VEILBOT_AUDIT_RETENTION_DAYS``; 0 turns it off) runs for the whole
-life of the service: once at start, then daily; so does the purge of uninstalled Slack
-workspaces' runs after ``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS`` (``bot.audit.uninstalls``).
+life of the service: once at start, then daily; so does the purge of the runs of uninstalled
+Slack workspaces and of Discord servers the bot was removed from, after
+``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS`` (``bot.audit.uninstalls``).
 
 The turn queue's worker (``bot.state.queue``, on unless ``VEILBOT_QUEUE_ENABLED=false``) runs
 beside the adapters when one of them registered with it (Slack, Discord): events acked (Slack)
@@ -53,7 +54,7 @@ from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_service_routes, erase_installation
+from bot.stores import add_service_routes, erase_installation, erase_platform_workspace
 from guardrails.vault.keys import derive_install_key, load_vault_key
 from guardrails.vault.sealing import AesGcmSealer
 
@@ -71,7 +72,14 @@ def _discord_adapter(app: App, http: HttpServer | None) -> PlatformAdapter:
     from adapters.discord.handler import DiscordAdapter
     from adapters.discord.notices import DiscordAdminNotifier
 
-    adapter = DiscordAdapter(app.settings, app.conversation, admin=app.admin, queue=app.queue)
+    async def erase(guild_id: str) -> int:  # the bot was removed from the server
+        return await erase_platform_workspace(
+            app.redis, app.keys, app.audit, "discord", guild_id, actor="discord:guild_remove"
+        )
+
+    adapter = DiscordAdapter(
+        app.settings, app.conversation, admin=app.admin, queue=app.queue, erase=erase
+    )
     admins, roles = app.admin.admins, app.admin.admin_roles
     notifier = DiscordAdminNotifier(lambda: adapter.client, admins, roles)
     app.conversation.budgets.add_notifier("discord", notifier)

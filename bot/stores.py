@@ -282,25 +282,41 @@ async def erase_workspace(
 ) -> int:
     """Erase a Slack workspace at once; the number of Redis keys deleted.
 
-    Its installation (tokens), its turns waiting in the queue (their sealed text), every
-    Redis key of its threads (history, vault, lock) and rate counters go, and the action log
-    records it; then each dropped turn gets a ``dropped`` audit run (ids only), dated before
-    the erasure so that the workspace's purge takes it too.
+    Its installation (tokens) goes, then what ``erase_platform_workspace`` erases.
+    """
+    await rows.delete(enterprise_id or "", team_id if team_id != enterprise_id else None)
+    return await erase_platform_workspace(
+        redis, keys, actions, "slack", team_id, actor=actor, installation="deleted"
+    )
+
+
+async def erase_platform_workspace(
+    redis: RedisClient,
+    keys: KeySpace,
+    actions: WorkspaceAudit,
+    platform: str,
+    workspace: str,
+    *,
+    actor: str,
+    **outcome: str,
+) -> int:
+    """Erase a workspace (a Discord server) at once; the number of Redis keys deleted.
+
+    Its turns waiting in the queue (their sealed text), every Redis key of its threads
+    (history, vault, lock) and rate counters go, and the action log records
+    ``erase_workspace`` (with ``outcome``), which also schedules the purge of its audit runs
+    (``bot.audit.uninstalls``); then each dropped turn gets a ``dropped`` audit run (ids
+    only), dated before the erasure so that the purge takes it too.
     """
     at = utcnow()
-    await rows.delete(enterprise_id or "", team_id if team_id != enterprise_id else None)
-    dropped = await drop_workspace(redis, keys, "slack", team_id)
-    deleted = await erase_workspace_keys(redis, keys.workspace_patterns("slack", team_id))
+    dropped = await drop_workspace(redis, keys, platform, workspace)
+    deleted = await erase_workspace_keys(redis, keys.workspace_patterns(platform, workspace))
     await actions.record_action(
         AdminAction(
             actor=actor,
             action="erase_workspace",
-            target=f"slack:{team_id}",
-            outcome={
-                "redis_keys": deleted,
-                "installation": "deleted",
-                "queued_dropped": len(dropped),
-            },
+            target=f"{platform}:{workspace}",
+            outcome={"redis_keys": deleted, **outcome, "queued_dropped": len(dropped)},
         )
     )
     for entry in dropped:

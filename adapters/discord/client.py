@@ -45,6 +45,9 @@ class Events(Protocol):
     ) -> None:
         """An edited message (one in discord.py's cache)."""
 
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot left a server, was removed from it, or the server was deleted."""
+
 
 def intents() -> discord.Intents:
     """Exactly the intents the bot needs; message content is privileged."""
@@ -120,6 +123,10 @@ class _Hooks:
 
     async def on_message_edit(self, before: discord.Message, after: discord.Message) -> None:
         await self._adapter.on_message_edit(self, before, after)  # type: ignore[arg-type]
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        # discord.py calls this for a GUILD_DELETE that is not an outage ("unavailable")
+        await self._adapter.on_guild_remove(guild)
 
 
 class _Client(_Hooks, discord.Client):

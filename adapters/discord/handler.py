@@ -9,12 +9,17 @@ message id and writes the friendly error texts; the adapter only translates and 
 each goes on the queue (``queueing``) and any replica's worker answers it; without one, or when
 Redis did not take it, the turn runs in the process that received the message (``turns``).
 ``client`` connects, ``destinations`` says where an answer goes, ``replies`` posts it.
+
+A server that removes the bot (or is deleted) is erased at once, as a Slack workspace that
+uninstalls the app (``erase``, composed at the root); a server that is merely unavailable
+keeps everything.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -30,6 +35,9 @@ from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)
 
+EraseServer = Callable[[str], Awaitable[int]]
+"""``erase(guild_id)``: erases what veilbot holds of a server; the Redis keys deleted."""
+
 
 class DiscordAdapter:
     """Serves one Discord bot (all shards of this replica) until cancelled.
@@ -41,6 +49,7 @@ class DiscordAdapter:
         guild_ready_timeout: seconds discord.py waits for more guilds before ``on_ready``.
         queue: the turn queue: messages are queued on arrival and answered by any replica's
             worker (none: answered in this process).
+        erase: erases a server the bot was removed from (none: nothing is erased).
     """
 
     name = "discord"
@@ -53,8 +62,10 @@ class DiscordAdapter:
         admin: AdminCommands | None = None,
         guild_ready_timeout: float = 2.0,
         queue: TurnQueue | None = None,
+        erase: EraseServer | None = None,
     ) -> None:
         self._settings = settings
+        self._erase = erase
         self._handler = handler
         self._admin = admin
         self._guild_ready_timeout = guild_ready_timeout
@@ -160,6 +171,20 @@ class DiscordAdapter:
             await self._turns.on_edit(client, before.content, after)
         except Exception as exc:  # a bad event must not stop the bot
             log_failure(logger, "discord message edit %s failed", exc, after.id)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (or it was deleted): erase the server's data.
+
+        Errors are logged, never raised.
+        """
+        if self._erase is None:
+            return
+        try:
+            deleted = await self._erase(str(guild.id))
+        except Exception as exc:  # a failed erasure must not stop the bot
+            log_failure(logger, "discord server erasure failed guild=%s", exc, guild.id)
+            return
+        logger.info("discord server removed the bot: erased guild=%s keys=%d", guild.id, deleted)
 
     async def _rest_client(self) -> discord.Client:
         """The client once logged in: all the queue worker needs (REST, no gateway)."""

@@ -12,6 +12,10 @@ signed, but the body is not what Slack sends          -> 400 (JSON, or a form wh
 otherwise                                             -> Admitted, with a JSON body parsed
 ```
 
+A body is read as bolt will read it: as JSON when its type says so or when it starts with
+``{`` (whatever its type says), else as a form, each of whose ``payload`` values (bolt reads
+the last, a blank one too) must be a JSON object of the right shape.
+
 The body is parsed once, here: the lean path (``EventsEndpoint``) acks a message event
 from the parsed object without bolt; everything else goes on to bolt.
 
@@ -101,14 +105,14 @@ def _parsed(body: bytes, content_type: str) -> dict[str, Any] | None:
         ValueError: the body is not what Slack sends (``UnicodeDecodeError`` is one).
     """
     text = body.decode("utf-8")
-    if content_type.startswith("application/json"):
+    if content_type.startswith("application/json") or text.startswith("{"):
         found = json.loads(text)
         if not isinstance(found, dict):
             raise ValueError("a JSON body that is not an object")
         return found
-    form = parse_qs(text, strict_parsing=bool(text))
-    if "payload" in form:
-        payload = json.loads(form["payload"][0])
+    form = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text))
+    for value in form.get("payload", ()):
+        payload = json.loads(value)
         if not isinstance(payload, dict) or not well_formed(payload):
             raise ValueError("a form payload that is not a JSON object of the expected shape")
     return None

@@ -6,7 +6,8 @@ and enterprise of any payload) expects. A body whose fields have other types (an
 without ``channel``, a ``subtype`` that is a list, ``authorizations`` of strings, a
 ``previous_message`` that is a string, a button's ``user`` that is a number) is refused here
 with 400 instead of failing later in the handler. Only the fields read are checked; any other
-field may hold anything.
+field may hold anything. A message's ``files`` are objects whose ``size`` is a whole number
+of bytes (not ``"abc"``, a list, or ``1e400``, which JSON reads as infinity).
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ _BOLT_NESTED = ("event", "message", "previous_message", "item", "assistant_threa
 _NESTED = ("previous_message", "message")
 """Message objects inside an event (``message_deleted``, ``message_changed``)."""
 _MESSAGE_EVENTS = frozenset({"message", "app_mention"})
+_FILE_FIELDS: dict[str, tuple[type, ...]] = {
+    "id": _STR,
+    "name": _STR,
+    "url_private": _STR,
+    "url_private_download": _STR,
+    "file_access": _STR,
+    "mode": _STR,
+}
+"""What ``adapters.slack.events.files_of`` reads of a shared file (and its ``size``)."""
 
 
 def _typed(obj: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> bool:
@@ -76,6 +86,17 @@ def _typed(obj: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> bool:
     )
 
 
+def _files_ok(message: dict[str, Any]) -> bool:
+    """Each shared file an object of the read fields' types, its ``size`` a byte count."""
+    for item in message.get("files") or ():
+        if not isinstance(item, dict) or not _typed(item, _FILE_FIELDS):
+            return False
+        size = item.get("size")
+        if size is not None and (type(size) is not int or size < 0):
+            return False
+    return True
+
+
 def _event_ok(event: dict[str, Any]) -> bool:
     """A message event's fields (other events, ``channel_created`` among them, vary)."""
     kind = event.get("type")
@@ -83,11 +104,13 @@ def _event_ok(event: dict[str, Any]) -> bool:
         return kind is None  # a list or a number would fail every "in" test later
     if kind not in _MESSAGE_EVENTS:
         return True
-    if not _typed(event, _EVENT_FIELDS):
+    if not _typed(event, _EVENT_FIELDS) or not _files_ok(event):
         return False
     for name in _NESTED:
         inner = event.get(name)
-        if inner is not None and not (isinstance(inner, dict) and _typed(inner, _MESSAGE_FIELDS)):
+        if inner is not None and not (
+            isinstance(inner, dict) and _typed(inner, _MESSAGE_FIELDS) and _files_ok(inner)
+        ):
             return False
     return isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)
 

@@ -1,8 +1,10 @@
-"""Audit runs of uninstalled Slack workspaces, deleted once their grace period has passed.
+"""Audit runs of erased workspaces, deleted once their grace period has passed.
 
-An uninstall (or ``veilbot forget --workspace``) erases a workspace's tokens, queued turns,
-histories and vaults at once (``bot.stores.erase_workspace``) and records ``erase_workspace``
-in the action log, with its time; each dropped turn gets a ``dropped`` run dated before it.
+A Slack uninstall (or ``veilbot forget --workspace``) erases a workspace's tokens, queued
+turns, histories and vaults at once (``bot.stores.erase_workspace``), and so does removing the
+bot from a Discord server (``bot.stores.erase_platform_workspace``); each records
+``erase_workspace`` in the action log, with its time; each dropped turn gets a ``dropped``
+run dated before it.
 The workspace's audit runs (placeholder text only) stay for
 ``VEILBOT_SLACK_UNINSTALL_GRACE_DAYS``, so an admin can still export them; the daily retention
 task then deletes the runs that started before the erasure (a workspace installed again keeps
@@ -22,7 +24,7 @@ from bot.audit.types import RunFilter
 
 log = logging.getLogger(__name__)
 
-_PLATFORM = "slack"
+_PLATFORMS = frozenset({"slack", "discord"})
 
 
 class UninstallStore(Protocol):
@@ -49,7 +51,7 @@ async def purge_uninstalled(
     total = 0
     for target, at in sorted(erased.items()):
         platform, _, workspace = target.partition(":")
-        if platform != _PLATFORM or not workspace:
+        if platform not in _PLATFORMS or not workspace:
             continue
         deleted = await audit.delete_runs(
             RunFilter(platform=platform, workspace=workspace, until=at)

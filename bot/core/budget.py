@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bot.core.types import ChatMessage
+from bot.core.types import ChatMessage, ModelRequest
 
 CHARS_PER_TOKEN = 3.5
 MESSAGE_OVERHEAD_TOKENS = 4
 """Role markers and separators the API adds around every message."""
+IMAGE_MAX_TOKENS = 1600
+"""The most one image costs: the API scales an image to about 1.15 megapixels, and bills
+an image of that size about 1 600 tokens (width x height / 750)."""
 
 _Turn = tuple[ChatMessage, ChatMessage]
 
@@ -34,6 +37,17 @@ def estimate_tokens(text: str) -> int:
 def message_tokens(message: ChatMessage) -> int:
     """The estimated tokens of one message, overhead included."""
     return estimate_tokens(message.text) + MESSAGE_OVERHEAD_TOKENS
+
+
+def max_input_tokens(request: ModelRequest) -> int:
+    """The most input tokens ``request`` can be billed: never fewer than the API counts.
+
+    A token is one byte of UTF-8 at the least, so the byte count bounds it from above (the
+    estimate above is typical, not a bound: text in other scripts takes more tokens).
+    """
+    texts = (request.system, *(m.text for m in request.messages))
+    text_tokens = sum(len(t.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for t in texts)
+    return text_tokens + IMAGE_MAX_TOKENS * len(request.images)
 
 
 def fit_to_budget(

@@ -3,9 +3,9 @@
 ```
 dedupe ─▶ scope + access + rate limits ─▶ clean + check input
       ─▶ detection ‖ file downloads ‖ (per-thread lock ─▶ files redacted ─▶ vault ‖ history.load)
-      ─▶ redact ─▶ budget ─▶ (queued: still wanted?)
+      ─▶ redact ─▶ context budget ─▶ (queued: still wanted?) ─▶ spend held
       ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
-      ─▶ history.append(user, answer) ─▶ audit.record ─▶ Reply
+      ─▶ history.append(user, answer) ─▶ audit.record ─▶ spend settled ─▶ Reply
 ```
 
 Every failure becomes a friendly ``Reply`` and an audit record with its status; nothing
@@ -46,7 +46,7 @@ from bot.core.ports import (
     TurnLimiter,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
-from bot.core.spend import over_budget_reply
+from bot.core.spend import OverBudget, over_budget_reply
 from bot.core.spend_watch import BudgetWatch
 from bot.core.text import (
     FAILURE_REPLIES,
@@ -202,9 +202,7 @@ class Conversation:
         if throttled is None:
             return None
         if not isinstance(throttled, Throttled):
-            turn.record.metadata["over_budget"] = throttled.budget.kind
-            text = over_budget_reply(throttled)
-            return turn.reply(text, TurnStatus.OVER_BUDGET)
+            return _over_budget(turn, throttled)
         turn.record.metadata["rate_limited"] = throttled.limit.kind
         turn.record.metadata["retry_after_s"] = round(throttled.retry_after, 3)
         return turn.reply(throttled_reply(throttled), TurnStatus.RATE_LIMITED)
@@ -289,6 +287,8 @@ class Conversation:
         )
         if await _withdrawn(turn):
             return await self._dropped(turn)
+        if (spent := await self._hold(turn, request)) is not None:
+            return spent
         result, restored = await self._ask(turn, request, restorer, sink)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
@@ -305,6 +305,20 @@ class Conversation:
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
         return await self._remember(turn, history, (user, answer), restored, sink, issued)
+
+    async def _hold(self, turn: Turn, request: ModelRequest) -> Reply | None:
+        """Hold the call's most possible cost against the turn's budgets; the refusal if spent.
+
+        The turn's settle (``finish``) gives the hold back with the real cost.
+        """
+        held = await self.budgets.reserve(
+            turn.message, turn.record.run_id, self._model.max_cost(request)
+        )
+        turn.lap("budget_hold")
+        if isinstance(held, OverBudget):
+            return _over_budget(turn, held)
+        turn.hold = held
+        return None
 
     async def _anonymized(
         self,
@@ -418,6 +432,12 @@ class Conversation:
 
     async def _finish(self, turn: Turn) -> None:
         await finish(turn, self._audit, self.budgets, self._metrics)
+
+
+def _over_budget(turn: Turn, over: OverBudget) -> Reply:
+    """The reply to a turn a spent budget refuses; the audit says which budget."""
+    turn.record.metadata["over_budget"] = over.budget.kind
+    return turn.reply(over_budget_reply(over), TurnStatus.OVER_BUDGET)
 
 
 async def _withdrawn(turn: Turn) -> bool:

@@ -48,23 +48,46 @@ class OneLineFormatter(logging.Formatter):
         return super().formatMessage(record)
 
 
+OTHER_KEYS = "other sources"
+"""The key a ``ThrottledLog`` full of recent keys logs a new one under."""
+
+
 class ThrottledLog:
     """One warning per key per ``interval`` seconds, with the count of those held back.
+
+    Keys may come from the network (a peer's address): at most ``max_keys`` are remembered,
+    those not logged within ``interval`` go first, and past that a new key is counted under
+    ``OTHER_KEYS``, so a flood from many addresses still makes one line a minute per key kept.
 
     Args:
         log: where the lines go.
         what: the line's fixed start, e.g. ``"slack request refused"``.
         interval: seconds between two lines of one key.
+        max_keys: how many keys are remembered at once.
     """
 
-    def __init__(self, log: logging.Logger, what: str, interval: float = 60.0) -> None:
+    def __init__(
+        self, log: logging.Logger, what: str, interval: float = 60.0, max_keys: int = 4096
+    ) -> None:
         self._log, self._what, self._interval = log, what, interval
+        self._max_keys = max_keys
         self._last: dict[str, float] = {}
         self._held: dict[str, int] = {}
+
+    def _room(self, key: str, now: float) -> str:
+        """``key``, or ``OTHER_KEYS`` when every remembered key was logged lately."""
+        if key in self._last or len(self._last) < self._max_keys:
+            return key
+        stale = [k for k, at in self._last.items() if now - at >= self._interval]
+        for old in stale:
+            del self._last[old]
+            self._held.pop(old, None)
+        return key if len(self._last) < self._max_keys else OTHER_KEYS
 
     def warning(self, key: str, detail: str = "") -> None:
         """Log ``key`` (a fixed text) and ``detail`` (escaped) unless ``key`` was logged lately."""
         now = time.monotonic()
+        key = self._room(key, now)
         last = self._last.get(key)
         if last is not None and now - last < self._interval:
             self._held[key] = self._held.get(key, 0) + 1

@@ -13,7 +13,7 @@ from typing import Protocol
 from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.limits import Throttled
 from bot.core.scopes import ImagePolicy, PolicyOverride
-from bot.core.spend import BudgetNotice, OverBudget
+from bot.core.spend import BudgetNotice, Hold, OverBudget
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -222,6 +222,14 @@ class ModelClient(Protocol):
         """The same answer as a stream of text deltas (same errors as ``complete``)."""
         ...
 
+    def max_cost(self, request: ModelRequest) -> float | None:
+        """The most ``request`` can cost in US dollars (what a turn holds of its budgets).
+
+        Its whole input at the dearest input price and ``max_tokens`` of output; ``None``
+        when the model has no known price.
+        """
+        ...
+
     async def aclose(self) -> None:
         """Release connections; the composition root calls it at shutdown."""
         ...
@@ -261,8 +269,24 @@ class TurnLimiter(Protocol):
 class SpendLedger(Protocol):
     """Monthly spend per budget, shared by every replica (``bot.core.spend``)."""
 
-    async def charge(self, message: InboundMessage, cost_usd: float) -> list[BudgetNotice]:
-        """Add a turn's cost to its budgets; the budgets whose admin notice is due now (once).
+    async def reserve(
+        self, message: InboundMessage, run_id: str, max_cost_usd: float
+    ) -> Hold | OverBudget:
+        """Hold ``max_cost_usd`` against the turn's budgets, or refuse when one is spent.
+
+        A budget is spent when its month's spend and the holds of the turns in flight reach
+        its limit; checking and holding are one atomic step, so concurrent turns see each
+        other's holds. A hold not settled lapses after a while (its turn died).
+
+        Raises:
+            StoreError: the spend's store cannot be reached.
+        """
+        ...
+
+    async def charge(
+        self, message: InboundMessage, cost_usd: float, hold: Hold | None = None
+    ) -> list[BudgetNotice]:
+        """Add a turn's cost to its budgets, releasing its ``hold``; the notices due now (once).
 
         Raises:
             StoreError: the spend's store cannot be reached.

@@ -5,6 +5,11 @@ direct messages) and its author's. Each has an id (``slack:T0123``, ``slack:T012
 ``slack:T0123:U024``) and a limit in USD: the named one, else the default of its kind, else none
 (spend is still counted, so a budget set later in the month starts from the real figure).
 Months are calendar months in UTC; the store keys spend by ``YYYY-MM``.
+
+A turn holds its model call's most possible cost (``Hold``) against its budgets before the
+call, in the same atomic step that checks them, and settles it with the real cost after:
+turns in flight together cannot all pass a check that their cost, once known, would fail.
+A hold the turn never settles (its process died) lapses on its own.
 """
 
 from __future__ import annotations
@@ -73,6 +78,26 @@ class OverBudget:
     limit_usd: float
     spent_usd: float
     month: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """The most a turn's model call can cost, held against its budgets until it is settled.
+
+    Attributes:
+        run_id: the turn's run id (a retried turn holds again under the same id).
+        micros: the amount held, in micro-dollars.
+        month: the month whose budgets hold it.
+    """
+
+    run_id: str
+    micros: int
+    month: str
+
+    @property
+    def member(self) -> str:
+        """How the store names the hold: its run and amount (``run:micros``)."""
+        return f"{self.run_id}:{self.micros}"
 
 
 @dataclass(frozen=True, slots=True)

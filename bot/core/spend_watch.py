@@ -1,23 +1,33 @@
-"""After a turn: its cost added to its monthly budgets, and admins told of one nearly spent."""
+"""Around a turn's model call: its budgets' hold before, its cost settled after, notices."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from bot.core.errors import StoreError
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminNotifier, SpendLedger
-from bot.core.spend import BudgetNotice, notice_text
+from bot.core.spend import MICROS, BudgetNotice, Hold, OverBudget, notice_text
 from bot.core.types import InboundMessage
 
 log = logging.getLogger(__name__)
 
 
-class BudgetWatch:
-    """After a turn: its cost added to its budgets, and admins told of a budget nearly spent.
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """A turn's hold and the ledger that holds it (a reload may swap the watch's ledger)."""
 
-    Notifiers are per platform; the adapters add theirs when they start. A store failure is
-    logged, never the user's problem: the answer is already given.
+    ledger: SpendLedger
+    hold: Hold
+
+
+class BudgetWatch:
+    """A turn's budgets: its most possible cost held before the model call, settled after.
+
+    Notifiers are per platform; the adapters add theirs when they start. A store failure
+    when settling is logged, never the user's problem: the answer is already given (the
+    hold then lapses on its own).
     """
 
     def __init__(self, ledger: SpendLedger | None) -> None:
@@ -28,15 +38,43 @@ class BudgetWatch:
         """Let ``notifier`` tell ``platform``'s admins about that platform's budgets."""
         self._notifiers[platform] = notifier
 
-    async def after_turn(self, message: InboundMessage, cost_usd: float | None) -> None:
-        """Charge ``cost_usd`` to the turn's budgets; send the notices that are due."""
-        if self.ledger is None or not cost_usd:
+    async def reserve(
+        self, message: InboundMessage, run_id: str, max_cost_usd: float | None
+    ) -> Reservation | OverBudget | None:
+        """Hold ``max_cost_usd`` against the turn's budgets; why not when one is spent.
+
+        ``None`` when no budgets are kept. A call of unknown price holds nothing, but a spent
+        budget still refuses it.
+
+        Raises:
+            StoreError: the store cannot be reached (the turn fails closed).
+        """
+        ledger = self.ledger
+        if ledger is None:
+            return None
+        held = await ledger.reserve(message, run_id, max(0.0, max_cost_usd or 0.0))
+        if isinstance(held, OverBudget):
+            return held
+        return Reservation(ledger, held)
+
+    async def after_turn(
+        self,
+        message: InboundMessage,
+        cost_usd: float | None,
+        reservation: Reservation | None = None,
+    ) -> None:
+        """Charge ``cost_usd`` to the turn's budgets, releasing its hold; send notices due."""
+        ledger = reservation.ledger if reservation is not None else self.ledger
+        if ledger is None or (not cost_usd and reservation is None):
             return
+        hold = reservation.hold if reservation is not None else None
         try:
-            notices = await self.ledger.charge(message, cost_usd)
+            notices = await ledger.charge(message, cost_usd or 0.0, hold)
         except StoreError as exc:
             log_failure(log, "budget charge failed workspace=%s", exc, message.workspace)
             return
+        if hold is not None and cost_usd and cost_usd * MICROS > hold.micros:
+            log.warning("turn cost more than its budget hold run=%s", hold.run_id)
         for notice in notices:
             await self._notify(message, notice)
 

@@ -16,7 +16,7 @@ from bot.core.errors import AlreadyStored
 from bot.core.logsafe import log_failure
 from bot.core.ports import AuditStore, Metrics
 from bot.core.scopes import Scope
-from bot.core.spend_watch import BudgetWatch
+from bot.core.spend_watch import BudgetWatch, Reservation
 from bot.core.types import (
     AuditRecord,
     ChatMessage,
@@ -41,6 +41,8 @@ class Turn:
     scope: Scope
     """The scope's settings as the turn began: a reload while it runs does not change them."""
     clock: float = field(default_factory=time.perf_counter)
+    hold: Reservation | None = None
+    """The spend held against the turn's budgets for its model call, settled at its finish."""
 
     @classmethod
     def begin(cls, message: InboundMessage, scope: Scope) -> Turn:
@@ -160,8 +162,9 @@ async def finish(turn: Turn, audit: AuditStore, budgets: BudgetWatch, metrics: M
             )
     except Exception as exc:  # noqa: BLE001  (the reply must still go out)
         log.error("audit write failed run=%s error=%s", record.run_id, type(exc).__name__)
-    if record.status is not TurnStatus.DROPPED:  # its workspace's budgets are erased
-        await budgets.after_turn(turn.message, record.cost_usd)
+    # A dropped turn's workspace is erased, budgets and all: its hold is only released.
+    cost = None if record.status is TurnStatus.DROPPED else record.cost_usd
+    await budgets.after_turn(turn.message, cost, turn.hold)
     try:
         metrics.turn_finished(record)
     except Exception as exc:  # noqa: BLE001  (metrics never cost a user an answer)

@@ -22,6 +22,7 @@ import httpx2
 import pydantic
 from anthropic.types import Message, RawMessageStreamEvent
 
+from bot.core.budget import max_input_tokens
 from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
 from bot.model.errors import connection_error, status_error, timeout_error
@@ -253,6 +254,12 @@ class ClaudeClient:
             # anthropic 2.x has no `temperature` keyword; the API still accepts the field.
             kwargs["extra_body"] = {"temperature": self._temperature}
         return kwargs
+
+    def max_cost(self, request: ModelRequest) -> float | None:
+        """The most ``request`` can cost (``ModelClient.max_cost``)."""
+        model = request.model or self._model
+        most_out = request.max_tokens or self._max_tokens
+        return self._pricing.max_cost(model, max_input_tokens(request), most_out)
 
     async def complete(self, request: ModelRequest) -> ModelResult:
         """One answer at once.

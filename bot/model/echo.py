@@ -48,6 +48,10 @@ class EchoModelClient:
             provider="echo",
         )
 
+    def max_cost(self, request: ModelRequest) -> float:
+        """Nothing: the echo model is free."""
+        return 0.0
+
     async def complete(self, request: ModelRequest) -> ModelResult:
         """The echo answer at once."""
         return self._answer(request)

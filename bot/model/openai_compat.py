@@ -20,7 +20,7 @@ import openai
 from openai.types import CompletionUsage
 
 from bot.core.attachments import ImagePart
-from bot.core.budget import estimate_tokens, message_tokens
+from bot.core.budget import estimate_tokens, max_input_tokens, message_tokens
 from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
 from bot.model.errors import (
@@ -176,6 +176,12 @@ class OpenAIModelClient:
             provider=PROVIDER,
             cost_note="; ".join([pricing, *notes]),
         )
+
+    def max_cost(self, request: ModelRequest) -> float | None:
+        """The most ``request`` can cost (``ModelClient.max_cost``): 0 when self-hosted."""
+        model = request.model or self._model
+        most_out = request.max_tokens or self._max_tokens
+        return self._pricing.max_cost(model, max_input_tokens(request), most_out)
 
     async def complete(self, request: ModelRequest) -> ModelResult:
         """One answer at once.

@@ -171,3 +171,11 @@ class Pricing:
         if not is_global and _PREMIUM_FAMILIES.fullmatch(name):
             return _cost(price, usage, REGIONAL_PREMIUM), NOTE_REGIONAL
         return _cost(price, usage), NOTE_LIST
+
+    def max_cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
+        """The most a call of at most these token counts can cost (its budget hold).
+
+        Every input token is priced as a prompt-cache write, the dearest way input is billed.
+        """
+        usage = Usage(cache_write_tokens=input_tokens, output_tokens=output_tokens)
+        return self.cost(model, usage)[0]

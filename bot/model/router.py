@@ -51,6 +51,10 @@ class ModelRouter:
         """The streamed answer of the request's provider."""
         return self._client(request).stream(request)
 
+    def max_cost(self, request: ModelRequest) -> float | None:
+        """The most the request's provider can charge for it."""
+        return self._client(request).max_cost(request)
+
     async def aclose(self) -> None:
         """Close every client."""
         await self.aclose_others()

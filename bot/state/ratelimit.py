@@ -7,8 +7,8 @@ limit of a turn and, only when all allow it, charges them all: one round trip, a
 turn costs nothing. The keys expire when their limit is full again.
 
 The same call first checks the turn's monthly budgets (``bot.state.spend``): a budget whose
-spend has reached its limit (an admin's raise for the month, else the file's) refuses the
-turn before any rate limit is charged.
+spend and live holds have reached its limit (an admin's raise for the month, else the file's)
+refuses the turn before any rate limit is charged.
 """
 
 from __future__ import annotations
@@ -20,21 +20,22 @@ from bot.core.limits import Limit, Throttled
 from bot.core.spend import MICROS, BudgetRef, OverBudget, month_of
 from bot.core.types import InboundMessage
 from bot.state.client import RedisClient, store_errors
-from bot.state.spend import RedisSpendLedger
+from bot.state.spend import HELD, RedisSpendLedger
 
-_TAKE = """
+_TAKE = (
+    HELD
+    + """
 local nrate, nbud = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now = clock()
 for j = 1, nbud do
   local limit = tonumber(redis.call('GET', KEYS[nrate + nbud + j]) or ARGV[2 + 2 * nrate + j])
   if limit >= 0 then
     local spent = tonumber(redis.call('GET', KEYS[nrate + j]) or '0')
-    if spent >= limit then
+    if spent + held(KEYS[nrate + 2 * nbud + j], now) >= limit then
       return {-j, spent, limit}
     end
   end
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait, worst = 0, 0
 local tats = {}
 for i = 1, nrate do
@@ -57,6 +58,7 @@ for i = 1, nrate do
 end
 return {0, 0, 0}
 """
+)
 
 
 class RedisRateLimiter:

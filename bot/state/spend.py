@@ -1,11 +1,20 @@
 """Monthly spend in Redis: running sums per budget and month, shared by every replica.
 
-Each budget (``bot.core.spend``) has, per month ``YYYY-MM``, three keys under its workspace's
+Each budget (``bot.core.spend``) has, per month ``YYYY-MM``, four keys under its workspace's
 hash tag: ``spend`` (micro-dollars, ``INCRBY`` when a turn's cost is known), ``limit`` (an
-admin's raise for that month, micro-dollars; it wins over the file) and ``notice`` (a hash whose
-field is the limit a notice was sent for: ``HSETNX`` lets exactly one replica send it). All
-expire 40 days after their month. The check before a turn is part of the rate limits' Lua
-call (``bot.state.ratelimit``): one round trip for every control.
+admin's raise for that month, micro-dollars; it wins over the file), ``notice`` (a hash whose
+field is the limit a notice was sent for: ``HSETNX`` lets exactly one replica send it) and
+``held`` (the turns in flight: a sorted set of ``run:micros`` scored by when each hold lapses,
+in milliseconds of the Redis server's clock). The first three expire 40 days after their
+month, ``held`` when its newest hold lapses.
+
+A budget is spent when its ``spend`` and its live holds reach its limit. The check before a
+turn is part of the rate limits' Lua call (``bot.state.ratelimit``): one round trip for every
+control. Right before the model call ``reserve`` checks again and holds the call's most
+possible cost in one Lua call; ``charge`` adds the real cost and drops the hold in another.
+Of any number of turns in flight at once, each passed a check that counted the holds of the
+others, so a budget ends at most one call's most possible cost over its limit. A hold its turn
+never settles lapses after ``HOLD_SECONDS``.
 
 Redis is a cache: ``rebuild`` sets a month's sums from the audit log's costs, and the
 month's raises from the admin action log; the service does it at start when the month's
@@ -14,6 +23,7 @@ month's raises from the admin action log; the service does it at start when the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,6 +37,8 @@ from bot.core.spend import (
     Budgets,
     BudgetState,
     Clock,
+    Hold,
+    OverBudget,
     month_of,
     next_month,
     utc_now,
@@ -35,21 +47,70 @@ from bot.core.types import InboundMessage
 from bot.state.client import RedisClient, store_errors
 
 KEEP_AFTER_MONTH = timedelta(days=40)
+HOLD_SECONDS = 900.0
+"""How long a turn's hold lasts unless settled: far longer than a model call takes (its
+timeout and retries), so only a turn whose process died leaves one to lapse."""
+
+HELD = """
+local function held(key, now)
+  local total = 0
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', key, now, '+inf')) do
+    total = total + tonumber(string.match(member, '%d+$'))
+  end
+  return total
+end
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+"""
+"""Lua: the micro-dollars of a budget's live holds, and the server's clock in milliseconds."""
+
+_RESERVE = (
+    HELD
+    + """
+local m = #KEYS / 3
+local micros, member, ttl = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local now = clock()
+for j = 1, m do
+  redis.call('ZREMRANGEBYSCORE', KEYS[2 * m + j], '-inf', now)
+  local limit = tonumber(redis.call('GET', KEYS[m + j]) or ARGV[3 + j])
+  if limit >= 0 then
+    local spent = tonumber(redis.call('GET', KEYS[j]) or '0')
+    if spent + held(KEYS[2 * m + j], now) >= limit then
+      return {j, spent, limit}
+    end
+  end
+end
+if micros > 0 then
+  for j = 1, m do
+    redis.call('ZADD', KEYS[2 * m + j], now + ttl, member)
+    redis.call('PEXPIRE', KEYS[2 * m + j], ttl)
+  end
+end
+return {0, 0, 0}
+"""
+)
 
 _CHARGE = """
-local m = #KEYS / 3
+local m = #KEYS / 4
 local micros, exp, pct = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
 for j = 1, m do
-  local spent = redis.call('INCRBY', KEYS[j], micros)
-  redis.call('EXPIREAT', KEYS[j], exp)
-  local limit = tonumber(redis.call('GET', KEYS[m + j]) or ARGV[3 + j])
-  if limit >= 0 and spent * 100 >= limit * pct then
-    if redis.call('HSETNX', KEYS[2 * m + j], tostring(limit), '1') == 1 then
-      redis.call('EXPIREAT', KEYS[2 * m + j], exp)
-      table.insert(out, j)
-      table.insert(out, spent)
-      table.insert(out, limit)
+  if ARGV[4] ~= '' then
+    redis.call('ZREM', KEYS[3 * m + j], ARGV[4])
+  end
+  if micros > 0 then
+    local spent = redis.call('INCRBY', KEYS[j], micros)
+    redis.call('EXPIREAT', KEYS[j], exp)
+    local limit = tonumber(redis.call('GET', KEYS[m + j]) or ARGV[4 + j])
+    if limit >= 0 and spent * 100 >= limit * pct then
+      if redis.call('HSETNX', KEYS[2 * m + j], tostring(limit), '1') == 1 then
+        redis.call('EXPIREAT', KEYS[2 * m + j], exp)
+        table.insert(out, j)
+        table.insert(out, spent)
+        table.insert(out, limit)
+      end
     end
   end
 end
@@ -70,32 +131,66 @@ class RedisSpendLedger:
     """The ``SpendLedger`` port: spend, raises and notices of the monthly budgets in Redis."""
 
     def __init__(
-        self, redis: RedisClient, keys: KeySpace, budgets: Budgets, clock: Clock = utc_now
+        self,
+        redis: RedisClient,
+        keys: KeySpace,
+        budgets: Budgets,
+        clock: Clock = utc_now,
+        *,
+        hold_seconds: float = HOLD_SECONDS,
     ) -> None:
         self._redis = redis
         self._keys = keys
         self.budgets = budgets
         self.clock = clock
-        self._charge: Any = None  # registered at the first charge (the console never charges)
+        self.hold_seconds = hold_seconds
+        # registered at first use (the console never holds nor charges)
+        self._charge: Any = None
+        self._reserve: Any = None
 
     def configure(self, budgets: Budgets) -> None:
         """Take the budgets of a reloaded config file (raises in Redis stay)."""
         self.budgets = budgets
 
     def key(self, what: str, ref: BudgetRef, month: str) -> str:
-        """The ``spend``, ``limit`` or ``notice`` key of ``ref`` in ``month``."""
+        """The ``spend``, ``limit``, ``notice`` or ``held`` key of ``ref`` in ``month``."""
         return self._keys.budget(ref.workspace_tag, what, month, ref.kind, ref.ident)
 
-    def check_args(self, message: InboundMessage) -> tuple[list[BudgetRef], list[str], list[int]]:
-        """The turn's budgets, their ``spend`` then ``limit`` keys, and their file limits."""
-        month = month_of(self.clock())
+    def check_args(
+        self, message: InboundMessage, month: str | None = None
+    ) -> tuple[list[BudgetRef], list[str], list[int]]:
+        """The turn's budgets, their ``spend``, ``limit`` then ``held`` keys, their file limits."""
+        month = month or month_of(self.clock())
         refs = self.budgets.of(message)
-        keys = [self.key("spend", r, month) for r in refs]
-        keys += [self.key("limit", r, month) for r in refs]
+        keys = [self.key(what, r, month) for what in ("spend", "limit", "held") for r in refs]
         return refs, keys, [_micros(r.limit_usd) for r in refs]
 
-    async def charge(self, message: InboundMessage, cost_usd: float) -> list[BudgetNotice]:
-        """Add a turn's cost to its budgets; the budgets whose notice is due now.
+    async def reserve(
+        self, message: InboundMessage, run_id: str, max_cost_usd: float
+    ) -> Hold | OverBudget:
+        """Hold ``max_cost_usd`` against the turn's budgets, unless one is spent.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+        """
+        month = month_of(self.clock())
+        refs, keys, limits = self.check_args(message, month)
+        hold = Hold(run_id, max(0, math.ceil(max_cost_usd * MICROS)), month)
+        if self._reserve is None:
+            self._reserve = self._redis.register_script(_RESERVE)
+        args = [hold.micros, hold.member, math.ceil(self.hold_seconds * 1000), *limits]
+        async with store_errors(f"budget hold {message.platform}:{message.workspace}"):
+            spent_at, spent, limit = await self._reserve(keys=keys, args=args)
+        if int(spent_at):
+            return OverBudget(
+                refs[int(spent_at) - 1], int(limit) / MICROS, int(spent) / MICROS, month
+            )
+        return hold
+
+    async def charge(
+        self, message: InboundMessage, cost_usd: float, hold: Hold | None = None
+    ) -> list[BudgetNotice]:
+        """Add a turn's cost to its budgets, dropping its ``hold``; the notices due now.
 
         Raises:
             StoreUnavailable: Redis cannot be reached.
@@ -103,7 +198,13 @@ class RedisSpendLedger:
         now = self.clock()
         month, refs = month_of(now), self.budgets.of(message)
         keys = [self.key(what, r, month) for what in ("spend", "limit", "notice") for r in refs]
-        args = [max(0, round(cost_usd * MICROS)), expiry(now), self.budgets.notify_percent]
+        keys += [self.key("held", r, hold.month if hold else month) for r in refs]
+        args: list[int | str] = [
+            max(0, round(cost_usd * MICROS)),
+            expiry(now),
+            self.budgets.notify_percent,
+            hold.member if hold else "",
+        ]
         args += [_micros(r.limit_usd) for r in refs]
         if self._charge is None:
             self._charge = self._redis.register_script(_CHARGE)

@@ -9,6 +9,8 @@ per example would take minutes. A failure names the input that caused it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -83,6 +85,18 @@ SHAPES = {
     "ts": st.sampled_from(["1700000000.000001"]) | JSON,
     "previous_message": st.dictionaries(st.sampled_from(EVENT_KEYS), JSON, max_size=5) | JSON,
     "message": st.dictionaries(st.sampled_from(EVENT_KEYS), JSON, max_size=5) | JSON,
+    "files": st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                **{k: JSON for k in ("id", "name", "url_private", "mode")},
+                "size": st.sampled_from([12, -1, "abc", [1], float("inf")]) | JSON,
+            },
+        )
+        | JSON,
+        max_size=3,
+    )
+    | JSON,
 }
 
 
@@ -159,9 +173,12 @@ async def test_slack_ingress_answers_arbitrary_requests_with_no_5xx_and_no_trace
             }
             statuses[f"unsigned {body!r} {headers}"] = await _post(h, body, headers)
         for envelope in [*signed_json, mention("a valid one")]:
-            body = json.dumps(envelope).encode()
-            headers = {**_signed(body), "Content-Type": "application/json"}
-            statuses[f"signed {envelope!r}"] = await _post(h, body, headers)
+            # bolt reads a body that starts with "{" as JSON, whatever its type says (and
+            # with a "=" in it, it reads as a form too)
+            for kind in ("application/json", "text/plain"):
+                body = json.dumps({**envelope, "note": "2+2=4"}).encode()
+                headers = {**_signed(body), "Content-Type": kind}
+                statuses[f"signed {envelope!r} {kind}"] = await _post(h, body, headers)
         for body in signed_bytes:
             for kind in ("application/json", "application/x-www-form-urlencoded"):
                 headers = {**_signed(body), "Content-Type": kind}
@@ -250,3 +267,99 @@ async def test_admin_api_answers_arbitrary_requests_with_no_5xx_and_no_traceback
     failed = {what: status for what, status in statuses.items() if status >= 500}
     assert failed == {}
     assert problems(caplog) == []
+
+
+# Requests that are not HTTP, sent as raw bytes over a socket (no client would send them).
+MALFORMED = {
+    "a carriage return in the target": b"GET /slack/events\rX HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a header without a colon": (
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nX-Slack-Signature v0=1\r\n\r\n"
+    ),
+    "a 20 KB header": (
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nX-Slack-Signature: "
+        + b"a" * 20_000
+        + b"\r\n\r\n"
+    ),
+    "a non-numeric Content-Length": (
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2e1\r\n\r\n{}"
+    ),
+    "the HTTP/2 preface": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    "a bad chunk size": (
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n"
+    ),
+}
+REFUSAL_LINE = "malformed or abandoned HTTP request"
+
+
+async def _raw(port: int, data: bytes) -> int | None:
+    """Send ``data`` as it is; the response's status, ``None`` when none comes in 5 s."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), timeout=5)
+    except (TimeoutError, ConnectionError):
+        return None
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+    parts = line.split()
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+
+
+def refusal_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if REFUSAL_LINE in r.getMessage()]
+
+
+async def test_malformed_http_gets_400_and_one_log_line_a_minute_per_peer(
+    make_app: MakeApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with slack_harness(make_app, queue_workers=0) as h:
+        statuses = {
+            f"{name} #{n}": await _raw(h.http.port, data)
+            for n in range(50)
+            for name, data in MALFORMED.items()
+        }
+    assert {what: s for what, s in statuses.items() if s != 400} == {}
+    assert problems(caplog) == []
+    (line,) = refusal_lines(caplog)  # 300 requests from one peer: one line, counted after
+    assert "127.0.0.1" in line
+    assert "X-Slack-Signature" not in line
+
+
+HEAD_PARTS = st.sampled_from(
+    [b"\r", b"\n", b"\x00", b":", b" ", b"\t", b"\x7f", b"\xff", b"HTTP/1.1", b"HTTP/2.0"]
+)
+WILD = st.lists(HEAD_PARTS | st.binary(max_size=12), max_size=6).map(b"".join)
+HEADERS = st.lists(
+    st.tuples(
+        st.sampled_from([b"Host", b"Content-Length", b"Transfer-Encoding", b"X-Slack-Signature"])
+        | WILD,
+        st.sampled_from([b": ", b":", b" ", b""]),
+        WILD | st.sampled_from([b"chunked", b"-1", b"0x10", b"1e400", b"12abc", b"a" * 9000]),
+    ).map(b"".join),
+    max_size=5,
+)
+REQUESTS = st.tuples(
+    st.sampled_from([b"GET", b"POST", b"PRI", b"G\rET", b""]) | WILD,
+    st.sampled_from([b"/slack/events", b"/healthz", b"*", b"/slack/events\rX"]) | WILD,
+    st.sampled_from([b"HTTP/1.1", b"HTTP/1.0", b"HTTP/2.0", b"HTTP/9.9"]) | WILD,
+    HEADERS,
+    st.binary(max_size=40),
+).map(
+    lambda r: r[0] + b" " + r[1] + b" " + r[2] + b"\r\n" + b"\r\n".join(r[3]) + b"\r\n\r\n" + r[4]
+)
+
+
+async def test_arbitrary_request_heads_cause_no_5xx_no_traceback_and_no_log_flood(
+    make_app: MakeApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    requests = drawn(REQUESTS, 150)
+    async with slack_harness(make_app, queue_workers=0) as h:
+        statuses = {repr(data): await _raw(h.http.port, data) for data in requests}
+    assert {what: s for what, s in statuses.items() if s is not None and s >= 500} == {}
+    assert problems(caplog) == []
+    assert len(refusal_lines(caplog)) <= 1

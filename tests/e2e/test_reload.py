@@ -172,3 +172,32 @@ async def test_a_reload_builds_the_provider_a_scope_names_and_refuses_one_it_can
         assert still is not None
         assert still.text.startswith(ECHO_PREFIX)  # the last good settings stand
     assert fake_anthropic.requests == []
+
+
+async def test_sighup_with_a_file_nested_too_deeply_is_refused_in_one_line(
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = tmp_path / "veilbot.toml"
+    path.write_text(CLOSED, encoding="utf-8")
+    app = await make_app(
+        config=path,
+        config_watch_seconds=0,
+        access=load_settings(config_file=path, _env_file=None).access,
+    )
+    caplog.set_level(logging.INFO)
+    async with reload_on_sighup(app) as reloader:
+        path.write_text("max_tokens = 900\nx = " + "[" * 100_000 + "]" * 100_000 + "\n")
+        os.kill(os.getpid(), signal.SIGHUP)
+        async with asyncio.timeout(30):
+            await reloader.wait_for(1)
+        assert (reloader.reloads, reloader.refused) == (0, 1)
+        still = await app.conversation.handle(message("hello", unique_thread()))
+        assert still is not None
+        assert still.status is TurnStatus.REFUSED  # the running settings stand
+    (refusal,) = [r for r in caplog.records if "config reload refused" in r.getMessage()]
+    assert "nested too deeply" in refusal.getMessage()
+    assert not any(r.exc_info for r in caplog.records)
+    assert "Traceback" not in caplog.text

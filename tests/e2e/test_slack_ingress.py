@@ -10,6 +10,7 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -110,4 +111,62 @@ async def test_signed_but_malformed_events_get_400_and_no_traceback(
         deep_object = b'{"type":"event_callback","event":' * 20_000 + b"{}" + b"}" * 20_000
         assert await _post(h, deep_object, _sign(deep_object)) == 400
         await h.settle()
+    assert no_tracebacks(caplog) == []
+
+
+def _with_file_size(size: str) -> bytes:
+    """A mention sharing a file whose ``size`` is written as ``size`` (raw JSON)."""
+    body = mention("look", files=[{"id": "F1", "name": "a.txt", "size": 0}])
+    return json.dumps(body).replace('"size": 0', f'"size": {size}').encode()
+
+
+def _form(*payloads: str) -> bytes:
+    return "&".join(f"payload={quote(p)}" for p in payloads).encode()
+
+
+BUTTON = json.dumps(
+    {"type": "block_actions", "user": {"id": "U1"}, "team": {"id": "T1"}, "actions": []}
+)
+ODD_BODIES: dict[str, tuple[bytes, str]] = {
+    **{
+        f"a file's size of {size}": (_with_file_size(size), "application/json")
+        for size in ('"abc"', "[1]", "1e400", "-1", '{"a": 1}')
+    },
+    # bolt reads a body that starts with "{" as JSON whatever its type says; with a "=" in
+    # it, it also reads as a form
+    **{
+        f"{name} as text/plain": (
+            json.dumps({**build(), "note": "2+2=4"}).encode(),
+            "text/plain",
+        )
+        for name, build in MALFORMED.items()
+    },
+    "a file's size of 1e400 as text/plain": (
+        _with_file_size("1e400").replace(b'"look', b'"2+2=4'),
+        "text/plain",
+    ),
+    # bolt reads a form's last payload, and a blank one too
+    "a form whose last payload is malformed": (
+        _form(BUTTON, '{"type": "block_actions", "user": 5}'),
+        "application/x-www-form-urlencoded",
+    ),
+    "a form with a blank payload": (_form(""), "application/x-www-form-urlencoded"),
+}
+
+
+@pytest.mark.parametrize("queued", [True, False], ids=["queue", "no-queue"])
+async def test_signed_bodies_veilbot_cannot_read_get_400_whatever_their_content_type(
+    make_app: MakeApp, caplog: pytest.LogCaptureFixture, queued: bool
+) -> None:
+    caplog.set_level(logging.INFO)
+    overrides = {} if queued else {"queue_enabled": False}
+    async with slack_harness(make_app, **overrides) as h:
+        statuses = {
+            name: await _post(h, body, {**_sign(body), "Content-Type": kind})
+            for name, (body, kind) in ODD_BODIES.items()
+        }
+        fine = _with_file_size("12")
+        assert await _post(h, fine, _sign(fine)) == 200
+        await h.settle()
+    assert {name: s for name, s in statuses.items() if s != 400} == {}
     assert no_tracebacks(caplog) == []

@@ -329,6 +329,41 @@ async def test_an_uninstall_erases_the_workspace_and_leaves_the_other(
             assert len(posts_by_team(slack).get(TEAM_A, [])) == before
 
 
+async def test_tokens_revoked_naming_only_user_tokens_keeps_the_workspace(
+    make_app: MakeApp,
+) -> None:
+    """A person who revokes the user token they granted does not uninstall the app."""
+    async with FakeSlack() as slack:
+        app = await make_app(**oauth_settings(slack))
+        async with serving(app) as (service, session):
+            for team in (TEAM_A, TEAM_B):
+                assert (await install(service, session, slack, team))[0] == 200
+            assert await send(service, session, mention(TEAM_A, "I'm Ann Lee.", ts=new_ts())) == 200
+            await until(lambda: _posted(slack, TEAM_A), "A's answer")
+
+            users_only = {"type": "tokens_revoked", "tokens": {"oauth": ["U0PERSON"]}}
+            revoked = envelope({**users_only, "event_ts": new_ts()}, team=TEAM_A)
+            assert await send(service, session, revoked) == 200
+            bots = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": [OAUTH_BOT_USER_ID]}}
+            removed = envelope({**bots, "event_ts": new_ts()}, team=TEAM_B)
+            assert await send(service, session, removed) == 200
+
+            async def b_erased() -> bool:  # begun after A's event was handled
+                return f"slack:{TEAM_B}" in {a.target for a in await app.audit.recent_actions()}
+
+            await until(b_erased, "workspace B erased")
+            assert await installed(app) == [TEAM_A]
+            assert f"slack:{TEAM_A}" not in {a.target for a in await app.audit.recent_actions()}
+            assert await team_keys(app, TEAM_A)
+            before = len(posts_by_team(slack).get(TEAM_A, []))
+            assert await send(service, session, mention(TEAM_A, "still here?", ts=new_ts())) == 200
+
+            async def answered_again() -> bool:
+                return len(posts_by_team(slack).get(TEAM_A, [])) > before
+
+            await until(answered_again, "A answered after its user token was revoked")
+
+
 def grid(payload: dict[str, Any]) -> dict[str, Any]:
     """An event of a workspace served by the org-wide install of ``E0GRID``."""
     payload["enterprise_id"] = "E0GRID"

@@ -116,6 +116,17 @@ async def test_complete_answers_with_usage_cost_and_provider(client, provider):
     assert build_system_prompt() in provider.fake.all_text_sent()
 
 
+async def test_the_most_a_call_can_cost_is_never_below_what_it_costs(client, provider):
+    """A turn holds ``max_cost`` of its budgets before the call (``bot.core.spend``)."""
+    asked = request("Mail <EMAIL_ADDRESS_1> to <PERSON_1>")
+    result = await client.complete(asked)
+    most = client.max_cost(asked)
+    assert most is not None
+    assert most >= (result.cost_usd or 0.0)
+    if provider.name != "openai":  # priced: at least the answer's length limit of output
+        assert most > 0
+
+
 async def test_stream_yields_deltas_then_the_same_result(client, provider):
     provider.fake.answer("Sure, <PERSON_1> gets the report from <EMAIL_ADDRESS_1> today.")
     stream = client.stream(request("Send it to <PERSON_1>"))

@@ -79,3 +79,35 @@ async def test_the_daily_task_purges_uninstalls_even_with_audit_retention_off(
                 break
             await asyncio.sleep(0.02)
     assert await runs_of(audit_store, "TGONE") == 0
+
+
+async def test_a_discord_server_that_removed_the_bot_has_its_runs_purged_after_the_grace(
+    audit_store: SqlAuditStore,
+) -> None:
+    guild = "1180000000000000042"
+    started = NOW - timedelta(days=40)
+    await audit_store.record(
+        run(
+            thread_id=f"discord:{guild}:1180000000000000043",
+            platform="discord",
+            workspace=guild,
+            channel="1180000000000000043",
+            started_at=started,
+            finished_at=started + timedelta(seconds=2),
+        )
+    )
+    await audit_store.record(slack_run(guild, 40))  # a Slack workspace of the same id stays
+    await audit_store.record_action(
+        AdminAction(
+            actor="discord:guild_remove",
+            action="erase_workspace",
+            target=f"discord:{guild}",
+            at=NOW - timedelta(days=31),
+        )
+    )
+
+    assert await purge_uninstalled(audit_store, GRACE) == 1
+    assert await audit_store.count_runs(RunFilter(platform="discord", workspace=guild)) == 0
+    assert await runs_of(audit_store, guild) == 1
+    [logged] = [a for a in await audit_store.recent_actions() if a.action == "purge_workspace"]
+    assert logged.target == f"discord:{guild}"

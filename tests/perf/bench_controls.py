@@ -6,8 +6,9 @@ Times what ``Conversation`` does before any other work of a turn: the access rul
 process) and the rate limits (``RedisRateLimiter.take``: one Lua call, one Redis round trip,
 user and channel limits together), against a real Redis. Then the same with the monthly
 budgets folded into that call (workspace, channel and user budgets, ``bot.state.spend``), the
-commands Redis counted per checked turn (``INFO commandstats``: one ``EVALSHA``), and the
-charge after the model (``RedisSpendLedger.charge``, off the checks' path). Also the round
+commands Redis counted per checked turn (``INFO commandstats``: one ``EVALSHA``), the hold
+right before the model call (``RedisSpendLedger.reserve``) and the charge after the model
+that settles it (``RedisSpendLedger.charge``, off the answer's path). Also the round
 trip of a bare ``PING`` on the same connection, for scale. Prints p50/p99 in milliseconds.
 """
 
@@ -26,7 +27,7 @@ import redis.asyncio as aioredis
 from bot.core.access import AccessRules
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
-from bot.core.spend import Budgets
+from bot.core.spend import Budgets, Hold
 from bot.core.types import InboundMessage, thread_id
 from bot.state.ratelimit import RedisRateLimiter
 from bot.state.spend import RedisSpendLedger
@@ -109,7 +110,7 @@ async def budgeted(url: str, prefix: str, turns: int) -> None:
     ledger = RedisSpendLedger(client, KeySpace(prefix), budgets)
     limiter = RedisRateLimiter(client, KeySpace(prefix), limits, ledger)
     plain = RedisRateLimiter(client, KeySpace(prefix), limits)
-    checks, without, charge = [], [], []
+    checks, without, held, charge = [], [], [], []
     await limiter.take(MESSAGE)  # the scripts loaded
     await ledger.charge(MESSAGE, 0.01)
     before = Counted.sent
@@ -126,14 +127,18 @@ async def budgeted(url: str, prefix: str, turns: int) -> None:
         RULES.refusal(msg)
         await plain.take(msg)
         t1 = time.perf_counter()
-        await ledger.charge(msg, 0.0123)
+        hold = await ledger.reserve(msg, f"run-{n}", 0.05)
+        t2 = time.perf_counter()
+        await ledger.charge(msg, 0.0123, hold if isinstance(hold, Hold) else None)
         without.append(t1 - t0)
-        charge.append(time.perf_counter() - t1)
+        held.append(t2 - t1)
+        charge.append(time.perf_counter() - t2)
     added = statistics.median(checks) - statistics.median(without)
     print(f"checks with budgets   {figures(checks)}")
     print(f"checks without        {figures(without)}")
     print(f"budgets added (p50)   {added * 1000:.3f} ms")
     print(f"round trips per turn  {per_turn:.2f} (the checks: rate limits and budgets)")
+    print(f"hold before model     {figures(held)}")
     print(f"charge after model    {figures(charge)}")
     await client.aclose()
 

@@ -6,14 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.core.attachments import ImagePart
 from bot.core.budget import (
+    IMAGE_MAX_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
     fit_to_budget,
+    max_input_tokens,
     message_tokens,
     repair_history,
 )
-from bot.core.types import ChatMessage
+from bot.core.types import ChatMessage, ModelRequest
 
 
 def u(text: str) -> ChatMessage:
@@ -164,3 +167,16 @@ def test_fitting_only_the_newest_messages_chooses_what_the_whole_history_would(
     assert fit_to_budget(history, new, budget_tokens=budget, system="sys") == _whole_history_fit(
         history, new, budget, "sys"
     )
+
+
+def test_the_most_input_tokens_of_a_request_bound_any_tokenizer_count() -> None:
+    """A token is at least one byte: text in other scripts takes more tokens than the
+    estimate's 3.5 characters each, never more than its bytes."""
+    text = "日本語のテキスト" * 10
+    request = ModelRequest(system="be brief", messages=(u(text),))
+    most = max_input_tokens(request)
+    assert most >= len(text.encode()) + len(b"be brief")
+    assert most > estimate_tokens(text) * 3
+    image = ImagePart("image/png", b"\x89PNG")
+    with_images = ModelRequest(system="be brief", messages=(u(text),), images=(image, image))
+    assert max_input_tokens(with_images) == most + 2 * IMAGE_MAX_TOKENS

@@ -288,3 +288,22 @@ def test_a_scope_s_guardrail_changes_are_checked_with_their_lines(tmp_path: Path
         f'{path}:8: scopes."slack:T1:C4".guardrail.treshold: Extra inputs are not permitted',
     ):
         assert problem in message
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[" * 100_000 + "]" * 100_000, "{ a = " * 5_000 + "1" + " }" * 5_000],
+    ids=["arrays", "inline tables"],
+)
+def test_a_value_nested_too_deeply_is_a_config_error_and_config_check_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    path = write(tmp_path, f"max_tokens = 900\nrate_limits = {value}\n")
+    message = error_of(path)
+    assert str(path) in message
+    assert "nested too deeply" in message
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) <= 3

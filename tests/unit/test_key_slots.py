@@ -17,7 +17,7 @@ from redis.crc import key_slot
 from bot.core.errors import InputRejected
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
-from bot.state import history, locks, queue_lua
+from bot.state import history, locks, queue_lua, spend
 from guardrails.vault import store as vault
 
 THREADS = [
@@ -58,7 +58,7 @@ def test_a_thread_id_cannot_break_its_hash_tag(part: str) -> None:
         thread_id("slack", "T1", part, "1.1")
 
 
-SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, vault]
+SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, spend, vault]
 CALL = re.compile(r"redis\.call\(\s*'(?P<command>[A-Z]+)'\s*,\s*(?P<key>[^,)]+)")
 FUNCTION = re.compile(r"local function (?P<name>\w+)\((?P<params>[^)]*)\)")
 

@@ -70,3 +70,11 @@ def test_unknown_model_warns_once(caplog, monkeypatch):
         "no price known for model mystery-model; cost not recorded",
         "no price known for model other-model; cost not recorded",
     ]
+
+
+def test_the_most_a_call_can_cost_prices_all_input_as_cache_writes_and_every_output_token() -> None:
+    most = pricing.Pricing("anthropic").max_cost("claude-sonnet-4-6", 1_000_000, 1_000_000)
+    assert most == pytest.approx(3 * 1.25 + 15)
+    regional = pricing.Pricing("vertex", region="europe-west1")
+    assert regional.max_cost("claude-sonnet-4-6@20250929", 0, 1_000_000) == pytest.approx(16.5)
+    assert pricing.Pricing("openai").max_cost("llama3.1:8b", 10**6, 10**6) == 0.0

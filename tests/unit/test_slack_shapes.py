@@ -61,3 +61,25 @@ def test_what_would_fail_later_is_refused_here() -> None:
         {**button, "actions": ["x"]},
     ]
     assert [well_formed(b) for b in bodies] == [False] * len(bodies)
+
+
+def _sharing(*files: object) -> dict[str, Any]:
+    return envelope(user_event("message", "see", subtype="file_share", files=list(files)))
+
+
+def test_a_shared_files_size_is_a_byte_count() -> None:
+    good = {"id": "F1", "name": "a.csv", "size": 2048, "url_private": "https://x/a.csv"}
+    assert well_formed(_sharing(good, {"id": "F2", "mode": "tombstone"}))
+    odd = [
+        {**good, "size": "abc"},
+        {**good, "size": [1]},
+        {**good, "size": float("inf")},  # what JSON makes of 1e400
+        {**good, "size": 12.5},
+        {**good, "size": -1},
+        {**good, "name": 5},
+        {**good, "url_private": ["https://x"]},
+    ]
+    assert [well_formed(_sharing(f)) for f in odd] == [False] * len(odd)
+    gone = deleted(user_event("message", "gone"))
+    gone["event"]["previous_message"]["files"] = [{**good, "size": "abc"}]
+    assert not well_formed(gone)
