@@ -35,6 +35,7 @@ from bot.cli.parser import build_parser, check_filter_now
 from bot.cli.stopping import early_signals, stopped_early
 from bot.core.errors import ConfigError, InputRejected, VeilbotError
 from bot.core.logsafe import configure_logging
+from guardrails.engine import offline
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -72,6 +73,7 @@ def _log_level(settings: Settings, command: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``veilbot`` console script."""
+    offline()  # before a command imports tldextract (the rules do): it reads this at import
     args = build_parser().parse_args(argv)
     try:
         check_filter_now(args)
