@@ -198,12 +198,28 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
         async with asyncio.TaskGroup() as group:
             for adapter in adapters:
                 group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
-    except* VeilbotError as group_error:
-        raise group_error.exceptions[0] from None
-    except* Exception as group_error:  # an SDK error no adapter expected: one line, no group
-        first = group_error.exceptions[0]
-        log_failure(log, "a platform adapter failed", first)
-        raise AdapterError(f"a platform adapter failed: {describe(first)}") from None
+    except ExceptionGroup as group_error:
+        # One error, never a group: ``main`` prints a VeilbotError as one line. (Two
+        # ``except*`` clauses that both raise would give a group again.)
+        raise _first_failure(group_error) from None
+
+
+def _first_failure(group: ExceptionGroup[Exception]) -> VeilbotError:
+    """The error that says what to fix: the first veilbot error, else an SDK's as one line."""
+    leaves = list(_leaves(group))
+    for exc in leaves:
+        if isinstance(exc, VeilbotError):
+            return exc
+    log_failure(log, "a platform adapter failed", leaves[0])
+    return AdapterError(f"a platform adapter failed: {describe(leaves[0])}")
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
 
 
 def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = None) -> HttpServer:
