@@ -58,6 +58,10 @@ ECHO_NOTICE = (
     "No model provider configured (ANTHROPIC_API_KEY, or VEILBOT_MODEL_PROVIDER=bedrock, "
     "vertex or openai with its settings): answering with the offline echo model."
 )
+ECHO_CHOSEN_NOTICE = (
+    "Answering with the offline echo model (VEILBOT_MODEL_PROVIDER=echo): it repeats each "
+    "message back; no model is called."
+)
 
 
 @dataclass
@@ -256,7 +260,8 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
     async with AsyncExitStack() as stack:
         own_model = build_model(settings)
         stack.push_async_callback(own_model.aclose)
-        notices = [ECHO_NOTICE] if settings.use_echo_model else []
+        chosen = settings.model_provider == "echo"
+        notices = [ECHO_CHOSEN_NOTICE if chosen else ECHO_NOTICE] if settings.use_echo_model else []
         notices += await check_model(own_model, settings)
         scopes = build_scopes(settings)
         model = build_router(settings, own_model)
