@@ -53,12 +53,13 @@ from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_service_routes, erase_installation
-from guardrails.vault.keys import derive_install_key, load_vault_key
+from bot.stores import add_service_routes, erase_installation, key_ring
+from guardrails.vault.keys import derive_install_key
 from guardrails.vault.sealing import AesGcmSealer
 
 if TYPE_CHECKING:
     from adapters.slack.oauth.flow import SlackOAuth
+    from adapters.slack.oauth.installations import SealedInstallationStore
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +100,10 @@ def slack_oauth(app: App) -> SlackOAuth:
     workspace it served).
     """
     from adapters.slack.oauth.flow import SlackOAuth
-    from adapters.slack.oauth.installations import SealedInstallationStore
     from adapters.slack.oauth.state import SharedOAuthStateStore
 
     settings = app.settings
     rows = SqlInstallationRows(app.audit.engine)
-    key = derive_install_key(load_vault_key(settings.vault_key, settings.data_dir))
 
     async def erase(enterprise_id: str | None, team_id: str) -> int:
         return await erase_installation(
@@ -118,10 +117,20 @@ def slack_oauth(app: App) -> SlackOAuth:
         )
 
     return SlackOAuth(
-        installations=SealedInstallationStore(rows, AesGcmSealer(key)),
+        installations=installation_store(app),
         states=SharedOAuthStateStore(RedisOneTimeTokens(app.redis, settings.redis_prefix)),
         erase=erase,
         members=RedisOrgMembers(app.redis, settings.redis_prefix),
+    )
+
+
+def installation_store(app: App) -> SealedInstallationStore:
+    """Slack installations sealed in the audit database, with the key ring's installation keys."""
+    from adapters.slack.oauth.installations import SealedInstallationStore
+
+    rows = SqlInstallationRows(app.audit.engine)
+    return SealedInstallationStore(
+        rows, AesGcmSealer(key_ring(app.settings).derived(derive_install_key))
     )
 
 
@@ -339,6 +348,8 @@ async def running(
         names: platform names from ``select_platforms``.
         retention_interval: seconds between two retention purges.
     """
+    if "slack" in names and app.settings.slack_oauth:
+        await installation_store(app).check_opens()  # a wrong key is named before serving
     draining = asyncio.Event()
     http = build_http(app, names, draining)
     adapters = build_adapters(app, names, http)  # Slack adds its route before the start

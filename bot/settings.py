@@ -183,6 +183,10 @@ class Settings(BaseSettings):
 
     # Guardrail
     vault_key: SecretStr | None = None
+    vault_previous_keys: SecretStr | None = None
+    """Keys that sealed data before ``VEILBOT_VAULT_KEY`` (base64, separated by commas), newest
+    first: they still open what they sealed, and ``veilbot vault rotate`` seals it again with
+    ``VEILBOT_VAULT_KEY``; then drop them (docs/operations.md, "Rotating the vault key")."""
     spacy_model: str = "auto"
     guardrail_policy_file: Path | None = None
     guardrail_workers: int = Field(default=1, ge=0)
@@ -330,6 +334,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "vault_key",
+        "vault_previous_keys",
         "anthropic_api_key",
         "bedrock_api_key",
         "aws_secret_access_key",

@@ -120,7 +120,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("model", "max_tokens", "temperature", "context_", "system_prompt", "anthropic_")
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
-    ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
+    ("Guardrail", ("vault_", "spacy_", "guardrail_", "reveal_", "max_input")),
     ("Who may use it", ("access", "rate_limits", "budgets", "scopes")),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),

@@ -15,6 +15,7 @@ veilbot forget --workspace TEAM --yes [--json]     (also: veilbot audit forget .
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
 veilbot budget show [--month YYYY-MM] [--json] | raise KIND ID USD | reset KIND ID | rebuild
 veilbot config check [FILE]                           validate a config file, print the settings
+veilbot vault rotate [--page N]                       seal everything again with the current key
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
@@ -57,6 +58,10 @@ def _command(name: str) -> Command:
         from bot.cli.budget import run_budget
 
         return run_budget
+    if name == "vault":
+        from bot.cli.vault import run_vault
+
+        return run_vault
     from bot.cli.audit import run_audit
 
     return run_audit
@@ -65,7 +70,7 @@ def _command(name: str) -> Command:
 def _log_level(settings: Settings, command: str) -> str:
     # The console and the tools are for people and pipes: keep INFO lines out of their output
     # unless asked for (``run`` and ``admin serve`` are services: the configured level).
-    quiet = ("console", "redact", "audit", "forget")
+    quiet = ("console", "redact", "audit", "forget", "vault")
     if command in quiet and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level
