@@ -44,12 +44,11 @@ from typing import TYPE_CHECKING
 from bot.app import App
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import DAY_SECONDS, retention_running
-from bot.core.errors import AdapterError, ConfigError, VeilbotError
+from bot.core.errors import AdapterError, VeilbotError
 from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.reload import reload_on_sighup
-from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
@@ -63,8 +62,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Platforms: name -> (are its credentials set?, factory). ``veilbot run`` with no name runs
-# every configured platform in one process; adapters are imported only when used.
+# Platforms: name -> factory. ``veilbot run`` with no name runs every configured platform
+# in one process; adapters are imported only when used.
 PlatformFactory = Callable[[App, HttpServer | None], PlatformAdapter]
 
 
@@ -134,57 +133,11 @@ def installation_store(app: App) -> SealedInstallationStore:
     )
 
 
-PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
-    # the callable names the missing credential variable, or None when all are set
-    "discord": (
-        lambda s: None if s.discord_token else "VEILBOT_DISCORD_TOKEN",
-        _discord_adapter,
-    ),
-    "slack": (lambda s: s.slack_missing_credential, _slack_adapter),
+PLATFORM_ADAPTERS: dict[str, PlatformFactory] = {
+    "discord": _discord_adapter,
+    "slack": _slack_adapter,
 }
-
-
-def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]:
-    """The platforms to run: those named, or every one whose credentials are set.
-
-    Checked before anything starts, so a typo or a missing token fails fast.
-
-    Raises:
-        ConfigError: an unknown name, or no name given and no platform configured.
-    """
-    unknown = sorted(set(names) - set(PLATFORM_ADAPTERS))
-    if unknown:
-        known = ", ".join(PLATFORM_ADAPTERS)
-        raise ConfigError(f"unknown platform(s) {', '.join(unknown)}; known: {known}")
-    missing = {n: need(settings) for n, (need, _) in PLATFORM_ADAPTERS.items()}
-    if names:
-        for name in names:
-            if missing[name]:
-                raise ConfigError(f"{missing[name]} is not set (needed by {name})")
-        return list(dict.fromkeys(names))
-    configured = [n for n, variable in missing.items() if variable is None]
-    if not configured:
-        wanted = " or ".join(v for v in missing.values() if v)
-        raise ConfigError(f"no platform is configured: set {wanted}")
-    return configured
-
-
-def check_model_for_platforms(settings: Settings) -> None:
-    """Refuse to serve people with the echo model unless it was chosen explicitly.
-
-    The echo model hands users their own words back; the console may fall back to it, a
-    platform may not.
-
-    Raises:
-        ConfigError: no model provider is configured and ``VEILBOT_MODEL_PROVIDER`` is not
-            ``echo``; the message names ``ANTHROPIC_API_KEY``.
-    """
-    if settings.use_echo_model and settings.model_provider != "echo":
-        raise ConfigError(
-            "no model to answer with: set ANTHROPIC_API_KEY (or VEILBOT_MODEL_PROVIDER="
-            "bedrock, vertex or openai with its settings); to serve with the offline echo "
-            "model, set VEILBOT_MODEL_PROVIDER=echo"
-        )
+"""Each platform's adapter factory; ``bot.platforms`` checks their credentials first."""
 
 
 def build_adapters(
@@ -198,7 +151,7 @@ def build_adapters(
         http: the shared server (not started yet) for Slack's events endpoint; without one,
             Slack in ``http`` mode serves its own.
     """
-    return [PLATFORM_ADAPTERS[n][1](app, http) for n in names]
+    return [PLATFORM_ADAPTERS[n](app, http) for n in names]
 
 
 async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:

@@ -90,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
+        if args.command == "run":
+            from bot.platforms import preflight
+
+            preflight(settings, args.platforms)  # before the guardrail's seconds of imports
         if args.command == "run" or getattr(args, "admin_command", None) == "serve":
             with early_signals():  # before the slow imports: SIGTERM too ends start-up
                 return _command(args.command)(settings, args)
