@@ -540,7 +540,7 @@ def _validated(values: dict[str, object], doc: ConfigFile | None, unknown: list[
     except ValidationError as exc:
         unknown = unknown + [_problem(err, values, doc) for err in exc.errors()]
     if unknown:
-        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}")
+        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}", problems=unknown)
     return settings
 
 
@@ -549,6 +549,10 @@ def _problem(err: ErrorDetails, values: dict[str, object], doc: ConfigFile | Non
     message = err["msg"].removeprefix("Value error, ")
     if not loc:
         return message
+    if err["type"] == "extra_forbidden":  # a key inside a table that no setting has
+        from bot.config_file import suggestion, table_keys
+
+        message = f"unknown setting{suggestion(str(loc[-1]), table_keys(Settings, loc[:-1]))}"
     if doc is not None and loc[0] in doc.values and values.get(str(loc[0])) is doc.values[loc[0]]:
         return f"{doc.where(loc)}: {message}"
     return f"{_variable(loc)}: {message}"

@@ -99,7 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)
     except ConfigError as exc:
-        print(f"veilbot: configuration error: {exc}", file=sys.stderr)
+        if len(exc.problems) > 1:  # one per line: "invalid configuration:" and each problem
+            head = str(exc).split(":", 1)[0]
+            print(f"veilbot: configuration error: {head}:", file=sys.stderr)
+            print("\n".join(f"  {problem}" for problem in exc.problems), file=sys.stderr)
+        else:
+            print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2
     except InputRejected as exc:
         print(f"veilbot: {exc}", file=sys.stderr)
