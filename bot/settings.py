@@ -190,9 +190,10 @@ class Settings(BaseSettings):
     spacy_model: str = "auto"
     guardrail_policy_file: Path | None = None
     guardrail_workers: int = Field(default=1, ge=0)
-    """Detection worker processes, each with its own spaCy model (about 250 MB); the event loop
-    only waits for them, so a long message never delays acks. 0: one worker thread in the
-    service process instead (less memory; a long message then holds the event loop)."""
+    """Detection worker processes, each with its own spaCy model (its memory:
+    docs/performance.md, "Memory"); the event loop only waits for them, so a long message never
+    delays acks. 0: one worker thread in the service process instead (less memory; a long
+    message then holds the event loop)."""
     reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
     """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
     (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.restore.reveal``."""
@@ -322,8 +323,8 @@ class Settings(BaseSettings):
     admin_tokens: str = ""
     """HTTP admin API tokens, stored hashed: comma-separated
     ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]`` (scope ``admin`` when omitted; with
-    ``@``, the API shows that token the runs of those workspaces only, and the console refuses
-    it). ``veilbot admin hash-token`` prints a token's hash."""
+    ``@``, the API and the console show that token the runs of those workspaces only).
+    ``veilbot admin hash-token`` prints a token's hash."""
     forget_keeps_audit_rows: bool = False
     """``forget`` keeps a user's audit runs with the user id replaced by a keyed hash."""
     admin_http_host: str = "127.0.0.1"
