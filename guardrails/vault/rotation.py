@@ -167,9 +167,10 @@ def _text(raw: bytes | str) -> str:
 async def check_keys(vault: RedisVault, keys: KeySpace) -> None:
     """Refuse to start when the key ring lacks a key that sealed data in this Redis.
 
-    The ids recorded in ``KeySpace.sealed_by`` are compared with the ring's; with none
-    recorded (data from before the record), a few vaults are opened instead. Then the
-    current key is recorded, since this process seals with it.
+    The ids recorded in ``KeySpace.sealed_by`` are compared with the ring's. With none
+    recorded (an empty Redis, or data from before the record) a few vaults are read instead;
+    a record whose threads are all gone (expired, erased) is dropped. While data is there,
+    the current key is recorded too, since this process seals with it.
 
     Raises:
         ConfigError: a key that sealed data here is not configured; the message names its id
@@ -180,8 +181,12 @@ async def check_keys(vault: RedisVault, keys: KeySpace) -> None:
     current, registry = vault.ring.ids[0].hex(), keys.sealed_by()
     async with redis_errors_as_store_errors("key check", ALL):
         recorded = {_text(m) for m in await vault.redis.smembers(registry)}
-        if not recorded:
-            recorded = await _sample(vault, keys)
+        if not recorded or recorded - ring:
+            found = await _sample(vault, keys)
+            if not found:  # nothing sealed here (any more): no key to keep
+                await vault.redis.delete(registry)
+                return
+            recorded |= found
         missing = sorted(recorded - ring)
         if missing:
             raise ConfigError(_refusal(missing, current, opens=bool(recorded & ring)))
@@ -189,22 +194,20 @@ async def check_keys(vault: RedisVault, keys: KeySpace) -> None:
 
 
 async def _sample(vault: RedisVault, keys: KeySpace) -> set[str]:
-    """The ids of the keys that open a few vaults (``?`` for a value none opens)."""
-    found: set[str] = set()
-    seen = 0
+    """The ids of the keys that sealed a few vaults' values (``?``: unknown, none opens it)."""
+    found: list[str] = []
     async for raw in vault.redis.scan_iter(match=keys.vaults(), count=1000):
         tid = keys.thread_of(raw.decode() if isinstance(raw, bytes) else raw)
         if tid is None:
             continue
         fields = await vault.read(tid)
-        sealed = next((v for n, v in fields.items() if n.startswith("p:")), None)
-        if sealed is None:
+        name = next((n for n in fields if n.startswith("p:")), None)
+        if name is None:
             continue
-        found.add(vault.opener(tid, next(n for n in fields if n.startswith("p:"))[2:], sealed))
-        seen += 1
-        if seen >= _SAMPLED_VAULTS:
+        found.append(vault.sealed_by(tid, name[2:], fields[name]))
+        if len(found) >= _SAMPLED_VAULTS:
             break
-    return found
+    return set(found)
 
 
 def _refusal(missing: list[str], current: str, *, opens: bool) -> str:

@@ -104,6 +104,11 @@ class SealingKeys:
         return self.seal(self.open(sealed, aad), aad)
 
 
+def recorded_key(sealed: bytes) -> bytes | None:
+    """The key id a sealed value records, or ``None`` (sealed before key ids)."""
+    return sealed[len(MAGIC) : _HEADER] if sealed.startswith(MAGIC) else None
+
+
 def _decrypt(aead: AESGCM, body: bytes, aad: bytes) -> bytes:
     return aead.decrypt(body[:_NONCE], body[_NONCE:], aad)
 

@@ -52,7 +52,7 @@ from guardrails.restore.placeholders import TYPE_RE, placeholder_type
 from guardrails.text.values import normalize_value
 from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
 from guardrails.vault.scripts import ASSIGN_LUA, FORGET_LUA, RETAIN_LUA
-from guardrails.vault.sealing import SealingKeys, Unopened, unopened_reason
+from guardrails.vault.sealing import SealingKeys, Unopened, recorded_key, unopened_reason
 
 logger = logging.getLogger(__name__)
 
@@ -312,14 +312,18 @@ class RedisVault:
             return entity_type, value, None
         return entity_type, value, self._seal(tid, entity_type, value)
 
-    def opener(self, tid: ThreadId, placeholder: str, stored: bytes | str) -> str:
-        """The id (hex) of the ring's key that opens a ``p:`` field, or ``?`` for none."""
+    def sealed_by(self, tid: ThreadId, placeholder: str, stored: bytes | str) -> str:
+        """The id (hex) of the key that sealed a ``p:`` field.
+
+        The ring's key that opens it, else the id the value records; ``?`` when neither
+        tells (a value sealed before key ids that no key of the ring opens).
+        """
         try:
             entity_type = _entity_type(tid, placeholder)
             blob = _blob(tid, entity_type, stored)
         except StoreError:
             return "?"
-        found = self.sealing.opener(blob, _aad(tid, entity_type))
+        found = self.sealing.opener(blob, _aad(tid, entity_type)) or recorded_key(blob)
         return "?" if found is None else found.hex()
 
     @property

@@ -148,14 +148,31 @@ async def test_values_sealed_before_key_ids_existed_open_and_rotate(
 async def test_start_up_refuses_a_key_that_opens_nothing_here_and_names_it(
     guardrail_redis: aioredis.Redis, guardrail_keys: KeySpace, written: str
 ) -> None:
-    # data from before the record of key ids: a few vaults are opened to tell
+    # data from before the record of key ids: a few vaults are read to tell
     with pytest.raises(ConfigError, match="does not open the threads in Redis") as sampled:
         await check_keys(vault_on(guardrail_redis, guardrail_keys, OTHER), guardrail_keys)
+    assert f"sealed with key {key_id(OLD).hex()}" in str(sampled.value)
     assert "VEILBOT_VAULT_PREVIOUS_KEYS" in str(sampled.value)
 
     await check_keys(vault_on(guardrail_redis, guardrail_keys, OLD), guardrail_keys)
     with pytest.raises(ConfigError, match=f"sealed with key {key_id(OLD).hex()}"):
         await check_keys(vault_on(guardrail_redis, guardrail_keys, OTHER), guardrail_keys)
+
+
+async def test_a_key_may_change_freely_while_nothing_is_sealed_yet(
+    guardrail_redis: aioredis.Redis, guardrail_keys: KeySpace
+) -> None:
+    await check_keys(vault_on(guardrail_redis, guardrail_keys, OLD), guardrail_keys)
+    await check_keys(vault_on(guardrail_redis, guardrail_keys, OTHER), guardrail_keys)
+
+
+async def test_a_record_whose_threads_are_all_gone_holds_no_key_back(
+    guardrail_redis: aioredis.Redis, guardrail_keys: KeySpace, written: str
+) -> None:
+    await check_keys(vault_on(guardrail_redis, guardrail_keys, OLD), guardrail_keys)
+    for tid in (T1, T2):  # erased, or expired
+        await guardrail_redis.delete(guardrail_keys.thread(tid, "vault"))
+    await check_keys(vault_on(guardrail_redis, guardrail_keys, OTHER), guardrail_keys)
 
 
 async def test_the_previous_key_is_needed_until_the_rotation_has_finished(
