@@ -8,6 +8,7 @@ restored from its backup files gives the thread back with the same key.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -19,7 +20,13 @@ from pathlib import Path
 
 import pytest
 import redis
+from slack_sdk.oauth.installation_store import Installation
 
+from adapters.slack.oauth.installations import SealedInstallationStore
+from bot.audit.installations import SqlInstallationRows
+from bot.audit.store import SqlAuditStore, sqlite_url
+from guardrails.vault.keys import KeyRing, derive_install_key
+from guardrails.vault.sealing import AesGcmSealer
 from tests.e2e.test_console import jsonl, run_console
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import RedisServer, find_redis_server
@@ -72,19 +79,39 @@ def goes_on(done: subprocess.CompletedProcess[str], fake: FakeAnthropic) -> None
     assert "Maria Gonzalez" in str(jsonl(done.stdout)[0]["reply"])
 
 
-def test_rotate_then_drop_the_old_key_and_the_thread_goes_on(
+async def install_then_find(data_dir: str, save_with: str | None, find_with: str) -> str | None:
+    """Save an installation (with ``save_with``), then its bot token as ``find_with`` opens it."""
+    if save_with is not None:
+        async with SqlAuditStore(sqlite_url(Path(data_dir))) as store:  # its schema
+            sealer = AesGcmSealer(KeyRing(base64.b64decode(save_with)).derived(derive_install_key))
+            await SealedInstallationStore(SqlInstallationRows(store.engine), sealer).async_save(
+                Installation(team_id="T1", user_id="U1", bot_token="xoxb-sealed-with-old")
+            )
+    async with SqlAuditStore(sqlite_url(Path(data_dir))) as store:
+        sealer = AesGcmSealer(KeyRing(base64.b64decode(find_with)).derived(derive_install_key))
+        found = await SealedInstallationStore(
+            SqlInstallationRows(store.engine), sealer
+        ).async_find_bot(enterprise_id=None, team_id="T1")
+    return None if found is None else found.bot_token
+
+
+def test_rotate_then_drop_the_old_key_and_the_thread_and_installation_go_on(
     base_env: dict[str, str], fake_anthropic: FakeAnthropic
 ) -> None:
     first = run_console([FIRST], env_for(base_env, OLD), "--thread", "trip")
     assert first.returncode == 0, first.stderr
+    data = base_env["VEILBOT_DATA_DIR"]
+    assert asyncio.run(install_then_find(data, OLD, OLD)) == "xoxb-sealed-with-old"
 
     rotated = rotate(env_for(base_env, NEW, previous=OLD))
     assert rotated.returncode == 0, rotated.stderr
     assert "vault: 1 threads walked, 1 sealed again" in rotated.stderr
+    assert "slack installations: 1 sealed again" in rotated.stderr
     assert "VEILBOT_VAULT_PREVIOUS_KEYS can be emptied" in rotated.stderr
     assert "Traceback" not in rotated.stderr
 
     goes_on(run_console([LATER], env_for(base_env, NEW), "--thread", "trip"), fake_anthropic)
+    assert asyncio.run(install_then_find(data, None, NEW)) == "xoxb-sealed-with-old"
 
 
 def test_a_changed_key_is_one_clear_error_before_the_guardrail_loads(
