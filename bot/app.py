@@ -40,7 +40,7 @@ from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
 from bot.state.spend import RedisSpendLedger
-from bot.stores import budgets, check_ready, open_stores, rebuild_budgets
+from bot.stores import budgets, check_ready, key_ring, open_stores, rebuild_budgets
 from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -48,7 +48,8 @@ from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
 from guardrails.restore.reveal import RevealPolicy
 from guardrails.rules.ocr import as_printed
-from guardrails.vault.keys import derive_queue_key, load_vault_key
+from guardrails.vault.keys import KeyRing, derive_queue_key
+from guardrails.vault.rotation import check_keys
 from guardrails.vault.sealing import AesGcmSealer
 from guardrails.vault.store import RedisVault
 
@@ -57,6 +58,10 @@ log = logging.getLogger(__name__)
 ECHO_NOTICE = (
     "No model provider configured (ANTHROPIC_API_KEY, or VEILBOT_MODEL_PROVIDER=bedrock, "
     "vertex or openai with its settings): answering with the offline echo model."
+)
+ECHO_CHOSEN_NOTICE = (
+    "Answering with the offline echo model (VEILBOT_MODEL_PROVIDER=echo): it repeats each "
+    "message back; no model is called."
 )
 
 
@@ -221,7 +226,7 @@ def build_queue(
     settings: Settings,
     client: RedisClient,
     keys: KeySpace,
-    master: bytes,
+    ring: KeyRing,
     metrics: PrometheusMetrics,
     detector: ProcessDetector | None = None,
 ) -> RedisTurnQueue | None:
@@ -234,7 +239,7 @@ def build_queue(
     return RedisTurnQueue(
         client,
         keys,
-        sealer=AesGcmSealer(derive_queue_key(master)),
+        sealer=AesGcmSealer(ring.derived(derive_queue_key)),
         consumer=settings.replica_id,
         claim_idle_seconds=settings.queue_claim_idle_seconds,
         workers=settings.queue_workers,
@@ -256,7 +261,8 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
     async with AsyncExitStack() as stack:
         own_model = build_model(settings)
         stack.push_async_callback(own_model.aclose)
-        notices = [ECHO_NOTICE] if settings.use_echo_model else []
+        chosen = settings.model_provider == "echo"
+        notices = [ECHO_CHOSEN_NOTICE if chosen else ECHO_NOTICE] if settings.use_echo_model else []
         notices += await check_model(own_model, settings)
         scopes = build_scopes(settings)
         model = build_router(settings, own_model)
@@ -266,8 +272,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         stores = await open_stores(settings, stack, spool=True, metrics=metrics)
         client, keys, audit = stores.redis, stores.keys, stores.audit
         history, locks = stores.history, stores.locks
-        master = load_vault_key(settings.vault_key, settings.data_dir)
-        vault = RedisVault(client, keys, key=master, ttl_seconds=settings.history_ttl_seconds)
+        ring = key_ring(settings)
+        vault = RedisVault(client, keys, key=ring, ttl_seconds=settings.history_ttl_seconds)
+        await check_keys(vault, keys)  # before the guardrail loads: a wrong key fails at once
         guardrail, detector = await _guardrail(settings, vault, stack)
         metrics.watch_spool(lambda: audit.spool_depth)
         dedupe = RedisEventDedupe(
@@ -313,5 +320,5 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             ledger=ledger,
             notices=notices,
             metrics=metrics,
-            queue=build_queue(settings, client, keys, master, metrics, detector),
+            queue=build_queue(settings, client, keys, ring, metrics, detector),
         )

@@ -17,9 +17,10 @@ import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import NoneType, UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import AliasChoices
+from pydantic import AliasChoices, BaseModel
 from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource
 
 from bot.core.errors import ConfigError
@@ -76,10 +77,58 @@ def read_config_file(path: Path) -> ConfigFile:
     try:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(syntax_error(path, exc)) from None
     except RecursionError:  # tomllib reads nested arrays and tables by recursion
         raise ConfigError(f"{path}: arrays or tables nested too deeply") from None
     return ConfigFile(path=path, values=values, lines=key_lines(text))
+
+
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def syntax_error(path: Path, exc: tomllib.TOMLDecodeError) -> str:
+    """``path:line:column: not valid TOML: what``, as compilers and editors print it."""
+    text = str(exc)
+    at = _AT.search(text)
+    if at is None:
+        return f"{path}: not valid TOML: {text}"
+    return f"{path}:{at[1]}:{at[2]}: not valid TOML: {text[: at.start()]}"
+
+
+def suggestion(key: str, known: Sequence[str]) -> str:
+    """`` (did you mean …?)`` for the known key closest to ``key``, or nothing."""
+    close = difflib.get_close_matches(key.lower().removeprefix("veilbot_"), known, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def table_keys(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
+    """The keys the table at ``loc`` of ``model`` may hold (its model's fields), or none."""
+    node: Any = model
+    for part in loc:
+        node = _unwrapped(node)
+        if isinstance(node, type) and issubclass(node, BaseModel):
+            field = node.model_fields.get(str(part))
+            if field is None:
+                return []
+            node = field.annotation
+        elif get_origin(node) is dict:
+            node = get_args(node)[1]
+        elif get_origin(node) in (list, tuple):
+            node = get_args(node)[0]
+        else:
+            return []
+    node = _unwrapped(node)
+    return list(node.model_fields) if isinstance(node, type) and issubclass(node, BaseModel) else []
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """The type inside ``Annotated[...]``, or the one model of ``X | None``."""
+    if get_origin(annotation) is Annotated:
+        return _unwrapped(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        models = [a for a in get_args(annotation) if isinstance(a, type) and a is not NoneType]
+        return models[0] if len(models) == 1 else annotation
+    return annotation
 
 
 def unknown_keys(doc: ConfigFile, settings_cls: type[BaseSettings]) -> list[str]:
@@ -89,9 +138,7 @@ def unknown_keys(doc: ConfigFile, settings_cls: type[BaseSettings]) -> list[str]
     for key in doc.values:
         if key in known:
             continue
-        close = difflib.get_close_matches(key.lower().removeprefix("veilbot_"), known, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        problems.append(f"{doc.where((key,))}: unknown setting{hint}")
+        problems.append(f"{doc.where((key,))}: unknown setting{suggestion(key, known)}")
     return problems
 
 

@@ -45,26 +45,26 @@ from typing import TYPE_CHECKING
 from bot.app import App
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import DAY_SECONDS, retention_running
-from bot.core.errors import AdapterError, ConfigError, VeilbotError
+from bot.core.errors import AdapterError, VeilbotError
 from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
 from bot.reload import reload_on_sighup
-from bot.settings import Settings
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue
-from bot.stores import add_service_routes, erase_installation, erase_platform_workspace
-from guardrails.vault.keys import derive_install_key, load_vault_key
+from bot.stores import add_service_routes, erase_installation, erase_platform_workspace, key_ring
+from guardrails.vault.keys import derive_install_key
 from guardrails.vault.sealing import AesGcmSealer
 
 if TYPE_CHECKING:
     from adapters.slack.oauth.flow import SlackOAuth
+    from adapters.slack.oauth.installations import SealedInstallationStore
 
 log = logging.getLogger(__name__)
 
-# Platforms: name -> (are its credentials set?, factory). ``veilbot run`` with no name runs
-# every configured platform in one process; adapters are imported only when used.
+# Platforms: name -> factory. ``veilbot run`` with no name runs every configured platform
+# in one process; adapters are imported only when used.
 PlatformFactory = Callable[[App, HttpServer | None], PlatformAdapter]
 
 
@@ -107,12 +107,10 @@ def slack_oauth(app: App) -> SlackOAuth:
     workspace it served).
     """
     from adapters.slack.oauth.flow import SlackOAuth
-    from adapters.slack.oauth.installations import SealedInstallationStore
     from adapters.slack.oauth.state import SharedOAuthStateStore
 
     settings = app.settings
     rows = SqlInstallationRows(app.audit.engine)
-    key = derive_install_key(load_vault_key(settings.vault_key, settings.data_dir))
 
     async def erase(enterprise_id: str | None, team_id: str) -> int:
         return await erase_installation(
@@ -126,64 +124,28 @@ def slack_oauth(app: App) -> SlackOAuth:
         )
 
     return SlackOAuth(
-        installations=SealedInstallationStore(rows, AesGcmSealer(key)),
+        installations=installation_store(app),
         states=SharedOAuthStateStore(RedisOneTimeTokens(app.redis, settings.redis_prefix)),
         erase=erase,
         members=RedisOrgMembers(app.redis, settings.redis_prefix),
     )
 
 
-PLATFORM_ADAPTERS: dict[str, tuple[Callable[[Settings], str | None], PlatformFactory]] = {
-    # the callable names the missing credential variable, or None when all are set
-    "discord": (
-        lambda s: None if s.discord_token else "VEILBOT_DISCORD_TOKEN",
-        _discord_adapter,
-    ),
-    "slack": (lambda s: s.slack_missing_credential, _slack_adapter),
+def installation_store(app: App) -> SealedInstallationStore:
+    """Slack installations sealed in the audit database, with the key ring's installation keys."""
+    from adapters.slack.oauth.installations import SealedInstallationStore
+
+    rows = SqlInstallationRows(app.audit.engine)
+    return SealedInstallationStore(
+        rows, AesGcmSealer(key_ring(app.settings).derived(derive_install_key))
+    )
+
+
+PLATFORM_ADAPTERS: dict[str, PlatformFactory] = {
+    "discord": _discord_adapter,
+    "slack": _slack_adapter,
 }
-
-
-def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]:
-    """The platforms to run: those named, or every one whose credentials are set.
-
-    Checked before anything starts, so a typo or a missing token fails fast.
-
-    Raises:
-        ConfigError: an unknown name, or no name given and no platform configured.
-    """
-    unknown = sorted(set(names) - set(PLATFORM_ADAPTERS))
-    if unknown:
-        known = ", ".join(PLATFORM_ADAPTERS)
-        raise ConfigError(f"unknown platform(s) {', '.join(unknown)}; known: {known}")
-    missing = {n: need(settings) for n, (need, _) in PLATFORM_ADAPTERS.items()}
-    if names:
-        for name in names:
-            if missing[name]:
-                raise ConfigError(f"{missing[name]} is not set (needed by {name})")
-        return list(dict.fromkeys(names))
-    configured = [n for n, variable in missing.items() if variable is None]
-    if not configured:
-        wanted = " or ".join(v for v in missing.values() if v)
-        raise ConfigError(f"no platform is configured: set {wanted}")
-    return configured
-
-
-def check_model_for_platforms(settings: Settings) -> None:
-    """Refuse to serve people with the echo model unless it was chosen explicitly.
-
-    The echo model hands users their own words back; the console may fall back to it, a
-    platform may not.
-
-    Raises:
-        ConfigError: no model provider is configured and ``VEILBOT_MODEL_PROVIDER`` is not
-            ``echo``; the message names ``ANTHROPIC_API_KEY``.
-    """
-    if settings.use_echo_model and settings.model_provider != "echo":
-        raise ConfigError(
-            "no model to answer with: set ANTHROPIC_API_KEY (or VEILBOT_MODEL_PROVIDER="
-            "bedrock, vertex or openai with its settings); to serve with the offline echo "
-            "model, set VEILBOT_MODEL_PROVIDER=echo"
-        )
+"""Each platform's adapter factory; ``bot.platforms`` checks their credentials first."""
 
 
 def build_adapters(
@@ -197,7 +159,7 @@ def build_adapters(
         http: the shared server (not started yet) for Slack's events endpoint; without one,
             Slack in ``http`` mode serves its own.
     """
-    return [PLATFORM_ADAPTERS[n][1](app, http) for n in names]
+    return [PLATFORM_ADAPTERS[n](app, http) for n in names]
 
 
 async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
@@ -206,12 +168,28 @@ async def run_adapters(adapters: Sequence[PlatformAdapter]) -> None:
         async with asyncio.TaskGroup() as group:
             for adapter in adapters:
                 group.create_task(adapter.run(), name=f"veilbot-{adapter.name}")
-    except* VeilbotError as group_error:
-        raise group_error.exceptions[0] from None
-    except* Exception as group_error:  # an SDK error no adapter expected: one line, no group
-        first = group_error.exceptions[0]
-        log_failure(log, "a platform adapter failed", first)
-        raise AdapterError(f"a platform adapter failed: {describe(first)}") from None
+    except ExceptionGroup as group_error:
+        # One error, never a group: ``main`` prints a VeilbotError as one line. (Two
+        # ``except*`` clauses that both raise would give a group again.)
+        raise _first_failure(group_error) from None
+
+
+def _first_failure(group: ExceptionGroup[Exception]) -> VeilbotError:
+    """The error that says what to fix: the first veilbot error, else an SDK's as one line."""
+    leaves = list(_leaves(group))
+    for exc in leaves:
+        if isinstance(exc, VeilbotError):
+            return exc
+    log_failure(log, "a platform adapter failed", leaves[0])
+    return AdapterError(f"a platform adapter failed: {describe(leaves[0])}")
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
 
 
 def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = None) -> HttpServer:
@@ -331,6 +309,8 @@ async def running(
         names: platform names from ``select_platforms``.
         retention_interval: seconds between two retention purges.
     """
+    if "slack" in names and app.settings.slack_oauth:
+        await installation_store(app).check_opens()  # a wrong key is named before serving
     draining = asyncio.Event()
     http = build_http(app, names, draining)
     adapters = build_adapters(app, names, http)  # Slack adds its route before the start

@@ -183,12 +183,17 @@ class Settings(BaseSettings):
 
     # Guardrail
     vault_key: SecretStr | None = None
+    vault_previous_keys: SecretStr | None = None
+    """Keys that sealed data before ``VEILBOT_VAULT_KEY`` (base64, separated by commas), newest
+    first: they still open what they sealed, and ``veilbot vault rotate`` seals it again with
+    ``VEILBOT_VAULT_KEY``; then drop them (docs/operations.md, "Rotating the vault key")."""
     spacy_model: str = "auto"
     guardrail_policy_file: Path | None = None
     guardrail_workers: int = Field(default=1, ge=0)
-    """Detection worker processes, each with its own spaCy model (about 250 MB); the event loop
-    only waits for them, so a long message never delays acks. 0: one worker thread in the
-    service process instead (less memory; a long message then holds the event loop)."""
+    """Detection worker processes, each with its own spaCy model (its memory:
+    docs/performance.md, "Memory"); the event loop only waits for them, so a long message never
+    delays acks. 0: one worker thread in the service process instead (less memory; a long
+    message then holds the event loop)."""
     reveal_policy: dict[str, str | dict[str, str]] = Field(default_factory=dict)
     """Per entity type: ``restore``, ``mask`` or ``placeholder``, or ``{"shared": …, "private": …}``
     (JSON in ``VEILBOT_REVEAL_POLICY``); see ``guardrails.restore.reveal``."""
@@ -318,8 +323,8 @@ class Settings(BaseSettings):
     admin_tokens: str = ""
     """HTTP admin API tokens, stored hashed: comma-separated
     ``SHA256HEX[:scope+scope][@WORKSPACE+WORKSPACE]`` (scope ``admin`` when omitted; with
-    ``@``, the API shows that token the runs of those workspaces only, and the console refuses
-    it). ``veilbot admin hash-token`` prints a token's hash."""
+    ``@``, the API and the console show that token the runs of those workspaces only).
+    ``veilbot admin hash-token`` prints a token's hash."""
     forget_keeps_audit_rows: bool = False
     """``forget`` keeps a user's audit runs with the user id replaced by a keyed hash."""
     admin_http_host: str = "127.0.0.1"
@@ -330,6 +335,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "vault_key",
+        "vault_previous_keys",
         "anthropic_api_key",
         "bedrock_api_key",
         "aws_secret_access_key",
@@ -535,7 +541,7 @@ def _validated(values: dict[str, object], doc: ConfigFile | None, unknown: list[
     except ValidationError as exc:
         unknown = unknown + [_problem(err, values, doc) for err in exc.errors()]
     if unknown:
-        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}")
+        raise ConfigError(f"invalid configuration: {'; '.join(unknown)}", problems=unknown)
     return settings
 
 
@@ -544,6 +550,10 @@ def _problem(err: ErrorDetails, values: dict[str, object], doc: ConfigFile | Non
     message = err["msg"].removeprefix("Value error, ")
     if not loc:
         return message
+    if err["type"] == "extra_forbidden":  # a key inside a table that no setting has
+        from bot.config_file import suggestion, table_keys
+
+        message = f"unknown setting{suggestion(str(loc[-1]), table_keys(Settings, loc[:-1]))}"
     if doc is not None and loc[0] in doc.values and values.get(str(loc[0])) is doc.values[loc[0]]:
         return f"{doc.where(loc)}: {message}"
     return f"{_variable(loc)}: {message}"

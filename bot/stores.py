@@ -48,7 +48,7 @@ from bot.state.orgs import RedisOrgMembers
 from bot.state.queue_drop import drop_workspace
 from bot.state.sessions import RedisSessionBackend
 from bot.state.spend import RedisSpendLedger
-from guardrails.vault.keys import derive_pseudonym_key, load_vault_key
+from guardrails.vault.keys import KeyRing, derive_pseudonym_key, load_key_ring, load_vault_key
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +206,11 @@ def add_service_routes(
     else:
         add_probe_routes(http.app, readiness)
     add_metrics_route(http.app, metrics)
+
+
+def key_ring(settings: Settings) -> KeyRing:
+    """``VEILBOT_VAULT_KEY`` (or the data dir's key file) and ``VEILBOT_VAULT_PREVIOUS_KEYS``."""
+    return load_key_ring(settings.vault_key, settings.vault_previous_keys, settings.data_dir)
 
 
 def _eraser(

@@ -50,6 +50,20 @@ class SqlInstallationRows:
             found = (await conn.execute(query)).scalar()
         return None if found is None else bytes(found)
 
+    async def replace(self, enterprise: str, team: str, old: bytes, new: bytes) -> bool:
+        """Put ``new`` in place of ``old`` (key rotation); ``False`` if the row changed meanwhile.
+
+        A row saved again (a new install) or deleted (an uninstall) since ``old`` was read is
+        left as it is.
+        """
+        query = (
+            sa.update(table)
+            .where(self._where(enterprise, team) & (table.c.sealed == old))
+            .values(sealed=new)
+        )
+        async with DbErrors("installation reseal"), self._engine.begin() as conn:
+            return bool((await conn.execute(query)).rowcount)
+
     async def delete(self, enterprise: str, team: str | None) -> int:
         """Delete a team's row, or every row of an org when ``team`` is ``None``."""
         where = table.c.enterprise_id == enterprise

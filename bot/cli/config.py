@@ -1,8 +1,9 @@
 """``veilbot config check [FILE]``: validate a config file and print the effective settings.
 
 Each setting is printed as a TOML line with where its value came from (the environment, the
-file or the default); secrets print as ``"<hidden>"``, which veilbot refuses as a value, so a
-copy of the output never passes for a working file with its secrets.
+file or the default), so the output pasted into a file is a valid config file; secrets print
+as ``"<hidden>"``, which veilbot refuses as a value, so a copy of the output never passes for
+a working file with its secrets.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def check_config(file: str | None) -> int:
         origin = "env" if name in env else "file" if name in in_file else "default"
         value = getattr(settings, name)
         line = f"# {name}: unset" if value is None else f"{name} = {toml_value(value)}"
+        if name == "config" and value is not None:  # the file cannot name itself: a comment
+            origin = (
+                "the file checked, from VEILBOT_CONFIG" if origin == "env" else "the file checked"
+            )
+            line = f"# {line}"
         print(f"{line}  # {origin}")
     sys.stdout.flush()
     return 0
@@ -52,8 +58,10 @@ def toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list | tuple | set | frozenset):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        pairs = ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
+    if isinstance(value, dict):  # TOML has no null: an unset key is left out
+        pairs = ", ".join(
+            f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items() if v is not None
+        )
         return "{ " + pairs + " }" if pairs else "{}"
     # A store URL may hold its password: the user name and host stay, the password does not.
     return json.dumps(_URL_PASSWORD.sub(rf"\1:{HIDDEN}@", str(value)), ensure_ascii=False)

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
+from bot.config_file import table_keys
 from bot.settings import DEFAULT_MODELS, Settings
 from guardrails.restore.reveal import DEFAULT_RULES
 
@@ -120,7 +121,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("model", "max_tokens", "temperature", "context_", "system_prompt", "anthropic_")
         + ("bedrock_", "aws_", "vertex_", "openai_"),
     ),
-    ("Guardrail", ("vault_key", "spacy_", "guardrail_", "reveal_", "max_input")),
+    ("Guardrail", ("vault_", "spacy_", "guardrail_", "reveal_", "max_input")),
     ("Who may use it", ("access", "rate_limits", "budgets", "scopes")),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
@@ -231,8 +232,11 @@ def section_of(name: str) -> str:
 def description(name: str, found: dict[str, str]) -> str:
     """A field's description; ``KeyError`` when it has none."""
     text = " ".join((found.get(name) or NOTES[name]).split()).replace("``", "`")
+    # the keys of a table (a scope's `model`) are no settings, whatever other name they share
+    own = {*table_keys(Settings, (name,)), *table_keys(Settings, (name, "key"))}
     for field, info in Settings.model_fields.items():  # name settings as users set them
-        text = text.replace(f"`{field}`", f"`{variables(field, info)[0]}`")
+        if field not in own:
+            text = text.replace(f"`{field}`", f"`{variables(field, info)[0]}`")
     return text.replace("|", "\\|")
 
 

@@ -15,6 +15,7 @@ veilbot forget --workspace TEAM --yes [--json]     (also: veilbot audit forget .
 veilbot admin serve [--host H] [--port P] | new-token | hash-token
 veilbot budget show [--month YYYY-MM] [--json] | raise KIND ID USD | reset KIND ID | rebuild
 veilbot config check [FILE]                           validate a config file, print the settings
+veilbot vault rotate [--page N]                       seal everything again with the current key
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
@@ -35,6 +36,7 @@ from bot.cli.parser import build_parser, check_filter_now
 from bot.cli.stopping import early_signals, stopped_early
 from bot.core.errors import ConfigError, InputRejected, VeilbotError
 from bot.core.logsafe import configure_logging
+from guardrails.engine import offline
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -56,6 +58,10 @@ def _command(name: str) -> Command:
         from bot.cli.budget import run_budget
 
         return run_budget
+    if name == "vault":
+        from bot.cli.vault import run_vault
+
+        return run_vault
     from bot.cli.audit import run_audit
 
     return run_audit
@@ -64,7 +70,7 @@ def _command(name: str) -> Command:
 def _log_level(settings: Settings, command: str) -> str:
     # The console and the tools are for people and pipes: keep INFO lines out of their output
     # unless asked for (``run`` and ``admin serve`` are services: the configured level).
-    quiet = ("console", "redact", "audit", "forget")
+    quiet = ("console", "redact", "audit", "forget", "vault")
     if command in quiet and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level
@@ -72,6 +78,7 @@ def _log_level(settings: Settings, command: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``veilbot`` console script."""
+    offline()  # before a command imports tldextract (the rules do): it reads this at import
     args = build_parser().parse_args(argv)
     try:
         check_filter_now(args)
@@ -83,12 +90,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
+        if args.command == "run":
+            from bot.platforms import preflight
+
+            preflight(settings, args.platforms)  # before the guardrail's seconds of imports
         if args.command == "run" or getattr(args, "admin_command", None) == "serve":
             with early_signals():  # before the slow imports: SIGTERM too ends start-up
                 return _command(args.command)(settings, args)
         return _command(args.command)(settings, args)
     except ConfigError as exc:
-        print(f"veilbot: configuration error: {exc}", file=sys.stderr)
+        if len(exc.problems) > 1:  # one per line: "invalid configuration:" and each problem
+            head = str(exc).split(":", 1)[0]
+            print(f"veilbot: configuration error: {head}:", file=sys.stderr)
+            print("\n".join(f"  {problem}" for problem in exc.problems), file=sys.stderr)
+        else:
+            print(f"veilbot: configuration error: {exc}", file=sys.stderr)
         return 2
     except InputRejected as exc:
         print(f"veilbot: {exc}", file=sys.stderr)

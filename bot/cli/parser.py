@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_audit_commands(sub)
     _add_admin_commands(sub)
     _add_budget_commands(sub)
+    _add_vault_commands(sub)
     config = sub.add_parser("config", help="the config file")
     config_verbs = config.add_subparsers(dest="config_command", required=True)
     check = config_verbs.add_parser(
@@ -165,6 +166,19 @@ def _add_budget_commands(sub: Any) -> None:
     reset.add_argument("kind", choices=kinds)
     reset.add_argument("id")
     verbs.add_parser("rebuild", help="set this month's spend in Redis from the audit log")
+
+
+def _add_vault_commands(sub: Any) -> None:
+    vault = sub.add_parser("vault", help="the vault key: rotation")
+    verbs = vault.add_subparsers(dest="vault_command", required=True)
+    rotate = verbs.add_parser(
+        "rotate",
+        help="seal every thread, queued event and Slack installation again with "
+        "VEILBOT_VAULT_KEY (replicas may run meanwhile); then the previous keys can go",
+    )
+    rotate.add_argument(
+        "--page", type=int, default=500, help="keys asked for per SCAN step (default 500)"
+    )
 
 
 def filter_from_args(args: argparse.Namespace) -> RunFilter:

@@ -20,7 +20,7 @@ from bot.cli.redact_file import redact_file
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
-from bot.service import check_model_for_platforms, select_platforms
+from bot.platforms import check_model_for_platforms, select_platforms
 from bot.service import serve as serve_platforms
 from bot.settings import Settings
 

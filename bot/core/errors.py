@@ -25,13 +25,23 @@ converted at the boundary with ``raise X(...) from exc``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class VeilbotError(Exception):
     """Base class of every error veilbot raises on purpose."""
 
 
 class ConfigError(VeilbotError):
-    """A setting is missing, malformed, or still a placeholder value."""
+    """A setting is missing, malformed, or still a placeholder value.
+
+    Attributes:
+        problems: each problem on its own, when there are several (the message joins them).
+    """
+
+    def __init__(self, message: str, *, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
 
 
 class GuardrailError(VeilbotError):

@@ -49,6 +49,22 @@ class KeySpace:
             f"{self.queue('seen')}:{platform}:{ws}:*",
         ]
 
+    def vaults(self) -> str:
+        """The ``SCAN`` pattern of every thread's vault (glob characters of the prefix escaped)."""
+        prefix = "".join("\\" + c if c in "*?[]\\" else c for c in self.prefix)
+        return f"{prefix}:{{*}}:vault"
+
+    def thread_of(self, key: str) -> ThreadId | None:
+        """The thread of a key ``thread`` named (``None`` for another key)."""
+        head, tail = f"{self.prefix}:{{", "}:vault"
+        if key.startswith(head) and key.endswith(tail) and len(key) > len(head) + len(tail):
+            return ThreadId(key[len(head) : -len(tail)])
+        return None
+
+    def sealed_by(self) -> str:
+        """The set of the ids of the vault keys that sealed data in this Redis."""
+        return f"{self.prefix}:vault-keys"
+
     def event(self, platform: str, event_id: str) -> str:
         """The dedupe key of one platform delivery."""
         return f"{self.prefix}:event:{platform}:{event_id}"

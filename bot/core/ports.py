@@ -351,7 +351,10 @@ class MessageHandler(Protocol):
 
 
 class Sealer(Protocol):
-    """Encrypts values that must rest in a store with raw user text inside."""
+    """Encrypts values that must rest in a store with raw user text inside.
+
+    With a key ring: seals with the current key, opens with any (key rotation).
+    """
 
     def seal(self, name: str, data: bytes) -> bytes:
         """Encrypt ``data``, bound to ``name``."""
@@ -362,6 +365,14 @@ class Sealer(Protocol):
 
         Raises:
             StoreError: it does not open (another name or key, or altered).
+        """
+        ...
+
+    def reseal(self, name: str, sealed: bytes) -> bytes | None:
+        """``sealed`` sealed again with the current key; ``None`` when it already is.
+
+        Raises:
+            StoreError: no configured key opens it.
         """
         ...
 

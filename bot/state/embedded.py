@@ -194,6 +194,8 @@ class EmbeddedRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=_die_with_parent if _LIBC is not None else None,  # noqa: PLW1509
+            # Out of the terminal's process group: Ctrl-C would stop it before veilbot drains.
+            start_new_session=True,
         )
 
     async def _wait_ready(self) -> None:

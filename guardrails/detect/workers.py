@@ -37,8 +37,10 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -214,6 +216,11 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
     from guardrails.engine import build_analyzer
     from guardrails.policy import load_policy
 
+    # Ctrl-C reaches the terminal's whole process group: the service stops its workers
+    # itself (``close``). Spawned with SIGINT blocked (``_sigint_blocked``), so a Ctrl-C
+    # during the imports waits; ignoring it discards that one too.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _exit_with_parent()
     if PAUSABLE:
         _killed_with_parent()
@@ -235,6 +242,19 @@ def _init_worker(model: str, policy_file: str | None, chunk_chars: int) -> None:
 def _detect_batch_in_worker(items: list[Item]) -> list[Outcome]:
     assert _worker is not None  # noqa: S101  (the pool's initializer ran)
     return _worker.detect_many(items)
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread: a worker spawned meanwhile inherits the mask.
+
+    A signal that arrives meanwhile is held, not lost: this process gets it on leaving.
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class ProcessDetector:
@@ -316,7 +336,8 @@ class ProcessDetector:
         """Hand a batch to the current pool; a broken pool is replaced and the error raised."""
         pool = self._pool
         try:
-            future = pool.submit(_detect_batch_in_worker, items)
+            with _sigint_blocked():  # a submit may spawn the pool's workers
+                future = pool.submit(_detect_batch_in_worker, items)
         except BrokenProcessPool as exc:
             self._replace(pool, exc)
             raise

@@ -1,8 +1,10 @@
-"""The per-thread vault, its keys and the sealing of queued events.
+"""The per-thread vault, its keys, key rotation and the sealing of queued events.
 
-``store`` keeps each thread's placeholders and encrypted values in Redis; ``keys`` derives
-the encryption, lookup, pseudonym and queue keys from ``VEILBOT_VAULT_KEY``; ``linking`` finds
-values a thread knows already ("Jane" after "Jane Doe"); ``sealing`` encrypts queued events.
-``keys`` loads without Presidio or spaCy. Imports ``guardrails.text``, ``guardrails.rules``
-(name tokens) and ``guardrails.restore``.
+``store`` keeps each thread's placeholders and encrypted values in Redis (``scripts``: its Lua
+steps); ``keys`` derives the encryption, lookup, pseudonym and queue keys from
+``VEILBOT_VAULT_KEY`` and holds the key ring; ``sealing`` seals with the ring; ``rotation``
+seals the vaults again with the current key and checks at start that the ring opens them;
+``linking`` finds values a thread knows already ("Jane" after "Jane Doe"). ``keys`` loads
+without Presidio or spaCy. Imports ``guardrails.text``, ``guardrails.rules`` (name tokens) and
+``guardrails.restore``.
 """

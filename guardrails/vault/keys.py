@@ -1,8 +1,13 @@
-"""The vault's master key: from ``VEILBOT_VAULT_KEY`` or a private key file in the data dir.
+"""The vault's master keys: from ``VEILBOT_VAULT_KEY`` or a private key file in the data dir.
 
-The master key is 32 random bytes. Two subkeys are derived from it with HKDF-SHA256, one for
-AES-GCM encryption of vault values and one for the HMAC that indexes them, so neither use can
-weaken the other.
+A master key is 32 random bytes. Subkeys are derived from it with HKDF-SHA256, one for each
+use (AES-GCM encryption of vault values, the HMAC that indexes them, queued events, Slack
+installations, audit pseudonyms), so no use can weaken another.
+
+A key ring (``KeyRing``) is the current key, which seals everything new, and the keys before
+it (``VEILBOT_VAULT_PREVIOUS_KEYS``), which still open what they sealed until ``veilbot vault
+rotate`` has sealed it again with the current one. Every sealed value records the id of the
+key that sealed it (``key_id``: 4 bytes derived from the key, which tell nothing of it).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import logging
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +31,7 @@ from bot.core.errors import ConfigError
 logger = logging.getLogger(__name__)
 
 KEY_SETTING = "VEILBOT_VAULT_KEY"
+PREVIOUS_SETTING = "VEILBOT_VAULT_PREVIOUS_KEYS"
 KEY_FILE_NAME = "vault.key"
 KEY_BYTES = 32
 _HKDF_SALT = b"veilbot-vault-v1"
@@ -87,6 +94,68 @@ def derive_install_key(master: bytes) -> bytes:
         ConfigError: the master key is not 32 bytes long.
     """
     return _subkey(master, b"slack-installations")
+
+
+def key_id(master: bytes) -> bytes:
+    """The 4-byte id a sealed value records of the master key that sealed it."""
+    return _subkey(master, b"key-id")[:KEY_ID_BYTES]
+
+
+KEY_ID_BYTES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRing:
+    """The current master key and the previous ones that still open what they sealed.
+
+    Attributes:
+        current: seals everything new.
+        previous: older keys, newest first; they open, never seal.
+    """
+
+    current: bytes
+    previous: tuple[bytes, ...] = ()
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:
+        """Every key, the current one first."""
+        return (self.current, *self.previous)
+
+    @property
+    def ids(self) -> tuple[bytes, ...]:
+        """Every key's id (``key_id``), the current one first."""
+        return tuple(key_id(k) for k in self.keys)
+
+    def derived(self, derive: Callable[[bytes], bytes]) -> list[tuple[bytes, bytes]]:
+        """``(key id, subkey)`` of every key for one use, e.g. ``derive_queue_key``."""
+        return [(key_id(k), derive(k)) for k in self.keys]
+
+    def __repr__(self) -> str:
+        return f"KeyRing(ids={[i.hex() for i in self.ids]})"
+
+
+def load_key_ring(
+    configured: SecretStr | None, previous: SecretStr | None, data_dir: Path
+) -> KeyRing:
+    """The key ring: ``load_vault_key`` as the current key, ``previous`` after it.
+
+    Args:
+        configured: ``VEILBOT_VAULT_KEY`` (unset: the key file in ``data_dir``).
+        previous: ``VEILBOT_VAULT_PREVIOUS_KEYS``: keys in base64, separated by commas or
+            blanks, newest first; one equal to the current key is left out.
+        data_dir: where the key file lives.
+
+    Raises:
+        ConfigError: a key is malformed (the message says which, never the key).
+    """
+    current = load_vault_key(configured, data_dir)
+    older: list[bytes] = []
+    raw = previous.get_secret_value() if previous is not None else ""
+    for number, text in enumerate(raw.replace(",", " ").split(), start=1):
+        key = _decode(text, f"key {number} of {PREVIOUS_SETTING}")
+        if key != current and key not in older:
+            older.append(key)
+    return KeyRing(current, tuple(older))
 
 
 def _hkdf(master: bytes, info: bytes) -> bytes:

@@ -34,16 +34,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import hashlib
 import logging
-import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
 
 import redis.asyncio as aioredis
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 
@@ -52,7 +50,9 @@ from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
 from guardrails.restore.placeholders import TYPE_RE, placeholder_type
 from guardrails.text.values import normalize_value
-from guardrails.vault.keys import KEY_SETTING, derive_keys
+from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
+from guardrails.vault.scripts import ASSIGN_LUA, FORGET_LUA, RETAIN_LUA
+from guardrails.vault.sealing import SealingKeys, Unopened, recorded_key, unopened_reason
 
 logger = logging.getLogger(__name__)
 
@@ -62,119 +62,10 @@ _UNREACHABLE = (
     redis_errors.ClusterDownError,
     redis_errors.SlotNotCoveredError,
 )
-_NONCE_BYTES = 12
 _AAD_PREFIX = b"veilbot-vault-v1\x00"
 _PART_DOMAIN = b"part\x01"
 OFF_LOOP_VALUES = 64
 """More values than this in one message are prepared in a worker thread, off the event loop."""
-
-# KEYS[1] vault hash; ARGV[1] TTL in ms, then per value in reading order: hmac, type,
-# ciphertext, number of name tokens k, k token hmacs. Returns one placeholder per value.
-_ASSIGN_LUA = """
-local out = {}
-local i = 2
-while i <= #ARGV do
-  local hfield, etype, sealed = 'h:' .. ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local parts = {}
-  for j = 1, tonumber(ARGV[i + 3]) do parts[j] = 't:' .. ARGV[i + 3 + j] end
-  i = i + 4 + #parts
-  local ph = redis.call('HGET', KEYS[1], hfield)
-  if not ph and #parts > 0 then
-    local linked = nil
-    for j = 1, #parts do
-      local owner = redis.call('HGET', KEYS[1], parts[j])
-      if not owner or owner == '*' or (linked and linked ~= owner) then
-        linked = nil
-        break
-      end
-      linked = owner
-    end
-    if linked then ph = linked end
-  end
-  if not ph then
-    local n = redis.call('HINCRBY', KEYS[1], 'n:' .. etype, 1)
-    ph = '<' .. etype .. '_' .. n .. '>'
-    local claimed = {hfield}
-    for j = 1, #parts do
-      local owner = redis.call('HGET', KEYS[1], parts[j])
-      if not owner then
-        redis.call('HSET', KEYS[1], parts[j], ph)
-        claimed[#claimed + 1] = parts[j]
-      elseif owner ~= ph then
-        redis.call('HSET', KEYS[1], parts[j], '*')
-      end
-    end
-    local listed = table.concat(claimed, ' ')
-    redis.call('HSET', KEYS[1], hfield, ph, 'p:' .. ph, sealed, 'k:' .. ph, listed)
-  end
-  out[#out + 1] = ph
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return out
-"""
-
-
-# KEYS[1] vault hash; ARGV the placeholders to keep. Drops every other placeholder's value,
-# lookup and name-token fields (an ambiguous token, ``*``, stays ambiguous). Returns the number
-# of placeholders dropped.
-_RETAIN_LUA = """
-local keep = {}
-for i = 1, #ARGV do keep[ARGV[i]] = true end
-local fields = redis.call('HGETALL', KEYS[1])
-local drop, dropped = {}, 0
-for i = 1, #fields, 2 do
-  local name, value = fields[i], fields[i + 1]
-  local kind = string.sub(name, 1, 2)
-  if kind == 'p:' or kind == 'k:' then
-    if not keep[string.sub(name, 3)] then
-      drop[#drop + 1] = name
-      if kind == 'p:' then dropped = dropped + 1 end
-    end
-  elseif (kind == 'h:' or kind == 't:') and value ~= '*' and not keep[value] then
-    drop[#drop + 1] = name
-  end
-end
-for i = 1, #drop, 500 do
-  redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
-end
-return dropped
-"""
-
-
-# KEYS[1] vault hash; ARGV placeholders to drop. Each one's value, and the lookup and name-token
-# fields it claimed (``k:``) where they still point to it; work in proportion to what is dropped.
-# A value stored before ``k:`` existed has no list: its fields are found by a scan.
-_FORGET_LUA = """
-local drop, unlisted, dropped = {}, {}, 0
-for i = 1, #ARGV do
-  local ph = ARGV[i]
-  local held = redis.call('HDEL', KEYS[1], 'p:' .. ph) == 1
-  if held then dropped = dropped + 1 end
-  local claimed = redis.call('HGET', KEYS[1], 'k:' .. ph)
-  if claimed then
-    for name in string.gmatch(claimed, '%S+') do
-      if redis.call('HGET', KEYS[1], name) == ph then drop[#drop + 1] = name end
-    end
-    drop[#drop + 1] = 'k:' .. ph
-  elseif held then
-    unlisted[ph] = true
-  end
-end
-if next(unlisted) then
-  local fields = redis.call('HGETALL', KEYS[1])
-  for i = 1, #fields, 2 do
-    local kind = string.sub(fields[i], 1, 2)
-    if (kind == 'h:' or kind == 't:') and unlisted[fields[i + 1]] then
-      drop[#drop + 1] = fields[i]
-    end
-  end
-end
-for i = 1, #drop, 500 do
-  redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
-end
-return dropped
-"""
-
 
 VaultFields = dict[str, bytes | str]
 """A thread's vault hash as ``RedisVault.read`` returns it: field name to stored value."""
@@ -216,22 +107,30 @@ class RedisVault:
     Args:
         redis: the async Redis (or Redis Cluster) client.
         keys: key names.
-        key: the 32-byte master key from ``load_vault_key``.
+        key: the 32-byte master key from ``load_vault_key``, or the ``KeyRing``: values are
+            sealed and looked up with the current key, and found with any key of the ring.
         ttl_seconds: lifetime of a thread's vault, refreshed on every assignment.
     """
 
     def __init__(
-        self, redis: aioredis.Redis | RedisCluster, keys: KeySpace, *, key: bytes, ttl_seconds: int
+        self,
+        redis: aioredis.Redis | RedisCluster,
+        keys: KeySpace,
+        *,
+        key: bytes | KeyRing,
+        ttl_seconds: int,
     ) -> None:
-        subkeys = derive_keys(key)
+        self.ring = key if isinstance(key, KeyRing) else KeyRing(key)
         self._redis = redis
         self._keys = keys
-        self._aead = AESGCM(subkeys.encryption)
-        self._index_pads = _hmac_pads(subkeys.index)
+        self.sealing = SealingKeys(self.ring.derived(lambda k: derive_keys(k).encryption))
+        # one HMAC key per key of the ring, the current first: a lookup made under a previous
+        # key is found until ``veilbot vault rotate`` moved it (``guardrails.vault.rotation``)
+        self._index_pads = [_hmac_pads(derive_keys(k).index) for k in self.ring.keys]
         self._ttl_ms = int(ttl_seconds * 1000)
-        self._assign = redis.register_script(_ASSIGN_LUA)
-        self._retain = redis.register_script(_RETAIN_LUA)
-        self._forget = redis.register_script(_FORGET_LUA)
+        self._assign = redis.register_script(ASSIGN_LUA)
+        self._retain = redis.register_script(RETAIN_LUA)
+        self._forget = redis.register_script(FORGET_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -262,20 +161,24 @@ class RedisVault:
     def _args(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
     ) -> list[str | int]:
-        """The assignment script's arguments: per value its lookup, type, sealed value, tokens."""
-        args: list[str | int] = [self._ttl_ms]
+        """The assignment script's arguments, per value: its lookups, type, sealed value, tokens.
+
+        A lookup and each token come once per key of the ring, the current key's first.
+        """
+        args: list[str | int] = [self._ttl_ms, len(self._index_pads)]
         for item in items:
             entry = item if isinstance(item, VaultEntry) else VaultEntry(*item)
             if not TYPE_RE.fullmatch(entry.type):
                 raise ValueError("malformed entity type")
             key = entry.value if entry.key is None else entry.key
             args += [
-                self._index(tid, key),
+                *self.index_by_key(tid, key),
                 entry.type,
                 self._seal(tid, entry.type, entry.value),
                 len(entry.parts),
-                *(self._index(tid, part, domain=_PART_DOMAIN) for part in entry.parts),
             ]
+            for part in entry.parts:
+                args += self.index_by_key(tid, part, part=True)
         return args
 
     async def retain(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
@@ -343,9 +246,13 @@ class RedisVault:
         """
         if not fields:
             return [None] * len(values), [None] * len(tokens)
-        names = [f"h:{h}" for h in self._indexes(tid, values)]
-        names += [f"t:{h}" for h in self._indexes(tid, tokens, domain=_PART_DOMAIN)]
-        found = [_text(v) if (v := fields.get(name)) is not None else None for name in names]
+        found: list[str | None] = [None] * (len(values) + len(tokens))
+        for pads in self._index_pads:  # the current key's first
+            names = [f"h:{h}" for h in _indexes(pads, tid, values)]
+            names += [f"t:{h}" for h in _indexes(pads, tid, tokens, domain=_PART_DOMAIN)]
+            for n, name in enumerate(names):
+                if found[n] is None and (v := fields.get(name)) is not None:
+                    found[n] = _text(v)
         return _split(found, len(values))
 
     @staticmethod
@@ -378,31 +285,51 @@ class RedisVault:
             break
         return opened
 
-    def _index(self, tid: ThreadId, value: str, *, domain: bytes = b"") -> str:
-        return self._indexes(tid, [value], domain=domain)[0]
+    def index_by_key(self, tid: ThreadId, value: str, *, part: bool = False) -> list[str]:
+        """The lookup HMAC of ``value`` (of a name token, with ``part``) under each ring key.
 
-    def _indexes(self, tid: ThreadId, values: Sequence[str], *, domain: bytes = b"") -> list[str]:
-        """HMAC-SHA256s of (thread, normalized value) under the index key.
-
-        A message's lookups take some hundred of them; the keyed pads and the thread prefix
-        are hashed once and copied per value (what ``hmac`` does, less its per-object cost).
+        The current key's comes first.
         """
-        inner_pad, outer_pad = self._index_pads
-        prefix = inner_pad.copy()
-        prefix.update(domain + tid.encode() + b"\x00")
-        out = []
-        for value in values:
-            inner = prefix.copy()
-            inner.update(normalize_value(value).encode())
-            outer = outer_pad.copy()
-            outer.update(inner.digest())
-            out.append(outer.hexdigest())
-        return out
+        domain = _PART_DOMAIN if part else b""
+        return [_indexes(pads, tid, [value], domain=domain)[0] for pads in self._index_pads]
 
     def _seal(self, tid: ThreadId, entity_type: str, value: str) -> str:
-        nonce = os.urandom(_NONCE_BYTES)
-        sealed = self._aead.encrypt(nonce, value.encode(), _aad(tid, entity_type))
-        return base64.b64encode(nonce + sealed).decode("ascii")
+        sealed = self.sealing.seal(value.encode(), _aad(tid, entity_type))
+        return base64.b64encode(sealed).decode("ascii")
+
+    def reopened(
+        self, tid: ThreadId, placeholder: str, stored: bytes | str
+    ) -> tuple[str, str, str | None]:
+        """A ``p:`` field's entity type and value, and the value sealed again.
+
+        The last is ``None`` when the current key sealed it already.
+
+        Raises:
+            StoreError: a malformed placeholder, or no key of the ring opens the value.
+        """
+        entity_type, value = self.unseal(tid, placeholder, stored)
+        if self.sealing.is_current(_blob(tid, entity_type, stored)):
+            return entity_type, value, None
+        return entity_type, value, self._seal(tid, entity_type, value)
+
+    def sealed_by(self, tid: ThreadId, placeholder: str, stored: bytes | str) -> str:
+        """The id (hex) of the key that sealed a ``p:`` field.
+
+        The ring's key that opens it, else the id the value records; ``?`` when neither
+        tells (a value sealed before key ids that no key of the ring opens).
+        """
+        try:
+            entity_type = _entity_type(tid, placeholder)
+            blob = _blob(tid, entity_type, stored)
+        except StoreError:
+            return "?"
+        found = self.sealing.opener(blob, _aad(tid, entity_type)) or recorded_key(blob)
+        return "?" if found is None else found.hex()
+
+    @property
+    def redis(self) -> aioredis.Redis | RedisCluster:
+        """The client the vault works through (the rotation walks with it)."""
+        return self._redis
 
     def unseal(self, tid: ThreadId, placeholder: str, stored: bytes | str) -> tuple[str, str]:
         """The entity type and value of one ``p:`` field as ``read`` returned it.
@@ -414,15 +341,13 @@ class RedisVault:
         return entity_type, self._open(tid, entity_type, stored)
 
     def _open(self, tid: ThreadId, entity_type: str, stored: bytes | str) -> str:
+        blob = _blob(tid, entity_type, stored)
         try:
-            blob = base64.b64decode(stored, validate=True)
-            nonce, sealed = blob[:_NONCE_BYTES], blob[_NONCE_BYTES:]
-            return self._aead.decrypt(nonce, sealed, _aad(tid, entity_type)).decode()
-        except (InvalidTag, ValueError) as exc:
-            raise StoreError(
-                f"vault entry of type {entity_type} in thread {tid} does not decrypt: "
-                f"wrong {KEY_SETTING} or tampered data"
-            ) from exc
+            return self.sealing.open(blob, _aad(tid, entity_type)).decode()
+        except Unopened as exc:
+            raise _unopened(tid, entity_type, exc) from exc
+        except UnicodeDecodeError as exc:
+            raise _unopened(tid, entity_type, Unopened(None)) from exc
 
 
 class OpenedVault(Mapping[str, tuple[str, str]]):
@@ -459,6 +384,42 @@ class OpenedVault(Mapping[str, tuple[str, str]]):
 
     def __len__(self) -> int:
         return len(self._sealed) + sum(1 for p in self._open if p not in self._sealed)
+
+
+def _blob(tid: ThreadId, entity_type: str, stored: bytes | str) -> bytes:
+    try:
+        return base64.b64decode(stored, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise _unopened(tid, entity_type, Unopened(None)) from exc
+
+
+def _unopened(tid: ThreadId, entity_type: str, exc: Unopened) -> StoreError:
+    """Ids and the key's id only: which key is missing is what an operator must know."""
+    return StoreError(
+        f"vault entry of type {entity_type} in thread {tid} does not decrypt: "
+        f"{unopened_reason(exc)} (check {KEY_SETTING} and VEILBOT_VAULT_PREVIOUS_KEYS)"
+    )
+
+
+def _indexes(
+    pads: tuple[Any, Any], tid: ThreadId, values: Sequence[str], *, domain: bytes = b""
+) -> list[str]:
+    """HMAC-SHA256s of (thread, normalized value) under the HMAC key of ``pads``.
+
+    A message's lookups take some hundred of them; the keyed pads and the thread prefix
+    are hashed once and copied per value (what ``hmac`` does, less its per-object cost).
+    """
+    inner_pad, outer_pad = pads
+    prefix = inner_pad.copy()
+    prefix.update(domain + tid.encode() + b"\x00")
+    out = []
+    for value in values:
+        inner = prefix.copy()
+        inner.update(normalize_value(value).encode())
+        outer = outer_pad.copy()
+        outer.update(inner.digest())
+        out.append(outer.hexdigest())
+    return out
 
 
 def _hmac_pads(key: bytes) -> tuple[Any, Any]:

@@ -111,6 +111,22 @@ def test_console_without_a_key_answers_with_the_echo_model(
     assert "Maria Gonzalez" in str(jsonl(done.stdout)[0]["reply"])
 
 
+def test_the_echo_model_chosen_by_name_is_not_called_a_missing_provider(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    env = {
+        "VEILBOT_DATA_DIR": str(tmp_path / "data"),
+        "VEILBOT_REDIS_URL": redis_url,
+        "VEILBOT_REDIS_PREFIX": redis_prefix,
+        "VEILBOT_MODEL_PROVIDER": "echo",
+    }
+    done = run_console([json.dumps({"text": "hello"})], env)
+    assert done.returncode == 0, done.stderr
+    (notice,) = [line for line in done.stderr.splitlines() if "echo model" in line]
+    assert "No model provider configured" not in notice
+    assert "VEILBOT_MODEL_PROVIDER=echo" in notice
+
+
 @pytest.mark.parametrize(
     ("variable", "value"),
     [

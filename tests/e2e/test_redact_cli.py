@@ -86,3 +86,53 @@ def test_bad_lines_become_errors_with_their_number_and_the_run_goes_on(tmp_path:
     assert out[1]["id"] == "a"
     assert "Maria" not in done.stdout  # an error never quotes the line
     assert "Maria" not in done.stderr
+
+
+# Runs veilbot with an audit hook that refuses (and reports) any lookup or connection beyond
+# loopback, as a machine with no network would, before any of veilbot is imported.
+_OFFLINE = """
+import ipaddress, runpy, sys
+
+def _loopback(host):
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host in ("localhost", None)
+
+def _refuse(event, args):
+    if event == "socket.getaddrinfo" and not _loopback(args[0]):
+        host = args[0]
+    elif event == "socket.connect" and isinstance(args[1], tuple) and not _loopback(args[1][0]):
+        host = args[1][0]
+    else:
+        return
+    sys.stderr.write(f"NETWORK {host}\\n")
+    raise OSError("no network")
+
+sys.addaudithook(_refuse)
+sys.argv = ["veilbot", "redact", "--jsonl"]
+runpy.run_module("bot", run_name="__main__")
+"""
+
+
+def test_redact_offline_never_asks_for_the_public_suffix_list(tmp_path: Path) -> None:
+    # As a user's shell has it: nothing said about tldextract, and its cache empty.
+    env = {k: v for k, v in os.environ.items() if k != "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"}
+    env |= {"VEILBOT_DATA_DIR": str(tmp_path), "TLDEXTRACT_CACHE": str(tmp_path / "tld")}
+    line = {"id": "a", "text": "write to jane at gmail.com or jane@gmail.com"}
+    done = subprocess.run(
+        [sys.executable, "-c", _OFFLINE],
+        input=json.dumps(line) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "NETWORK" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr == ""
+    out = json.loads(done.stdout)
+    assert out["text"] == "write to <EMAIL_ADDRESS_1> or <EMAIL_ADDRESS_2>"

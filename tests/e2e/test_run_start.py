@@ -103,3 +103,47 @@ async def test_discord_refusing_the_token_at_start_is_one_line(
         await fake.stop()
     assert rc == 1
     assert_one_line_failure(child.stderr, "Discord rejected VEILBOT_DISCORD_TOKEN")
+
+
+# ``veilbot run`` in a child, then which of the guardrail's modules it had imported by then.
+_RUN_THEN_SHOW_IMPORTS = """
+import sys
+from bot.cli.main import main
+code = main(["run", *sys.argv[1:]])
+loaded = [m for m in ("spacy", "presidio_analyzer", "guardrails.presidio") if m in sys.modules]
+print(code, *loaded)
+"""
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "expected"),
+    [
+        ({}, [], "no platform is configured"),
+        ({"VEILBOT_DISCORD_TOKEN": "t0k3n"}, ["teams"], "unknown platform(s) teams"),
+        ({"VEILBOT_SLACK_BOT_TOKEN": "xoxb-1"}, ["slack"], "VEILBOT_SLACK_SIGNING_SECRET"),
+        (
+            {"VEILBOT_DISCORD_TOKEN": "t0k3n", "VEILBOT_VAULT_KEY": "dG9vLXNob3J0"},
+            ["discord"],
+            "VEILBOT_VAULT_KEY",
+        ),
+    ],
+    ids=["no-credentials", "unknown-platform", "no-signing-secret", "malformed-key"],
+)
+def test_a_configuration_mistake_is_reported_before_the_guardrail_is_loaded(
+    tmp_path: Path, env: dict[str, str], args: list[str], expected: str
+) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("VEILBOT_", "ANTHROPIC_"))}
+    settings = {"VEILBOT_DATA_DIR": str(tmp_path), "VEILBOT_MODEL_PROVIDER": "echo", **env}
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_THEN_SHOW_IMPORTS, *args],
+        capture_output=True,
+        text=True,
+        env={**clean, **settings},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.split() == ["2"], "the guardrail's modules were loaded first"
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("veilbot: configuration error:")
+    assert expected in line

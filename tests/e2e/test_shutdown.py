@@ -166,3 +166,43 @@ async def test_a_killed_service_leaves_no_detection_worker_behind(
                 os.kill(pid, signal.SIGSTOP)  # as ``ProcessDetector.pause`` does
             child.proc.kill()
             await until(lambda: not any(map(alive, workers)), "the workers to exit", 30)
+
+
+def interrupted_cleanly(child: Spawned) -> None:
+    """No traceback, and nothing failed on the way out (a worker, the embedded Redis)."""
+    assert "Traceback" not in child.stderr, child.stderr
+    assert "KeyboardInterrupt" not in child.stderr, child.stderr
+    assert not [line for line in child.lines if " ERROR " in line or " WARNING " in line]
+
+
+@pytest.mark.timeout(240)
+async def test_ctrl_c_stops_the_service_and_its_detection_processes_without_a_traceback(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Ctrl-C in a terminal signals the whole foreground group, detection processes too."""
+    async with FakeSlack() as slack:
+        port = free_port()
+        env = run_env(tmp_path, slack, fake_anthropic, port)
+        async with spawned(env, "run", own_group=True) as child:
+            await child.serving(f"http://127.0.0.1:{port}/readyz")
+            workers = detection_workers(child)
+            assert workers
+            os.killpg(child.proc.pid, signal.SIGINT)
+            rc = await child.exited()
+            await until(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    assert rc == 0, child.stderr
+    interrupted_cleanly(child)
+
+
+@pytest.mark.timeout(240)
+async def test_ctrl_c_while_the_detection_processes_start_is_quiet(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with FakeSlack() as slack:
+        env = run_env(tmp_path, slack, fake_anthropic, free_port())
+        async with spawned(env, "run", own_group=True) as child:
+            await until(lambda: detection_workers(child), "a detection process")
+            os.killpg(child.proc.pid, signal.SIGINT)  # it is still importing and loading
+            rc = await child.exited()
+    assert rc == 0, child.stderr
+    interrupted_cleanly(child)

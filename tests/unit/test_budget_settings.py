@@ -46,7 +46,7 @@ def test_bad_budget_keys_are_named_with_their_lines(tmp_path: Path) -> None:
     message = str(caught.value)
     for problem in (
         f"{path}:2: budgets.user_usd: Input should be greater than or equal to 0",
-        f"{path}:3: budgets.users_usd: Extra inputs are not permitted",
+        f"{path}:3: budgets.users_usd: unknown setting (did you mean user_usd?)",
         f"{path}:4: budgets.notify_percent: Input should be less than or equal to 100",
         f'{path}:6: budgets.channels."slack:T1"',
         f'{path}:7: budgets.channels."slack:T1:C2": Input should be a valid number',

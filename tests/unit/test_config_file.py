@@ -150,11 +150,10 @@ def test_the_file_cannot_name_another_config_file(tmp_path: Path) -> None:
     assert f"{path}:1: config: unknown setting" in error_of(path)
 
 
-def test_a_syntax_error_gives_the_line(tmp_path: Path) -> None:
+def test_a_syntax_error_gives_the_file_and_line(tmp_path: Path) -> None:
     path = write(tmp_path, "max_tokens = 10\nslack_mode = http\n")
     message = error_of(path)
-    assert message.startswith(f"{path}: not valid TOML")
-    assert "line 2" in message
+    assert message.startswith(f"{path}:2:14: not valid TOML: ")
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
@@ -259,7 +258,7 @@ def test_bad_scopes_and_tables_are_named_with_their_lines(tmp_path: Path) -> Non
     )
     message = error_of(path)
     for problem in (
-        f"{path}:2: access.allow_user: Extra inputs are not permitted",
+        f"{path}:2: access.allow_user: unknown setting (did you mean allow_users?)",
         f'{path}:5: scopes."slack:T1:C2".max_tokens: Input should be greater than or equal',
         f"{path}:6: scopes.\"slack:T1:C2\".provider: Input should be 'anthropic', 'bedrock'",
         f'{path}:7: scopes."slack T1"',
@@ -285,7 +284,8 @@ def test_a_scope_s_guardrail_changes_are_checked_with_their_lines(tmp_path: Path
         f'{path}:2: scopes."slack:T1:C2".guardrail.entities_off[1]: String should match pattern',
         f'{path}:3: scopes."slack:T1:C2".guardrail.thresholds.PERSON: Input should be less than',
         f'{path}:4: scopes."slack:T1:C3".guardrail: entity types both on and off: URL',
-        f'{path}:8: scopes."slack:T1:C4".guardrail.treshold: Extra inputs are not permitted',
+        f'{path}:8: scopes."slack:T1:C4".guardrail.treshold: unknown setting '
+        "(did you mean thresholds?)",
     ):
         assert problem in message
 
@@ -307,3 +307,37 @@ def test_a_value_nested_too_deeply_is_a_config_error_and_config_check_says_so(
     assert "nested too deeply" in err
     assert "Traceback" not in err
     assert len(err.splitlines()) <= 3
+
+
+def test_an_unknown_key_in_a_scope_gets_a_suggestion(tmp_path: Path) -> None:
+    path = write(tmp_path, '[scopes."slack:T1"]\nmodle = "claude-x"\n[budgets]\nuser_used = 5\n')
+    message = error_of(path)
+    assert f'{path}:2: scopes."slack:T1".modle: unknown setting (did you mean model?)' in message
+    assert f"{path}:4: budgets.user_used: unknown setting (did you mean user_usd?)" in message
+
+
+def test_config_check_lists_several_errors_one_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, BAD)
+    assert main(["config", "check", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "veilbot: configuration error: invalid configuration:"
+    assert f"  {path}:1: max_tokens: Input should be greater than or equal to 1" in lines
+    assert f"  {path}:6: mx_tokens: unknown setting (did you mean max_tokens?)" in lines
+    assert len(lines) == 9
+
+
+def test_config_check_prints_what_can_be_pasted_back_and_names_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, GOOD + "[rate_limits]\nuser = { turns = 5, per_seconds = 60 }\n")
+    assert main(["config", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f'# config = "{path}"  # the file checked' in out
+    assert "# default" not in out.split(f'config = "{path}"')[1].splitlines()[0]
+
+    pasted = write(tmp_path, out, "pasted.toml")
+    again = load_settings(config_file=pasted)
+    original = load_settings(config_file=path)
+    assert again.model_dump(exclude={"config"}) == original.model_dump(exclude={"config"})

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from bot.metrics import PrometheusMetrics
-from bot.service import build_http, select_platforms
+from bot.platforms import select_platforms
+from bot.service import build_http
 from bot.settings import Settings
 from tests.fixtures.deploy import MOUNTED_CONFIG, settings_from, unknown_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64

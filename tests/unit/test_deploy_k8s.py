@@ -28,7 +28,8 @@ from aiohttp import web
 
 from bot.admin.api import add_admin_routes
 from bot.metrics import PrometheusMetrics
-from bot.service import build_http, select_platforms
+from bot.platforms import select_platforms
+from bot.service import build_http
 from bot.settings import Settings
 from bot.stores import add_console, build_admin_tokens
 from guardrails.policy import parse_policy

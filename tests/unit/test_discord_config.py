@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.core.errors import ConfigError
-from bot.service import select_platforms
+from bot.platforms import select_platforms
 from bot.settings import Settings
 from bot.settings import load_settings as _load
 

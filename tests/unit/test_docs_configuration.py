@@ -46,3 +46,12 @@ def test_write_regenerates_the_page(tmp_path: Path) -> None:
     target = tmp_path / "configuration.md"
     assert main(["--write", str(target)]) == 0
     assert target.read_text(encoding="utf-8") == render()
+
+
+def test_a_scope_s_keys_are_named_as_keys_not_as_environment_variables() -> None:
+    row = next(line for line in render().splitlines() if line.startswith("| `VEILBOT_SCOPES`"))
+    assert "`model`" in row
+    assert "`max_tokens`" in row
+    assert "`VEILBOT_MODEL`" not in row
+    assert "`VEILBOT_MAX_TOKENS`" not in row
+    assert "`VEILBOT_FILES_IMAGES`" in row  # a setting it refers to is still a variable

@@ -44,6 +44,7 @@ NAMED = {
     "bot.stores": "root",
     "bot.models": "root",
     "bot.service": "root",
+    "bot.platforms": "root",
     "bot.reload": "root",
     "bot.scoping": "root",
     "bot.metrics": "root",

@@ -17,8 +17,8 @@ from redis.crc import key_slot
 from bot.core.errors import InputRejected
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
-from bot.state import history, locks, queue_lua, spend
-from guardrails.vault import store as vault
+from bot.state import history, locks, queue_lua, resealing, spend
+from guardrails.vault import scripts as vault
 
 THREADS = [
     thread_id("slack", "T024BE7LD", "C02A1B2C3", "1700000000.000100"),
@@ -58,7 +58,7 @@ def test_a_thread_id_cannot_break_its_hash_tag(part: str) -> None:
         thread_id("slack", "T1", part, "1.1")
 
 
-SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, spend, vault]
+SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, spend, vault, resealing]
 CALL = re.compile(r"redis\.call\(\s*'(?P<command>[A-Z]+)'\s*,\s*(?P<key>[^,)]+)")
 FUNCTION = re.compile(r"local function (?P<name>\w+)\((?P<params>[^)]*)\)")
 
@@ -99,7 +99,7 @@ def given_keys_only(source: str) -> list[str]:
 def test_the_walk_finds_every_script() -> None:
     names = {name.rsplit(".", 1)[1] for name, _ in scripts()}
     assert names >= {"_APPEND", "_REMOVE_USER", "_RENEW", "_RELEASE", "PUT", "BEGIN", "DONE"}
-    assert names >= {"TOUCH", "_ASSIGN_LUA", "_RETAIN_LUA"}
+    assert names >= {"TOUCH", "ASSIGN_LUA", "RETAIN_LUA", "FORGET_LUA", "REKEY_LUA"}
 
 
 @pytest.mark.parametrize(("name", "source"), scripts(), ids=[n for n, _ in scripts()])

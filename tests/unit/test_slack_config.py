@@ -8,7 +8,7 @@ from adapters.slack.handler import SlackAdapter
 from bot.cli.main import main
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
-from bot.service import select_platforms
+from bot.platforms import select_platforms
 from bot.settings import Settings
 
 

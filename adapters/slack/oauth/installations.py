@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 
+from bot.core.errors import ConfigError, StoreError
 from bot.core.ports import Sealer
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,10 @@ class InstallationRows(Protocol):
 
     async def teams(self) -> list[tuple[str, str]]:
         """Every (enterprise, team) key."""
+        ...
+
+    async def replace(self, enterprise: str, team: str, old: bytes, new: bytes) -> bool:
+        """Put ``new`` in place of ``old``; ``False`` if the row changed since it was read."""
         ...
 
 
@@ -130,6 +135,46 @@ class SealedInstallationStore(AsyncInstallationStore):
     async def teams(self) -> list[tuple[str, str]]:
         """Every installed (enterprise, team) key, ``""`` for none."""
         return await self._rows.teams()
+
+    async def check_opens(self) -> None:
+        """Open one installation: a key ring that opens none is refused before serving.
+
+        Raises:
+            ConfigError: no configured key opens it; the message says which key sealed it.
+        """
+        for enterprise, team in (await self._rows.teams())[:1]:
+            sealed = await self._rows.get(enterprise, team)
+            if sealed is None:
+                continue
+            try:
+                self._sealer.open(_seal_name(enterprise, team), sealed)
+            except StoreError as exc:
+                raise ConfigError(
+                    f"the Slack installations in the database do not open: {exc}. Set "
+                    "VEILBOT_VAULT_KEY to the key that sealed them, or put that key in "
+                    "VEILBOT_VAULT_PREVIOUS_KEYS while you rotate (docs/operations.md)"
+                ) from None
+
+    async def reseal(self) -> tuple[int, int]:
+        """Seal every installation again with the current key (key rotation).
+
+        Returns:
+            How many were sealed again, and how many no configured key opens (left as they
+            are); an installation saved or deleted meanwhile is left to its new state.
+        """
+        resealed = unreadable = 0
+        for enterprise, team in await self._rows.teams():
+            sealed = await self._rows.get(enterprise, team)
+            if sealed is None:
+                continue
+            try:
+                again = self._sealer.reseal(_seal_name(enterprise, team), sealed)
+            except StoreError:
+                unreadable += 1
+                continue
+            if again is not None and await self._rows.replace(enterprise, team, sealed, again):
+                resealed += 1
+        return resealed, unreadable
 
     async def _load(
         self, enterprise_id: str | None, team_id: str | None, is_org: bool
