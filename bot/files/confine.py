@@ -11,9 +11,8 @@ reader do, it does in a process of its own, never in the service:
 - in a process group of its own, so Tesseract, which it runs, goes with it, and a Ctrl-C at
   the terminal does not reach it;
 - under ``RLIMIT_AS`` (the address space it started with plus ``max_memory``; Tesseract
-  inherits that ceiling) and ``RLIMIT_CPU`` (the file's seconds left); on Linux the kernel
-  kills it when its parent, the fork server, ends with the service (``PR_SET_PDEATHSIG``);
-- with its warnings and log records silenced: a parser's message can quote the file;
+  inherits that ceiling) and ``RLIMIT_CPU`` (the file's seconds left), with its warnings, log
+  records and the service's secrets gone (``bot.files.reading``, the child's side);
 - killed with its group at the file's deadline, or when the turn is cancelled.
 
 A file's reader processes share one ``Deadline``: a PDF's extraction, then each scanned
@@ -27,20 +26,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import multiprocessing
 import os
-import resource
 import signal
-import sys
 import time
-import warnings
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import ParamSpec, TypeVar, cast
 
 from bot.core.errors import FileRejected
 from bot.files.limits import FileLimits
+from bot.files.reading import run_task
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +46,7 @@ T = TypeVar("T")
 _CONTEXT = multiprocessing.get_context("forkserver")
 # Imported once by the fork server, shared by every child; a module whose extra is not
 # installed (images without the ``files`` extra) is skipped there and answered in the child.
-_CONTEXT.set_forkserver_preload(["bot.files.extract", "bot.files.images"])
-
-_PR_SET_PDEATHSIG = 1
+_CONTEXT.set_forkserver_preload(["bot.files.reading", "bot.files.extract", "bot.files.images"])
 
 
 class Deadline:
@@ -115,7 +109,7 @@ async def _confined(
         raise limits.too_slow(deadline.position)
     receive, send = _CONTEXT.Pipe(duplex=False)
     child = _CONTEXT.Process(
-        target=_child, args=(send, task, args, kwargs, limits.max_memory, left), daemon=True
+        target=run_task, args=(send, task, args, kwargs, limits.max_memory, left), daemon=True
     )
     started = time.monotonic()
     try:
@@ -215,83 +209,3 @@ def _answer(
         "paste the text you need.",
         reason="reader_failed",
     )
-
-
-def _child(
-    send: Connection,
-    task: Callable[..., object],
-    args: tuple[object, ...],
-    kwargs: dict[str, object],
-    memory: int,
-    seconds: float,
-) -> None:
-    """In the child: confine the process, run the task, send one outcome."""
-    outcome: tuple[str, object]
-    ceiling: int | None = None
-    try:
-        ceiling = _confine(memory, seconds)
-        outcome = ("done", task(*args, **kwargs))
-    except FileRejected as exc:
-        outcome = ("rejected", (str(exc), exc.reason))
-    except MemoryError:
-        outcome = ("memory", None)
-    except Exception as exc:  # told by type only: a parser's message can quote the file
-        outcome = ("failed", type(exc).__name__)
-    if outcome[0] != "done" and ceiling is not None and _peak() >= ceiling - _NEAR_CEILING:
-        # A library that ran out (libxml2 says "unknown error") failed at the ceiling.
-        outcome = ("memory", None)
-    try:
-        send.send(outcome)
-    except MemoryError:
-        send.send(("memory", None))  # the result itself did not fit
-    send.close()
-
-
-_NEAR_CEILING = 8 * 1024 * 1024
-"""How close to its memory ceiling a failed reader must have come for the failure to be told
-as running out of memory: libraries say so in their own ways, or not at all."""
-
-
-def _confine(memory: int, seconds: float) -> int | None:
-    """Limit this process (and what it runs) before the task touches the file.
-
-    Returns:
-        the address-space ceiling set, in bytes (``None`` off Linux: no memory limit there).
-    """
-    os.setpgid(0, 0)
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    cpu = max(1, math.ceil(seconds))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump core
-    if sys.platform != "linux":
-        return None
-    _killed_with_parent()
-    ceiling = _address_space() + memory
-    resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
-    return ceiling
-
-
-def _peak() -> int:
-    """The largest address space this process had, in bytes (``VmPeak``)."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmPeak:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _address_space() -> int:
-    """This process's address space now, in bytes (``/proc/self/statm``: pages)."""
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        pages = int(statm.read().split()[0])
-    return pages * os.sysconf("SC_PAGE_SIZE")
-
-
-def _killed_with_parent() -> None:
-    """The kernel kills this process when its parent (the fork server) ends."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
