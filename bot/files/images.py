@@ -77,8 +77,11 @@ def decode(data: bytes, position: int, limits: FileLimits) -> Image.Image:
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as opened:
                 limits.check_pixels(position, opened.width * opened.height, image=True)
-                upright = ImageOps.exif_transpose(opened)
-                pixels = upright.convert("RGB")
+                ImageOps.exif_transpose(opened, in_place=True)  # no copy when it is upright
+                pixels = opened if opened.mode == "RGB" else opened.convert("RGB")
+                # A new image of the pixels alone: no EXIF, ICC profile or text chunk goes along.
+                clean = Image.new("RGB", pixels.size)
+                clean.paste(pixels)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise limits.too_many_pixels(position, image=True) from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
@@ -86,9 +89,6 @@ def decode(data: bytes, position: int, limits: FileLimits) -> Image.Image:
             f"File {position} looks like an image but I could not decode it.",
             reason="unreadable_file",
         ) from exc
-    # A new image from the pixels alone: no EXIF, ICC profile or text chunk goes along.
-    clean = Image.new("RGB", pixels.size)
-    clean.paste(pixels)
     return clean
 
 
@@ -106,10 +106,10 @@ def look(data: bytes, position: int, limits: FileLimits, tesseract: str, *, face
     Runs in a reader process (``Readers.run``). Faces are searched while Tesseract (another
     process) reads.
     """
-    image = decode(data, position, limits)
+    gray = decode(data, position, limits).convert("L")  # all either needs; 1 byte a pixel
     with ThreadPoolExecutor(max_workers=1) as beside:
-        found = beside.submit(find_faces, image) if faces else None
-        reading = read(image, tesseract)
+        found = beside.submit(find_faces, gray) if faces else None
+        reading = read(gray, tesseract)
         boxes = tuple(found.result()) if found is not None else ()
     return Look(reading, boxes)
 
@@ -193,7 +193,7 @@ def find_faces(image: Image.Image) -> list[Box]:
     face smaller than 24 px there is too small to identify anyone).
     """
     shrink = min(1.0, FACE_SEARCH_SIDE / max(image.size))
-    gray = image.convert("L")
+    gray = image if image.mode == "L" else image.convert("L")
     if shrink < 1.0:
         size = (round(image.width * shrink), round(image.height * shrink))
         gray = gray.resize(size, Image.Resampling.BILINEAR)

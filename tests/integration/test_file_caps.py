@@ -36,7 +36,7 @@ from bot.files.intake import redact_files
 from bot.files.limits import MIB, FileLimits
 from tests.fixtures import bombs
 from tests.fixtures.documents import saved, scanned_pdf, seeded_docx
-from tests.fixtures.images import tesseract_or_skip
+from tests.fixtures.images import encoded, screenshot, tesseract_or_skip
 from tests.fixtures.processes import until
 
 T1 = ThreadId("slack:T1:C1:1700000000.004200")
@@ -192,6 +192,18 @@ async def test_a_file_needing_more_memory_than_its_reader_has_is_refused_and_sta
     )
     assert caught.value.reason == "too_much_memory"
     assert growth() < GROWTH_MB
+
+
+async def test_an_image_at_the_pixel_cap_is_read_within_the_readers_memory():
+    tesseract = tesseract_or_skip()
+    side = math.isqrt(LIMITS.max_pixels * 3 // 2)  # 3:2, as a camera takes it
+    size = (side, LIMITS.max_pixels // side)
+    lines = [f"Ticket {n} opened by the support desk" for n in range(4821, 4841)]
+    data = encoded(screenshot(lines, size=size, font_px=40))
+    content = await redact_content(
+        data, 1, _unchanged, limits=LIMITS, images="redacted", tesseract=tesseract
+    )
+    assert "Ticket 4821 opened by the support desk" in content.text
 
 
 def _tesseracts() -> set[int]:
