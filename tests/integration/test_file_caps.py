@@ -206,21 +206,48 @@ async def test_an_image_at_the_pixel_cap_is_read_within_the_readers_memory():
     assert "Ticket 4821 opened by the support desk" in content.text
 
 
-def _tesseracts() -> set[int]:
-    found = subprocess.run(["ps", "-eo", "pid=,comm="], capture_output=True, text=True, check=True)
-    return {
-        int(pid)
-        for pid, _, name in (line.strip().partition(" ") for line in found.stdout.splitlines())
-        if name.strip() == "tesseract"
-    }
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process: its parent and its command name."""
+    found = subprocess.run(
+        ["ps", "-eo", "pid=,ppid=,comm="], capture_output=True, text=True, check=True
+    )
+    rows = (line.split(None, 2) for line in found.stdout.splitlines())
+    return {int(pid): (int(parent), name.strip()) for pid, parent, name in rows}
+
+
+def _our_tesseracts() -> set[int]:
+    """The Tesseract processes this test process started (through a reader and its server)."""
+    processes = _processes()
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = processes.get(pid, (0, ""))[0]
+            if pid == os.getpid():
+                return True
+        return False
+
+    return {pid for pid, (_, name) in processes.items() if name == "tesseract" and ours(pid)}
+
+
+async def _started(reading: asyncio.Future[object]) -> set[int]:
+    """The Tesseract processes seen while ``reading`` runs, once one was seen (or it ended)."""
+    seen: set[int] = set()
+    while not reading.done() and not seen:
+        seen |= _our_tesseracts()
+        await asyncio.sleep(0.02)
+    return seen
+
+
+def _gone(pids: set[int]) -> bool:
+    return not pids & set(_processes())
 
 
 async def test_a_file_past_its_time_is_refused_and_its_ocr_is_stopped():
     tesseract = tesseract_or_skip()
-    before = _tesseracts()
+    await Readers(LIMITS).run(Deadline(1, 60), os.getpid)  # the fork server is up: 1 s is OCR's
     dense = bombs.dense_png(1_600, 1_000)  # Tesseract takes well over a second on it
-    with pytest.raises(InputRejected) as caught:
-        await redact_content(
+    reading = asyncio.ensure_future(
+        redact_content(
             dense,
             2,
             _unchanged,
@@ -228,17 +255,21 @@ async def test_a_file_past_its_time_is_refused_and_its_ocr_is_stopped():
             images="redacted",
             tesseract=tesseract,
         )
+    )
+    started = await _started(reading)
+    with pytest.raises(InputRejected) as caught:
+        await reading
     assert str(caught.value) == (
         "File 2 takes more than 1 s to read; I stop there. Please send a smaller file or the "
         "part you need."
     )
     assert caught.value.reason == "too_slow"
-    await until(lambda: not (_tesseracts() - before), "the reader's Tesseract to be killed", 10)
+    assert started, "Tesseract was reading when the time ran out"
+    await until(lambda: _gone(started), "the reader's Tesseract to be killed", 10)
 
 
 async def test_a_cancelled_turn_stops_its_files_reader():
     tesseract = tesseract_or_skip()
-    before = _tesseracts()
     reading = asyncio.ensure_future(
         redact_content(
             bombs.dense_png(1_600, 1_000),
@@ -249,11 +280,12 @@ async def test_a_cancelled_turn_stops_its_files_reader():
             tesseract=tesseract,
         )
     )
-    await until(lambda: bool(_tesseracts() - before), "Tesseract to start", 30)
+    started = await _started(reading)
+    assert started, "Tesseract is reading"
     reading.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reading
-    await until(lambda: not (_tesseracts() - before), "the reader's Tesseract to be killed", 10)
+    await until(lambda: _gone(started), "the reader's Tesseract to be killed", 10)
 
 
 def _confinement() -> tuple[int, int, int, int, int]:
