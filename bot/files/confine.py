@@ -111,13 +111,10 @@ async def _confined(
     child = _CONTEXT.Process(
         target=run_task, args=(send, task, args, kwargs, limits.max_memory, left), daemon=True
     )
-    started = time.monotonic()
     try:
-        outcome = await _outcome(child, receive, send, left, deadline.position)
+        outcome = await _outcome(child, receive, send, deadline)
     except TimeoutError:
         raise limits.too_slow(deadline.position) from None
-    finally:
-        deadline.spend(time.monotonic() - started)
     return _answer(outcome, child.exitcode, limits, deadline.position)
 
 
@@ -125,25 +122,28 @@ async def _outcome(
     child: multiprocessing.process.BaseProcess,
     receive: Connection,
     send: Connection,
-    seconds: float,
-    position: int,
+    deadline: Deadline,
 ) -> tuple[str, object] | None:
-    """Start ``child`` and wait up to ``seconds`` for its one message; then end its group.
+    """Start ``child`` and wait for its one message while the file has time; then end it.
 
-    ``None``: it ended without a word. The start (a thread's) is waited for even when the turn
-    is cancelled, so the child it starts is always ended too.
+    ``None``: it ended without a word. The time counts from the child's start, so the fork
+    server's own first start (its imports) is not charged to the file. The start (a thread's)
+    is waited for even when the turn is cancelled, so the child it starts is always ended too.
     """
-    starting = asyncio.ensure_future(asyncio.to_thread(_start, child, position))
-    waiting = False
+    starting = asyncio.ensure_future(asyncio.to_thread(_start, child, deadline.position))
+    waiting, began = False, 0.0
     try:
         await asyncio.shield(starting)
+        began = time.monotonic()
         send.close()
         # A thread waits for the one message, or the pipe's end when the child dies, and
         # closes the pipe then; ``readers`` bounds how many such threads there are.
         received = asyncio.ensure_future(asyncio.to_thread(_receive, receive))
         waiting = True
-        return await asyncio.wait_for(asyncio.shield(received), seconds)
+        return await asyncio.wait_for(asyncio.shield(received), deadline.left())
     finally:
+        if began:
+            deadline.spend(time.monotonic() - began)
         await asyncio.gather(starting, return_exceptions=True)
         send.close()
         if not waiting:

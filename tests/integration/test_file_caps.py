@@ -244,7 +244,6 @@ def _gone(pids: set[int]) -> bool:
 
 async def test_a_file_past_its_time_is_refused_and_its_ocr_is_stopped():
     tesseract = tesseract_or_skip()
-    await Readers(LIMITS).run(Deadline(1, 60), os.getpid)  # the fork server is up: 1 s is OCR's
     dense = bombs.dense_png(1_600, 1_000)  # Tesseract takes well over a second on it
     reading = asyncio.ensure_future(
         redact_content(
