@@ -186,7 +186,7 @@ class Settings(BaseSettings):
     pictures together; checked on their declared sizes before any is decoded."""
     files_max_memory_mb: int = Field(default=512, ge=16)
     """The memory (MB) a file's reader process may take beyond what it starts with; a file
-    that needs more is refused. Tesseract, which it runs, is held to the same ceiling."""
+    that needs more is refused. Tesseract, which it runs, inherits the same ceiling."""
     files_max_seconds: float = Field(default=20.0, gt=0)
     """The time one file's reading may take (parsing, OCR and painting); a file that takes
     longer is refused."""

@@ -55,8 +55,8 @@ class FileLimits:
             a library builds grows with them, whatever they are.
         max_pixels: the most pixels of the pictures read from one file (an image, or a PDF's
             scanned pictures together): OCR's memory and time grow with them.
-        max_memory: the memory a file's reader process may take beyond what it starts with;
-            Tesseract, which it runs, has as much.
+        max_memory: the memory a file's reader process may take beyond what it starts with
+            (its address-space ceiling, which Tesseract, run by it, inherits).
         max_seconds: the time one file's reading may take in its reader processes, OCR
             included.
         readers: files one service process reads at once; more wait for a free reader.
