@@ -4,6 +4,11 @@ Slack serves ``url_private_download`` to the bot token only (scope ``files:read`
 a request without it with its sign-in page (HTML, status 200), which must not be taken for the
 file; Discord's CDN URLs need no token. The bytes are read in chunks and the download stops as
 soon as it passes the limit, whatever size the platform announced.
+
+A URL is read the way the HTTP client reads it (yarl, aiohttp's parser), and one whose meaning
+is in doubt names no host: a scheme other than http(s), credentials before an ``@``
+(``http://files.slack.com@elsewhere/…`` is a request to elsewhere), or what the client refuses
+to parse (a backslash in the host). Such a file is refused as one on another host.
 """
 
 from __future__ import annotations
@@ -11,9 +16,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import aiohttp
+from yarl import URL
 
 from bot.core.attachments import Attachment, human_size
 from bot.core.errors import AdapterError, FileRejected
@@ -44,7 +49,8 @@ class HostedFiles:
         token: Callable[[], str | None] | None = None,
     ) -> None:
         self._platform = platform
-        self._hosts = frozenset(hosts) | ({_host(api_url)} if api_url else set())
+        configured = _host(api_url) if api_url else None
+        self._hosts = frozenset(hosts) | ({configured} if configured else set())
         self._token = token or (lambda: None)
 
     async def fetch(self, attachment: Attachment, *, position: int, max_bytes: int) -> bytes:
@@ -54,7 +60,7 @@ class HostedFiles:
             FileRejected: not on the platform's file host, gone, or too large.
             AdapterError: the download failed.
         """
-        if attachment.url and _host(attachment.url) not in self._hosts:
+        if attachment.url and _host(attachment.url) not in self._hosts:  # None is in none
             raise FileRejected(
                 f"File {position} is not on {self._platform.title()}'s file host, so I did not "
                 "fetch it.",
@@ -90,13 +96,22 @@ def _read_local(path: Path, position: int, max_bytes: int) -> bytes:
     return path.read_bytes()
 
 
-def _host(url: str) -> str:
-    """The host (with a port, if any) of ``url``, lower-cased."""
+def _host(url: str) -> str | None:
+    """The host (with a port, if one is written) that ``url`` is fetched from, lower-cased.
+
+    ``None`` when the URL names no host beyond doubt: not http(s), credentials in it, or a URL
+    the HTTP client cannot parse.
+    """
     try:
-        parts = urlsplit(url)
-        host, port = (parts.hostname or "").lower(), parts.port
-    except ValueError:  # a port that is not a number: no host it could be
-        return ""
+        parsed = URL(url)
+        port = parsed.explicit_port
+    except ValueError:  # a backslash in the host, a port that is not a number, ...
+        return None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return None
+    if parsed.user is not None or parsed.password is not None:
+        return None
+    host = parsed.host.lower()
     return f"{host}:{port}" if port else host
 
 
@@ -137,7 +152,7 @@ async def download(
                 if len(data) > max_bytes:
                     raise _too_large(position, max_bytes)
             return bytes(data)
-    except aiohttp.ClientError as exc:
+    except (aiohttp.ClientError, ValueError) as exc:  # ValueError: a URL the client refused
         raise AdapterError(
             f"file {position} could not be downloaded: {type(exc).__name__}"
         ) from exc

@@ -172,6 +172,27 @@ class Settings(BaseSettings):
     files_max_chars: int = Field(default=100_000, ge=1)
     """The most characters of text read from one attached file (the guardrail's time grows
     with it: tests/perf/bench_files)."""
+    files_max_cells: int = Field(default=500_000, ge=1)
+    """The most cells of an attached workbook (every sheet; empty cells count, a row as far as
+    its last cell) or of a document's or presentation's tables, counted before it is opened."""
+    files_max_paragraphs: int = Field(default=100_000, ge=1)
+    """The most paragraphs of an attached Word document, empty ones too."""
+    files_max_shapes: int = Field(default=10_000, ge=1)
+    """The most shapes of an attached presentation (text boxes, pictures, tables, groups)."""
+    files_max_elements: int = Field(default=2_000_000, ge=1)
+    """The most XML elements of an attached office file, all its parts together."""
+    files_max_pixels: int = Field(default=24_000_000, ge=1)
+    """The most pixels of the pictures read from one file: an image, or a PDF's scanned
+    pictures together; checked on their declared sizes before any is decoded."""
+    files_max_memory_mb: int = Field(default=512, ge=16)
+    """The memory (MB) a file's reader process may take beyond what it starts with; a file
+    that needs more is refused. Tesseract, which it runs, inherits the same ceiling."""
+    files_max_seconds: float = Field(default=20.0, gt=0)
+    """The time one file's reading may take (parsing, OCR and painting); a file that takes
+    longer is refused."""
+    files_readers: int = Field(default=2, ge=1)
+    """Files one service process reads at once, each in a reader process of its own; more
+    wait for a free reader."""
     files_images: ImagePolicy = "redacted"
     """What the model gets of an attached image (a scope's ``images`` wins): ``redacted``, the
     image with every value its OCR text gave painted over and faces blurred, beside that text

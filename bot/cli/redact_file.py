@@ -5,8 +5,8 @@ PDF's scanned pages by OCR, under the service's image policy (``VEILBOT_FILES_IM
 placeholders are numbered across the whole file, so ``<PERSON_1>`` on a scanned page is the
 ``<PERSON_1>`` of the typed one. The redacted text goes to stdout, or PATH; for an image file
 PATH receives the painted PNG instead and the text stays on stdout. stderr says what was done
-with the pictures and the entity counts, never a value. A file that is not read gets one line
-and exit status 2, and nothing is written.
+with the pictures and the entity counts, never a value. A file that is not read (an empty one
+too: there is nothing to check) gets one line and exit status 2, and nothing is written.
 """
 
 from __future__ import annotations
@@ -30,11 +30,14 @@ from guardrails.redact import Numbering, Redactor
 def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
     """Redact one file to ``out`` (else stdout); what was done and the counts on stderr.
 
-    Returns 0, or 2 when the file cannot be read, is past a limit, of a kind not read, or
-    has pictures where images are ``off``.
+    Returns 0, or 2 when the file cannot be read, is empty, is past a limit, of a kind not
+    read, or has pictures where images are ``off``.
     """
     try:
         data = path.read_bytes()
+        if not data:
+            print("veilbot: the file is empty; there is nothing to redact", file=sys.stderr)
+            return 2
         limits = FileLimits.of(settings)
         limits.check_sizes([len(data)])
         content = asyncio.run(_redacted(settings, data, limits))

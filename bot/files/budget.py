@@ -87,7 +87,7 @@ def unreadable(position: int, kind: str) -> Iterator[None]:
     """
     try:
         yield
-    except FileRejected:
+    except (FileRejected, MemoryError):  # the reader process answers running out of memory
         raise
     except Exception:
         raise FileRejected(

@@ -2,17 +2,17 @@
 
 The turn (``bot.files.intake``, with the thread's vault) and ``veilbot redact FILE`` (with the
 stateless redactor) read a file the same way, so what an admin checks offline is what the
-model would be sent: the kind decided from the bytes, the text extracted off the event loop,
-every text part and every picture's OCR'd text (marked as OCR'd, so the guardrail allows for
-OCR's slips) through the given redaction, within one ``max_chars`` for the whole file, and
-the pictures painted or withheld by the image policy.
+model would be sent: the kind decided from the bytes and the text extracted in a confined
+reader process (``bot.files.confine``), every text part and every picture's OCR'd text
+(marked as OCR'd, so the guardrail allows for OCR's slips) through the given redaction,
+within one ``max_chars`` for the whole file, and the pictures painted or withheld by the
+image policy.
 A PDF's scanned pages are read where they stand among its text pages, each under a line that
 says the page was scanned, so neither the model nor the person loses a page silently.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,8 +23,9 @@ from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
 from bot.core.types import Redaction
 from bot.files.budget import Scan
-from bot.files.extract import extract
-from bot.files.kinds import IMAGE_KINDS, FileKind, sniff
+from bot.files.confine import Deadline, Readers
+from bot.files.extract import sniffed
+from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.limits import FileLimits
 
 if TYPE_CHECKING:
@@ -75,17 +76,23 @@ async def redact_content(
     limits: FileLimits,
     images: ImagePolicy,
     tesseract: str,
+    readers: Readers | None = None,
 ) -> RedactedContent:
     """A file's text and pictures through ``redact_text``; pictures painted by ``images``.
 
+    The file is read in confined reader processes (``readers``; by default ones of this
+    call's own), within one deadline for the whole file.
+
     Raises:
-        FileRejected: a kind not read, past a limit (pages, pictures, characters of text
-            and OCR together), unreadable, pictures where images are ``off``, or Tesseract
-            or the image readers missing; the file is named by ``position`` only.
+        FileRejected: a kind not read, past a limit (pages, cells, paragraphs, shapes,
+            elements, pixels, characters of text and OCR together, the reader's time or
+            memory), unreadable, pictures where images are ``off``, or Tesseract or the image
+            readers missing; the file is named by ``position`` only.
         GuardrailError: detection could not run; nothing may be sent to the model.
     """
-    kind = sniff(data)
-    extracted = await asyncio.to_thread(extract, kind, data, position, limits)
+    readers = readers or Readers(limits)
+    deadline = Deadline(position, limits.max_seconds)
+    kind, extracted = await readers.run(deadline, sniffed, data, position, limits)
     scans = [part for part in extracted.parts if isinstance(part, Scan)]
     if scans and images == "off":
         raise _images_off(position, kind)
@@ -102,7 +109,9 @@ async def redact_content(
         if isinstance(part, str):
             out.add_text(await counted(part))
         else:
-            await _read_scan(part, position, counted, out, images=images, tesseract=tesseract)
+            await _read_scan(
+                part, deadline, counted, out, readers, images=images, tesseract=tesseract
+            )
     pictures = sum(len(scan.images) for scan in scans)
     return RedactedContent(
         kind, out.text(), tuple(out.images), extracted.pages, dict(out.counts), pictures, out.faces
@@ -111,9 +120,10 @@ async def redact_content(
 
 async def _read_scan(
     scan: Scan,
-    position: int,
+    deadline: Deadline,
     redact_text: RedactText,
     out: _Collected,
+    readers: Readers,
     *,
     images: ImagePolicy,
     tesseract: str,
@@ -126,7 +136,9 @@ async def _read_scan(
 
     for picture in scan.images:
         redact_image = _image_reader()
-        read = await redact_image(picture, position, redact_ocr, policy=images, tesseract=tesseract)
+        read = await redact_image(
+            picture, deadline, redact_ocr, readers=readers, policy=images, tesseract=tesseract
+        )
         out.add_image(read)
 
 

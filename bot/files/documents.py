@@ -60,7 +60,7 @@ def _read_pdf(data: bytes, position: int, limits: FileLimits) -> Extracted:
     reader = _open_pdf(data, position, limits)
     budget = TextBudget(position, limits)
     parts: list[str | Scan] = []
-    pictures = _Pictures(position, IMAGES_PER_PAGE * len(reader.pages))
+    pictures = _Pictures(position, IMAGES_PER_PAGE * len(reader.pages), limits)
     for number, page in enumerate(reader.pages, start=1):
         placed = _Placed()
         text = page.extract_text(visitor_operand_before=placed.visit)
@@ -101,22 +101,32 @@ _UNSEEN = (math.inf, math.inf)
 
 
 class _Pictures:
-    """The pictures of a PDF's scanned pages, as PNG, counted against the file's share."""
+    """The pictures of a PDF's scanned pages, as PNG, counted against the file's share.
 
-    def __init__(self, position: int, most: int) -> None:
+    Their pixels count against ``max_pixels`` by the size each declares, before it is decoded.
+    """
+
+    def __init__(self, position: int, most: int, limits: FileLimits) -> None:
         self._position = position
         self._most = most
+        self._limits = limits
         self._taken = 0
+        self._pixels = 0
 
     def of_page(self, page: PageObject, number: int, placed: _Placed) -> Scan | None:
         """The page's pictures in reading order; ``None`` for a blank page."""
         images: list[bytes] = []
         undecoded = 0
         for name in sorted(page.images.keys(), key=placed.order):
+            declared = _declared_pixels(page, name)
+            if declared is not None:
+                self._count(declared)
             picture = _decoded(page, name)
             if picture is None:
                 undecoded += 1
                 continue
+            if declared is None:  # a size only its decoding tells
+                self._count(picture.width * picture.height)
             if self._taken == self._most:
                 raise FileRejected(
                     f"File {self._position} holds more than {self._most} images; I read "
@@ -131,6 +141,27 @@ class _Pictures:
             return None
         return Scan(tuple(images), page=number, undecoded=undecoded)
 
+    def _count(self, pixels: int) -> None:
+        self._pixels += pixels
+        self._limits.check_pixels(self._position, self._pixels, image=False)
+
+
+def _declared_pixels(page: PageObject, name: str | list[str]) -> int | None:
+    """The width times the height a picture of the page declares, read without decoding it.
+
+    ``name`` is pypdf's key: a name in the page's resources, or a path through the forms that
+    hold one. ``None`` for an inline picture (decoded with the page's text already) or a
+    picture whose size cannot be read this way: its decoding tells.
+    """
+    path = [name] if isinstance(name, str) else list(name)
+    holder: Any = page
+    try:
+        for step in path:
+            holder = holder["/Resources"]["/XObject"][step].get_object()
+        return int(holder["/Width"]) * int(holder["/Height"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
 
 def _decoded(page: PageObject, name: Any) -> Image.Image | None:
     """A picture of the page, or ``None`` when it cannot be decoded.
@@ -141,6 +172,8 @@ def _decoded(page: PageObject, name: Any) -> Image.Image | None:
     """
     try:
         picture: Image.Image | None = page.images[name].image
+    except MemoryError:  # the reader process answers it
+        raise
     except Exception:  # any decoder's failure costs this picture only, and is said
         return None
     return picture

@@ -10,11 +10,21 @@ from __future__ import annotations
 from bot.core.errors import FileRejected
 from bot.files.budget import Extracted, Scan
 from bot.files.documents import read_document
-from bot.files.kinds import IMAGE_KINDS, FileKind, legacy_office
+from bot.files.kinds import IMAGE_KINDS, FileKind, legacy_office, sniff
 from bot.files.limits import FileLimits
 from bot.files.text import decode
 
-__all__ = ["Extracted", "Scan", "extract"]
+__all__ = ["Extracted", "Scan", "extract", "sniffed"]
+
+
+def sniffed(data: bytes, position: int, limits: FileLimits) -> tuple[FileKind, Extracted]:
+    """The kind of a file's bytes (``sniff``) and what ``extract`` reads of it.
+
+    The reader process's task (``bot.files.confine``): sniffing opens an office file's zip
+    directory, which a hostile file can make huge, so it runs there too.
+    """
+    kind = sniff(data)
+    return kind, extract(kind, data, position, limits)
 
 
 def extract(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> Extracted:
@@ -26,7 +36,9 @@ def extract(kind: FileKind, data: bytes, position: int, limits: FileLimits) -> E
             file's position, never its name.
     """
     if kind == "text":
-        return Extracted.of_text(decode(data, position=position))
+        text = decode(data, position=position)
+        limits.check_chars(position, len(text))  # refused here, not carried out whole
+        return Extracted.of_text(text)
     if kind in IMAGE_KINDS:
         return Extracted((Scan((data,)),))
     if kind == "unknown":

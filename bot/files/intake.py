@@ -18,6 +18,7 @@ from bot.core.attachments import FileFact, FileIntake, ImagePart, IncomingFile
 from bot.core.ports import Guardrail
 from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import Platform, Redaction, ThreadId
+from bot.files.confine import Readers
 from bot.files.content import redact_content
 from bot.files.limits import FileLimits
 
@@ -32,6 +33,7 @@ async def redact_files(
     policy: PolicyOverride | None = None,
     images: ImagePolicy = "redacted",
     tesseract: str = "tesseract",
+    readers: Readers | None = None,
 ) -> FileIntake:
     """Every file's name and text redacted with the thread's vault; images painted.
 
@@ -45,8 +47,11 @@ async def redact_files(
         images: ``redacted`` sends an image painted over beside its redacted text,
             ``text-only`` only the text, ``off`` refuses images.
         tesseract: the Tesseract command that reads images.
+        readers: the reader processes the files are read in (``bot.files.confine``; by
+            default ones of this call's own).
 
-    Extraction (decoding, parsing a document) runs in a thread, off the event loop.
+    Reading (parsing a document, decoding and OCR) runs in confined reader processes, under
+    the limits' memory and time; never in this process.
 
     Raises:
         FileRejected: too many files, one too large, of a kind not read, or unreadable, an
@@ -56,6 +61,7 @@ async def redact_files(
     """
     limits.check_count(len(files))
     limits.check_sizes([len(f.data) for f in files])
+    readers = readers or Readers(limits)
     blocks: list[str] = []
     facts: list[FileFact] = []
     parts: list[ImagePart] = []
@@ -74,6 +80,7 @@ async def redact_files(
             limits=limits,
             images=images,
             tesseract=tesseract,
+            readers=readers,
         )
         name = await redact_text(incoming.name)
         counts = Counter(content.counts) + Counter(name.counts())

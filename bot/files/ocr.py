@@ -85,7 +85,7 @@ def _tesseract_runs(command: str) -> bool:
 
 
 def read(image: Image.Image, command: str = "tesseract") -> Reading:
-    """OCR ``image`` (RGB) with the Tesseract ``command`` into text and word boxes.
+    """OCR ``image`` (RGB, or already grey) with the Tesseract ``command`` into text and boxes.
 
     Boxes are in the image's own pixels.
     Words of a line are joined by spaces, lines by a newline and blocks by a blank line, so
@@ -93,7 +93,7 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     into the next block's.
     """
     scale = 2 if image.width * image.height <= UPSCALE_UP_TO_PIXELS else 1
-    gray = image.convert("L")
+    gray = image if image.mode == "L" else image.convert("L")
     if scale > 1:
         gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
     pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
@@ -167,10 +167,12 @@ def _text_regions(gray: NDArray[np.uint8]) -> NDArray[np.bool_]:
     gradient = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     _, strokes = cv2.threshold(gradient, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(strokes, connectivity=8)
+    del gradient, strokes
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     letter = (heights >= 6) & (heights <= 150) & (widths <= 3 * heights)
     letter[0] = False
-    letters = letter[labels].astype(np.uint8)
+    letters = letter.astype(np.uint8)[labels]  # one byte a pixel, and no bool copy first
+    del labels  # four bytes a pixel: gone before the runs' own labels come
     runs = cv2.dilate(letters, np.ones((9, 9), np.uint8))
     run_count, run_labels, boxes, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
     where = centroids[letter].astype(int)
@@ -182,7 +184,10 @@ def _text_regions(gray: NDArray[np.uint8]) -> NDArray[np.bool_]:
         (_, _), (side_a, side_b), _ = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
         if run and max(side_a, side_b) >= 2.5 * max(min(side_a, side_b), 1.0):
             lines.append(run)
-    return np.isin(run_labels, lines)
+    in_line = np.zeros(run_count, dtype=np.bool_)
+    in_line[lines] = True
+    mask: NDArray[np.bool_] = in_line[run_labels]  # np.isin would sort a copy of every label
+    return mask
 
 
 _LETTERS_IN_A_LINE = 6

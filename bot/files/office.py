@@ -3,7 +3,8 @@
 An office file is a zip of XML parts, and the libraries unpack whole parts into memory. So the
 sizes the zip declares are checked before any library opens it: Python's zipfile never inflates
 a part past its declared size (a part that claims less than it holds fails its CRC check), so
-the declared total bounds what opening the file can cost.
+the declared total bounds what the bytes can cost. What the XML describes (millions of empty
+cells in a few kilobytes) is counted next, before any library builds it (``bot.files.structure``).
 
 Text comes out in reading order, one line per paragraph, table row (cells tab-separated), sheet
 row or text frame, and counts against ``max_chars`` as it is read.
@@ -24,7 +25,9 @@ from pptx.shapes.group import GroupShape
 from bot.core.errors import FileRejected
 from bot.files.annotations import comment_authors, sheet_notes, slide_comments
 from bot.files.budget import Extracted, TextBudget
+from bot.files.kinds import FileKind
 from bot.files.limits import MIB, FileLimits
+from bot.files.structure import check_structure
 
 UNPACKED_PER_CHAR = 200
 """Bytes of XML an office file may unpack to per character of text read (``max_chars``).
@@ -36,14 +39,18 @@ EXCEL_MAX_ROWS = 1_048_576
 """Rows a workbook may run to, counting empty ones: Excel's own limit for one sheet."""
 
 
-def check_unpacked(data: bytes, position: int, limits: FileLimits) -> bytes | None:
-    """Refuse an office file whose parts unpack to more than any document this size holds.
+def check_package(data: bytes, kind: FileKind, position: int, limits: FileLimits) -> bytes | None:
+    """Refuse an office file too big unpacked, or whose XML describes too much.
+
+    Too big: its parts unpack to more than any document this size holds. Too much: its XML
+    passes a cap on cells, paragraphs, shapes or elements (``bot.files.structure``).
 
     Returns:
         the ``docProps/app.xml`` part (where Word records the page count), if the file has one.
 
     Raises:
-        FileRejected: ``reason="zip_bomb"``, before anything is inflated.
+        FileRejected: ``reason="zip_bomb"``, before anything is inflated; ``too_many_…``
+            while the XML is counted, before any library builds it.
     """
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
@@ -55,13 +62,14 @@ def check_unpacked(data: bytes, position: int, limits: FileLimits) -> bytes | No
                 f"of its kind holds (up to {cap / MIB:,.0f} MB); I do not open it.",
                 reason="zip_bomb",
             )
+        check_structure(archive, kind, position, limits)
         names = {info.filename for info in infos}
         return archive.read("docProps/app.xml") if "docProps/app.xml" in names else None
 
 
 def read_xlsx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     """Every sheet under ``# name``: a tab-separated line per non-empty row, then its notes."""
-    check_unpacked(data, position, limits)
+    check_package(data, "xlsx", position, limits)
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
         limits.check_pages(position, len(book.sheetnames))
@@ -119,7 +127,7 @@ def _cell(value: object) -> str:
 
 def read_pptx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     """Every slide's text frames and tables (in groups too), speaker notes, then comments."""
-    check_unpacked(data, position, limits)
+    check_package(data, "pptx", position, limits)
     deck = pptx.Presentation(io.BytesIO(data))
     slides = len(deck.slides)
     limits.check_pages(position, slides)

@@ -17,6 +17,7 @@ from bot.core.logsafe import log_failure
 from bot.core.ports import Guardrail
 from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import InboundMessage, Platform, ThreadId
+from bot.files.confine import Readers
 from bot.files.intake import redact_files
 from bot.files.limits import FileLimits
 
@@ -30,6 +31,7 @@ class FilesReader:
         self._guardrail = guardrail
         self._limits = limits
         self._tesseract = tesseract
+        self._readers = Readers(limits)  # the service's files share its reader processes
 
     async def fetch(self, message: InboundMessage) -> list[IncomingFile]:
         """Every attachment's bytes, all downloads at once.
@@ -84,6 +86,7 @@ class FilesReader:
             policy=policy,
             images=images,
             tesseract=self._tesseract,
+            readers=self._readers,
         )
 
 

@@ -30,7 +30,7 @@ from docx.oxml.xmlchemy import BaseOxmlElement
 
 from bot.files.budget import Extracted, TextBudget
 from bot.files.limits import FileLimits
-from bot.files.office import check_unpacked, one_line
+from bot.files.office import check_package, one_line
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _UNSEEN = {
@@ -48,7 +48,7 @@ _APP_PAGES = re.compile(rb"<(?:\w+:)?Pages>(\d+)</(?:\w+:)?Pages>")
 
 def read_docx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     """The body, headers and footers, footnotes, endnotes and comments of a docx file."""
-    app = check_unpacked(data, position, limits)
+    app = check_package(data, "docx", position, limits)
     found = _APP_PAGES.search(app or b"")
     pages = max(1, int(found.group(1))) if found else 1
     limits.check_pages(position, pages)

@@ -192,6 +192,23 @@ async def test_the_bot_token_goes_only_to_slacks_file_host(
     assert fake_anthropic.requests == []
 
 
+async def test_a_file_url_with_credentials_before_the_host_is_refused_as_a_file_elsewhere(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with slack_harness(make_app) as h:
+        shared = h.slack.host_file("notes.csv", CSV, mimetype="text/csv")
+        host = f"//127.0.0.1:{h.slack.port}/"  # the configured API URL's host: an allowed one
+        for key in ("url_private", "url_private_download"):
+            shared[key] = shared[key].replace(host, f"//files.slack.com@{host[2:]}")
+        event = mention("what is in it?", files=[shared])
+        await h.send(event)
+        await h.until(lambda: bool(h.slack.thread("C1", event["event"]["ts"])), "answer")
+        reply = h.slack.thread("C1", event["event"]["ts"])[0]
+        assert h.slack.downloads == [], "nothing fetched, so no token sent"
+    assert "File 1 is not on Slack's file host, so I did not fetch it." in reply, reply
+    assert fake_anthropic.requests == []
+
+
 async def test_a_file_attached_in_discord_is_read_through_the_guardrail(
     start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -62,8 +62,11 @@ def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
     pdf.write_bytes(b"%PDF-1.7\n")
     big = tmp_path / "big.log"
     big.write_text("x" * 2048)
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
     out = tmp_path / "out.txt"
     cases = [
+        (run(tmp_path, str(empty), "--out", str(out)), "the file is empty; there is nothing"),
         (run(tmp_path, str(binary), "--out", str(out)), "is not a kind I read"),
         (run(tmp_path, str(pdf), "--out", str(out)), "looks like a PDF document"),
         (run(tmp_path, str(tmp_path / "missing.txt")), "cannot read the file"),

@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from adapters.discord.events import attachment_of
-from adapters.downloads import download
+from adapters.downloads import SLACK_FILE_HOSTS, HostedFiles, download
 from adapters.slack.events import files_of
 from bot.core.attachments import Attachment
 from bot.core.errors import AdapterError, InputRejected
@@ -73,6 +73,32 @@ async def test_a_file_the_host_no_longer_has_is_an_adapter_error(slack, session)
     slack.hosted.clear()
     with pytest.raises(AdapterError, match="HTTP 404"):
         await download(session, attachment, position=1, max_bytes=1024, token=slack.bot_token)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "http://files.slack.com@{host}/files-pri/{path}",  # credentials before the real host
+        "http://{host}@{host}/files-pri/{path}",
+        "http://user:pw@{host}/files-pri/{path}",
+        "http://files.slack.com\\@{host}/files-pri/{path}",  # a backslash the client refuses
+        "ftp://{host}/files-pri/{path}",
+    ],
+    ids=["slack-host-as-user", "own-host-as-user", "user-and-password", "backslash", "ftp"],
+)
+async def test_a_url_with_credentials_or_in_doubt_is_refused_as_a_file_elsewhere(slack, shape):
+    (real,) = files_of({"files": [slack.host_file("notes.csv", CSV)]})
+    host = f"127.0.0.1:{slack.port}"  # the configured API URL's host: an allowed one
+    path = real.url.split("/files-pri/", 1)[1]
+    tricky = Attachment(name=real.name, url=shape.format(host=host, path=path), size=real.size)
+    token = slack.bot_token
+    source = HostedFiles("slack", SLACK_FILE_HOSTS, api_url=slack.api_url, token=lambda: token)
+    with pytest.raises(InputRejected) as caught:
+        await source.fetch(tricky, position=2, max_bytes=1024)
+    assert str(caught.value) == "File 2 is not on Slack's file host, so I did not fetch it."
+    assert caught.value.reason == "file_unavailable"
+    assert slack.downloads == []
+    assert await source.fetch(real, position=1, max_bytes=1024) == CSV, "the file itself is"
 
 
 class _NoHttp:

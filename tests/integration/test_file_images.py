@@ -20,7 +20,7 @@ from PIL import Image
 from bot.core.attachments import ImagePart
 from bot.core.errors import InputRejected
 from bot.core.types import ChatMessage, ModelRequest, ThreadId
-from bot.files.images import MAX_PIXELS, decode
+from bot.files.images import decode
 from bot.files.intake import IncomingFile, redact_files
 from bot.files.limits import FileLimits
 from bot.model.claude import AnthropicModelClient
@@ -179,9 +179,10 @@ def _png_claiming(width: int, height: int) -> bytes:
 
 @pytest.mark.parametrize("side", [100_000, 7_000], ids=["pillow-bomb", "over-our-limit"])
 async def test_a_decompression_bomb_is_refused_before_decoding(guardrail, side):
-    assert side * side > MAX_PIXELS
+    assert side * side > LIMITS.max_pixels
     files = [IncomingFile("bomb.png", _png_claiming(side, side))]
-    with pytest.raises(InputRejected, match="File 1 is an image of more than 40 megapixels"):
+    most = f"{LIMITS.max_pixels / 1_000_000:g} megapixels"
+    with pytest.raises(InputRejected, match=f"File 1 is an image of more than {most}"):
         await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
 
 
@@ -189,7 +190,7 @@ async def test_a_decompression_bomb_is_refused_before_decoding(guardrail, side):
 def test_jpeg_webp_and_a_gifs_first_frame_are_decoded(fmt):
     first, second = Image.new("RGB", (64, 32), "red"), Image.new("RGB", (64, 32), "blue")
     extra = {"save_all": True, "append_images": [second]} if fmt == "GIF" else {}
-    pixels = decode(encoded(first, fmt, **extra), 1)
+    pixels = decode(encoded(first, fmt, **extra), 1, LIMITS)
     assert pixels.size == (64, 32)
     assert pixels.mode == "RGB"
     red, _, blue = pixels.getpixel((10, 10))  # type: ignore[misc]

@@ -27,6 +27,25 @@ def test_the_defaults_are_20_mb_5_files_30_pages() -> None:
     assert settings.files_max_chars == limits.max_chars == 100_000
 
 
+def test_every_cap_the_settings_give_is_the_readers_own_default() -> None:
+    """One figure per cap: the settings' defaults are the limits' defaults."""
+    assert FileLimits.of(Settings()) == FileLimits()
+
+
+def test_caps_set_in_the_environment_are_the_ones_enforced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VEILBOT_FILES_MAX_CELLS", "10")
+    monkeypatch.setenv("VEILBOT_FILES_MAX_PIXELS", "2000000")
+    monkeypatch.setenv("VEILBOT_FILES_MAX_MEMORY_MB", "200")
+    monkeypatch.setenv("VEILBOT_FILES_MAX_SECONDS", "7.5")
+    limits = FileLimits.of(Settings())
+    with pytest.raises(InputRejected, match="File 2 has more than 10 cells; I read up to 10"):
+        limits.check_elements(2, "cells", 11)
+    with pytest.raises(InputRejected, match="File 1 is an image of more than 2 megapixels"):
+        limits.check_pixels(1, 2_000_001, image=True)
+    assert str(limits.too_big_to_read(1)).startswith("File 1 needs more than 200 MB of memory")
+    assert str(limits.too_slow(3)).startswith("File 3 takes more than 7.5 s to read")
+
+
 def test_limits_set_in_the_environment_are_the_ones_enforced(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -61,6 +80,11 @@ def test_a_count_of_zero_turns_files_off_with_its_own_answer(
         ("FILES_MAX_COUNT", "-1"),
         ("FILES_MAX_PAGES", "many"),
         ("FILES_MAX_CHARS", "0"),
+        ("FILES_MAX_CELLS", "0"),
+        ("FILES_MAX_PIXELS", "lots"),
+        ("FILES_MAX_MEMORY_MB", "8"),
+        ("FILES_MAX_SECONDS", "0"),
+        ("FILES_READERS", "0"),
     ],
 )
 def test_a_bad_limit_is_refused_naming_the_setting(
