@@ -3,9 +3,10 @@
 Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. The steps:
 
 1. read the training and dev parts of the corpora in ``corpora.TRAINING`` (from ``--sources``,
-   downloading at the pinned commits what is not there), each training sentence kept and a
-   seeded share copied in another letter case (``examples``); dev parts as written, in
-   capitals and in lower case;
+   downloading at the pinned commits what is not there) with the dates, times and
+   nationalities the starting model finds where they label nothing (``silver``); each
+   training sentence kept, a seeded share copied with other names in (``swaps``) and in
+   another letter case (``examples``); dev parts as written, in capitals and in lower case;
 2. train the small English pipeline's NER component further on them (``ner.cfg``: fixed seed,
    CPU, the best of its dev scores kept);
 3. put the trained component into the small English pipeline in place of its own NER and write
@@ -28,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from guardrails.ner import corpora, examples, score, vectors
+from guardrails.ner import corpora, examples, score, silver, vectors
 from guardrails.ner.readers import Sentence
 from guardrails.ner.shipped import MODEL_DIR, MODEL_NAME
 
@@ -57,8 +58,8 @@ def write_docs(nlp: Any, docs: Iterable[Any], path: Path) -> int:
 def prepare(args: argparse.Namespace, nlp: Any) -> tuple[Path, Path]:
     """Write the training and dev documents into the work folder."""
     store = corpora.Store(args.sources, download=not args.no_download)
-    train = sentences(store, args.corpora, "train")
-    dev = sentences(store, args.corpora, "dev")
+    train = list(silver.with_silver(nlp, sentences(store, args.corpora, "train")))
+    dev = list(silver.with_silver(nlp, sentences(store, args.corpora, "dev")))
     dev_docs = (
         examples.to_doc(nlp, replace(s, text=examples.recased(s.text, case)))
         if case

@@ -11,6 +11,7 @@ from spacy.training import offsets_to_biluo_tags
 from guardrails.ner import corpora, readers
 from guardrails.ner.examples import docs, recased, to_doc, variants
 from guardrails.ner.readers import Sentence
+from guardrails.ner.silver import with_silver
 from guardrails.ner.swaps import swapped
 
 GUM_DOC = """# newdoc id = GUM_test_doc
@@ -140,3 +141,18 @@ def test_the_store_reads_pinned_files_from_a_checkout_or_a_copy(tmp_path):
         store.read("other/corpus", "abc123", "absent.bio")
     with pytest.raises(corpora.CorpusMissing, match="not the pinned file"):
         corpora._pinned(store, "x", "other/corpus", "abc123", "part.bio", "0" * 64)
+
+
+def test_dates_times_and_nationalities_the_corpus_leaves_out_are_kept_from_the_start_model():
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler")
+    ruler.add_patterns(
+        [
+            {"label": "DATE", "pattern": "Friday"},
+            {"label": "NORP", "pattern": "Dutch"},
+            {"label": "PERSON", "pattern": "Jane"},  # people come from the corpus alone
+        ]
+    )
+    sentence = Sentence("s", "Jane meets the Dutch team on Friday", ((0, 4, "PERSON"),))
+    (kept,) = with_silver(nlp, [sentence])
+    assert _spans(kept) == [("Jane", "PERSON"), ("Dutch", "NORP"), ("Friday", "DATE")]
