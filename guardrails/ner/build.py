@@ -9,8 +9,9 @@ Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. Th
    another letter case (``examples``); dev parts as written, in capitals and in lower case;
 2. train the small English pipeline's NER component further on them (``ner.cfg``: fixed seed,
    CPU, the best of its dev scores kept);
-3. put the trained component into the small English pipeline in place of its own NER and write
-   the whole to ``--out``, its ``meta.json`` naming each corpus's repository and commit;
+3. write to ``--out`` a pipeline of the small model's tokenizer and (disabled) lemmatizer with
+   the trained NER and its vectors, its ``meta.json`` naming each corpus's repository and
+   commit;
 4. print recall and precision on every dev part, as written, in capitals and in lower case.
 
 Test parts are never read here.
@@ -55,11 +56,12 @@ def write_docs(nlp: Any, docs: Iterable[Any], path: Path) -> int:
     return len(store)
 
 
-def prepare(args: argparse.Namespace, nlp: Any) -> tuple[Path, Path]:
+def prepare(
+    args: argparse.Namespace, nlp: Any, train: list[Sentence], dev: list[Sentence]
+) -> tuple[Path, Path]:
     """Write the training and dev documents into the work folder."""
-    store = corpora.Store(args.sources, download=not args.no_download)
-    train = list(silver.with_silver(nlp, sentences(store, args.corpora, "train")))
-    dev = list(silver.with_silver(nlp, sentences(store, args.corpora, "dev")))
+    train = list(silver.with_silver(nlp, train))
+    dev = list(silver.with_silver(nlp, dev))
     dev_docs = (
         examples.to_doc(nlp, replace(s, text=examples.recased(s.text, case)))
         if case
@@ -97,15 +99,27 @@ def train(args: argparse.Namespace, base: Path, train_path: Path, dev_path: Path
     return best
 
 
+SHIPPED_PIPES = ("ner", "lemmatizer")
+"""What the shipped pipeline keeps of the small model: its NER replaced by the trained one, and
+its lemmatizer, whose word lists the guardrail reads (``rules.casing``) but never runs."""
+
+
 def assemble(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
-    """The small English pipeline with the trained NER and its vectors, saved to ``out``."""
+    """The small English pipeline with the trained NER and its vectors, saved to ``out``.
+
+    Only the NER runs: the tagger, parser and their shared ``tok2vec`` are left out, and the
+    lemmatizer is kept disabled.
+    """
     import spacy
 
     nlp = spacy.load(BASE_MODEL)
     learnt = spacy.load(trained)
+    for name in [n for n in nlp.component_names if n not in SHIPPED_PIPES]:
+        nlp.remove_pipe(name)
     nlp.remove_pipe("ner")
     nlp.vocab.vectors = learnt.vocab.vectors
     nlp.add_pipe("ner", source=learnt, last=True)
+    nlp.disable_pipe("lemmatizer")
     nlp.meta.update(meta)
     if out.exists():
         shutil.rmtree(out)
@@ -190,11 +204,15 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args = parse(argv)
     started = time.monotonic()
-    base = vectors.base_pipeline(BASE_MODEL, args.medium or _medium(), args.work / "base")
-    train_path, dev_path = prepare(args, spacy.load(base))
+    store = corpora.Store(args.sources, download=not args.no_download)
+    train_part = sentences(store, args.corpora, "train")
+    dev_part = sentences(store, args.corpora, "dev")
+    medium = args.medium or _medium()
+    texts = (s.text for s in train_part)
+    base = vectors.base_pipeline(BASE_MODEL, medium, args.work / "base", texts)
+    train_path, dev_path = prepare(args, spacy.load(base), train_part, dev_part)
     trained = train(args, base, train_path, dev_path)
     nlp = assemble(trained, args.out, provenance(args, time.monotonic() - started))
-    store = corpora.Store(args.sources, download=False)
     dev = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
     print("\n".join(score.report(nlp, dev)))  # noqa: T201
     print(json.dumps(nlp.meta.get("veilbot_training"), indent=1))  # noqa: T201

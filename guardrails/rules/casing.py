@@ -50,8 +50,8 @@ def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
     ``nouns=False`` leaves out its nouns, which include many proper names ("melbourne").
     """
     nlp = getattr(getattr(analyzer, "nlp_engine", None), "nlp", {}).get("en")
-    if nlp is None or "lemmatizer" not in nlp.pipe_names:
-        return None
+    if nlp is None or "lemmatizer" not in nlp.component_names:
+        return None  # veilbot's own model keeps it disabled: its word lists are all it needs
     lookups = nlp.get_pipe("lemmatizer").lookups
     if not lookups.has_table("lemma_index"):
         return None
