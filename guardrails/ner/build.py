@@ -7,8 +7,9 @@ Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. Th
    nationalities the starting model finds where they label nothing (``silver``); each
    training sentence kept, a seeded share copied with other names in (``swaps``) and in
    another letter case (``examples``); dev parts as written, in capitals and in lower case;
-2. train the small English pipeline's NER component further on them (``ner.cfg``: fixed seed,
-   CPU, the best of its dev scores kept);
+2. train the medium English model's NER (with its word vectors, keyed by lower case, on the
+   small model's tokenizer: ``vectors.base_pipeline``) further on them (``ner.cfg``: fixed
+   seed, CPU, the best of its dev scores kept);
 3. write to ``--out`` a pipeline of the small model's tokenizer and (disabled) lemmatizer with
    the trained NER and its vectors, its ``meta.json`` naming each corpus's repository and
    commit;
@@ -132,9 +133,11 @@ def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
     return {
         "name": MODEL_NAME,
         "version": "1.0.0",
-        "description": "veilbot's entity model: en_core_web_sm 3.8.0 with its NER trained "
-        "further on human-labelled informal English, copies in capitals, lower and title case",
-        "license": "MIT (en_core_web_sm); see veilbot_corpora for the corpora's licences",
+        "description": "veilbot's entity model: en_core_web_md 3.8.0's NER and word vectors on "
+        "en_core_web_sm 3.8.0's tokenizer, trained further on human-labelled informal English "
+        "with copies in capitals, lower and title case",
+        "license": "MIT (en_core_web_sm, en_core_web_md); see veilbot_corpora for the corpora's "
+        "licences",
         "veilbot_corpora": [
             {
                 "name": c.name,
@@ -187,10 +190,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--medium", default=None, help="en_core_web_md 3.8 (default: mooring's)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--share", type=float, default=0.5, help="share copied in another case")
-    parser.add_argument("--swap", type=float, default=0.0, help="share copied with other names")
+    parser.add_argument("--swap", type=float, default=0.1, help="share copied with other names")
     parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--learn-rate", type=float, default=0.001)
-    parser.add_argument("--dropout", type=float, default=0.15)
+    parser.add_argument("--learn-rate", type=float, default=0.0005)
+    parser.add_argument("--dropout", type=float, default=0.25)
     parser.add_argument("--no-download", action="store_true", help="read --sources only")
     args = parser.parse_args(argv)
     args.corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]

@@ -259,7 +259,7 @@ CORPORA = (
         TWEEBANK_COMMIT,
         "Apache-2.0 (repository); tweets under Twitter's terms",
         "Tweebank-NER v1.0: 3 547 tweets of Tweebank v2, PER/LOC/ORG/MISC",
-        SPLITS,
+        ("dev", "test"),
         _tweebank,
     ),
     Corpus(
@@ -291,5 +291,5 @@ CORPORA = (
     ),
 )
 BY_NAME = {c.name: c for c in CORPORA}
-TRAINING = ("btc", "wnut16", "tweebank", "gum")
+TRAINING = ("btc", "wnut16", "gum")
 """The corpora whose training parts the model learns from."""

@@ -1,6 +1,7 @@
 """The human-labelled NER corpora ``guardrails.ner.corpora`` pins, as cases: dev and test only.
 
-- ``tweebank``: Tweebank-NER v1.0 (mit-ccc/TweebankNLP), tweets; its train part is training.
+- ``tweebank``: Tweebank-NER v1.0 (mit-ccc/TweebankNLP), tweets; dev and test, for measuring
+  only (the model never learns from its tweets).
 - ``uner-ewt``: Universal NER on the English Web Treebank (reviews, e-mails, answers, blogs);
   dev and test, for measuring only.
 - ``gum``: GUM (amir-zeldes/gum): conversations, interviews, vlogs, court, letters, speeches,
