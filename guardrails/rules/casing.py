@@ -1,12 +1,9 @@
-"""Truecasing for the NER model: lower-case full names read as names.
+"""English as the model's lemmatizer knows it, and whether a text reads as English.
 
-Small spaCy models find people mostly by their capitals, and chat is often typed in lower case
-("update tariq kimura's payroll"). Two adjacent lower-case words that are both unknown to
-English (neither a chat word nor in the model's own lemmatizer index, inflections included)
-are almost always a first and last name, so the text the NER model reads gets them
-capitalized. Offsets do not move (one character for one), the pattern recognizers still read
-the user's text, and a single unknown word ("config", "kubectl") or a pair with a dictionary
-word in it ("nginx ingress") is left alone: those are jargon far more often than people.
+``Lexicon`` holds the words a spaCy lemmatizer's tables list (with their inflections): the
+name rules tell an English word ("Park", "Grace Period") from a name by it. ``reads_as_english``
+counts function words, so the lower-case words of a Dutch or Indonesian message are not taken
+for names.
 """
 
 from __future__ import annotations
@@ -96,24 +93,3 @@ def reads_as_english(text: str, known: Lexicon) -> bool:
         elif word in others and not known.knows(word):
             foreign += 1
     return foreign <= english
-
-
-def truecase(text: str, known: Lexicon) -> str:
-    """``text`` with each pair of adjacent unknown lower-case words capitalized.
-
-    Only in English text: another language's unknown words are its own, not names.
-    """
-    starts: list[int] = []
-    position = 0
-    while match := _PAIR.search(text, position):
-        if known.knows(match.group(1)) or known.knows(match.group(2)):
-            position = match.start(2)
-            continue
-        starts += [match.start(1), match.start(2)]
-        position = match.end()
-    if not starts or not reads_as_english(text, known):  # the language only when it matters
-        return text
-    chars = list(text)
-    for start in starts:
-        chars[start] = chars[start].upper()
-    return "".join(chars)
