@@ -7,8 +7,8 @@ evaluation (``veilbot redact --jsonl``) scores it against labelled messages. The
    (``guardrails.text.normalize``); evasion (hidden characters, spacing, spelled digits) folded
    through the same map (``guardrails.text.folding``);
 2. Presidio with veilbot's recognizers (``guardrails.rules.recognizers``), in overlapping chunks
-   when the text is long, so nothing is truncated; the NER model reads a truecased copy
-   (``guardrails.rules.casing``: lower-case full names capitalized, offsets unchanged);
+   when the text is long, so nothing is truncated; the NER is the entity model's, which reads
+   text in any letter case (``guardrails.ner``);
 3. per-type thresholds, trimming and precision checks (``guardrails.rules.precision``);
 4. back to original offsets; a mail or phone link with personal data in it becomes one
    entity (in a web link only the personal parts are replaced), user mentions become ``USER``
@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 from bot.core.types import Platform
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
-from guardrails.rules import accounts, casing, places, precision, urls
+from guardrails.rules import accounts, casing, phones, places, precision, urls
+from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -203,8 +204,8 @@ class _Detector:
         """``detect`` given the NLP artifacts of each of ``norm``'s windows."""
         found: list[Detection] = []
         if norm.text.strip():
-            for raw, read in self._analyze(norm.text, ner):
-                refined = self._refine(raw, norm, read)
+            for raw, by_ner in self._analyze(norm.text, ner):
+                refined = self._refine(raw, norm, by_ner)
                 if refined is not None:
                     found.append(
                         replace(
@@ -230,13 +231,12 @@ class _Detector:
                 found.append(Detection(entity_type, norm.starts[start], norm.ends[end - 1], 0.9))
         return found
 
-    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, str | None]]:
-        """Presidio over the text in chunks, duplicates removed, each with what the NER read.
+    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
+        """Presidio over the text in chunks, duplicates removed, each with whether NER found it.
 
-        ``ner`` holds the NLP artifacts of each chunk, in order. Beside each NER result is its
-        span as the model read it (truecased, ``casing``); ``None`` marks the other results.
+        ``ner`` holds the NLP artifacts of each chunk, in order.
         """
-        seen: set[tuple[Detection, str | None]] = set()
+        seen: set[tuple[Detection, bool]] = set()
         for (offset, chunk, first, last), artifacts in zip(
             _chunks(text, self._chunk), ner, strict=True
         ):
@@ -248,18 +248,19 @@ class _Detector:
                 ad_hoc_recognizers=self.recognizers,
                 nlp_artifacts=artifacts,
             )
-            read = _read(artifacts, chunk)
             for r in results:
                 start, end = int(r.start), int(r.end)
                 if (not first and start == 0) or (not last and end == len(chunk)):
                     continue  # cut by the chunk edge; the neighbouring chunk has it whole
-                found = Detection(str(r.entity_type), offset + start, offset + end, float(r.score))
-                ner_read = read[start:end] if _recognizer(r) == "SpacyRecognizer" else None
-                seen.add((found, ner_read))
+                by_ner = _recognizer(r) == "SpacyRecognizer"
+                pieces = _cells(chunk, start, end) if by_ner else [(start, end)]
+                for a, b in pieces:
+                    found = Detection(str(r.entity_type), offset + a, offset + b, float(r.score))
+                    seen.add((found, by_ner))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
 
     def _ner_input(self, chunk: str) -> Any:
-        """NLP artifacts of the truecased chunk from the NER component alone.
+        """NLP artifacts of a chunk from the NER component alone.
 
         Detection needs entities and context words, not parses: the shared ``tok2vec``,
         tagger, attribute ruler and lemmatizer of a spaCy pipeline feed only the tagger and
@@ -272,7 +273,7 @@ class _Detector:
             return None
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
         nlp = engine.nlp[LANGUAGE]
-        return _artifacts(engine, nlp(casing.truecase(chunk, self._lexicon), disable=self._skipped))
+        return _artifacts(engine, nlp(chunk, disable=self._skipped))
 
     def _ner_inputs(self, texts: list[list[str]]) -> list[list[Any]]:
         """``_ner_input`` of every chunk of every text, from one ``nlp.pipe`` pass.
@@ -281,35 +282,41 @@ class _Detector:
         """
         if self._lexicon is None:
             return [[None] * len(chunks) for chunks in texts]
-        lexicon = self._lexicon
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
         nlp = engine.nlp[LANGUAGE]
-        flat = [casing.truecase(chunk, lexicon) for chunks in texts for chunk in chunks]
+        flat = [chunk for chunks in texts for chunk in chunks]
         docs = iter(nlp.pipe(flat, disable=self._skipped, batch_size=max(1, len(flat))))
         return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
 
-    def _refine(self, d: Detection, norm: Normalized, read: str | None) -> Detection | None:
+    def _refine(self, d: Detection, norm: Normalized, by_ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets.
 
-        ``read``: an NER result's span as the model read it; ``None`` for the other results.
+        ``by_ner``: whether the NER model found it (the rules' findings are not trimmed).
         """
         if d.score < self._policy.threshold(d.type):
             return None
         start, end = d.start, d.end
-        if read is not None and d.type in precision.NAME_TYPES:
+        if by_ner and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:
                 return None
             if d.type == "PERSON" and self._people and self._people.place(norm.text[start:end]):
                 d = replace(d, type="LOCATION")  # "Manchester", "Dayton NJ": read as people
-            if d.type == "PERSON" and not self._lower_case_name(norm.text, read, start, end):
-                return None  # "u kno", "smdh": lower case the truecasing left is no name
-            if precision.is_not_a_name(norm.text[start:end]):
+            if d.type == "PERSON" and not self._lower_case_name(norm.text, start, end):
+                return None  # "u kno", "smdh": chat words, no names
+            if precision.is_not_a_name(norm.text[start:end]) or _identifier(norm.text, start, end):
                 return None
+            if d.type == "LOCATION" and self._acts(norm.text, start, end):
+                d = replace(d, type="PERSON")  # "Victoria will call you back"
+            if d.type == "LOCATION":
+                start, end = places.grown(norm.text, start, end)  # "NEW [YORK]"
+                if places.team(norm.text, start, end):
+                    return None  # "Nigeria 1 Bosnia 0"
             if not self._plausible(d.type, norm.text, start, end):
-                if d.type != "LOCATION" or not places.known_prefix(norm.text[start:end]):
-                    return None
-                end = start + places.known_prefix(norm.text[start:end])  # "[Miami] Shooting"
+                prefix = places.known_prefix(norm.text[start:end])
+                if d.type != "LOCATION" or not prefix or _company_word(norm.text[start : d.end]):
+                    return None  # "South Jersey Industries"
+                end = start + prefix  # "[Miami] Shooting"
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
         if end <= start or self._policy.allows(norm.text[start:end]):
@@ -318,44 +325,41 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
-        if d.type == "PERSON" and self._topic(norm.text, start, end):
-            return None
         if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):
             return None
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
             return None
         if d.type == "PERSON" and self._people is not None:
-            if self._people.company(norm.text, end):
-                return None
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
-    def _lower_case_name(self, text: str, read: str, start: int, end: int) -> bool:
+    def _lower_case_name(self, text: str, start: int, end: int) -> bool:
         """Whether an NER person the model read in lower case may be one.
 
-        Truecasing capitalizes the lower-case names it believes in, so a lower-case span is
-        the model's own guess: a name only in English text when a word of it is in the name
+        A lower-case span is a name only in English text when a word of it is in the name
         lexicon ("hari" is a name and Indonesian for "day"), or when it is a handle or
         hashtag, which are lower case by habit.
         """
-        if not read.islower() or self._people is None or self._lexicon is None:
+        if not text[start:end].islower() or self._people is None or self._lexicon is None:
             return True
         if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
             return True
         return self._english(text) and self._people.lower_case_name(text[start:end])
 
+    def _acts(self, text: str, start: int, end: int) -> bool:
+        """Whether a place is a person's name doing what people do ("Victoria will call")."""
+        acting = BEFORE_ACT.match(text, start)
+        return (
+            acting is not None
+            and acting.end("v") == end
+            and self._people is not None
+            and self._people.listed(text[start:end])
+        )
+
     def _employer(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether a name is an employer's ("I work for Citigroup": ``people.employer``)."""
         place = entity_type == "LOCATION"
         return self._people is not None and self._people.employer(text, start, end, place=place)
-
-    def _topic(self, text: str, start: int, end: int) -> bool:
-        """Whether a person is a whole hashtag of English words and no name ("#ZodiacFacts").
-
-        Such a hashtag may still be a place ("#NewOrleans"), so only people are dropped.
-        """
-        tag = _whole_tag(text, start, end, "#")
-        return tag is not None and self._people is not None and self._people.topic(tag)
 
     def _organization_handle(self, text: str, start: int, end: int) -> bool:
         """Whether a span is a whole account name or hashtag of an organization.
@@ -421,6 +425,35 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
 
 
+_FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")
+"""Where a table's cell or a CSV field ends: a comma with no space after it, a tab, a pipe or a
+line end ("Zoë Brontë,,,Köln"); "Paris, France" and "1,000" are one span."""
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """An NER span cut where it crosses from one field or cell into the next."""
+    pieces, position = [], start
+    for found in _FIELD_BREAK.finditer(text, start, end):
+        if found.start() > position:
+            pieces.append((position, found.start()))
+        position = found.end()
+    if end > position:
+        pieces.append((position, end))
+    return pieces
+
+
+def _identifier(text: str, start: int, end: int) -> bool:
+    """Whether a name in capitals follows a word that names an id ("build MORGA 771316")."""
+    span = text[start:end]
+    return span.isupper() and phones.IDENTIFIER.search(text, max(0, start - 40), start) is not None
+
+
+def _company_word(span: str) -> bool:
+    """Whether a span's last word is a company word ("South Jersey Industries")."""
+    words = span.split()
+    return bool(words) and words[-1].strip(".,").casefold() in COMPANY_WORDS
+
+
 def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:
     """The word of a span that is one whole handle or hashtag after one of ``marks``."""
     start += text.startswith(tuple(marks), start)
@@ -428,12 +461,6 @@ def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:
     if start == 0 or text[start - 1] not in marks or whole is None or whole.end() != end:
         return None
     return text[start:end]
-
-
-def _read(artifacts: Any, chunk: str) -> str:
-    """The text the NER model read for a chunk (its truecased copy), or the chunk itself."""
-    doc = getattr(artifacts, "tokens", None)
-    return doc.text if doc is not None and len(doc.text) == len(chunk) else chunk
 
 
 def _with_parts(d: Detection, text: str, form: Callable[[str], str]) -> Detection:

@@ -173,6 +173,10 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
+        for tag in places.CAMEL_TAG.finditer(text):  # "#LaurenBacall"
+            words = places.TAG_WORD.findall(tag.group("v"))
+            if len(words) == 2 and self._tagged_name(*words):
+                yield tag.start("v"), tag.end("v"), 0.6
         pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
         if pairs and reads_as_english(text, self._nouns):  # "een whiskydieet" is Dutch
             yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
@@ -330,6 +334,15 @@ class PeopleFinder:
             if cut > 1 and (self._first_last(head, tail) or self._first_last(tail, head)):
                 return True
         return False
+
+    def _tagged_name(self, first: str, last: str) -> bool:
+        """Whether a hashtag's two words are a first and a last name ("#LaurenBacall").
+
+        Two English words are a topic ("#FollowFriday", "#ZodiacFacts"), a town a place.
+        """
+        if self.english(first) and self.english(last) or _key(first + " " + last) in self._towns:
+            return False
+        return self._first(first) and self._surname(last)
 
     def _first_last(self, first: str, last: str) -> bool:
         ranks = self._rank(first), self._rank(last, last=True)

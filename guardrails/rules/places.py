@@ -242,6 +242,55 @@ def known_prefix(name: str) -> int:
     return 0
 
 
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.'\-]*)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z][A-Za-z'\-]*)")
+
+
+def grown(text: str, start: int, end: int) -> tuple[int, int]:
+    """A place grown by the word before or after it into the known place it is part of.
+
+    "NEW [YORK]", "[New] York", "[Sri] Lanka": the model often keeps one word of a place in
+    capitals or of two.
+    """
+    before = _WORD_BEFORE.search(text, max(0, start - 30), start)
+    if before and before.group(1).casefold() != "the" and known_place(text[before.start() : end]):
+        start = before.start()
+    after = _WORD_AFTER.match(text, end)
+    if after and known_place(text[start : after.end()]):
+        end = after.end()
+    return start, end
+
+
+CAMEL_TAG = re.compile(r"(?<![\w#@])#(?P<v>[A-Z][a-z]+(?:[A-Z][a-z]+)+)(?![\w'’\-])")
+"""A hashtag of capitalized words run together ("#NewOrleans", "#LaurenBacall")."""
+TAG_WORD = re.compile(r"[A-Z][a-z]+")
+
+
+def hashtags(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each hashtag whose words are a known place ("#NewOrleans")."""
+    for tag in CAMEL_TAG.finditer(text):
+        if known_place(" ".join(TAG_WORD.findall(tag.group("v")))):
+            yield tag.start("v"), tag.end("v"), 0.6
+
+
+_SCORE = re.compile(r"[ \t]+\d{1,3}\b(?![:.,/]?\d)")
+_TEAM_AFTER = re.compile(r"[ \t,:\-]+[A-Z][\w.&'’\-]*(?:[ \t]+[A-Z][\w.&'’\-]*)*[ \t]+\d{1,3}\b")
+_TEAM_BEFORE = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+\d{1,3}[ \t,:\-]+$")
+
+
+def team(text: str, start: int, end: int) -> bool:
+    """Whether a place is a team in a result ("Nigeria 1 Bosnia 0").
+
+    Its score follows it, and the other side with its score comes before or after it.
+    """
+    score = _SCORE.match(text, end)
+    if score is None:
+        return False
+    return bool(
+        _TEAM_AFTER.match(text, score.end()) or _TEAM_BEFORE.search(text, max(0, start - 40), start)
+    )
+
+
 PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
 _STATES = (*FORMATS, *PROVINCES)
 _BARE_STATES = tuple(c for c in _STATES if c.lower() not in COMMON_WORDS or c == "CA")

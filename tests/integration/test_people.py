@@ -248,7 +248,7 @@ def test_a_town_that_is_a_word_or_a_name_needs_a_place_word(presidio_analyzer, t
     assert all(t != "LOCATION" for t, _ in found), found
 
 
-def test_a_word_before_an_ipv6_address_is_not_truecased_into_a_name(presidio_analyzer):
+def test_a_word_before_an_ipv6_address_is_not_read_as_a_name(presidio_analyzer):
     text = "hey, allowlist ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d for me"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("IP_ADDRESS", "ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d")]
