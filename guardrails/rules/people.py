@@ -34,7 +34,6 @@ from importlib import resources
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from guardrails.rules import places
-from guardrails.rules.accounts import HANDLE_WORD
 from guardrails.rules.casing import Lexicon, foreign_function_words, reads_as_english
 from guardrails.rules.names import (
     AFTER_WORD,
@@ -214,22 +213,6 @@ class PeopleFinder:
         """
         words = [w for w in _WORDS.findall(span) if _key(w) not in COMMON_WORDS]
         return any(self._name_word(w) for w in words if _key(w) not in _PARTICLES)
-
-    def topic(self, tag: str) -> bool:
-        """Whether a hashtag's words are a topic: English words, none a name or a place.
-
-        "#ZodiacFacts", "#ItsTheTeenLife", "#FollowFriday"; not "#LaurenBacall", "#MarkTwain"
-        or "#HopeSolo" (a first name English also has makes it a person).
-        """
-        words = HANDLE_WORD.findall(tag)
-        if len(words) < 2 or places.known_place(" ".join(words)):
-            return False  # "#NewOrleans"
-        return all(
-            self.english(w)
-            and (_key(w) in COMMON_WORDS or not self._name_word(w))
-            and not places.known_place(w)  # "#GreenwichJobs"
-            for w in words
-        )
 
     def unknown_word(self, span: str) -> bool:
         """Whether a span has a word English does not know ("Tunisia", not "the White ...")."""
