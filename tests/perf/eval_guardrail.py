@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -206,7 +207,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="no stock Presidio columns (quicker, to compare runs)")  # fmt: skip
     parser.add_argument("--markdown", action="store_true", help="also print Markdown tables")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write all figures as JSON")
+    parser.add_argument("--write", type=Path, metavar="FILE",
+                        help="write the tables as a generated page (docs/quality.md)")  # fmt: skip
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     args.sources = {s.strip() for s in args.sources.split(",") if s.strip()}
     unknown = args.sources - {*NAMES, REGRESSION}
     if unknown:
@@ -263,6 +267,27 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         meta = {"models": used, "seconds": round(elapsed, 1), "read_from": args.origins}
         args.json.write_text(json.dumps(eval_report.as_json(results, meta), indent=1))
+    if args.write:
+        command = " ".join(["python -m tests.perf.eval_guardrail", *args.argv])
+        page = eval_report.page(results, used, command, _commit())
+        args.write.write_text("\n".join(page) + "\n", encoding="utf-8")
+
+
+def _commit() -> str:
+    """The checkout's commit, marked when the tree has changes (the figures are of those)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(  # noqa: S603 - fixed git arguments
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],  # noqa: S607
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(  # noqa: S603
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],  # noqa: S607
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head} with local changes" if dirty else head
 
 
 if __name__ == "__main__":
