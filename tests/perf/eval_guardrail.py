@@ -273,8 +273,12 @@ def main(argv: list[str] | None = None) -> None:
         args.write.write_text("\n".join(page) + "\n", encoding="utf-8")
 
 
+_CODE = ("bot", "adapters", "guardrails", "tests", "pyproject.toml")
+"""What the figures depend on: changes to the docs leave them the commit's."""
+
+
 def _commit() -> str:
-    """The checkout's commit, marked when the tree has changes (the figures are of those)."""
+    """The checkout's commit, marked when the code has changes (the figures are of those)."""
     root = Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(  # noqa: S603 - fixed git arguments
@@ -282,7 +286,8 @@ def _commit() -> str:
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         dirty = subprocess.run(  # noqa: S603
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],  # noqa: S607
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",  # noqa: S607
+             *_CODE],
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
