@@ -26,7 +26,7 @@ support sure team thanks thank thursday today tomorrow tonight trying tuesday th
 welcome well wondering working yes yesterday you yall all here there everyone channel
 ask cc ping tell call dm message meet met invite talk reach loop ty
 manager admin admins engineering marketing product design data ticket tickets issue issues
-oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh
+oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh um umm uh uhh erm mhm
 rt ff idk imma tryna gonna wanna lmao lmfao smh ikr tho
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())

@@ -76,6 +76,7 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
         "Use the API and the SLA doc; ask about it, I'm sure it's fine.",
         "Please review PR 4821 and ticket OPS-1234 before Friday, order 987654321.",
         "Dr. Who is on tonight, and Ms Teams is down again.",
+        "Um, that works. Uh, maybe later? Erm, mhm.",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
