@@ -79,6 +79,9 @@ def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
             break
         match = _TOKEN.match(text, position + len(gap_text))
         if match is None or not _address_token(match.group(), first=not tokens):
+            if match is not None and match.group().strip(".,").lower() in _COUNTED:
+                while tokens and text[tokens[-1][0] : tokens[-1][1]].isdigit():
+                    tokens.pop()  # "3 years": a count, not a house number
             break
         end = match.end()
         if match.group().endswith(".") and not _ABBREVIATION.fullmatch(match.group()):
@@ -101,9 +104,16 @@ _NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$")
 """E-mail addresses, URLs, IP addresses, long figures: a block never runs over them."""
 
 
+_COUNTED = frozenset(
+    """years year months month weeks week days day hours hour minutes minute mins seconds ago
+    times percent people""".split()
+)
+"""Words a number counts, which no address has: "moved to Paris 3 years ago" ends at "3"."""
+
+
 def _address_token(token: str, *, first: bool) -> bool:
     word = token.strip(".'’-").lower()
-    if not word or _NOT_ADDRESS.search(token):
+    if not word or _NOT_ADDRESS.search(token) or word in _COUNTED:
         return False
     if any(c.isdigit() for c in token):
         return True

@@ -131,10 +131,14 @@ _HONORED = (
     rf"(?P<v>{_HONORIFIC}\.?[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_NOT_COMMON}{_LATIN_CAP})?)"
 )
 
+WEAK_CONTEXT = re.compile(rf"{_WEAK}[ \t]+{_TWO}")
+"""A name after a greeting or a word of asking ("thanks Priya", "email tom"): in lower case
+only a name of the lexicon ("e-mail address", "hello dear" are none)."""
+
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
     (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85, _SPACE),
-    (re.compile(rf"{_WEAK}[ \t]+{_TWO}"), 0.6, _BLANK),
+    (WEAK_CONTEXT, 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),

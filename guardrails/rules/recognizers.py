@@ -45,7 +45,7 @@ from guardrails.rules import (  # noqa: E402
     urls,
 )
 from guardrails.rules.cards import luhn  # noqa: E402
-from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS  # noqa: E402
+from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS, WEAK_CONTEXT  # noqa: E402
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import (  # noqa: E402
     CARE_PATTERN,
@@ -59,6 +59,13 @@ from guardrails.rules.structure import NEEDS as STRUCTURE_NEEDS  # noqa: E402
 from guardrails.rules.structure import StructureReader  # noqa: E402
 
 Validator = Callable[[str], bool]
+
+
+def _lower_case_named(name_word: Validator, value: str) -> bool:
+    """Whether a value in lower case has a word of the name lexicon; any other value is kept."""
+    return not value.islower() or any(name_word(w) for w in value.split())
+
+
 Finder = Callable[[str], Iterable[tuple[int, int, float]]]
 """Finds values in a text: ``text -> (start, end, score)`` for each."""
 
@@ -457,8 +464,10 @@ def build_recognizers(
             lexicon); without it, "john at gmail.com" is not read as an e-mail address.
         english: whether a word is English (the same lexicon).
     """
+    weak = None if name_word is None else functools.partial(_lower_case_named, name_word)
     names = tuple(
-        Rule("PERSON", regex, score, needs=needs) for regex, score, needs in NAME_PATTERNS
+        Rule("PERSON", regex, score, validate=weak if regex is WEAK_CONTEXT else None, needs=needs)
+        for regex, score, needs in NAME_PATTERNS
     )
     # An address or a block holds a digit or a space: one bare word is neither.
     addressy = re.compile(r"[\d\s:\-]")

@@ -77,6 +77,7 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
         "Please review PR 4821 and ticket OPS-1234 before Friday, order 987654321.",
         "Dr. Who is on tonight, and Ms Teams is down again.",
         "Um, that works. Uh, maybe later? Erm, mhm.",
+        "Hello dear list members, we have changed our e-mail address.",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
@@ -389,6 +390,8 @@ def test_an_ip_address_glued_to_cjk_a_label_or_a_colon_is_found(presidio_analyze
         ("Is the UK ready for it?", [("LOCATION", "UK")]),
         ("I moved to England, then Scotland", [("LOCATION", "England"), ("LOCATION", "Scotland")]),
         ("Protests in Eastern Ukraine again", [("LOCATION", "Eastern Ukraine")]),
+        # A count after a place is no house number.
+        ("I moved to Paris 3 years ago", [("LOCATION", "Paris")]),
     ],
 )
 def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
