@@ -19,10 +19,6 @@ from spacy.strings import get_string_id
 
 from guardrails.rules.names import COMMON_WORDS
 
-# The second word ends the pair: not a word going on, nor the start of an address, a path or
-# an IPv6 address ("allowlist cebb:95c2:…" is no name).
-_PAIR = re.compile(r"(?<![\w@./\-'’#])([a-z]{2,})[ \t]+([a-z]{2,})(?![\w@/\-]|['’](?!s\b)|[.:]\w)")
-
 
 @dataclass(frozen=True)
 class Lexicon:
