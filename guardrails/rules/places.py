@@ -328,7 +328,7 @@ _CAPITALIZED = re.compile(rf"(?P<v>{_RUN})(?![\w\-])|{_RUN}")
 _LEAD_WORD = re.compile(r"(\S+)[ \t]+")
 _NAMED_OF = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+(?:of|for|de|del|di)[ \t]+$")
 """A name that a place ends ("Bank of England", "University of Texas")."""
-_MORE_NAME = re.compile(r"[ \t]*(?:&|[A-Z]+\b)|[ \t]+\d{1,3}\b(?![:.,/]?\d)")
+_MORE_NAME = re.compile(rf"[ \t]*(?:&|[A-Z]+\b)|{_SCORE.pattern}")
 """Capitals or an ampersand after a place: a longer name ("Texas A & M", "Florida ACME");
 or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
 
