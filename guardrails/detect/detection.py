@@ -323,6 +323,10 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
             return None
+        if d.type in ("PERSON", "LOCATION") and precision.named_storm(norm.text, start, end):
+            return None
+        if d.type == "LOCATION" and places.institution(norm.text, end):
+            return None  # "the [Chicago] Symphony Orchestra"
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
         if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):

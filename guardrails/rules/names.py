@@ -80,6 +80,16 @@ ORGANIZATION_WORDS = COMPANY_WORDS | frozenset(
     mtv sky fox abc cbs nbc espn""".split()
 )
 """Words an organization's account name is made of ("@SkySports", "@Radio_Dance")."""
+INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
+    """herald gazette tribune telegraph examiner chronicle journal times monthly weekly daily
+    magazine review press symphony philharmonic orchestra choir opera ballet court council
+    committee commission department ministry authority board bureau institute institution
+    museum gallery library society association federation league union party police army
+    navy railway railways airways""".split()
+)
+"""Words that end an institution named after a place ("Chicago Symphony Orchestra",
+"Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal"). Schools and hospitals
+are not among them: the place in their name says where a child or a patient is."""
 _COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
 _SAYS = (
     r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"

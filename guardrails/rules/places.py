@@ -36,7 +36,7 @@ from typing import Any
 
 from guardrails.rules.casing import Lexicon
 from guardrails.rules.licences import FORMATS
-from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS, INSTITUTION_WORDS
 
 MIN_POPULATION = 15_000
 WORD_TOWN_POPULATION = 100_000
@@ -289,6 +289,28 @@ def team(text: str, start: int, end: int) -> bool:
     return bool(
         _TEAM_AFTER.match(text, score.end()) or _TEAM_BEFORE.search(text, max(0, start - 40), start)
     )
+
+
+_NAME_GOES_ON = re.compile(
+    r"(?:[ \t]+(?:of|and|for|on|the|de|&))?[ \t]+(?P<w>[A-Z][A-Za-z'’\-]*)(?![\w'’\-])"
+)
+
+
+def institution(text: str, end: int) -> bool:
+    """Whether a place begins the name of an institution ("the [Sydney] Morning Herald").
+
+    The capitalized words after it (joined by "of", "and", "for", ...) reach a word that ends
+    an institution's name within five words: the newspaper, orchestra, court or company is
+    named, not where someone is. Presidio's models read the whole name as an organization.
+    """
+    for _ in range(5):
+        following = _NAME_GOES_ON.match(text, end)
+        if following is None:
+            return False
+        if following.group("w").lower() in INSTITUTION_WORDS:
+            return True
+        end = following.end()
+    return False
 
 
 PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")

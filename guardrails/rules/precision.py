@@ -96,6 +96,17 @@ def is_not_a_name(span: str) -> bool:
     return bool(_CODE_LIKE.search(span)) or _phone_words(span)
 
 
+_STORM_BEFORE = re.compile(r"(?:(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)|Storm)[ \t]+$")
+_STORM_IN = re.compile(r"(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)[ \t]")
+
+
+def named_storm(text: str, start: int, end: int) -> bool:
+    """Whether a name is a storm's ("Hurricane [Katrina]", "[Cyclone Phailin]", "Storm Ciarán")."""
+    return bool(
+        _STORM_IN.match(text, start, end) or _STORM_BEFORE.search(text, max(0, start - 20), start)
+    )
+
+
 _PHONE_WORD = re.compile(
     r"t[eé]l|t[eé]l[eé]phone|telefon\w*|tel[eé]fono|telem[oó]vel|telefoon|phone|fax|whatsapp"
     r"|handy\w*|mobil|mobiel|m[oó]vil|celular|cellulare|gsm|tlf|num[eé]ro|n[uú]mero|\w*nummer",

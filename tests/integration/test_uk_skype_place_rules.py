@@ -169,6 +169,9 @@ def test_countries_and_states_by_name_are_places(presidio_analyzer, text, place)
         "the Bank of England held rates",  # a name that ends in a place
         "Texas A & M won again",
         "final score: Nigeria 1 Bosnia 0",  # a team
+        "we are going to the Chicago Symphony Orchestra",  # an institution named after a place
+        "according to the Sydney Morning Herald.",
+        "the Newfoundland and Labrador Court of Appeal decided",
     ],
 )
 def test_codes_after_names_and_regions_that_are_names_are_no_places(presidio_analyzer, text):
@@ -189,3 +192,15 @@ def test_the_corpus_regression_messages_hide_their_values_and_keep_the_rest(
         assert covered == item["end"] - item["start"], item
     for item in record["keep"]:
         assert not [(s, e) for s, e in spans if s < item["end"] and e > item["start"]], item
+
+
+@pytest.mark.parametrize(
+    ("text", "storm"),
+    [
+        ("Upon return to New Orleans after the Hurricane Katrina evacuation", "Katrina"),
+        ("Cyclone Phailin has winds that have been measured at 200 km/h", "Phailin"),
+        ("Storm Ciara closed the bridge", "Ciara"),
+    ],
+)
+def test_a_storm_is_no_person_and_no_place(presidio_analyzer, text, storm):
+    assert [v for _, v in found(presidio_analyzer, text) if storm in v] == []
