@@ -249,6 +249,7 @@ def build_queue(
         acks_first_seconds=settings.queue_acks_first_seconds,
         yielding=[detector] if detector is not None else [],
         metrics=metrics,
+        shards=settings.queue_shards,
     )
 
 

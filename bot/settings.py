@@ -114,6 +114,11 @@ class Settings(BaseSettings):
     """How long a queued turn waits to begin while this process is acking Slack deliveries (a
     burst), and the longest its detection processes are paused then (Linux): the acks, which
     Slack times out after 3 s, go first. 0: turns begin at once, nothing is paused."""
+    queue_shards: int | None = Field(default=None, ge=1, le=1024)
+    """Shards of the queue (a thread always in the same one, so its turns stay in order), so
+    that on a Redis Cluster every master carries a part of it. Recorded in Redis by the first
+    process that uses it; every replica then uses the recorded count. Unset: the cluster's
+    master count, 1 on a single server."""
     replica_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,128}$")
     """This process's consumer name in the queue; unset: hostname-pid-random."""
 

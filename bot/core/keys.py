@@ -46,7 +46,7 @@ class KeySpace:
             f"{self.prefix}:{{{platform}:{ws}:*",
             f"{self.prefix}:{{rate:{platform}:{ws}}}:*",
             f"{self.event(platform, ws)}:*",
-            f"{self.queue('seen')}:{platform}:{ws}:*",
+            self.queue_everywhere(f"seen:{platform}:{ws}:*"),
         ]
 
     def vaults(self) -> str:
@@ -69,14 +69,28 @@ class KeySpace:
         """The dedupe key of one platform delivery."""
         return f"{self.prefix}:event:{platform}:{event_id}"
 
-    def queue(self, kind: str) -> str:
-        """A key of the turn queue (``bot.state.queue``): ``tokens``, ``payloads``, ...
+    def queue(self, kind: str, shard: str = "queue") -> str:
+        """A key of one shard of the turn queue (``bot.state.queue``): ``tokens``, ``payloads``, ...
 
-        Every queue key carries the one ``{queue}`` hash tag: the queue's Lua steps touch the
-        stream, a thread's list and the delivery's dedupe key together, so in Redis Cluster
-        they must share a slot (the queue lives on one shard; the threads' data does not).
+        Every key of a shard carries the shard's hash tag (``queue`` for the first, so a queue
+        of one shard keeps the names it always had): the queue's Lua steps touch the stream,
+        a thread's list and the delivery's dedupe key together, so in Redis Cluster they must
+        share a slot. The shards' tags spread them over the cluster (``queue.shard_tags``).
         """
-        return f"{self.prefix}:{{queue}}:{kind}"
+        return f"{self.prefix}:{{{shard}}}:{kind}"
+
+    def queue_key(self, key: str) -> tuple[str, str] | None:
+        """The shard's tag and the kind of a queue key (``None`` for another key)."""
+        head = f"{self.prefix}:{{"
+        if not key.startswith(head) or "}:" not in key[len(head) :]:
+            return None
+        shard, _, kind = key[len(head) :].partition("}:")
+        return (shard, kind) if shard.startswith("queue") else None
+
+    def queue_everywhere(self, kind: str) -> str:
+        """The ``SCAN`` pattern of one kind of queue key in every shard (prefix escaped)."""
+        prefix = "".join("\\" + c if c in "*?[]\\" else c for c in self.prefix)
+        return f"{prefix}:{{queue*}}:{kind}"
 
     def rate(self, platform: str, workspace: str, kind: str, ident: str) -> str:
         """A rate limit's key (``bot.state.ratelimit``): one person's or one channel's.

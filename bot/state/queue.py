@@ -1,7 +1,15 @@
 """The turn queue in Redis: acked platform events that any replica answers, each once, in order.
 
 An adapter ``put``s an event before it acks it to the platform; a worker in any process works
-it later. Keys (all under one ``{queue}`` hash tag, ``KeySpace.queue``)::
+it later. The queue is split in shards so that on a Redis Cluster every master carries a part
+of it: a thread always goes to the same shard (a hash of its id), so its events stay in order,
+and each shard's keys share one hash tag (``KeySpace.queue``; ``shard_tags`` chooses tags
+whose slots lie in different parts of the slot range, so the shards land on different
+masters). The shard count is the cluster's master count unless set (``VEILBOT_QUEUE_SHARDS``;
+1 on a single server), and the first process to use a Redis records it there: every replica
+then uses the recorded count, whatever its own setting (one that differs is logged), since a
+thread hashed to two different shards could be worked by two workers at once. Keys of one
+shard::
 
     seen:<platform>:<event>  SET NX EX   a delivery queued once (platform retries dropped)
     payloads                 hash        entry -> the event, sealed (``Sealer``: AES-GCM)
@@ -22,6 +30,9 @@ back of the stream so other threads get their turn.
 Acks first (``bot.state.acks``): while this process is acking platform deliveries
 (``acking``, held by the Slack adapter for each), an entry waits up to
 ``acks_first_seconds`` before it begins.
+
+A worker reads every shard (one reader per shard, each blocking on its own streams, so a
+busy shard never delays another's), and claims idle tokens shard by shard.
 
 A replica that dies holds its tokens in the group's pending list; live workers take them with
 ``XAUTOCLAIM`` once idle for ``claim_idle`` seconds and go on at the thread's list head. A live
@@ -45,10 +56,14 @@ import logging
 import os
 import secrets
 import socket
+import zlib
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
+
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 from bot.core.errors import StoreError, StoreUnavailable
 from bot.core.keys import KeySpace
@@ -69,6 +84,34 @@ _PUT_BATCH = 100
 """Most puts sent in one Lua call (one call keeps Redis busy for well under a millisecond)."""
 _CANCEL_GRACE_SECONDS = 10.0
 """When ``run`` is cancelled without a drain first: how long entries in flight get."""
+
+
+def shard_tags(count: int) -> tuple[str, ...]:
+    """The hash tags of ``count`` shards, each in its own ``1/count`` of the slot range.
+
+    The first is ``queue`` (a queue of one shard keeps its old key names); the others are
+    found by trying suffixes, so every process computes the same tags. A cluster made by
+    ``redis-cli --cluster create`` (or resharded evenly) gives each master a contiguous
+    part of the range: with one shard per master, every master gets one.
+    """
+    if count < 1:
+        raise ValueError("a queue has at least one shard")
+
+    def part(tag: str) -> int:
+        return key_slot(tag.encode()) * count // REDIS_CLUSTER_HASH_SLOTS
+
+    tags = ["queue"]
+    free = [p for p in range(count) if p != part("queue")]
+    for shard, wanted in enumerate(free, start=1):
+        tags.append(
+            next(tag for n in range(100_000) if part(tag := f"queue:{shard}:{n}") == wanted)
+        )
+    return tuple(tags)
+
+
+def shard_of(thread: ThreadId, count: int) -> int:
+    """The shard a thread's events go to: the same in every process, for every event."""
+    return zlib.crc32(thread.encode()) % count
 
 
 def default_replica_id() -> str:
@@ -101,6 +144,9 @@ class _Held:
     stream: str
     token: str
     thread: ThreadId
+    shard: str
+    slots: asyncio.Semaphore | None = field(default=None, repr=False)
+    """The workers it took one of (a claimed thread takes none)."""
     lost: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
@@ -129,6 +175,8 @@ class RedisTurnQueue:
             (``acking``), and the longest ``yielding`` is paused at a time; 0 begins at once.
         yielding: running work paused while this process acks a burst (detection processes).
         metrics: counts puts, duplicates dropped, claims, redeliveries; the depth.
+        shards: the shard count to record if none is recorded yet; ``None``: the cluster's
+            master count (1 on a single server).
     """
 
     def __init__(
@@ -145,9 +193,15 @@ class RedisTurnQueue:
         acks_first_seconds: float = 0.25,
         yielding: Sequence[Yielding] = (),
         metrics: Metrics = NO_METRICS,
+        shards: int | None = None,
     ) -> None:
         if claim_idle_seconds <= 0 or workers < 0 or dedupe_ttl_seconds < 1:
             raise ValueError("claim idle and dedupe ttl must be positive, workers not negative")
+        if shards is not None and shards < 1:
+            raise ValueError("a queue has at least one shard")
+        self._wanted_shards = shards
+        self._tags: tuple[str, ...] = ()
+        self._layout_lock = asyncio.Lock()
         self._redis, self._keys, self._sealer = redis, keys, sealer
         self.consumer = consumer or default_replica_id()
         self._claim_idle = claim_idle_seconds
@@ -167,13 +221,52 @@ class RedisTurnQueue:
         self._held: dict[tuple[str, str], _Held] = {}
         self._stopping = asyncio.Event()
         self._finished = asyncio.Event()
-        self._freed = asyncio.Event()
+        self._slots = asyncio.Semaphore(max(1, workers))
         self._grouped: set[str] = set()
+        self._cancelled = False
         self._cursors: dict[str, str] = {}
 
-    def stream(self, platform: str) -> str:
-        """The token stream of one platform's threads."""
-        return self._keys.queue(f"tokens:{platform}")
+    def stream(self, platform: str, shard: str = "queue") -> str:
+        """The token stream of one platform's threads in one shard."""
+        return self._keys.queue(f"tokens:{platform}", shard)
+
+    async def shards(self) -> tuple[str, ...]:
+        """The shards' hash tags, by the count recorded in Redis (recorded here if none is).
+
+        Raises:
+            StoreError: Redis failed (asked again at the next call).
+        """
+        if self._tags:
+            return self._tags
+        async with self._layout_lock:
+            if not self._tags:
+                self._tags = shard_tags(await self._recorded_count())
+        return self._tags
+
+    async def _recorded_count(self) -> int:
+        key = self._keys.queue("shards")
+        async with store_errors("queue shards"):
+            wanted = self._wanted_shards or await self._masters()
+            await self._redis.set(key, str(wanted), nx=True)
+            recorded = await self._redis.get(key)
+        count = int(_text(recorded)) if recorded is not None else wanted
+        if self._wanted_shards is not None and count != self._wanted_shards:
+            logger.warning(
+                "queue: %d shards asked for, but this Redis records %d: using %d (the count "
+                "changes only with the queue empty and %s deleted)",
+                self._wanted_shards,
+                count,
+                count,
+                key,
+            )
+        return max(1, count)
+
+    async def _masters(self) -> int:
+        """How many masters the cluster has (1 for a single server)."""
+        if isinstance(self._redis, RedisCluster):
+            await self._redis.initialize()  # learns the slots' nodes (once)
+            return max(1, len(self._redis.get_primaries()))
+        return 1
 
     # producing ---------------------------------------------------------------------------
     def register(self, platform: str, handler: QueueHandler) -> None:
@@ -227,16 +320,32 @@ class RedisTurnQueue:
                     put.done.set_result(bool(int(queued)))
 
     async def _put_batch(self, batch: list[_Put]) -> list[Any]:
-        q = self._keys.queue
-        keys = [q("payloads"), q("scheduled")]
-        args: list[str | bytes] = [str(self._ttl)]
-        for put in batch:
-            platform = put.entry.partition(":")[0]
-            keys += [q(f"seen:{put.entry}"), q(f"thread:{put.thread}"), self.stream(platform)]
-            args += [put.entry, put.sealed, put.thread]
+        """One Lua call per shard the batch's threads go to, at once; outcomes in order."""
+        tags = await self.shards()
+        by_shard: dict[str, list[int]] = {}
+        for i, put in enumerate(batch):
+            by_shard.setdefault(tags[shard_of(put.thread, len(tags))], []).append(i)
+        got: list[Any] = [0] * len(batch)
+        calls = [self._put_shard(tag, [batch[i] for i in idx]) for tag, idx in by_shard.items()]
         async with store_errors(f"queue put ({len(batch)} events)"):
-            got = await self._put(keys=keys, args=args)
-        return list(got)
+            results = await asyncio.gather(*calls)
+        for idx, outcome in zip(by_shard.values(), results, strict=True):
+            for i, queued in zip(idx, outcome, strict=True):
+                got[i] = queued
+        return got
+
+    async def _put_shard(self, tag: str, puts: list[_Put]) -> list[Any]:
+        keys = [self._keys.queue("payloads", tag), self._keys.queue("scheduled", tag)]
+        args: list[str | bytes] = [str(self._ttl)]
+        for put in puts:
+            platform = put.entry.partition(":")[0]
+            keys += [
+                self._keys.queue(f"seen:{put.entry}", tag),
+                self._keys.queue(f"thread:{put.thread}", tag),
+                self.stream(platform, tag),
+            ]
+            args += [put.entry, put.sealed, put.thread]
+        return list(await self._put(keys=keys, args=args))
 
     # the worker's life -------------------------------------------------------------------
     async def run(self) -> None:
@@ -248,29 +357,49 @@ class RedisTurnQueue:
         """
         self._stopping.clear()
         self._finished.clear()
-        streams = [self.stream(p) for p in sorted(self._handlers)]
-        if not streams or self._workers == 0:
+        self._cancelled = False
+        if not self._handlers or self._workers == 0:
             return
+        self._slots = asyncio.Semaphore(self._workers)
+        tags = await self._layout_when_ready()
+        platforms = sorted(self._handlers)
+        streams = {tag: [self.stream(p, tag) for p in platforms] for tag in tags}
         keeper = asyncio.create_task(self._keep_fresh(), name="veilbot-queue-touch")
         claimer = asyncio.create_task(self._claim_loop(streams), name="veilbot-queue-claim")
+        readers = [
+            asyncio.create_task(self._read_loop(names, tag), name="veilbot-queue-read")
+            for tag, names in streams.items()
+        ]
         try:
-            await self._read_loop(streams)
+            await asyncio.gather(*readers)
         except asyncio.CancelledError:
             self._stopping.set()
+            self._cancelled = True
             for held in self._held.values():
                 if held.task is not None:
                     held.task.cancel()
             raise
         finally:
             self._stopping.set()
+            await asyncio.gather(*readers, return_exceptions=True)
             await asyncio.shield(self._settled(_CANCEL_GRACE_SECONDS))
             self._finished.set()  # the event, not a cancellation, ends the helpers
             await asyncio.gather(keeper, claimer, return_exceptions=True)
 
+    async def _layout_when_ready(self) -> tuple[str, ...]:
+        """The shards' tags, asked again every second while Redis cannot answer (or stopped)."""
+        while True:
+            try:
+                return await self.shards()
+            except StoreError as exc:
+                if self._stopping.is_set():
+                    return ()
+                logger.warning("queue: shard count not read: %s", exc)
+                await self._pause(1.0)
+
     def stop(self) -> None:
         """Read no more entries (``run`` returns once those in flight are done)."""
         self._stopping.set()
-        self._freed.set()
 
     async def drain(self, timeout: float) -> None:  # noqa: ASYNC109  (the shared contract)
         """Read no more; wait up to ``timeout`` s for the entries in flight, cancel the rest.
@@ -287,12 +416,18 @@ class RedisTurnQueue:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
-            async with store_errors("queue depth"):
-                depth = await self._redis.hlen(self._keys.queue("payloads"))
+            depth = await self._depth()
             if depth == 0 and not self._held:
                 return True
             await asyncio.sleep(0.01)
         return False
+
+    async def _depth(self) -> int:
+        """Entries queued in every shard."""
+        tags = await self.shards()
+        async with store_errors("queue depth"):
+            depths = [await self._redis.hlen(self._keys.queue("payloads", t)) for t in tags]
+        return sum(int(d) for d in depths)
 
     @property
     def acks_in_flight(self) -> int:
@@ -334,7 +469,8 @@ class RedisTurnQueue:
             pass
 
     # reading and claiming ----------------------------------------------------------------
-    async def _read_loop(self, streams: list[str]) -> None:
+    async def _read_loop(self, streams: list[str], shard: str) -> None:
+        """Read one shard's streams for as many tokens as its share of the free workers."""
         while not self._stopping.is_set():
             if not self._grouped.issuperset(streams):
                 try:
@@ -344,62 +480,105 @@ class RedisTurnQueue:
                     logger.warning("queue: consumer group not ready: %s", exc)
                     await self._pause(1.0)
                     continue
-            free = self._workers - len(self._held)
-            if free <= 0:
-                self._freed.clear()
-                try:
-                    async with asyncio.timeout(1.0):
-                        await self._freed.wait()
-                except TimeoutError:
-                    pass
+            slots = self._slots
+            if not await self._slot(slots):
                 continue
+            # The shards' readers take free workers in turn (first come, first served: no
+            # shard starves when there are fewer workers than shards), each its share.
+            want = 1
+            share = (self._workers - len(self._held)) // len(self._tags)
+            while want < share and not slots.locked():
+                await slots.acquire()  # free: returns at once
+                want += 1
             try:
-                async with store_errors("queue read"):
-                    read = await self._redis.xreadgroup(
-                        GROUP,
-                        self.consumer,
-                        dict.fromkeys(streams, ">"),
-                        count=free,
-                        block=self._block_ms,
-                    )
-            except StoreError as exc:
-                if "NOGROUP" in str(exc.__cause__):  # the stream is gone (Redis lost its data)
-                    self._grouped.clear()
-                    continue
-                logger.warning("queue: read failed: %s", exc)
-                await self._pause(1.0)
-                continue
+                read = await self._read(streams, want)
+            except BaseException:
+                for _ in range(want):
+                    slots.release()
+                raise
+            started = 0
             found: Any
             for found in read or []:
                 for token, fields in found[1]:
-                    self._start(_text(found[0]), token, fields)
+                    if started < want and self._start(_text(found[0]), token, fields, shard, slots):
+                        started += 1
+            for _ in range(want - started):
+                slots.release()
 
-    def _start(self, stream: str, token: Any, fields: dict[Any, Any] | None) -> None:
+    async def _read(self, streams: list[str], count: int) -> Any:
+        """Up to ``count`` new tokens of the streams, waiting up to the block time.
+
+        ``None`` when the read failed (after a pause) or the group is gone.
+        """
+        try:
+            async with store_errors("queue read"):
+                return await self._redis.xreadgroup(
+                    GROUP,
+                    self.consumer,
+                    dict.fromkeys(streams, ">"),
+                    count=count,
+                    block=self._block_ms,
+                )
+        except StoreError as exc:
+            if "NOGROUP" in str(exc.__cause__):  # the stream is gone (Redis lost its data)
+                self._grouped.clear()
+                return None
+            logger.warning("queue: read failed: %s", exc)
+            await self._pause(1.0)
+            return None
+
+    async def _slot(self, slots: asyncio.Semaphore) -> bool:
+        """Wait for a free worker (or stopping); whether one was taken."""
+        taking = asyncio.ensure_future(slots.acquire())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({taking, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not taking.done():
+                taking.cancel()
+        if taking.done() and not taking.cancelled():
+            if not self._stopping.is_set():
+                return True
+            slots.release()
+        return False
+
+    def _start(
+        self,
+        stream: str,
+        token: Any,
+        fields: dict[Any, Any] | None,
+        shard: str,
+        slots: asyncio.Semaphore | None = None,
+    ) -> bool:
+        """Work a thread whose token was read (with a worker ``slots`` gave) or claimed."""
         token_id = _text(token)
         raw = (fields or {}).get(b"t") or (fields or {}).get("t")
-        if (stream, token_id) in self._held or raw is None:
-            return
-        held = self._held[stream, token_id] = _Held(stream, token_id, ThreadId(_text(raw)))
+        if (stream, token_id) in self._held or raw is None or self._stopping.is_set():
+            return False  # stopping: a read that came back late leaves its token to be claimed
+        thread = ThreadId(_text(raw))
+        held = self._held[stream, token_id] = _Held(stream, token_id, thread, shard, slots)
         held.task = asyncio.create_task(self._work(held), name="veilbot-queue-thread")
+        return True
 
-    async def _claim_loop(self, streams: list[str]) -> None:
-        """Take tokens a dead replica left idle; keep the depth gauge current."""
+    async def _claim_loop(self, streams: dict[str, list[str]]) -> None:
+        """Take tokens a dead replica left idle, shard by shard; keep the depth gauge current."""
         interval = max(0.1, min(self._claim_idle / 3, 5.0))
         while not self._stopping.is_set():
             await self._pause(interval)
             if self._stopping.is_set():
                 return
             try:
-                for name in streams:
-                    await self._claim_once(name)
+                self._metrics.queue_depth(await self._depth())
+                for shard, names in streams.items():
+                    for name in names:
+                        await self._claim_once(name, shard)
             except StoreError as exc:
                 logger.warning("queue: claim failed: %s", exc)
 
-    async def _claim_once(self, stream: str) -> None:
+    async def _claim_once(self, stream: str, shard: str) -> None:
         async with store_errors("queue claim"):
-            depth = await self._redis.hlen(self._keys.queue("payloads"))
-            self._metrics.queue_depth(int(depth))
-            free = self._workers - len(self._held)
+            free = self._workers - len(self._held)  # a blocked read's share is no thread
             if free <= 0:
                 return
             # From where the last scan stopped: one call looks at no more than 10 x count
@@ -418,7 +597,7 @@ class RedisTurnQueue:
             logger.info("queue: claimed %d idle thread(s) from stopped workers", len(taken))
             self._metrics.queue_event("claimed", len(taken))
         for token, fields in taken:
-            self._start(stream, token, fields)
+            self._start(stream, token, fields, shard)
 
     async def _keep_fresh(self) -> None:
         """Touch the tokens in flight every third of the claim idle, until ``run`` ends."""
@@ -462,20 +641,26 @@ class RedisTurnQueue:
             log_failure(logger, "queue: thread %s failed", exc, held.thread)
         finally:
             del self._held[held.stream, held.token]
-            self._freed.set()
+            if held.slots is not None:
+                held.slots.release()
 
     async def _step(self, held: _Held, *, fair: bool) -> bool:
         """Work the thread's head entry; whether to go on with the next one."""
         await self._acks.wait(self._stopping)
         if self._stopping.is_set():  # stopped while waiting: the entry was not begun here
             return False
-        q, tid = self._keys.queue, held.thread
-        keys = [held.stream, q(f"thread:{tid}"), q("payloads"), q("attempts"), q("scheduled")]
+        tid, shard = held.thread, held.shard
+        keys = [held.stream] + [
+            self._keys.queue(kind, shard)
+            for kind in (f"thread:{tid}", "payloads", "attempts", "scheduled")
+        ]
         async with store_errors(f"queue begin {tid}"):
             got = await self._begin(keys=keys, args=[GROUP, held.token, self.consumer, tid])
         if int(got[0]) <= 0:
             return False
         entry, attempt = _text(got[1]), int(got[2])
+        if self._cancelled:  # a cancellation redis-py lost (gh-86296): the entry is not begun
+            return False
         if len(got) > 3 and got[3] is not None:
             await self._handle(held, entry, attempt, got[3])
         else:
@@ -522,7 +707,7 @@ class RedisTurnQueue:
         args = [GROUP, held.token, self.consumer, entry]
         try:
             async with store_errors("queue withdrawn"):
-                keys = [held.stream, self._keys.queue("payloads")]
+                keys = [held.stream, self._keys.queue("payloads", held.shard)]
                 return int(await self._withdrawn_lua(keys=keys, args=args)) == 1
         except StoreError as exc:
             logger.warning("queue: withdrawn check failed: %s", exc)

@@ -2,8 +2,9 @@
 
 An entry waiting in the turn queue (``bot.state.queue``) holds the user's raw text, sealed.
 ``drop_workspace`` deletes every entry of the workspace's threads, their lists and sealed
-payloads together (one Lua step per thread), so nothing of them is answered later or stays in
-Redis; a thread's token is released by the next worker that begins it (its list is empty).
+payloads together (one Lua step per thread, in whichever shard it is), so nothing of them is
+answered later or stays in Redis; a thread's token is released by the next worker that begins
+it (its list is empty).
 A worker already working one of those entries learns it from ``QueuedEvent.withdrawn`` (the
 payload is gone): the turn stops before the model is called and before the answer is stored
 or posted.
@@ -49,16 +50,20 @@ async def drop_workspace(
     Raises:
         StoreError: Redis failed (the entries dropped so far stay dropped).
     """
-    prefix = keys.queue("thread:")
-    pattern = f"{_glob(prefix)}{_glob(platform)}:{_glob(workspace)}:*"
+    pattern = keys.queue_everywhere(f"thread:{_glob(platform)}:{_glob(workspace)}:*")
     drop = redis.register_script(queue_lua.DROP)
     dropped: list[DroppedEntry] = []
     async with store_errors("queue drop"):
         lists = [k async for k in redis.scan_iter(match=pattern, count=500)]
         for key in lists:
             name = key.decode() if isinstance(key, bytes) else str(key)
-            thread = ThreadId(name[len(prefix) :])
-            for raw in await drop(keys=[name, keys.queue("payloads"), keys.queue("attempts")]):
+            found = keys.queue_key(name)
+            if found is None:
+                continue
+            shard, kind = found
+            thread = ThreadId(kind.removeprefix("thread:"))
+            hashes = [keys.queue("payloads", shard), keys.queue("attempts", shard)]
+            for raw in await drop(keys=[name, *hashes]):
                 entry = raw.decode() if isinstance(raw, bytes) else str(raw)
                 kind, _, event_id = entry.partition(":")
                 dropped.append(DroppedEntry(kind, event_id, thread))

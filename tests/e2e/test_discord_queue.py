@@ -16,6 +16,7 @@ import pytest
 
 from adapters.discord.events import MessageFacts, Trigger
 from adapters.discord.queued import QueuedMessage
+from bot.core.keys import KeySpace
 from bot.core.types import QueuedEvent, thread_id
 from tests.e2e.discord_harness import RunningBot, StartBot
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -37,8 +38,11 @@ async def polled(check: Callable[[], Awaitable[bool]], what: str, within: float 
 async def queued_payloads(bot: RunningBot, redis_url: str) -> dict[bytes, bytes]:
     client = async_redis(redis_url)
     try:
-        prefix = bot.app.settings.redis_prefix
-        return dict(await client.hgetall(f"{prefix}:{{queue}}:payloads"))
+        pattern = KeySpace(bot.app.settings.redis_prefix).queue_everywhere("payloads")
+        found: dict[bytes, bytes] = {}
+        async for key in client.scan_iter(match=pattern, count=500):
+            found.update(await client.hgetall(key))
+        return found
     finally:
         await client.aclose()
 

@@ -18,6 +18,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.slack.enqueue import queueable
+from bot.core.keys import KeySpace
 from guardrails.detect.workers import PAUSABLE
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
@@ -29,13 +30,13 @@ pytestmark = pytest.mark.timeout(120)
 
 
 async def queued_keys(h: Harness, redis_url: str) -> list[bytes]:
-    """The turn queue's keys of the harness's prefix but its token stream (which the worker
-    makes at its start): payloads, dedupe marks, thread lists."""
+    """The turn queue's keys of the harness's prefix but its token streams and shard count
+    (which the worker makes at its start): payloads, dedupe marks, thread lists."""
     client = aioredis.Redis.from_url(redis_url)
     try:
-        prefix = h.app.settings.redis_prefix
-        found = client.scan_iter(match=f"{prefix}:{{queue}}:*", count=500)
-        return [k async for k in found if b":tokens:" not in k]
+        keys = KeySpace(h.app.settings.redis_prefix)
+        found = client.scan_iter(match=keys.queue_everywhere("*"), count=500)
+        return [k async for k in found if b":tokens:" not in k and not k.endswith(b":shards")]
     finally:
         await client.aclose()
 

@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from adapters.slack.replies import ANSWER_EVENT_TYPE
+from bot.core.keys import KeySpace
 from bot.core.types import QueuedEvent, ThreadId, queued_run_id, thread_id
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
@@ -25,6 +26,14 @@ from tests.fakes.slack_payloads import mention
 from tests.fixtures.services import RedisServer
 
 SEEDED = ("Maria Gonzalez", "maria.gonzalez@example.org")
+
+
+async def queued_payloads(client: aioredis.Redis, prefix: str) -> dict[bytes, bytes]:
+    """The sealed payloads queued in every shard of the queue."""
+    found: dict[bytes, bytes] = {}
+    async for key in client.scan_iter(match=KeySpace(prefix).queue_everywhere("payloads")):
+        found.update(await client.hgetall(key))
+    return found
 
 
 def event_key(event: dict[str, object]) -> str:
@@ -154,8 +163,7 @@ async def test_a_queued_event_rests_sealed_in_redis(
             assert await h.send(later) == 200  # waits in the queue behind the first
             client = aioredis.Redis.from_url(redis_url)
             try:
-                prefix = h.app.settings.redis_prefix
-                queued = await client.hgetall(f"{prefix}:{{queue}}:payloads")
+                queued = await queued_payloads(client, h.app.settings.redis_prefix)
                 assert len(queued) == 2  # the one in work and the one waiting behind it
                 stored = b"".join(k + v for k, v in queued.items())
                 for value in SEEDED:

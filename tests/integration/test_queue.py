@@ -23,7 +23,7 @@ from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import QueuedEvent, ThreadId, thread_id
 from bot.state.client import open_redis
-from bot.state.queue import RedisTurnQueue
+from bot.state.queue import RedisTurnQueue, shard_of
 from guardrails.vault.sealing import AesGcmSealer
 from tests.fixtures.processes import until
 from tests.fixtures.services import RedisServer, async_redis, free_port, sync_redis
@@ -325,9 +325,12 @@ async def test_queued_events_hold_no_personal_data_and_are_deleted_once_answered
         assert await queue.idle(20)
         assert got == [text]
         left = {k.decode() async for k in client.scan_iter(match=f"{redis_prefix}:*")}
-        # Only the delivery's dedupe mark (it expires) and the empty stream stay.
-        keys = KeySpace(redis_prefix)
-        assert left == {keys.queue("seen:slack:T1:C1:1"), keys.queue("tokens:slack")}
+        # Only the delivery's dedupe mark (it expires), the empty streams (one per shard) and
+        # the shard count stay.
+        keys, tags = KeySpace(redis_prefix), await queue.shards()
+        mark = keys.queue("seen:slack:T1:C1:1", tags[shard_of(tid(1), len(tags))])
+        streams = {keys.queue("tokens:slack", tag) for tag in tags}
+        assert left == {mark, *streams, keys.queue("shards")}
     finally:
         await client.aclose()
 
@@ -405,7 +408,9 @@ async def test_a_worker_whose_thread_was_taken_while_it_stalled_is_told_before_a
     replicas.start(owner)
     await until(lambda: began.is_set(), "the owner began", within=30.0)
     # what another replica's XAUTOCLAIM does once the owner's token looks idle
-    await redis_client.xautoclaim(owner.stream("slack"), "workers", "other", 0, "0-0")
+    tags = await owner.shards()
+    stream = owner.stream("slack", tags[shard_of(tid(1), len(tags))])
+    await redis_client.xautoclaim(stream, "workers", "other", 0, "0-0")
     claimed.set()
     await until(lambda: bool(seen), "the owner asked again", within=30.0)
     assert seen == [(True, False)]
@@ -481,3 +486,95 @@ async def test_a_queue_read_on_a_cluster_is_one_round_trip(redis_cluster_url: st
     finally:
         await client.delete(stream)
         await client.aclose()
+
+
+def _queue_keys_by_master(url: str, prefix: str) -> list[set[str]]:
+    """The queue keys each master of the cluster holds."""
+    nodes = sync_redis(url)
+    assert isinstance(nodes, redis.RedisCluster)
+    try:
+        pattern = KeySpace(prefix).queue_everywhere("*")
+        return [
+            {k.decode() for k in node.redis_connection.scan_iter(match=pattern, count=500)}
+            for node in nodes.get_primaries()
+        ]
+    finally:
+        nodes.close()
+
+
+async def test_the_queue_spreads_over_every_master_and_survives_a_killed_replica(
+    redis_cluster_url: str,
+) -> None:
+    """One shard per master by default: every master carries queue keys, and three replicas
+    (one killed in the middle of a turn, as by SIGKILL) answer each event once, in order."""
+    prefix = f"vbtest-{uuid.uuid4().hex[:12]}"
+    threads, per_thread = 24, 4
+    seen: dict[int, list[int]] = defaultdict(list)
+    stuck = asyncio.Event()
+    async with AsyncExitStack() as stack:
+        made = Replicas(redis_cluster_url, prefix, stack)
+        try:
+            queues = [await made.queue(name, workers=4, claim_idle_seconds=0.5) for name in "abc"]
+            assert len(await queues[0].shards()) == 3
+            for t in range(threads):
+                for s in range(per_thread):
+                    assert await queues[(t + s) % 3].put(
+                        "slack", f"T1:C{t}:{s}", tid(t), body(t, s)
+                    )
+            masters = _queue_keys_by_master(redis_cluster_url, prefix)
+            assert len(masters) == 3
+            assert all(keys for keys in masters)  # every master carries a part of the queue
+
+            async def dies(event: QueuedEvent) -> None:
+                stuck.set()
+                await asyncio.Event().wait()  # killed in the middle of the turn
+
+            async def answers(event: QueuedEvent) -> None:
+                data = json.loads(event.body)
+                seen[data["thread"]].append(data["seq"])
+
+            queues[0].register("slack", dies)
+            made.start(queues[0])
+            await asyncio.wait_for(stuck.wait(), 10)
+            await made.kill(queues[0])
+            for queue in queues[1:]:
+                queue.register("slack", answers)
+                made.start(queue)
+            await until(
+                lambda: sum(map(len, seen.values())) >= threads * per_thread,
+                "every event answered",
+                within=30.0,
+            )
+            assert await queues[1].idle(20)
+            # The killed replica held one thread: its first entry comes back to a survivor.
+            assert {t: seen[t] for t in range(threads)} == {
+                t: list(range(per_thread)) for t in range(threads)
+            }
+        finally:
+            await made.close()
+            cleanup = async_redis(redis_cluster_url)
+            try:
+                async for key in cleanup.scan_iter(match=f"{prefix}:*", count=500):
+                    await cleanup.delete(key)
+            finally:
+                await cleanup.aclose()
+
+
+async def test_every_replica_uses_the_shard_count_the_first_one_recorded(
+    replicas: Replicas,
+) -> None:
+    first = await replicas.queue("first", shards=4)
+    later = await replicas.queue("later", shards=2)
+    assert len(await first.shards()) == 4
+    assert await later.shards() == await first.shards()
+    worked: list[int] = []
+
+    async def handler(event: QueuedEvent) -> None:
+        worked.append(json.loads(event.body)["seq"])
+
+    for seq in range(6):
+        await (first if seq % 2 else later).put("slack", f"T1:C1:{seq}", tid(1), body(1, seq))
+    later.register("slack", handler)
+    replicas.start(later)
+    assert await later.idle(20)
+    assert worked == list(range(6))

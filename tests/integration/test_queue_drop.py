@@ -14,10 +14,18 @@ import redis.asyncio as aioredis
 
 from bot.core.keys import KeySpace
 from bot.core.types import QueuedEvent, ThreadId, thread_id
+from bot.state.queue import RedisTurnQueue, shard_of
 from bot.state.queue_drop import DroppedEntry, drop_workspace
 from tests.integration.test_queue import Replicas, body, replicas, tid, until  # noqa: F401
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.redis_cluster]
+
+
+async def _queued(client: aioredis.Redis, keys: KeySpace, queue: RedisTurnQueue) -> list[bytes]:
+    """The entries queued in every shard."""
+    return [
+        e for tag in await queue.shards() for e in await client.hkeys(keys.queue("payloads", tag))
+    ]
 
 
 def other_tid() -> ThreadId:
@@ -58,14 +66,16 @@ async def test_a_workspaces_entries_are_dropped_and_the_one_in_flight_is_withdra
         DroppedEntry("slack", "T1:C1:1.2", tid(1)),
         DroppedEntry("slack", "T1:C1:2.1", tid(2)),
     ]
-    left = await redis_client.hkeys(keys.queue("payloads"))
+    left = await _queued(redis_client, keys, queue)
     assert left == [b"slack:T2:C1:1.1"]  # the sealed text of the three is gone already
     dropped.set()
 
     assert await queue.idle(20)
     assert told == [(False, True)]
     assert handled == ["T1:C1:1.1", "T2:C1:1.1"]  # the waiting ones never reached a worker
-    assert not await redis_client.exists(keys.queue(f"thread:{tid(1)}"))
+    tags = await queue.shards()
+    shard = tags[shard_of(tid(1), len(tags))]
+    assert not await redis_client.exists(keys.queue(f"thread:{tid(1)}", shard))
     assert await drop_workspace(redis_client, keys, "slack", "T1") == []  # nothing left
 
 
@@ -78,4 +88,4 @@ async def test_a_workspace_id_with_glob_characters_drops_only_its_own(
     await queue.put("slack", "T1:C1:1.1", tid(1), body(1, 1))
     keys = KeySpace(redis_prefix)
     assert await drop_workspace(redis_client, keys, "slack", "T*") == []
-    assert await redis_client.hlen(keys.queue("payloads")) == 1
+    assert len(await _queued(redis_client, keys, queue)) == 1

@@ -18,6 +18,7 @@ from bot.core.errors import InputRejected
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
 from bot.state import history, locks, queue_lua, resealing, spend
+from bot.state.queue import shard_of, shard_tags
 from guardrails.vault import scripts as vault
 
 THREADS = [
@@ -112,3 +113,21 @@ def test_the_check_catches_a_key_the_script_builds_or_is_passed_by_value() -> No
     assert given_keys_only(built) == ["'veilbot:' .. ARGV[1]"]
     passed = "local function f(k)\n redis.call('GET', k)\nend\nf(KEYS[1])\nf(ARGV[2])"
     assert given_keys_only(passed) == ["k"]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 16])
+def test_the_queue_shards_lie_in_different_parts_of_the_slot_range(count: int) -> None:
+    tags = shard_tags(count)
+    assert tags[0] == "queue"  # one shard keeps the key names a queue always had
+    assert sorted(slot(KEYS.queue("payloads", t)) * count // 16384 for t in tags) == list(
+        range(count)
+    )
+    for tag in tags:  # each shard's keys share its slot
+        kinds = ["payloads", "scheduled", "tokens:slack", f"thread:{THREADS[0]}"]
+        assert len({slot(KEYS.queue(kind, tag)) for kind in kinds}) == 1
+
+
+def test_a_thread_goes_to_one_shard_and_threads_spread_over_all() -> None:
+    many = [thread_id("slack", "T1", "C1", f"1700000000.{n:06d}") for n in range(300)]
+    assert {shard_of(t, 3) for t in many} == {0, 1, 2}
+    assert all(shard_of(t, 3) == shard_of(ThreadId(str(t)), 3) for t in many)
