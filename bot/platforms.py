@@ -8,10 +8,16 @@ to import and load. The adapters themselves are built later by ``bot.service``.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.core.errors import ConfigError
+from bot.core.redis_url import parse_redis_url
 from bot.settings import Settings
+from guardrails.engine import check_model_setting
+from guardrails.policy import load_policy
 from guardrails.vault.keys import load_key_ring
 
 PLATFORM_CREDENTIALS: dict[str, Callable[[Settings], str | None]] = {
@@ -25,13 +31,48 @@ def preflight(settings: Settings, names: Sequence[str] = ()) -> list[str]:
     """Everything ``veilbot run`` can check from the settings alone; the platforms to run.
 
     Raises:
-        ConfigError: what ``select_platforms``, ``check_model_for_platforms`` and the vault
-            key ring (``guardrails.vault.keys``) refuse.
+        ConfigError: what ``select_platforms``, ``check_model_for_platforms``, the vault
+            key ring (``guardrails.vault.keys``), the spaCy model setting, the policy file and
+            ``reach_redis`` refuse.
     """
     chosen = select_platforms(settings, names)
     check_model_for_platforms(settings)
+    check_model_setting(settings.spacy_model)
+    load_policy(settings.guardrail_policy_file)
+    if settings.redis_url:
+        reach_redis(settings.redis_url)
     load_key_ring(settings.vault_key, settings.vault_previous_keys, settings.data_dir)
     return chosen
+
+
+REACH_SECONDS = 3.0
+"""How long ``reach_redis`` waits for a TCP connection to the server (or the first seed)."""
+
+
+def reach_redis(url: str) -> None:
+    """Refuse to start when ``VEILBOT_REDIS_URL``'s server cannot be reached at all.
+
+    One TCP connection (or the Unix socket's presence), not a Redis command: a wrong host or
+    port is named in a second, instead of after the store's retries and timeouts.
+
+    Raises:
+        ConfigError: the host does not resolve, refuses, or does not answer in time.
+    """
+    target = parse_redis_url(url)
+    parts = urlsplit(target.url)
+    if parts.scheme == "unix":
+        if not Path(parts.path).exists():
+            raise ConfigError(f"VEILBOT_REDIS_URL: no Unix socket at {parts.path}")
+        return
+    host, port = target.seeds[0] if target.seeds else (parts.hostname or "", parts.port or 6379)
+    try:
+        socket.create_connection((host, port), timeout=REACH_SECONDS).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"VEILBOT_REDIS_URL: cannot reach Redis at {host}:{port} ({why}); check the host, "
+            "the port and the network, or unset it to use the embedded Redis"
+        ) from None
 
 
 def select_platforms(settings: Settings, names: Sequence[str] = ()) -> list[str]:

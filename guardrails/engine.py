@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.core.errors import GuardrailError
+from bot.core.errors import ConfigError, GuardrailError
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -192,6 +192,27 @@ def offline() -> None:
     non-empty value would let tldextract go online.
     """
     os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+
+
+def check_model_setting(setting: str) -> None:
+    """Refuse a ``VEILBOT_SPACY_MODEL`` that names no installed model, without loading spaCy.
+
+    A check of the package's presence only (importing spaCy takes seconds): ``veilbot run``
+    says what to fix at once instead of after its detection processes fail to start.
+
+    Raises:
+        ConfigError: the named model is neither an installed package nor a model folder.
+    """
+    import importlib.util
+
+    if setting in (AUTO_MODEL, SHIPPED_MODEL) or Path(setting).is_dir():
+        return
+    if "." not in setting and importlib.util.find_spec(setting) is not None:
+        return
+    raise ConfigError(
+        f"{MODEL_SETTING}={setting}: no such spaCy model is installed (a package name or a "
+        f"model folder); unset it to use veilbot's own model"
+    )
 
 
 def _require_model(model_name: str) -> None:

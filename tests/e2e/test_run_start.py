@@ -126,8 +126,31 @@ print(code, *loaded)
             ["discord"],
             "VEILBOT_VAULT_KEY",
         ),
+        (
+            {"VEILBOT_DISCORD_TOKEN": "t0k3n", "VEILBOT_SPACY_MODEL": "en_core_web_xl"},
+            ["discord"],
+            "VEILBOT_SPACY_MODEL=en_core_web_xl: no such spaCy model is installed",
+        ),
+        (
+            {"VEILBOT_DISCORD_TOKEN": "t0k3n", "VEILBOT_REDIS_URL": "redis://127.0.0.1:9/0"},
+            ["discord"],
+            "cannot reach Redis at 127.0.0.1:9",
+        ),
+        (
+            {"VEILBOT_DISCORD_TOKEN": "t0k3n", "VEILBOT_GUARDRAIL_POLICY_FILE": "/no/policy.yaml"},
+            ["discord"],
+            "/no/policy.yaml",
+        ),
     ],
-    ids=["no-credentials", "unknown-platform", "no-signing-secret", "malformed-key"],
+    ids=[
+        "no-credentials",
+        "unknown-platform",
+        "no-signing-secret",
+        "malformed-key",
+        "missing-spacy-model",
+        "redis-unreachable",
+        "missing-policy-file",
+    ],
 )
 def test_a_configuration_mistake_is_reported_before_the_guardrail_is_loaded(
     tmp_path: Path, env: dict[str, str], args: list[str], expected: str
