@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -88,6 +89,9 @@ class App:
     queue: RedisTurnQueue | None = None
     """The turn queue ``veilbot run`` acks platform events into (``VEILBOT_QUEUE_ENABLED``);
     the console does not use it."""
+    warming: asyncio.Task[float] | None = None
+    """The detection processes starting and warming up (their seconds), while the adapters
+    connect (``build_app(warm_in_background=True)``); ``None``: warm when built."""
 
     def admin_budgets(self) -> BudgetAdmin:
         """Show and change the budgets (CLI, admin console)."""
@@ -100,7 +104,8 @@ class App:
         within a few seconds.
         """
         checks = await check_ready(self.redis, self.audit)
-        checks["guardrail"] = await self.guardrail.check(within_seconds=5.0)
+        warm = self.warming is None or self.warming.done() and not self.warming.exception()
+        checks["guardrail"] = warm and await self.guardrail.check(within_seconds=5.0)
         return checks
 
 
@@ -109,9 +114,12 @@ _analyzer = functools.cache(build_analyzer)
 
 
 async def _guardrail(
-    settings: Settings, vault: RedisVault, stack: AsyncExitStack
-) -> tuple[PresidioGuardrail, ProcessDetector | None]:
-    """The guardrail, and its detection processes (none with ``VEILBOT_GUARDRAIL_WORKERS=0``)."""
+    settings: Settings, vault: RedisVault, stack: AsyncExitStack, *, background: bool
+) -> tuple[PresidioGuardrail, ProcessDetector | None, asyncio.Task[float] | None]:
+    """The guardrail and its detection processes (none with ``VEILBOT_GUARDRAIL_WORKERS=0``).
+
+    With ``background``, also the task that starts and warms them up; else that is done here.
+    """
     model = await asyncio.to_thread(resolve_model, settings.spacy_model)
     analyzer, detector = None, None
     if settings.guardrail_workers >= 1:
@@ -122,7 +130,6 @@ async def _guardrail(
             settings.guardrail_workers,
         )
         stack.push_async_callback(detector.close)
-        await detector.start()
     else:
         analyzer = await asyncio.to_thread(_analyzer, model)
     guardrail = PresidioGuardrail(
@@ -133,8 +140,28 @@ async def _guardrail(
         chunk_chars=settings.guardrail_chunk_chars,
         detector=detector,
     )
+    warming = asyncio.create_task(_warm(guardrail, detector), name="veilbot-guardrail-warm")
+    stack.push_async_callback(_cancelled, warming)
+    if not background or detector is None:
+        await warming
+        return guardrail, detector, None
+    return guardrail, detector, warming
+
+
+async def _warm(guardrail: PresidioGuardrail, detector: ProcessDetector | None) -> float:
+    """Start the detection processes and run a first analysis; the seconds it took."""
+    started = time.monotonic()
+    if detector is not None:
+        await detector.start()
     await guardrail.warm_up()
-    return guardrail, detector
+    seconds = time.monotonic() - started
+    log.info("guardrail warm in %.1f s", seconds)
+    return seconds
+
+
+async def _cancelled(task: asyncio.Task[float]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 def _policy(settings: Settings) -> Policy:
@@ -254,10 +281,13 @@ def build_queue(
 
 
 @asynccontextmanager
-async def build_app(settings: Settings) -> AsyncIterator[App]:
+async def build_app(settings: Settings, *, warm_in_background: bool = False) -> AsyncIterator[App]:
     """Start every component; stop them in reverse order on exit.
 
     The model comes first: wrong credentials fail in a second, before spaCy loads.
+    ``warm_in_background``: the detection processes start and warm up while the caller goes
+    on (``App.warming``; ``/readyz`` says not ready until they are): ``veilbot run`` connects
+    its adapters meanwhile, and acks and queues what arrives.
     """
     async with AsyncExitStack() as stack:
         own_model = build_model(settings)
@@ -276,7 +306,9 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
         ring = key_ring(settings)
         vault = RedisVault(client, keys, key=ring, ttl_seconds=settings.history_ttl_seconds)
         await check_keys(vault, keys)  # before the guardrail loads: a wrong key fails at once
-        guardrail, detector = await _guardrail(settings, vault, stack)
+        guardrail, detector, warming = await _guardrail(
+            settings, vault, stack, background=warm_in_background
+        )
         metrics.watch_spool(lambda: audit.spool_depth)
         dedupe = RedisEventDedupe(
             client, keys, ttl_seconds=settings.dedupe_ttl_seconds, metrics=metrics
@@ -322,4 +354,5 @@ async def build_app(settings: Settings) -> AsyncIterator[App]:
             notices=notices,
             metrics=metrics,
             queue=build_queue(settings, client, keys, ring, metrics, detector),
+            warming=warming,
         )

@@ -331,13 +331,33 @@ async def running(
             drainables.append(queue)
         await stack.enter_async_context(reload_on_sighup(app))
         stack.enter_context(startup_frozen())
-        task = asyncio.create_task(run_adapters(adapters), name="veilbot-adapters")
+        task = asyncio.create_task(_while_warm(app, adapters), name="veilbot-adapters")
         try:
             log.info("veilbot serving %s; http on %s:%s", ",".join(names), http.host, http.port)
             yield Service(http, adapters, task, retention, drainables, draining)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def _while_warm(app: App, served: list[PlatformAdapter]) -> None:
+    """Run the adapters while the guardrail warms up; its failure ends the service.
+
+    The adapters connect, and the acks and the queue work, while the detection processes
+    start (``App.warming``); a turn that comes meanwhile waits for them. If they cannot start,
+    nothing can be answered: the service stops with the guardrail's error (fail closed).
+    """
+    adapters = asyncio.ensure_future(run_adapters(served))
+    warming = app.warming
+    try:
+        if warming is not None:
+            await asyncio.wait({adapters, warming}, return_when=asyncio.FIRST_COMPLETED)
+            if not adapters.done():
+                warming.result()  # raises when the guardrail cannot run
+        await adapters
+    finally:
+        adapters.cancel()
+        await asyncio.gather(adapters, return_exceptions=True)
 
 
 async def _stop_worker(queue: RedisTurnQueue, worker: asyncio.Task[None]) -> None:

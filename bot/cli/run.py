@@ -45,7 +45,7 @@ async def _serve(settings: Settings, args: argparse.Namespace) -> int:
     check_model_for_platforms(settings)
     grace = settings.drain_timeout_seconds + WATCHDOG_MARGIN_SECONDS
     with StopSignals(grace_seconds=grace) as stopping, startup_cancel_is_a_stop(stopping):
-        async with build_app(settings) as app:
+        async with build_app(settings, warm_in_background=True) as app:
             for notice in app.notices:
                 print(f"veilbot: {notice}", file=sys.stderr)
             await serve_platforms(app, names, stopping.requested, started=stopping.serving)

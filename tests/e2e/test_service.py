@@ -21,12 +21,13 @@ import aiohttp
 import pytest
 
 from bot.admin.auth import hash_token
-from bot.app import App
+from bot.app import App, build_app
 from bot.audit.types import RunFilter
+from bot.core.errors import GuardrailError
 from bot.core.types import AuditRecord
 from bot.http_server import HttpServer
 from bot.service import build_http, running
-from tests.e2e.conftest import MakeApp
+from tests.e2e.conftest import MakeApp, settings_for
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
@@ -208,7 +209,7 @@ async def test_veilbot_run_serves_slack_and_the_admin_api_on_one_port(
         }
         base = f"http://127.0.0.1:{port}"
         async with spawned(env, "run", "slack") as child:  # killed whatever happens
-            await child.serving(f"{base}/healthz")
+            await child.serving(f"{base}/readyz")  # once detection is warm
             status, ready = await get(f"{base}/readyz")
             assert (status, ready["checks"]["guardrail"]) == (200, True)
             assert (await get(f"{base}/admin/runs"))[0] == 401
@@ -220,3 +221,75 @@ async def test_veilbot_run_serves_slack_and_the_admin_api_on_one_port(
                     assert (r.status, await r.json()) == (200, {"challenge": "c-123"})
             child.proc.send_signal(signal.SIGINT)
             assert await child.exited() == 0, child.stderr
+
+
+async def test_while_detection_warms_up_readyz_is_503_and_ready_once_it_is_warm(
+    probe_server: Callable[..., Any],
+) -> None:
+    app, base = await probe_server()
+    warm = asyncio.Event()
+
+    async def warming() -> float:
+        await warm.wait()
+        return 0.0
+
+    app.warming = asyncio.create_task(warming())  # the detection processes still starting
+    status, body = await get(f"{base}/readyz")
+    assert status == 503
+    assert body["checks"] == {"redis": True, "database": True, "guardrail": False}
+    warm.set()
+    await app.warming
+    assert (await get(f"{base}/readyz"))[0] == 200
+
+
+async def test_a_guardrail_that_cannot_warm_up_stops_the_service_with_its_error(
+    make_app: MakeApp,
+) -> None:
+    async with FakeSlack() as slack:
+        app = await make_app(**slack_settings(slack))
+
+        async def fails() -> float:
+            raise GuardrailError("PII detection failed (BrokenProcessPool); fail closed")
+
+        app.warming = asyncio.create_task(fails())
+        async with running(app, ["slack"]) as service:
+            with pytest.raises(GuardrailError, match="fail closed"):
+                await asyncio.wait_for(service.wait(), 30)
+
+
+async def test_veilbot_run_answers_a_message_sent_while_its_detection_processes_warm_up(
+    tmp_path: Path, redis_url: str, redis_prefix: str, fake_anthropic: FakeAnthropic
+) -> None:
+    """The adapters serve while the guardrail warms up in the background: an event that
+    comes meanwhile is acked, waits for detection, and is answered with the values hidden."""
+    async with FakeSlack() as slack:
+        settings = settings_for(
+            tmp_path / "data",
+            redis_url,
+            redis_prefix,
+            fake_anthropic.url,
+            **slack_settings(slack),
+            guardrail_workers=1,
+        )
+        async with build_app(settings, warm_in_background=True) as app:
+            assert app.warming is not None
+            async with running(app, ["slack"]) as service:
+                event = mention("I am Maria Gonzalez, what is a haiku?")
+                body = json.dumps(event)
+                url = f"{service.http.url}{settings.slack_http_path}"
+                async with (
+                    aiohttp.ClientSession() as session,
+                    session.post(url, data=body, headers=signed_headers(body)) as response,
+                ):
+                    assert response.status == 200
+                ts = event["event"]["ts"]
+                await until(lambda: _answered(slack, ts), "the answer")
+                assert await app.warming > 0
+                sent = fake_anthropic.all_text_sent()
+                assert "<PERSON_1>" in sent
+                assert "Maria Gonzalez" not in sent
+                assert (await get(f"{service.http.url}/readyz"))[0] == 200
+
+
+async def _answered(slack: FakeSlack, ts: str) -> bool:
+    return bool(slack.thread("C1", ts))
