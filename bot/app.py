@@ -152,8 +152,7 @@ def build_redactor(settings: Settings) -> Redactor:
     analyzer = _analyzer(resolve_model(settings.spacy_model))
     policy, chunk = _policy(settings), settings.guardrail_chunk_chars
     return Redactor(
-        lambda text, platform: detect(analyzer, text, platform, policy, chunk_chars=chunk),
-        as_printed,
+        functools.partial(detect, analyzer, policy=policy, chunk_chars=chunk), as_printed
     )
 
 

@@ -40,8 +40,14 @@ class Found(Protocol):
         ...
 
 
-Detector = Callable[[str, Platform], Sequence[Found]]
-"""Finds personal data in a message: ``(text, platform) -> detections``."""
+class Detector(Protocol):
+    """Finds personal data in a message (``guardrails.detect.detection.detect``, bound)."""
+
+    def __call__(
+        self, text: str, platform: Platform, *, context: str | None = None
+    ) -> Sequence[Found]:
+        """The detections in ``text``; ``context``: the heading it sits under, if any."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +111,24 @@ class Redactor:
         numbering: Numbering | None = None,
         *,
         ocr: bool = False,
+        context: str | None = None,
     ) -> Redacted:
         """The message with each detected value replaced by its placeholder.
 
         ``numbering`` carries the placeholders of earlier texts of the same file; without
         it the numbers start afresh. ``ocr``: the text was read from a picture by OCR; it
         is detected as printed, each finding replaces its whole span of ``text``, and the
-        value it is numbered by is the one printed.
+        value it is numbered by is the one printed. ``context``: the heading the text sits
+        under (a table cell's column header, a document property's name), read as its key.
 
         Raises:
             GuardrailError: detection failed.
         """
         try:
             printed = self._as_printed(text) if ocr and self._as_printed else None
-            found = sorted(self._detect(printed or text, platform), key=lambda f: f.start)
+            found = sorted(
+                self._detect(printed or text, platform, context=context), key=lambda f: f.start
+            )
         except VeilbotError:
             raise
         except Exception as exc:  # fail closed, naming the error type only (never the text)

@@ -61,6 +61,7 @@ def detect(
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
     prose: bool = True,
+    context: str | None = None,
 ) -> list[Detection]:
     """Find the personal data in a message.
 
@@ -71,11 +72,18 @@ def detect(
         policy: what to redact; the shipped default when ``None``.
         chunk_chars: longest text given to the NER model at once (at least 200).
         prose: also the name and street-address rules (the output scan leaves them out).
+        context: the heading ``text`` sits under: a table's column header, a form's or a
+            document property's field name. ``text`` is read as that key's value (``Name:
+            Jordan``, so the structure rules type it as they type a key's value in chat) and
+            the heading's words go to Presidio's context enhancer; no finding reaches into
+            the heading, and ``text`` is analysed alone, so none crosses into a neighbour.
 
     Returns:
         Non-overlapping detections in reading order, with offsets into ``text``.
     """
     detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
+    if context and (key := _key(context)):
+        return detector.detect_under(key, text, platform)
     return detector.detect(text, platform)
 
 
@@ -163,6 +171,19 @@ class _Detector:
         norm = fold(normalize(text, platform))
         return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0])
 
+    def detect_under(self, key: str, text: str, platform: Platform) -> list[Detection]:
+        """``detect`` of ``text`` read as the value of ``key`` (see ``detect``'s ``context``)."""
+        shift = len(key) + 2
+        keyed = f"{key}: {text}"
+        norm = fold(normalize(keyed, platform))
+        words = _KEY_WORD.findall(key.casefold())
+        found = self._detect(keyed, norm, self._ner_inputs([self._windows(norm)])[0], words)
+        return [
+            replace(d, start=max(d.start, shift) - shift, end=d.end - shift)
+            for d in found
+            if d.end > shift
+        ]
+
     def detect_many(
         self, messages: Sequence[tuple[str, Platform]]
     ) -> list[list[Detection] | Exception]:
@@ -200,11 +221,13 @@ class _Detector:
             return []
         return [chunk for _, chunk, _, _ in _chunks(norm.text, self._chunk)]
 
-    def _detect(self, text: str, norm: Normalized, ner: list[Any]) -> list[Detection]:
+    def _detect(
+        self, text: str, norm: Normalized, ner: list[Any], context: list[str] | None = None
+    ) -> list[Detection]:
         """``detect`` given the NLP artifacts of each of ``norm``'s windows."""
         found: list[Detection] = []
         if norm.text.strip():
-            for raw, by_ner in self._analyze(norm.text, ner):
+            for raw, by_ner in self._analyze(norm.text, ner, context):
                 refined = self._refine(raw, norm, by_ner)
                 if refined is not None:
                     found.append(
@@ -231,10 +254,13 @@ class _Detector:
                 found.append(Detection(entity_type, norm.starts[start], norm.ends[end - 1], 0.9))
         return found
 
-    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
+    def _analyze(
+        self, text: str, ner: list[Any], context: list[str] | None = None
+    ) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed, each with whether NER found it.
 
-        ``ner`` holds the NLP artifacts of each chunk, in order.
+        ``ner`` holds the NLP artifacts of each chunk, in order; ``context``: words Presidio's
+        context enhancer takes as said near every finding (a column header's).
         """
         seen: set[tuple[Detection, bool]] = set()
         for (offset, chunk, first, last), artifacts in zip(
@@ -247,6 +273,7 @@ class _Detector:
                 score_threshold=self._policy.min_threshold,
                 ad_hoc_recognizers=self.recognizers,
                 nlp_artifacts=artifacts,
+                context=context or None,
             )
             for r in results:
                 start, end = int(r.start), int(r.end)
@@ -423,6 +450,16 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+_KEY_WORD = re.compile(r"[^\W\d_]+")
+_KEY_LENGTH = 40
+"""A heading longer than this is no field name: it is read only up to here."""
+
+
+def _key(heading: str) -> str:
+    """A heading as a one-line key: blanks folded, no trailing colon, at most ``_KEY_LENGTH``."""
+    return " ".join(heading.split())[:_KEY_LENGTH].rstrip(" :=：")
 
 
 _FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")
