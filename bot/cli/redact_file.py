@@ -7,12 +7,12 @@ placeholders are numbered across the whole file, so ``<PERSON_1>`` on a scanned 
 
 Without an output path the redacted text is the result (stdout, or a JSON object's ``text``).
 With one, the output is a file of the input's kind (``bot.files.out``): a docx, xlsx or pptx
-with the values replaced where they stand, a CSV or TSV with the same fields; an image is the
-painted PNG (its text stays on stdout); a PDF and other text are written as text, and so is
-any file whose output path ends in ``.txt`` or ``.md`` (what the model would read). Text
-is never written to a path that names another kind: ``report.pdf`` becomes ``report.pdf.txt``
-(``output_path``). Writing a PDF as a PDF is the one dispatch point left to fill
-(``redact_one``).
+with the values replaced where they stand, a CSV or TSV with the same fields, a PDF drawn
+afresh with the values painted over; an image is the painted PNG (its text stays on stdout);
+other text, a scanned PDF (OCR's boxes are not carried that far yet), and any file whose
+output path ends in ``.txt`` or ``.md`` (what the model would read) are written as text.
+Text is never written to a path that names another kind: ``scan.pdf`` becomes
+``scan.pdf.txt`` (``output_path``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,6 @@ async def redact_one(
         if listing.form is not None:
             done = await redact_units(data, position, listing, redact_text, readers, deadline)
             return FileDone(done.kind, done.form, counts=Counter(done.counts)), done.data
-        # A PDF written as a PDF would be dispatched here; until then it is written as text.
     content = await redact_content(
         data,
         position,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import docx
 import openpyxl
+from pypdf import PdfReader
 
 from tests.fixtures.documents import seeded_pdf
 from tests.fixtures.planted import PLANTED, planted_csv, planted_docx, planted_pptx, planted_xlsx
@@ -66,7 +67,7 @@ def test_a_folder_is_written_as_its_kinds_and_a_bad_file_does_not_stop_the_rest(
         "clients.csv",
         "contract.docx",
         "deck.pptx",
-        "report.pdf.txt",
+        "report.pdf",
         "sheets/contacts.xlsx",
     ]
     for path in out.rglob("*"):
@@ -81,7 +82,10 @@ def test_a_folder_is_written_as_its_kinds_and_a_bad_file_does_not_stop_the_rest(
     contract = next(line for line in lines if "contract.docx" in line)
     assert "docx, redacted" in contract
     assert f"-> {out / 'contract.docx'}" in contract
-    assert "pdf as text" in next(line for line in lines if "report.pdf" in line)
+    assert "pdf, redacted" in next(line for line in lines if "report.pdf" in line)
+    pages = [page.extract_text() for page in PdfReader(out / "report.pdf").pages]
+    assert "Customer record" in pages[0]
+    assert "<IBAN_CODE_1>" in pages[1]
     for value in PLANTED:
         assert value not in done.stderr + done.stdout
 

@@ -18,8 +18,11 @@ import zipfile
 import docx
 import openpyxl
 import pptx
+import pypdfium2 as pdfium
+import pytesseract
 import pytest
 from presidio_analyzer import AnalyzerEngine
+from pypdf import PdfReader
 
 from bot.core.types import EntityRef, Redaction
 from bot.files.confine import Deadline, Readers
@@ -27,11 +30,16 @@ from bot.files.limits import FileLimits
 from bot.files.out.redacted import RedactedFile, list_units, redact_units
 from guardrails.detect.detection import detect
 from guardrails.redact import Numbering, Redactor
-from tests.fixtures.documents import CARD
+from tests.fixtures.documents import CARD, pdf_of, scanned_pdf
 from tests.fixtures.planted import (
+    EMAIL,
     HEADERS,
+    IBAN,
     KEPT,
+    NAME,
     OTHER,
+    OTHER_EMAIL,
+    PHONE,
     PLANTED,
     planted_csv,
     planted_docx,
@@ -185,7 +193,7 @@ async def test_a_file_with_nothing_personal_comes_back_as_it_was(
     assert done.counts == {}
 
 
-@pytest.mark.parametrize("suffix", [".txt", ".pdf", ""])
+@pytest.mark.parametrize("suffix", [".txt", ".csvx", ""])
 async def test_other_kinds_are_listed_without_units(
     presidio_analyzer: AnalyzerEngine, suffix: str
 ) -> None:
@@ -194,3 +202,46 @@ async def test_other_kinds_are_listed_without_units(
         f"Call {OTHER}".encode(), 1, suffix, readers, Deadline(1, LIMITS.max_seconds)
     )
     assert (listing.kind, listing.form, listing.units) == ("text", None, ())
+
+
+async def test_pdf_is_drawn_again_with_the_values_painted_and_the_kept_text_searchable(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    source = pdf_of(
+        [
+            [KEPT[0], f"Contract between {NAME} and Acme Ltd.", f"Write to {EMAIL}"],
+            ["Name    E-mail    Phone", f"{OTHER}    {OTHER_EMAIL}    {PHONE}", KEPT[1]],
+            [f"Refunds go to IBAN {IBAN}."],
+        ]
+    )
+    done = await redacted(presidio_analyzer, source, ".pdf")
+    assert (done.kind, done.form, done.pages) == ("pdf", "pdf", 3)
+    assert_nothing_left(done.data)
+    reader = PdfReader(io.BytesIO(done.data))
+    assert not reader.metadata or not any(NAME in str(v) for v in reader.metadata.values())
+    pages = [page.extract_text() for page in reader.pages]
+    for value in PLANTED:
+        assert not any(value in page for page in pages), f"{value!r} is still in the text"
+    assert KEPT[0] in pages[0]
+    assert "Contract between <PERSON_1> and Acme Ltd." in pages[0]
+    assert KEPT[1] in pages[1]
+    assert "<IBAN_CODE_1>" in pages[2]
+    assert [p.mediabox.width for p in reader.pages] == [
+        p.mediabox.width for p in PdfReader(io.BytesIO(source)).pages
+    ]
+    seen = " ".join(read_pixels(done.data))  # what a person sees: the painted pictures
+    assert "Acme Ltd" in seen
+    for value in ("Oliveira", "Whitfield", "example", "415", "DE89"):
+        assert value not in seen, f"{value!r} can still be read on the page"
+
+
+def read_pixels(data: bytes) -> list[str]:
+    """Each page of a PDF as Tesseract reads it, drawn at 200 dpi."""
+    document = pdfium.PdfDocument(data)
+    return [pytesseract.image_to_string(page.render(scale=200 / 72).to_pil()) for page in document]
+
+
+async def test_a_scanned_pdf_is_not_written_as_a_pdf(presidio_analyzer: AnalyzerEngine) -> None:
+    readers = Readers(LIMITS)
+    listing = await list_units(scanned_pdf(), 1, ".pdf", readers, Deadline(1, LIMITS.max_seconds))
+    assert (listing.kind, listing.form, listing.units) == ("pdf", None, ())

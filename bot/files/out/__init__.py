@@ -6,6 +6,7 @@ paragraph, cell, field, comment, author and document property on its own, with i
 header as context), the service redacts each through the given redaction, and a child writes
 the output from the original bytes and the placeholders of each unit (``units.written``).
 ``csvtable`` (CSV and TSV fields), ``xmlparts`` (docx and pptx, every XML part of the zip),
-``workbook`` (xlsx, through openpyxl) and ``splice`` (a placeholder across split runs) are
-the kinds; ``redacted`` is the service's side.
+``workbook`` (xlsx, through openpyxl), ``pdf`` (pages drawn afresh with the values painted
+over, through pypdfium2) and ``splice`` (a placeholder across split runs) are the kinds;
+``redacted`` is the service's side.
 """

@@ -76,6 +76,8 @@ async def redact_units(
     edits: dict[int, tuple[Edit, ...]] = {}
     counts: Counter[str] = Counter()
     for number, unit in enumerate(listing.units):
+        if not unit.text.strip():
+            continue  # a blank page of a PDF
         key = (unit.text, unit.context)
         if key not in done:
             done[key] = await redact_text(unit.text, context=unit.context)
@@ -87,7 +89,9 @@ async def redact_units(
                 for (start, end), entity in zip(redaction.spans, redaction.entities, strict=True)
             )
     out = (
-        await readers.run(deadline, written, data, position, listing.form, edits) if edits else data
+        await readers.run(deadline, written, data, position, readers.limits, listing.form, edits)
+        if edits
+        else data
     )
     return RedactedFile(
         listing.kind, listing.form, out, listing.pages, len(listing.units), dict(counts)

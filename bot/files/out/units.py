@@ -4,7 +4,8 @@
 paragraphs, shapes, elements, pages, text) and gives its text units; ``written`` gives the
 file again with the placeholders of each unit made in place. Both run in a confined reader
 process (``bot.files.confine``) and enumerate the units the same way, so a unit is named by
-its place in the list. A kind not written back (an image, a PDF, plain text) is listed with
+its place in the list (a PDF's units are its pages, blank ones too). A kind not written back
+(an image, plain text, a scanned PDF, a PDF where pypdfium2 is not installed) is listed with
 no units; the caller reads it as the model would.
 """
 
@@ -24,8 +25,9 @@ from bot.files.out import csvtable, workbook, xmlparts
 from bot.files.out.splice import Edit
 from bot.files.text import decode
 
-Form = Literal["docx", "xlsx", "pptx", "csv", "tsv"]
-"""The kinds written back as themselves: the office files, and text tables by their name."""
+Form = Literal["docx", "xlsx", "pptx", "csv", "tsv", "pdf"]
+"""The kinds written back as themselves: the office files, text tables by their name, PDFs
+with a text layer on every page that has pictures (``bot.files.out.pdf``)."""
 TABLE_SUFFIXES = (".csv", ".tsv")
 
 
@@ -65,6 +67,8 @@ def listed(data: bytes, position: int, limits: FileLimits, suffix: str) -> Listi
     if form is None:
         return Listing(kind)
     with unreadable(position, kind):
+        if form == "pdf":
+            return _pdf_listing(data, position, limits)
         units, pages = _units(form, data, position, limits)
     spent = 0
     for unit in units:
@@ -73,9 +77,19 @@ def listed(data: bytes, position: int, limits: FileLimits, suffix: str) -> Listi
     return Listing(kind, form, tuple(units), pages)
 
 
-def written(data: bytes, position: int, form: Form, edits: Mapping[int, Sequence[Edit]]) -> bytes:
+def written(
+    data: bytes,
+    position: int,
+    limits: FileLimits,
+    form: Form,
+    edits: Mapping[int, Sequence[Edit]],
+) -> bytes:
     """``data`` with each unit's edits (by its place in ``listed``'s units) made in place."""
     with unreadable(position, form):
+        if form == "pdf":
+            from bot.files.out import pdf
+
+            return pdf.rewritten(data, position, limits, edits)
         if form in ("csv", "tsv"):
             text = decode(data, position=position)
             table = list(csvtable.fields(text, csvtable.delimiter(text, f".{form}")))
@@ -88,7 +102,7 @@ def written(data: bytes, position: int, form: Form, edits: Mapping[int, Sequence
 
 
 def _form(kind: FileKind, suffix: str) -> Form | None:
-    if kind in ("docx", "xlsx", "pptx"):
+    if kind in ("docx", "xlsx", "pptx", "pdf"):
         return kind
     if kind == "text" and suffix.lower() in TABLE_SUFFIXES:
         return "tsv" if suffix.lower() == ".tsv" else "csv"
@@ -116,6 +130,20 @@ def _units(form: Form, data: bytes, position: int, limits: FileLimits) -> tuple[
     pages = _slides(data) if form == "pptx" else 1
     limits.check_pages(position, pages)
     return [Unit(text, context) for text, context in xmlparts.package_units(data, form)], pages
+
+
+def _pdf_listing(data: bytes, position: int, limits: FileLimits) -> Listing:
+    """A PDF's pages as units; no units for a scanned one, or without pypdfium2."""
+    try:
+        from bot.files.out import pdf
+    except ImportError:  # the ``files`` extra: its text is written instead
+        return Listing("pdf")
+    document = pdf.opened(data, position, limits)
+    texts = pdf.page_texts(document)
+    limits.check_chars(position, sum(len(text) for text in texts))
+    if pdf.scanned(document, texts):
+        return Listing("pdf", pages=len(texts))
+    return Listing("pdf", "pdf", tuple(Unit(text) for text in texts), len(texts))
 
 
 def _slides(data: bytes) -> int:
