@@ -2,7 +2,8 @@
 
 Each cell with a value is a unit, read under its column's header (the sheet's first row);
 a cell a value was found in becomes the redacted text, every other cell keeps its value and
-type. Also units: each sheet's name, each note on a cell (and its author), and the document
+type. Also units: each sheet's name and its printed headers and footers, each note on a cell
+(and its author), each cell's hyperlink target (a ``mailto:`` address) and the document
 properties (author, last modified by, title, subject, description, keywords, category).
 openpyxl rewrites the package from its model: the shared strings are written afresh (no
 old string is left in the file), and what it does not model (pictures, charts, threaded
@@ -73,6 +74,7 @@ def _all_units(book: Any) -> Iterator[_Unit]:
         yield _Unit(book.properties, name, context)
     for sheet in book.worksheets:
         yield _Unit(sheet, "title")
+        yield from _printed(sheet)
         header: dict[int, str] = {}
         header_row: int | None = None  # the sheet's first row with a value
         for row in sheet.iter_rows():
@@ -88,6 +90,24 @@ def _all_units(book: Any) -> Iterator[_Unit]:
                 if cell.comment is not None:
                     yield _Unit(cell.comment, "text", context)
                     yield _Unit(cell.comment, "author", _PERSON)
+                if cell.hyperlink is not None:
+                    yield _Unit(cell.hyperlink, "target", context)
+                    yield _Unit(cell.hyperlink, "display", context)
+
+
+_HEADERS_FOOTERS = tuple(
+    f"{page}{part}" for page in ("odd", "even", "first") for part in ("Header", "Footer")
+)
+
+
+def _printed(sheet: Any) -> Iterator[_Unit]:
+    """The left, centre and right parts of a sheet's printed headers and footers."""
+    for name in _HEADERS_FOOTERS:
+        printed = getattr(sheet, name, None)
+        for part in ("left", "center", "right"):
+            holder = getattr(printed, part, None) if printed is not None else None
+            if holder is not None:
+                yield _Unit(holder, "text")
 
 
 def _text(value: object) -> str:

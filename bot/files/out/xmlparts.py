@@ -13,7 +13,9 @@ codes (``HYPERLINK "mailto:…"``), layouts and masters. The units:
 - a classic slide comment's text; the names people leave on a file: comment and tracked-change
   authors, their initials and user ids, comment-author lists;
 - the document properties (``docProps``): author, last modified by, manager, title, subject,
-  keywords, description, category, company, and custom properties under their names.
+  keywords, description, category, company, and custom properties under their names;
+- the target of every external relationship (``_rels``): a hyperlink's ``mailto:`` address,
+  which Word makes of every e-mail address typed, or a link with a name in it.
 
 The XML is parsed with entities and the network off; a part no unit changed is copied as it
 was, byte for byte.
@@ -64,6 +66,7 @@ _STRINGS = frozenset({"lpstr", "lpwstr"})
 """A string of a property list: a title of a part (a slide's), or a custom property's value."""
 _PROPERTY_PARTS = ("docProps/core.xml", "docProps/app.xml", "docProps/custom.xml")
 _PREFIXES = {"docx": "word/", "pptx": "ppt/"}
+_RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 
 
 def _parser() -> Any:
@@ -155,9 +158,9 @@ def _parts(archive: zipfile.ZipFile, kind: str) -> Iterator[tuple[str, Any]]:
     prefix = _PREFIXES[kind]
     for info in archive.infolist():
         name = info.filename
-        if not name.endswith(".xml") or "/_rels/" in name:
+        if not name.endswith((".xml", ".rels")):
             continue
-        if name.startswith(prefix) or name in _PROPERTY_PARTS:
+        if name.startswith(prefix) or name in _PROPERTY_PARTS or name.endswith(".rels"):
             try:
                 root = etree.fromstring(archive.read(info), _parser())
             except etree.XMLSyntaxError:
@@ -192,6 +195,8 @@ def _units(root: Any, *, properties: bool) -> Iterator[_Unit]:
             unit.pieces.append(_Piece(element, mark=mark))
         elif element.tag == f"{_P}text":
             yield _Unit([_Piece(element)])  # a classic slide comment
+        elif element.tag == _RELATIONSHIP and element.get("TargetMode") == "External":
+            yield _Unit([_Piece(element, attribute="Target")])
         elif properties and len(element) == 0 and (local in _PROPERTIES or local in _STRINGS):
             yield _Unit([_Piece(element)], _property_heading(element, local))
     yield from paragraphs.values()
