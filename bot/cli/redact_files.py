@@ -107,6 +107,28 @@ def _sources(paths: Sequence[Path], out: Path | None, *, several: bool) -> Itera
     when several paths are given); hidden files, and the output folder, are left out.
     """
     skipped = out.resolve() if out is not None else None
+    taken: set[Path] = set()
+    for source in _found(paths, out, skipped, several=several):
+        target = source.out
+        if target is not None and several:
+            target = _free(target, taken)
+        yield Source(source.path, target)
+
+
+def _free(target: Path, taken: set[Path]) -> Path:
+    """``target``, or ``name-2.ext``, ``name-3.ext``... when another file took it in this run."""
+    free, number = target, 1
+    while free in taken:
+        number += 1
+        free = target.with_name(f"{target.stem}-{number}{target.suffix}")
+    taken.add(free)
+    return free
+
+
+def _found(
+    paths: Sequence[Path], out: Path | None, skipped: Path | None, *, several: bool
+) -> Iterator[Source]:
+    """Each file of ``paths`` with the output path its place gives it."""
     for path in paths:
         if path.is_dir():
             base = out if out is None or len(paths) == 1 else out / path.name

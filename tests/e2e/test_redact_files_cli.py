@@ -166,3 +166,16 @@ def test_several_files_need_an_output_folder(tmp_path: Path) -> None:
     done = run(tmp_path, str(one), str(two))
     assert done.returncode == 2
     assert "give --out FOLDER" in done.stderr
+
+
+def test_two_files_of_one_name_are_both_written(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = tmp_path / "a" / "notes.txt", tmp_path / "b" / "notes.txt"
+    one.write_text("Call Maria Oliveira", encoding="utf-8")
+    two.write_text("Mail j.whitfield@example.net", encoding="utf-8")
+    out = tmp_path / "out"
+    done = run(tmp_path, str(one), str(two), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "Call <PERSON_1>"
+    assert (out / "notes-2.txt").read_text(encoding="utf-8") == "Mail <EMAIL_ADDRESS_1>"

@@ -118,7 +118,7 @@ async def test_docx_keeps_its_runs_and_cells_with_placeholders_in_place(
 
 async def test_xlsx_keeps_every_other_cell_and_its_type(presidio_analyzer: AnalyzerEngine) -> None:
     done = await redacted(presidio_analyzer, planted_xlsx(), ".xlsx")
-    assert_nothing_left(done.data)
+    assert_nothing_left(done.data, (*PLANTED, "1985-03-14"))
     book = openpyxl.load_workbook(io.BytesIO(done.data))
     assert book.sheetnames == ["Summary", "Contacts"]
     summary = [[c.value for c in row] for row in book["Summary"].iter_rows()]
@@ -127,7 +127,8 @@ async def test_xlsx_keeps_every_other_cell_and_its_type(presidio_analyzer: Analy
     assert note.text.startswith("Confirmed by <PERSON_1> on <PHONE_NUMBER_")
     assert note.author.startswith("<PERSON_")
     contacts = [[c.value for c in row] for row in book["Contacts"].iter_rows()]
-    assert contacts[0] == list(HEADERS)
+    assert contacts[0] == [*HEADERS, "Date of birth"]
+    assert contacts[1][6] == "<DATE_OF_BIRTH_1>", "a date cell under its header"
     assert contacts[1][0] == "<PERSON_1>"
     assert contacts[1][5] == "Active"
     assert contacts[2][5] == KEPT[2]

@@ -111,11 +111,17 @@ def _printed(sheet: Any) -> Iterator[_Unit]:
 
 
 def _text(value: object) -> str:
-    """A value as its cell shows it: a whole number without ``.0``, a date as ISO 8601."""
+    """A value as its cell shows it: a whole number without ``.0``, a date as ISO 8601.
+
+    Excel keeps dates as date-times: one at midnight is a date (``1985-03-14``, which a
+    "Date of birth" header types; ``1985-03-14T00:00:00`` is no date of birth's shape).
+    """
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, datetime) and value.time() == time(0):
+        return value.date().isoformat()
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     return str(value)
