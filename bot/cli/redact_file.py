@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from bot.files.content import RedactedContent, redact_content
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.out.redacted import list_units, redact_units
 from bot.settings import Settings
-from guardrails.redact import Numbering, Redactor
+from guardrails.redact import Numbering, Redacted, Redactor
 
 TEXT_SUFFIXES = (".txt", ".md", ".text")
 """An output path ending so asks for the text the model would read, whatever the input."""
@@ -79,9 +80,20 @@ class Guard:
         self, numbering: Numbering, text: str, *, ocr: bool = False, context: str | None = None
     ) -> Redaction:
         """``text`` redacted with ``numbering`` (one file's), under ``context`` if any."""
-        found = self.redactor.redact(text, "console", numbering, ocr=ocr, context=context)
-        entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
-        return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
+        return _redaction(
+            self.redactor.redact(text, "console", numbering, ocr=ocr, context=context)
+        )
+
+    def redact_many(
+        self, numbering: Numbering, units: Sequence[tuple[str, str | None]]
+    ) -> list[Redaction]:
+        """Each ``(text, heading)`` redacted with ``numbering``, one NER pass for them all."""
+        return [_redaction(r) for r in self.redactor.redact_many(units, "console", numbering)]
+
+
+def _redaction(found: Redacted) -> Redaction:
+    entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
+    return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
 
 
 async def redact_one(
@@ -104,14 +116,17 @@ async def redact_one(
     readers.limits.check_sizes([len(data)])
     numbering = Numbering()
 
-    async def redact_text(text: str, *, ocr: bool = False, context: str | None = None) -> Redaction:
-        return guard.redact(numbering, text, ocr=ocr, context=context)
+    async def redact_text(text: str, *, ocr: bool = False) -> Redaction:
+        return guard.redact(numbering, text, ocr=ocr)
+
+    async def redact_texts(units: Sequence[tuple[str, str | None]]) -> list[Redaction]:
+        return guard.redact_many(numbering, units)
 
     if out is not None and out.suffix.lower() not in TEXT_SUFFIXES:
         deadline = Deadline(position, readers.limits.max_seconds)
         listing = await list_units(data, position, suffix, readers, deadline)
         if listing.form is not None:
-            done = await redact_units(data, position, listing, redact_text, readers, deadline)
+            done = await redact_units(data, position, listing, redact_texts, readers, deadline)
             return FileDone(done.kind, done.form, counts=Counter(done.counts)), done.data
     content = await redact_content(
         data,

@@ -82,9 +82,8 @@ def detect(
         Non-overlapping detections in reading order, with offsets into ``text``.
     """
     detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
-    if context and (key := _key(context)):
-        return detector.detect_under(key, text, platform)
-    return detector.detect(text, platform)
+    keyed, shift, words = _keyed(context, text)
+    return _unkeyed(detector.detect(keyed, platform, words), shift)
 
 
 def detect_many(
@@ -94,15 +93,19 @@ def detect_many(
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
     prose: bool = True,
+    contexts: Sequence[str | None] | None = None,
 ) -> list[list[Detection] | Exception]:
     """``detect`` for each ``(text, platform)``, with one NER pass over all of them.
+
+    ``contexts``: the heading each message sits under (``detect``'s ``context``), if any; a
+    file's cells are many short texts, and one pass over them costs a third of one each.
 
     Returns:
         In the order of ``messages``: what ``detect`` returns for it, or the exception its
         analysis raised (the other messages are unaffected).
     """
     detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
-    return detector.detect_many(messages)
+    return detector.detect_many(messages, contexts)
 
 
 def text_recognizers(
@@ -167,33 +170,26 @@ class _Detector:
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
         self.entities = sorted(policy.enabled & supported)
 
-    def detect(self, text: str, platform: Platform) -> list[Detection]:
+    def detect(
+        self, text: str, platform: Platform, context: list[str] | None = None
+    ) -> list[Detection]:
         norm = fold(normalize(text, platform))
-        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0])
-
-    def detect_under(self, key: str, text: str, platform: Platform) -> list[Detection]:
-        """``detect`` of ``text`` read as the value of ``key`` (see ``detect``'s ``context``)."""
-        shift = len(key) + 2
-        keyed = f"{key}: {text}"
-        norm = fold(normalize(keyed, platform))
-        words = _KEY_WORD.findall(key.casefold())
-        found = self._detect(keyed, norm, self._ner_inputs([self._windows(norm)])[0], words)
-        return [
-            replace(d, start=max(d.start, shift) - shift, end=d.end - shift)
-            for d in found
-            if d.end > shift
-        ]
+        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0], context)
 
     def detect_many(
-        self, messages: Sequence[tuple[str, Platform]]
+        self,
+        messages: Sequence[tuple[str, Platform]],
+        contexts: Sequence[str | None] | None = None,
     ) -> list[list[Detection] | Exception]:
         """``detect`` of each message, the NER of all their chunks in one pass.
 
         A failure of the shared pass falls back to one pass per chunk, so a message that
         breaks the model fails alone; any other failure is its own message's.
         """
+        headings = contexts if contexts is not None else [None] * len(messages)
+        keys = [_keyed(c, text) for (text, _), c in zip(messages, headings, strict=True)]
         norms: list[Normalized | Exception] = []
-        for text, platform in messages:
+        for (text, _, _), (_, platform) in zip(keys, messages, strict=True):
             try:
                 norms.append(fold(normalize(text, platform)))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
@@ -204,13 +200,13 @@ class _Detector:
         except Exception:  # noqa: BLE001  (each message's own pass below says whose it was)
             ner = None
         found: list[list[Detection] | Exception] = []
-        for i, (text, _) in enumerate(messages):
+        for i, (text, shift, words) in enumerate(keys):
             norm = norms[i]
             try:
                 if isinstance(norm, Exception):
                     raise norm
                 inputs = ner[i] if ner is not None else list(map(self._ner_input, chunks[i]))
-                found.append(self._detect(text, norm, inputs))
+                found.append(_unkeyed(self._detect(text, norm, inputs, words), shift))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
                 found.append(exc)
         return found
@@ -460,6 +456,28 @@ _KEY_LENGTH = 40
 def _key(heading: str) -> str:
     """A heading as a one-line key: blanks folded, no trailing colon, at most ``_KEY_LENGTH``."""
     return " ".join(heading.split())[:_KEY_LENGTH].rstrip(" :=：")
+
+
+def _keyed(context: str | None, text: str) -> tuple[str, int, list[str] | None]:
+    """``text`` as its heading's value (``Name: Jordan``), where it starts, the heading's words.
+
+    Without a heading: ``text`` itself, at 0, no words.
+    """
+    key = _key(context) if context else ""
+    if not key:
+        return text, 0, None
+    return f"{key}: {text}", len(key) + 2, _KEY_WORD.findall(key.casefold())
+
+
+def _unkeyed(found: list[Detection], shift: int) -> list[Detection]:
+    """Detections of a keyed text in the value's own offsets; none reaches into the heading."""
+    if not shift:
+        return found
+    return [
+        replace(d, start=max(d.start, shift) - shift, end=d.end - shift)
+        for d in found
+        if d.end > shift
+    ]
 
 
 _FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")

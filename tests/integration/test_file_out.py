@@ -14,6 +14,7 @@ import csv
 import functools
 import io
 import zipfile
+from collections.abc import Sequence
 
 import docx
 import openpyxl
@@ -28,7 +29,7 @@ from bot.core.types import EntityRef, Redaction
 from bot.files.confine import Deadline, Readers
 from bot.files.limits import FileLimits
 from bot.files.out.redacted import RedactedFile, list_units, redact_units
-from guardrails.detect.detection import detect
+from guardrails.detect.detection import detect, detect_many
 from guardrails.redact import Numbering, Redactor
 from tests.fixtures.documents import CARD, pdf_of, scanned_pdf
 from tests.fixtures.planted import (
@@ -51,18 +52,25 @@ LIMITS = FileLimits()
 
 
 async def redacted(analyzer: AnalyzerEngine, data: bytes, suffix: str) -> RedactedFile:
-    redactor = Redactor(functools.partial(detect, analyzer))
+    redactor = Redactor(
+        functools.partial(detect, analyzer), many=functools.partial(detect_many, analyzer)
+    )
     numbering = Numbering()
 
-    async def redact_text(text: str, *, context: str | None = None) -> Redaction:
-        found = redactor.redact(text, "console", numbering, context=context)
-        entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
-        return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
+    async def redact_texts(units: Sequence[tuple[str, str | None]]) -> list[Redaction]:
+        return [
+            Redaction(
+                found.text,
+                tuple(EntityRef(e.type, e.placeholder) for e in found.entities),
+                tuple((e.start, e.end) for e in found.entities),
+            )
+            for found in redactor.redact_many(units, "console", numbering)
+        ]
 
     readers = Readers(LIMITS)
     deadline = Deadline(1, LIMITS.max_seconds)
     listing = await list_units(data, 1, suffix, readers, deadline)
-    return await redact_units(data, 1, listing, redact_text, readers, deadline)
+    return await redact_units(data, 1, listing, redact_texts, readers, deadline)
 
 
 def assert_nothing_left(data: bytes, values: tuple[str, ...] = PLANTED) -> None:

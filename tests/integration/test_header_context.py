@@ -12,13 +12,16 @@ import functools
 import pytest
 from presidio_analyzer import AnalyzerEngine
 
-from guardrails.detect.detection import detect
+from guardrails.detect.detection import detect, detect_many
 from guardrails.redact import Numbering, Redactor
 
 
 @pytest.fixture(scope="module")
 def redactor(presidio_analyzer: AnalyzerEngine) -> Redactor:
-    return Redactor(functools.partial(detect, presidio_analyzer))
+    return Redactor(
+        functools.partial(detect, presidio_analyzer),
+        many=functools.partial(detect_many, presidio_analyzer),
+    )
 
 
 @pytest.mark.parametrize(
@@ -68,3 +71,21 @@ def test_without_a_header_the_text_is_read_as_before(redactor: Redactor) -> None
     text = "Call Maria Oliveira on +1 415 555 0137"
     assert redactor.redact(text, "console", context=None) == redactor.redact(text, "console")
     assert redactor.redact(text, "console", context="  ") == redactor.redact(text, "console")
+
+
+def test_cells_read_together_are_read_as_one_by_one(redactor: Redactor) -> None:
+    """One NER pass over a file's cells gives what a pass for each gives, numbers included."""
+    items = [
+        ("Jordan", "Name"),
+        ("Jordan", "Country"),
+        ("E-mail", None),
+        ("maria@example.org", "E-mail"),
+        ("Call Maria Oliveira on +1 415 555 0137", None),
+        ("Jordan", "Name"),
+        ("1200", "Revenue"),
+    ]
+    together = redactor.redact_many(items, "console", Numbering())
+    numbering = Numbering()
+    alone = [redactor.redact(t, "console", numbering, context=c) for t, c in items]
+    assert together == alone
+    assert [r.text for r in together][:2] == ["<PERSON_1>", "<LOCATION_1>"]

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
@@ -165,12 +166,12 @@ async def guarded(data: bytes, suffix: str, readers: Readers, guard: Guard) -> i
 
     numbering = Numbering()
 
-    async def redact_text(text: str, *, context: str | None = None) -> Redaction:
-        return guard.redact(numbering, text, context=context)
+    async def redact_texts(units: Sequence[tuple[str, str | None]]) -> list[Redaction]:
+        return guard.redact_many(numbering, units)
 
     deadline = Deadline(1, 600)
     listing = await list_units(data, 1, suffix, readers, deadline)
-    done = await redact_units(data, 1, listing, redact_text, readers, deadline)
+    done = await redact_units(data, 1, listing, redact_texts, readers, deadline)
     return sum(done.counts.values())
 
 
