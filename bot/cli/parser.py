@@ -71,9 +71,9 @@ def _add_bot_commands(sub: Any) -> None:
     redact.add_argument(
         "--out",
         metavar="PATH",
-        help="write the redacted file here as a file of its kind (docx, xlsx, pptx, csv; a PDF "
-        "or a PATH ending .txt: the text; an image: the painted PNG); with several files or a "
-        "folder, PATH is a folder",
+        help="write the redacted file here as a file of its kind (docx, xlsx, pptx, csv, pdf; "
+        "an image: the painted PNG; a PATH ending .txt: the text the model would read); with "
+        "several files or a folder, PATH is a folder",
     )
 
 

@@ -45,7 +45,7 @@ class FileDone:
     Attributes:
         kind: what the bytes are (``sniff``); ``None`` when they were never read.
         written_as: the output's kind: ``docx``, ``xlsx``, ``pptx``, ``csv``, ``tsv``,
-            ``text`` or ``png``; ``None`` when nothing was written.
+            ``pdf``, ``text`` or ``png``; ``None`` when nothing was written.
         text: the redacted text, when that is the result and no path was given.
         counts: entities found, by type.
         pictures: a line on what became of the file's pictures, if it had any.
@@ -113,7 +113,7 @@ async def redact_one(
     """
     if not data:
         raise FileRejected("the file is empty; there is nothing to redact", reason="empty_file")
-    readers.limits.check_sizes([len(data)])
+    readers.limits.check_sizes([len(data)], first=position)
     numbering = Numbering()
 
     async def redact_text(text: str, *, ocr: bool = False) -> Redaction:

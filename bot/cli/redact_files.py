@@ -3,7 +3,8 @@
 The guardrail loads once, at the first text, and serves every file; each file has its own
 numbering (``bot.cli.redact_file``). A folder is read whole (its hidden files left out), and
 its files are written under ``--out`` where they stand below it. One file: ``--out`` is the
-output file (without it the redacted text goes to stdout). Several: ``--out`` is a folder.
+output file, or a folder that exists (without it the redacted text goes to stdout). Several:
+``--out`` is a folder.
 
 stderr has a line per file (its path, kind, what it was written as and where, the entity
 counts; never a value), or its refusal, and a progress bar while a terminal watches. With
@@ -138,7 +139,7 @@ def _found(
                     continue
                 if found.is_file() and not any(p.startswith(".") for p in relative.parts):
                     yield Source(found, base / relative if base is not None else None)
-        elif several and out is not None:
+        elif out is not None and (several or out.is_dir()):
             yield Source(path, out / path.name)
         else:
             yield Source(path, out)

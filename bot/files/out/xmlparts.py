@@ -154,7 +154,7 @@ def rewritten(data: bytes, kind: str, edits: Mapping[int, Sequence[Edit]]) -> by
 
 
 def _parts(archive: zipfile.ZipFile, kind: str) -> Iterator[tuple[str, Any]]:
-    """Each XML part that holds text, parsed, in the zip's order."""
+    """Each XML part that holds text (and each relationships part), parsed, in the zip's order."""
     prefix = _PREFIXES[kind]
     for info in archive.infolist():
         name = info.filename
