@@ -42,6 +42,7 @@ from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
 from bot.state.spend import RedisSpendLedger
 from bot.stores import budgets, check_ready, key_ring, open_stores, rebuild_budgets
+from guardrails.detect.detection import detect_many
 from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
@@ -179,8 +180,9 @@ def build_redactor(settings: Settings) -> Redactor:
     analyzer = _analyzer(resolve_model(settings.spacy_model))
     policy, chunk = _policy(settings), settings.guardrail_chunk_chars
     return Redactor(
-        lambda text, platform: detect(analyzer, text, platform, policy, chunk_chars=chunk),
+        functools.partial(detect, analyzer, policy=policy, chunk_chars=chunk),
         as_printed,
+        many=functools.partial(detect_many, analyzer, policy=policy, chunk_chars=chunk),
     )
 
 

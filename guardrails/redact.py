@@ -40,8 +40,30 @@ class Found(Protocol):
         ...
 
 
-Detector = Callable[[str, Platform], Sequence[Found]]
-"""Finds personal data in a message: ``(text, platform) -> detections``."""
+class Detector(Protocol):
+    """Finds personal data in a message (``guardrails.detect.detection.detect``, bound)."""
+
+    def __call__(
+        self, text: str, platform: Platform, *, context: str | None = None
+    ) -> Sequence[Found]:
+        """The detections in ``text``; ``context``: the heading it sits under, if any."""
+        ...
+
+
+class ManyDetector(Protocol):
+    """Finds personal data in many short texts at once, one NER pass (``detect_many``, bound).
+
+    Gives, per message, its detections or the exception its analysis raised.
+    """
+
+    def __call__(
+        self,
+        messages: Sequence[tuple[str, Platform]],
+        *,
+        contexts: Sequence[str | None] | None = None,
+    ) -> Sequence[Sequence[Found] | Exception]:
+        """The detections of each ``(text, platform)``, under its heading in ``contexts``."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +114,20 @@ class Redactor:
         as_printed: how OCR'd text reads as printed, one character for one, a character
             OCR added as a zero-width space (``guardrails.rules.ocr.as_printed``); without
             it OCR'd text is read as typed text is.
+        many: the same detection over many texts in one NER pass (``redact_many``); without
+            it they are detected one by one.
     """
 
-    def __init__(self, detector: Detector, as_printed: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        detector: Detector,
+        as_printed: Callable[[str], str] | None = None,
+        *,
+        many: ManyDetector | None = None,
+    ) -> None:
         self._detect = detector
         self._as_printed = as_printed
+        self._many = many
 
     def redact(
         self,
@@ -105,37 +136,78 @@ class Redactor:
         numbering: Numbering | None = None,
         *,
         ocr: bool = False,
+        context: str | None = None,
     ) -> Redacted:
         """The message with each detected value replaced by its placeholder.
 
         ``numbering`` carries the placeholders of earlier texts of the same file; without
         it the numbers start afresh. ``ocr``: the text was read from a picture by OCR; it
         is detected as printed, each finding replaces its whole span of ``text``, and the
-        value it is numbered by is the one printed.
+        value it is numbered by is the one printed. ``context``: the heading the text sits
+        under (a table cell's column header, a document property's name), read as its key.
 
         Raises:
             GuardrailError: detection failed.
         """
         try:
             printed = self._as_printed(text) if ocr and self._as_printed else None
-            found = sorted(self._detect(printed or text, platform), key=lambda f: f.start)
+            found = sorted(
+                self._detect(printed or text, platform, context=context), key=lambda f: f.start
+            )
         except VeilbotError:
             raise
         except Exception as exc:  # fail closed, naming the error type only (never the text)
             raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
-        numbering = numbering or Numbering()
-        pieces: list[str] = []
-        entities: list[Entity] = []
-        position = 0
-        for item in found:
-            if item.start < position:  # overlapping detections: the first one wins
-                continue
-            placeholder = numbering.placeholder(item.type, _value(text, printed, item))
-            pieces += [text[position : item.start], placeholder]
-            entities.append(Entity(item.type, item.start, item.end, placeholder))
-            position = item.end
-        pieces.append(text[position:])
-        return Redacted("".join(pieces), tuple(entities))
+        return _replaced(text, printed, found, numbering or Numbering())
+
+    def redact_many(
+        self,
+        items: Sequence[tuple[str, str | None]],
+        platform: Platform,
+        numbering: Numbering,
+    ) -> list[Redacted]:
+        """``redact`` of each ``(text, context)``, in order, with one NER pass for them all.
+
+        A file's cells and fields are many short texts: read together they cost a third of
+        what they cost one by one. Numbers are given in the order of ``items``.
+
+        Raises:
+            GuardrailError: detection failed for any of them; none is given.
+        """
+        if self._many is None:
+            return [self.redact(t, platform, numbering, context=c) for t, c in items]
+        try:
+            results = self._many(
+                [(text, platform) for text, _ in items], contexts=[c for _, c in items]
+            )
+        except VeilbotError:
+            raise
+        except Exception as exc:  # fail closed, naming the error type only (never the text)
+            raise GuardrailError(f"PII detection failed ({type(exc).__name__})") from exc
+        out = []
+        for (text, _), found in zip(items, results, strict=True):
+            if isinstance(found, Exception):
+                raise GuardrailError(f"PII detection failed ({type(found).__name__})") from found
+            out.append(_replaced(text, None, sorted(found, key=lambda f: f.start), numbering))
+        return out
+
+
+def _replaced(
+    text: str, printed: str | None, found: Sequence[Found], numbering: Numbering
+) -> Redacted:
+    """``text`` with each of ``found`` (in order; the first of overlapping ones) replaced."""
+    pieces: list[str] = []
+    entities: list[Entity] = []
+    position = 0
+    for item in found:
+        if item.start < position:  # overlapping detections: the first one wins
+            continue
+        placeholder = numbering.placeholder(item.type, _value(text, printed, item))
+        pieces += [text[position : item.start], placeholder]
+        entities.append(Entity(item.type, item.start, item.end, placeholder))
+        position = item.end
+    pieces.append(text[position:])
+    return Redacted("".join(pieces), tuple(entities))
 
 
 def _value(text: str, printed: str | None, item: Found) -> str:

@@ -5,6 +5,7 @@ veilbot console [--thread NAME] [--show-redactions]   talk to the bot in a termi
 veilbot run [discord|slack ...]                       serve platforms (default: all configured),
                                                       /healthz, /readyz, the admin API, retention
 veilbot redact --jsonl                                redact {"id","text","platform"} lines
+veilbot redact FILE... [--out PATH] [--jsonl]         files or folders, each written as its kind
 veilbot audit export [filters] [--format jsonl|csv] [--output FILE|-] [--gzip]  (summary on stderr)
 veilbot audit list [filters] [--limit N] [--cursor C] [--json]   (tab-separated in a pipe)
 veilbot audit show RUN_ID [--json]

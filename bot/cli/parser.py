@@ -55,24 +55,25 @@ def _add_bot_commands(sub: Any) -> None:
     redact = sub.add_parser(
         "redact", help="redact messages with the guardrail's detection (no Redis, nothing kept)"
     )
-    source = redact.add_mutually_exclusive_group(required=True)
-    source.add_argument(
+    redact.add_argument(
         "--jsonl",
         action="store_true",
-        help='read {"id","text","platform"} lines on stdin, write {"id","text","entities"} lines',
+        help='without FILE: read {"id","text","platform"} lines on stdin, write '
+        '{"id","text","entities"} lines; with FILEs: one JSON object per file on stdout',
     )
-    source.add_argument(
-        "file",
-        nargs="?",
+    redact.add_argument(
+        "files",
+        nargs="*",
         metavar="FILE",
-        help="a text-like file (txt, csv, json, code, ...), a document (pdf, docx, xlsx, pptx) "
-        "or an image (png, jpeg, webp, gif); images as VEILBOT_FILES_IMAGES says",
+        help="files or folders: text-like files (txt, csv, json, code, ...), documents (pdf, "
+        "docx, xlsx, pptx), images (png, jpeg, webp, gif; as VEILBOT_FILES_IMAGES says)",
     )
     redact.add_argument(
         "--out",
         metavar="PATH",
-        help="write the redacted file here, not stdout (an image: the painted PNG; its text "
-        "still goes to stdout)",
+        help="write the redacted file here as a file of its kind (docx, xlsx, pptx, csv, pdf; "
+        "an image: the painted PNG; a PATH ending .txt: the text the model would read); with "
+        "several files or a folder, PATH is a folder",
     )
 
 

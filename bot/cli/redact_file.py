@@ -1,102 +1,162 @@
-"""``veilbot redact FILE [--out PATH]``: one file as the model would receive it, offline.
+"""One file redacted offline: as the model would receive it, or written back as its own kind.
 
 The file is read as a turn reads it (``bot.files.content``): text and documents, images and a
 PDF's scanned pages by OCR, under the service's image policy (``VEILBOT_FILES_IMAGES``). The
 placeholders are numbered across the whole file, so ``<PERSON_1>`` on a scanned page is the
-``<PERSON_1>`` of the typed one. The redacted text goes to stdout, or PATH; for an image file
-PATH receives the painted PNG instead and the text stays on stdout. stderr says what was done
-with the pictures and the entity counts, never a value. A file that is not read (an empty one
-too: there is nothing to check) gets one line and exit status 2, and nothing is written.
+``<PERSON_1>`` of the typed one.
+
+Without an output path the redacted text is the result (stdout, or a JSON object's ``text``).
+With one, the output is a file of the input's kind (``bot.files.out``): a docx, xlsx or pptx
+with the values replaced where they stand, a CSV or TSV with the same fields, a PDF drawn
+afresh with the values painted over; an image is the painted PNG (its text stays on stdout);
+other text, a scanned PDF (OCR's boxes are not carried that far yet), and any file whose
+output path ends in ``.txt`` or ``.md`` (what the model would read) are written as text.
+Text is never written to a path that names another kind: ``scan.pdf`` becomes
+``scan.pdf.txt`` (``output_path``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app import build_redactor
-from bot.core.errors import GuardrailError, InputRejected
+from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
 from bot.core.types import EntityRef, Redaction
+from bot.files.confine import Deadline, Readers
 from bot.files.content import RedactedContent, redact_content
-from bot.files.kinds import IMAGE_KINDS
-from bot.files.limits import FileLimits
+from bot.files.kinds import IMAGE_KINDS, FileKind
+from bot.files.out.redacted import list_units, redact_units
 from bot.settings import Settings
-from guardrails.redact import Numbering, Redactor
+from guardrails.redact import Numbering, Redacted, Redactor
+
+TEXT_SUFFIXES = (".txt", ".md", ".text")
+"""An output path ending so asks for the text the model would read, whatever the input."""
 
 
-def redact_file(settings: Settings, path: Path, out: Path | None) -> int:
-    """Redact one file to ``out`` (else stdout); what was done and the counts on stderr.
+@dataclass(slots=True)
+class FileDone:
+    """What became of one file: never a value, only kinds, counts and paths.
 
-    Returns 0, or 2 when the file cannot be read, is empty, is past a limit, of a kind not
-    read, or has pictures where images are ``off``.
+    Attributes:
+        kind: what the bytes are (``sniff``); ``None`` when they were never read.
+        written_as: the output's kind: ``docx``, ``xlsx``, ``pptx``, ``csv``, ``tsv``,
+            ``pdf``, ``text`` or ``png``; ``None`` when nothing was written.
+        text: the redacted text, when that is the result and no path was given.
+        counts: entities found, by type.
+        pictures: a line on what became of the file's pictures, if it had any.
+        faces: faces blurred.
+        out: where the output was written.
     """
-    try:
-        data = path.read_bytes()
-        if not data:
-            print("veilbot: the file is empty; there is nothing to redact", file=sys.stderr)
-            return 2
-        limits = FileLimits.of(settings)
-        limits.check_sizes([len(data)])
-        content = asyncio.run(_redacted(settings, data, limits))
-    except OSError as exc:
-        print(f"veilbot: cannot read the file: {exc.strerror}", file=sys.stderr)
-        return 2
-    except InputRejected as exc:
-        print(f"veilbot: {_refusal(exc)}", file=sys.stderr)
-        return 2
-    except GuardrailError as exc:
-        print(f"veilbot: {exc}", file=sys.stderr)
-        return 2
-    try:
-        _write(content, out)
-    except OSError as exc:
-        print(f"veilbot: cannot write the result: {exc.strerror}", file=sys.stderr)
-        return 2
-    if content.pictures:
-        print(f"veilbot: {_pictures_done(content, settings.files_images, out)}", file=sys.stderr)
-    print_counts(Counter(content.counts), faces=content.faces)
-    return 0
+
+    kind: FileKind | None = None
+    written_as: str | None = None
+    text: str | None = None
+    counts: Counter[str] = field(default_factory=Counter)
+    pictures: str | None = None
+    faces: int = 0
+    out: Path | None = None
 
 
-async def _redacted(settings: Settings, data: bytes, limits: FileLimits) -> RedactedContent:
-    """The file's content through the guardrail's detection, numbered across the file.
+class Guard:
+    """The guardrail's detection, loaded at the first text and shared by every file."""
 
-    The detection (spaCy) loads at the first text, after the file was read: a file that is
-    not read is answered at once.
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._redactor: Redactor | None = None
+
+    @property
+    def redactor(self) -> Redactor:
+        """The stateless redactor (spaCy loads here, once)."""
+        if self._redactor is None:
+            self._redactor = build_redactor(self._settings)
+        return self._redactor
+
+    def redact(
+        self, numbering: Numbering, text: str, *, ocr: bool = False, context: str | None = None
+    ) -> Redaction:
+        """``text`` redacted with ``numbering`` (one file's), under ``context`` if any."""
+        return _redaction(
+            self.redactor.redact(text, "console", numbering, ocr=ocr, context=context)
+        )
+
+    def redact_many(
+        self, numbering: Numbering, units: Sequence[tuple[str, str | None]]
+    ) -> list[Redaction]:
+        """Each ``(text, heading)`` redacted with ``numbering``, one NER pass for them all."""
+        return [_redaction(r) for r in self.redactor.redact_many(units, "console", numbering)]
+
+
+def _redaction(found: Redacted) -> Redaction:
+    entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
+    return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
+
+
+async def redact_one(
+    settings: Settings,
+    guard: Guard,
+    readers: Readers,
+    data: bytes,
+    position: int,
+    suffix: str,
+    out: Path | None,
+) -> tuple[FileDone, bytes | None]:
+    """One file redacted: what became of it, and the bytes to write to ``out`` (if any).
+
+    Raises:
+        FileRejected: the file is empty, past a limit, of a kind not read, or unreadable.
+        GuardrailError: detection could not run; nothing is written.
     """
-    redactors: list[Redactor] = []
+    if not data:
+        raise FileRejected("the file is empty; there is nothing to redact", reason="empty_file")
+    readers.limits.check_sizes([len(data)], first=position)
     numbering = Numbering()
 
     async def redact_text(text: str, *, ocr: bool = False) -> Redaction:
-        if not redactors:
-            redactors.append(build_redactor(settings))
-        found = redactors[0].redact(text, "console", numbering, ocr=ocr)
-        entities = tuple(EntityRef(e.type, e.placeholder) for e in found.entities)
-        return Redaction(found.text, entities, tuple((e.start, e.end) for e in found.entities))
+        return guard.redact(numbering, text, ocr=ocr)
 
-    return await redact_content(
+    async def redact_texts(units: Sequence[tuple[str, str | None]]) -> list[Redaction]:
+        return guard.redact_many(numbering, units)
+
+    if out is not None and out.suffix.lower() not in TEXT_SUFFIXES:
+        deadline = Deadline(position, readers.limits.max_seconds)
+        listing = await list_units(data, position, suffix, readers, deadline)
+        if listing.form is not None:
+            done = await redact_units(data, position, listing, redact_texts, readers, deadline)
+            return FileDone(done.kind, done.form, counts=Counter(done.counts)), done.data
+    content = await redact_content(
         data,
-        1,
+        position,
         redact_text,
-        limits=limits,
+        limits=readers.limits,
         images=settings.files_images,
         tesseract=settings.files_tesseract,
+        readers=readers,
     )
+    return _text_done(content, settings.files_images, out)
 
 
-def _write(content: RedactedContent, out: Path | None) -> None:
-    """The text to stdout or ``out``; an image file's painted PNG to ``out``, its text to stdout."""
+def _text_done(
+    content: RedactedContent, policy: ImagePolicy, out: Path | None
+) -> tuple[FileDone, bytes | None]:
+    """The text (and an image's painted PNG) of a file read as the model reads it."""
+    done = FileDone(content.kind, counts=Counter(content.counts), faces=content.faces)
+    data: bytes | None = None
     if content.kind in IMAGE_KINDS:
-        sys.stdout.write(content.text + "\n")
+        done.text = content.text
         if out is not None and content.images:
-            out.write_bytes(content.images[0].data)
+            done.written_as, data = "png", content.images[0].data
     elif out is None:
-        sys.stdout.write(content.text)
+        done.text = content.text
     else:
-        out.write_text(content.text, encoding="utf-8")
+        done.written_as, data = "text", content.text.encode("utf-8")
+    if content.pictures:
+        done.pictures = _pictures_done(content, policy, out)
+    return done, data
 
 
 def _pictures_done(content: RedactedContent, policy: ImagePolicy, out: Path | None) -> str:
@@ -116,15 +176,31 @@ def _pictures_done(content: RedactedContent, policy: ImagePolicy, out: Path | No
     )
 
 
-def _refusal(exc: InputRejected) -> str:
-    """The refusal's line; where images are off, naming the setting an admin would change."""
-    if exc.reason == "images_off":
+def output_path(out: Path, done: FileDone) -> Path:
+    """Where ``done`` is written: ``out``, or ``out`` and ``.txt`` for text of another kind.
+
+    A PDF's text never goes to ``report.pdf``: it goes to ``report.pdf.txt``.
+    """
+    named = out.suffix.lower() not in (*TEXT_SUFFIXES, "")
+    if done.written_as == "text" and done.kind != "text" and named:
+        return out.with_name(out.name + ".txt")
+    return out
+
+
+def refusal(exc: FileRejected | Exception) -> str:
+    """A refusal's line; where images are off, naming the setting an admin would change."""
+    if isinstance(exc, FileRejected) and exc.reason == "images_off":
         return f"{exc} (VEILBOT_FILES_IMAGES=off; nothing written)"
     return str(exc)
 
 
-def print_counts(counts: Counter[str], faces: int = 0) -> None:
-    """Entity counts (and blurred faces) on stderr; never a value."""
+def counts_line(counts: Counter[str], faces: int = 0) -> str:
+    """Entity counts (and blurred faces); never a value."""
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "nothing"
     blurred = f"; blurred {faces} face{'s' if faces != 1 else ''}" if faces else ""
-    print(f"veilbot: redacted {summary}{blurred}", file=sys.stderr)
+    return f"redacted {summary}{blurred}"
+
+
+def print_counts(counts: Counter[str], faces: int = 0) -> None:
+    """Entity counts (and blurred faces) on stderr; never a value."""
+    print(f"veilbot: {counts_line(counts, faces)}", file=sys.stderr)

@@ -16,7 +16,7 @@ from typing import IO, Any, cast, get_args
 
 from adapters.console import ConsoleAdapter
 from bot.app import build_app, build_redactor
-from bot.cli.redact_file import redact_file
+from bot.cli.redact_files import redact_files
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
@@ -75,9 +75,13 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def redact(settings: Settings, args: argparse.Namespace) -> int:
-    """``veilbot redact --jsonl``: stdin's JSON lines to stdout; ``veilbot redact FILE``: a file."""
-    if args.file:
-        return redact_file(settings, Path(args.file), Path(args.out) if args.out else None)
+    """``veilbot redact FILE...``: files and folders; ``veilbot redact --jsonl``: stdin's lines."""
+    if args.files:
+        out = Path(args.out) if args.out else None
+        return redact_files(settings, [Path(f) for f in args.files], out, jsonl=args.jsonl)
+    if not args.jsonl:
+        print("veilbot redact: give one or more FILEs (or folders), or --jsonl", file=sys.stderr)
+        return 2
     return redact_lines(settings, sys.stdin, sys.stdout)
 
 

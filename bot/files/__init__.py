@@ -13,5 +13,6 @@ under a memory and a CPU limit (``confine``), never in the service. ``content`` 
 file's text and pictures, in order, with a given redaction (the turn's, or ``veilbot
 redact``'s); ``intake`` does so for a message's files with the thread's vault, into the text
 blocks the model receives and the facts the audit records (kind, size, pages, entity counts);
-``reader`` is the turn's ``FileReader``.
+``reader`` is the turn's ``FileReader``. ``out`` writes a file back as its own kind, values
+replaced in place (``veilbot redact --out``), in two reader processes around the guardrail.
 """

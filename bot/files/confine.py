@@ -46,7 +46,9 @@ T = TypeVar("T")
 _CONTEXT = multiprocessing.get_context("forkserver")
 # Imported once by the fork server, shared by every child; a module whose extra is not
 # installed (images without the ``files`` extra) is skipped there and answered in the child.
-_CONTEXT.set_forkserver_preload(["bot.files.reading", "bot.files.extract", "bot.files.images"])
+_CONTEXT.set_forkserver_preload(
+    ["bot.files.reading", "bot.files.extract", "bot.files.out.units", "bot.files.images"]
+)
 
 
 class Deadline:

@@ -107,13 +107,13 @@ class FileLimits:
                 reason="too_many_files",
             )
 
-    def check_sizes(self, sizes: Sequence[int]) -> None:
+    def check_sizes(self, sizes: Sequence[int], *, first: int = 1) -> None:
         """Raises FileRejected naming the position of the first file past the size limit.
 
         The size is checked before the download when the platform announces it, and again on
-        the bytes received.
+        the bytes received. ``first``: the position of the first of ``sizes``.
         """
-        for position, size in enumerate(sizes, start=1):
+        for position, size in enumerate(sizes, start=first):
             if size > self.max_bytes:
                 raise FileRejected(
                     f"File {position} is {human_size(size)}; I read files up to "

@@ -61,6 +61,7 @@ def detect(
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
     prose: bool = True,
+    context: str | None = None,
 ) -> list[Detection]:
     """Find the personal data in a message.
 
@@ -71,12 +72,18 @@ def detect(
         policy: what to redact; the shipped default when ``None``.
         chunk_chars: longest text given to the NER model at once (at least 200).
         prose: also the name and street-address rules (the output scan leaves them out).
+        context: the heading ``text`` sits under: a table's column header, a form's or a
+            document property's field name. ``text`` is read as that key's value (``Name:
+            Jordan``, so the structure rules type it as they type a key's value in chat) and
+            the heading's words go to Presidio's context enhancer; no finding reaches into
+            the heading, and ``text`` is analysed alone, so none crosses into a neighbour.
 
     Returns:
         Non-overlapping detections in reading order, with offsets into ``text``.
     """
     detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
-    return detector.detect(text, platform)
+    keyed, shift, words = _keyed(context, text)
+    return _unkeyed(detector.detect(keyed, platform, words), shift)
 
 
 def detect_many(
@@ -86,15 +93,19 @@ def detect_many(
     *,
     chunk_chars: int = DEFAULT_CHUNK_CHARS,
     prose: bool = True,
+    contexts: Sequence[str | None] | None = None,
 ) -> list[list[Detection] | Exception]:
     """``detect`` for each ``(text, platform)``, with one NER pass over all of them.
+
+    ``contexts``: the heading each message sits under (``detect``'s ``context``), if any; a
+    file's cells are many short texts, and one pass over them costs a third of one each.
 
     Returns:
         In the order of ``messages``: what ``detect`` returns for it, or the exception its
         analysis raised (the other messages are unaffected).
     """
     detector = _detector(analyzer, policy or default_policy(), max(200, chunk_chars), prose)
-    return detector.detect_many(messages)
+    return detector.detect_many(messages, contexts)
 
 
 def text_recognizers(
@@ -159,20 +170,26 @@ class _Detector:
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
         self.entities = sorted(policy.enabled & supported)
 
-    def detect(self, text: str, platform: Platform) -> list[Detection]:
+    def detect(
+        self, text: str, platform: Platform, context: list[str] | None = None
+    ) -> list[Detection]:
         norm = fold(normalize(text, platform))
-        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0])
+        return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0], context)
 
     def detect_many(
-        self, messages: Sequence[tuple[str, Platform]]
+        self,
+        messages: Sequence[tuple[str, Platform]],
+        contexts: Sequence[str | None] | None = None,
     ) -> list[list[Detection] | Exception]:
         """``detect`` of each message, the NER of all their chunks in one pass.
 
         A failure of the shared pass falls back to one pass per chunk, so a message that
         breaks the model fails alone; any other failure is its own message's.
         """
+        headings = contexts if contexts is not None else [None] * len(messages)
+        keys = [_keyed(c, text) for (text, _), c in zip(messages, headings, strict=True)]
         norms: list[Normalized | Exception] = []
-        for text, platform in messages:
+        for (text, _, _), (_, platform) in zip(keys, messages, strict=True):
             try:
                 norms.append(fold(normalize(text, platform)))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
@@ -183,13 +200,13 @@ class _Detector:
         except Exception:  # noqa: BLE001  (each message's own pass below says whose it was)
             ner = None
         found: list[list[Detection] | Exception] = []
-        for i, (text, _) in enumerate(messages):
+        for i, (text, shift, words) in enumerate(keys):
             norm = norms[i]
             try:
                 if isinstance(norm, Exception):
                     raise norm
                 inputs = ner[i] if ner is not None else list(map(self._ner_input, chunks[i]))
-                found.append(self._detect(text, norm, inputs))
+                found.append(_unkeyed(self._detect(text, norm, inputs, words), shift))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
                 found.append(exc)
         return found
@@ -200,11 +217,13 @@ class _Detector:
             return []
         return [chunk for _, chunk, _, _ in _chunks(norm.text, self._chunk)]
 
-    def _detect(self, text: str, norm: Normalized, ner: list[Any]) -> list[Detection]:
+    def _detect(
+        self, text: str, norm: Normalized, ner: list[Any], context: list[str] | None = None
+    ) -> list[Detection]:
         """``detect`` given the NLP artifacts of each of ``norm``'s windows."""
         found: list[Detection] = []
         if norm.text.strip():
-            for raw, by_ner in self._analyze(norm.text, ner):
+            for raw, by_ner in self._analyze(norm.text, ner, context):
                 refined = self._refine(raw, norm, by_ner)
                 if refined is not None:
                     found.append(
@@ -231,10 +250,13 @@ class _Detector:
                 found.append(Detection(entity_type, norm.starts[start], norm.ends[end - 1], 0.9))
         return found
 
-    def _analyze(self, text: str, ner: list[Any]) -> list[tuple[Detection, bool]]:
+    def _analyze(
+        self, text: str, ner: list[Any], context: list[str] | None = None
+    ) -> list[tuple[Detection, bool]]:
         """Presidio over the text in chunks, duplicates removed, each with whether NER found it.
 
-        ``ner`` holds the NLP artifacts of each chunk, in order.
+        ``ner`` holds the NLP artifacts of each chunk, in order; ``context``: words Presidio's
+        context enhancer takes as said near every finding (a column header's).
         """
         seen: set[tuple[Detection, bool]] = set()
         for (offset, chunk, first, last), artifacts in zip(
@@ -247,6 +269,7 @@ class _Detector:
                 score_threshold=self._policy.min_threshold,
                 ad_hoc_recognizers=self.recognizers,
                 nlp_artifacts=artifacts,
+                context=context or None,
             )
             for r in results:
                 start, end = int(r.start), int(r.end)
@@ -427,6 +450,38 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     for token in doc:
         token.lemma_ = token.norm_
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+_KEY_WORD = re.compile(r"[^\W\d_]+")
+_KEY_LENGTH = 40
+"""A heading longer than this is no field name: it is read only up to here."""
+
+
+def _key(heading: str) -> str:
+    """A heading as a one-line key: blanks folded, no trailing colon, at most ``_KEY_LENGTH``."""
+    return " ".join(heading.split())[:_KEY_LENGTH].rstrip(" :=：")
+
+
+def _keyed(context: str | None, text: str) -> tuple[str, int, list[str] | None]:
+    """``text`` as its heading's value (``Name: Jordan``), where it starts, the heading's words.
+
+    Without a heading: ``text`` itself, at 0, no words.
+    """
+    key = _key(context) if context else ""
+    if not key:
+        return text, 0, None
+    return f"{key}: {text}", len(key) + 2, _KEY_WORD.findall(key.casefold())
+
+
+def _unkeyed(found: list[Detection], shift: int) -> list[Detection]:
+    """Detections of a keyed text in the value's own offsets; none reaches into the heading."""
+    if not shift:
+        return found
+    return [
+        replace(d, start=max(d.start, shift) - shift, end=d.end - shift)
+        for d in found
+        if d.end > shift
+    ]
 
 
 _FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")

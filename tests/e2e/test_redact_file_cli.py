@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import docx
 from pypdf import PdfReader, PdfWriter
 
 from tests.fixtures.documents import SEEDED as DOCUMENT_SEEDED
@@ -114,3 +115,25 @@ def test_a_password_protected_pdf_gets_one_line_and_nothing_is_written(tmp_path:
         "Send a copy without the password, or paste the text you need."
     )
     assert not out.exists()
+
+
+def test_an_office_file_is_written_as_its_kind_and_a_txt_path_asks_for_text(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "letter.bin"  # the kind comes from the bytes, not the name
+    source.write_bytes(seeded_docx())
+    out, text = tmp_path / "letter.docx", tmp_path / "letter.txt"
+    done = run(tmp_path, str(source), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    table = docx.Document(out).tables[0]
+    assert [c.text for c in table.rows[0].cells] == ["Phone", "Card", "IBAN"]
+    assert [c.text for c in table.rows[1].cells] == [
+        "<PHONE_NUMBER_1>",
+        "<CREDIT_CARD_1>",
+        "<IBAN_CODE_1>",
+    ]
+    assert "docx, redacted 1 CREDIT_CARD, 1 EMAIL_ADDRESS, 1 IBAN_CODE" in done.stderr
+    assert f"-> {out}" in done.stderr
+    as_text = run(tmp_path, str(source), "--out", str(text))
+    assert as_text.returncode == 0, as_text.stderr
+    assert "Phone\tCard\tIBAN" in text.read_text(encoding="utf-8"), "what the model would read"
