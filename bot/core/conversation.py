@@ -275,6 +275,9 @@ class Conversation:
         system = scope.system or self._system
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
         record.metadata["context_messages"] = len(messages)
+        # The answer can only mean placeholders the model was shown: their values, still
+        # sealed, are fetched now (a streamed answer is restored as it arrives).
+        await restorer.recall([m.text for m in messages])
         if scope.name:
             record.metadata["scope"] = scope.name
         request = ModelRequest(
@@ -298,13 +301,13 @@ class Conversation:
         )
         record.answer = stored.text
         turn.lap("output_scan")
-        # What the vault holds now: what the restorer read (after the input's values were
-        # placed) and what the output scan placed since; this turn holds the thread's lock.
-        issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
+        # What retention must look at beside the messages the write drops: what this turn
+        # (and a turn that kept nothing) placed, and what the output scan placed since.
+        placed = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
-        return await self._remember(turn, history, (user, answer), restored, sink, issued)
+        return await self._remember(turn, history, (user, answer), restored, sink, placed)
 
     async def _hold(self, turn: Turn, request: ModelRequest) -> Reply | None:
         """Hold the call's most possible cost against the turn's budgets; the refusal if spent.
@@ -364,6 +367,7 @@ class Conversation:
         Asking again would keep the exchange twice in the history (the model would see the
         question twice from then on), and bill a second answer.
         """
+        await restorer.recall([answer.text])
         restored = await restore(restorer, answer.text)
         turn.record.answer = answer.text
         turn.record.metadata["replayed"] = True
@@ -404,7 +408,7 @@ class Conversation:
         exchange: tuple[ChatMessage, ChatMessage],
         restored: Restoration,
         sink: ReplySink | None,
-        issued: set[str],
+        placed: set[str],
     ) -> Reply:
         streamed = sink is not None
         try:
@@ -418,7 +422,10 @@ class Conversation:
         turn.lap("history_append")
         try:
             await self._guardrail.retain(
-                turn.message.thread_id, [m.text for m in kept], issued=issued
+                turn.message.thread_id,
+                [m.text for m in kept],
+                dropped=_dropped([*history, *exchange], kept),
+                placed=placed,
             )
         except StoreError as exc:  # answered and saved; the values go at the next write
             log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
@@ -438,6 +445,14 @@ def _over_budget(turn: Turn, over: OverBudget) -> Reply:
     """The reply to a turn a spent budget refuses; the audit says which budget."""
     turn.record.metadata["over_budget"] = over.budget.kind
     return turn.reply(over_budget_reply(over), TurnStatus.OVER_BUDGET)
+
+
+def _dropped(written: list[ChatMessage], kept: list[ChatMessage]) -> list[str] | None:
+    """The texts the history write trimmed off the front, ``None`` when it kept another list."""
+    cut = len(written) - len(kept)
+    if cut < 0 or written[cut:] != kept:  # the same objects when the write trimmed only
+        return None
+    return [m.text for m in written[:cut]]
 
 
 async def _withdrawn(turn: Turn) -> bool:

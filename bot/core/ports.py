@@ -93,7 +93,17 @@ class StreamRestorer(Protocol):
 
     @property
     def placeholders(self) -> Collection[str]:
-        """Every placeholder the thread's vault held when the restorer was made."""
+        """Placeholders retention looks at: new this turn, or placed by a turn that kept none."""
+        ...
+
+    async def recall(self, texts: Sequence[str]) -> None:
+        """Be able to fill the placeholders ``texts`` use (the model's context), before ``feed``.
+
+        Only those (and the ones this turn placed) are restored; any other shows neutrally.
+
+        Raises:
+            StoreError: the values could not be fetched.
+        """
         ...
 
     def feed(self, delta: str) -> str:
@@ -169,13 +179,18 @@ class Guardrail(Protocol):
         ...
 
     async def retain(
-        self, thread_id: ThreadId, kept: Sequence[str], *, issued: Collection[str] | None = None
+        self,
+        thread_id: ThreadId,
+        kept: Sequence[str],
+        *,
+        dropped: Sequence[str] | None = None,
+        placed: Collection[str] = (),
     ) -> int:
         """Forget the thread's values that none of the ``kept`` texts (its history) refers to.
 
-        ``issued``: every placeholder the thread's vault holds, when the caller knows them
-        (read under the thread's lock); when the kept texts use them all, nothing is asked
-        of the store.
+        ``dropped``: the texts the history write removed, when the caller knows them (under
+        the thread's lock); then only their placeholders and ``placed`` (the restorer's
+        ``placeholders``) are candidates, and with none the store is not asked.
 
         Returns:
             How many values were forgotten.

@@ -25,6 +25,9 @@ class _Noted:
     def placeholders(self) -> Any:
         return self._real.placeholders
 
+    async def recall(self, texts: Any) -> None:
+        await self._real.recall(texts)
+
     def feed(self, delta: str) -> str:
         self.fed_on.add(threading.get_ident())
         return self._real.feed(delta)
