@@ -48,7 +48,7 @@ from guardrails.text.normalize import GAP, normalize
 from guardrails.text.spans import Detection, resolve_overlaps
 from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
 from guardrails.vault.listing import list_vault
-from guardrails.vault.store import OFF_LOOP_VALUES, OpenedVault, RedisVault, VaultEntry, VaultPeek
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultPeek
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -64,6 +64,8 @@ KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
 LINK_OFF_LOOP_CHARS = 4000
 """A longer message is looked up in the vault in a worker thread: a 40 000-character one
 takes some 2 000 word runs to hash, ~25 ms that would hold every other event's ack."""
+UNSETTLED_MAX = 64
+"""Placeholders ``u:`` may list, all in use, before a retention that drops none empties it."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
@@ -204,9 +206,9 @@ class PresidioGuardrail:
 
         While the analysis (begun before the caller took the thread's lock) finishes, the
         vault is asked whether it exists; the known-value lookups are the message's HMACs,
-        fetched by name. The restorer knows what this anonymization placed; ``recall`` gives
-        it the values of the model's context (fetched sealed, unsealed when the answer uses
-        one). The caller holds the thread's lock, so nothing else writes to the vault.
+        fetched by name. The restorer knows what this anonymization placed; its ``fetch``
+        gets the values of the placeholders an answer uses as they arrive (sealed, unsealed
+        when shown). The caller holds the thread's lock, so nothing else writes to the vault.
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
@@ -217,18 +219,14 @@ class PresidioGuardrail:
         mapping = self._vault.recalling(thread_id)
         for placeholder, value in placed.items():
             mapping.place(placeholder, value)  # new: issued for the value that made it
-        recall = functools.partial(self._recall, mapping)
         return redaction, self._restorer(
             mapping,
             private,
             self._reveal_of(scope),
-            recall=recall,
+            fetch=mapping.recall,
             placed=frozenset([*peeked.unsettled, *placed]),
+            also=scope.on if scope else frozenset(),
         )
-
-    async def _recall(self, mapping: OpenedVault, texts: Sequence[str]) -> None:
-        """Fetch (still sealed) the values of the placeholders ``texts`` use."""
-        await mapping.recall(_used(texts, self._ref_types))
 
     def _reveal_of(self, scope: PolicyOverride | None) -> RevealPolicy:
         """The reveal policy where a scope changes it (built once per scope policy)."""
@@ -326,14 +324,15 @@ class PresidioGuardrail:
         private: bool,
         reveal: RevealPolicy | None = None,
         *,
-        recall: Callable[[Sequence[str]], Awaitable[None]] | None = None,
+        fetch: Callable[[Collection[str]], Awaitable[None]] | None = None,
         placed: Collection[str] | None = None,
+        also: frozenset[str] = frozenset(),
     ) -> PlaceholderRestorer:
         shown = Revealed(mapping, reveal or self._reveal, private=private)
-        # the restorer reads the thread's own types off the placeholders too: a scope's policy
-        # may turn on a type the service's leaves off
+        # the restorer reads the thread's own types off the placeholders too, and the types a
+        # scope's policy turns on (``also``) that the service's leaves off
         return PlaceholderRestorer(
-            shown, known_types=self._policy.enabled, recall=recall, placed=placed
+            shown, known_types=self._policy.enabled | also, fetch=fetch, placed=placed
         )
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
@@ -373,11 +372,11 @@ class PresidioGuardrail:
         The conversation calls it with the thread's kept history after every write to it, so
         a deleted or trimmed message takes the values only it introduced out of the vault.
         With ``dropped`` (the texts the write removed from the history) and ``placed`` (the
-        restorer's ``placeholders``: new this turn, or placed by a turn that kept nothing)
-        only those are candidates, and the vault forgets the ones the kept texts no longer
-        use, touching their fields only: the work of what is dropped, not of the vault. When
-        there is no candidate, Redis is not asked. Without ``dropped`` the whole vault is
-        checked (a deleted or edited message).
+        restorer's ``placeholders``: the vault's ``u:`` as the turn began, and what the turn
+        placed since) only those are candidates, and the vault forgets the ones the kept
+        texts no longer use, touching their fields only: the work of what is dropped, not of
+        the vault. When none is to go (and ``u:`` is short), Redis is not asked. Without
+        ``dropped`` the whole vault is checked (a deleted or edited message).
 
         Raises:
             StoreError: the vault could not be read or written.
@@ -388,7 +387,10 @@ class PresidioGuardrail:
         if not candidates:
             return 0
         drop = candidates - _used(kept, self._ref_types)
-        return await self._vault.forget(thread_id, drop, settle=bool(placed))
+        if not drop and len(placed) <= UNSETTLED_MAX:
+            return 0  # all in use: ``u:`` waits for a retention that drops something
+        # ``placed`` holds ``u:`` as the turn peeked it and all the turn added: it is settled
+        return await self._vault.forget(thread_id, drop, settle=True)
 
     def _may_hold(self, text: str) -> bool:
         """Whether the output scan could find anything in ``text`` (else it is skipped).

@@ -275,9 +275,6 @@ class Conversation:
         system = scope.system or self._system
         messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
         record.metadata["context_messages"] = len(messages)
-        # The answer can only mean placeholders the model was shown: their values, still
-        # sealed, are fetched now (a streamed answer is restored as it arrives).
-        await restorer.recall([m.text for m in messages])
         if scope.name:
             record.metadata["scope"] = scope.name
         request = ModelRequest(
@@ -367,7 +364,6 @@ class Conversation:
         Asking again would keep the exchange twice in the history (the model would see the
         question twice from then on), and bill a second answer.
         """
-        await restorer.recall([answer.text])
         restored = await restore(restorer, answer.text)
         turn.record.answer = answer.text
         turn.record.metadata["replayed"] = True
@@ -388,6 +384,7 @@ class Conversation:
         stream = self._model.stream(request)
         shown: list[str] = []
         async for delta in stream:
+            await restorer.fetch(delta)  # the values of the placeholders it completes, only
             visible = restorer.feed(delta)
             if visible:
                 shown.append(visible)
@@ -472,6 +469,7 @@ with hundreds of placeholders took ~10 ms, every other event's ack waiting behin
 
 async def restore(restorer: StreamRestorer, text: str) -> Restoration:
     """The whole ``text`` through ``restorer``, off the event loop when it is long."""
+    await restorer.fetch(text)
     if len(text) <= OFF_LOOP_CHARS:
         return _restored(restorer, text)
     return await asyncio.to_thread(_restored, restorer, text)

@@ -96,10 +96,10 @@ class StreamRestorer(Protocol):
         """Placeholders retention looks at: new this turn, or placed by a turn that kept none."""
         ...
 
-    async def recall(self, texts: Sequence[str]) -> None:
-        """Be able to fill the placeholders ``texts`` use (the model's context), before ``feed``.
+    async def fetch(self, delta: str) -> None:
+        """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
 
-        Only those (and the ones this turn placed) are restored; any other shows neutrally.
+        Only what the answer uses is fetched (a streamed answer, delta by delta).
 
         Raises:
             StoreError: the values could not be fetched.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping
 from typing import Final
 
 from bot.core.types import Restoration
@@ -197,8 +197,8 @@ class PlaceholderRestorer:
             placeholders the answer uses (a lazy mapping unseals just those).
         known_types: extra entity types whose bare form counts as a placeholder; the types of
             ``values`` and ``KNOWN_TYPES`` always do.
-        recall: makes ``values`` hold the placeholders some texts use (``recall``); without
-            it ``values`` holds every placeholder it can fill already.
+        fetch: makes ``values`` hold the placeholders it is given (``fetch``); without it
+            ``values`` holds every placeholder it can fill already.
         placed: what ``placeholders`` reports; by default every placeholder of ``values``.
     """
 
@@ -207,12 +207,12 @@ class PlaceholderRestorer:
         values: Mapping[str, str],
         known_types: Iterable[str] = (),
         *,
-        recall: Callable[[Sequence[str]], Awaitable[None]] | None = None,
+        fetch: Callable[[Collection[str]], Awaitable[None]] | None = None,
         placed: Collection[str] | None = None,
     ) -> None:
         self._values = values
         self._extra = frozenset(known_types)
-        self._recall = recall
+        self._fetch = fetch
         self._placed = placed
         self._know_types()
         self._raw = ""
@@ -231,14 +231,23 @@ class PlaceholderRestorer:
         """What a turn's retention looks at: the ``placed`` given, else every one it fills."""
         return self._values.keys() if self._placed is None else self._placed
 
-    async def recall(self, texts: Sequence[str]) -> None:
-        """Be able to fill the placeholders ``texts`` use (the model's context), before ``feed``.
+    async def fetch(self, delta: str) -> None:
+        """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
+
+        The text not shown yet (a held-back tail) and ``delta`` are read for placeholders this
+        restorer cannot fill yet; a match that may still grow is fetched as it stands (and
+        again once grown). Nothing else is fetched: an answer's values, not the thread's.
 
         Raises:
             StoreError: the values could not be fetched.
         """
-        if self._recall is not None:
-            await self._recall(texts)
+        if self._fetch is None:
+            return
+        pending = self._raw[self._done :] + delta
+        wanted = {canonical(m) for m in self._pattern.finditer(pending)}
+        missing = [p for p in wanted if p not in self._values]
+        if missing:
+            await self._fetch(missing)
             self._know_types()
 
     def feed(self, delta: str) -> str:

@@ -14,10 +14,11 @@ v:                -> 2                              the layout: every value has 
 
 A turn never reads the vault whole. It asks whether the vault exists (``peek``), looks up the
 HMACs of its message's word runs (``lookup``, one ``HMGET``), places its values (``assign``),
-and fetches the sealed values of the placeholders its model context uses (``recall``); a value
-is decrypted only when an answer uses it. Its cost follows the message and the context, not the
-thread's age. A vault written before ``v:`` is listed once (``guardrails.vault.listing``): each
-value gets its lookup and ``k:`` list, so old entries are found by lookup like new ones.
+and fetches the sealed values of the placeholders its answer uses as the answer arrives
+(``recall``), decrypting each when it is shown. Its cost follows the message and the answer,
+not the thread's age. A vault written before ``v:`` is listed once
+(``guardrails.vault.listing``): each value gets its lookup and ``k:`` list, so old entries are
+found by lookup like new ones.
 
 Retention (``retain``): a thread keeps only the values its kept history still refers to. A
 message that is deleted or trimmed away takes the values only it introduced with it (their
@@ -386,7 +387,7 @@ class RedisVault:
         return dict(self.opened(tid, await self.read(tid)))
 
     def recalling(self, tid: ThreadId) -> OpenedVault:
-        """A turn's values: none yet; ``OpenedVault.recall`` fetches those it needs."""
+        """A turn's values: none yet; ``OpenedVault.recall`` fetches those its answer uses."""
         return OpenedVault(self, tid, {})
 
     def opened(self, tid: ThreadId, fields: VaultFields) -> OpenedVault:

@@ -84,7 +84,7 @@ async def test_a_message_with_hundreds_of_values_round_trips(guardrail):
 
 
 async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
-    """The turn's restorer, once it recalled the turn's text: values placed by this very
+    """The turn's restorer, once it fetched what the text uses: values placed by this very
     anonymization, values of earlier turns, names linked to them and typed placeholders
     all restore as a fresh read of the vault restores them. What it reports for retention
     is what this turn placed new."""
@@ -100,7 +100,7 @@ async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
             )
             fresh = await guardrail.restorer(T1, platform="slack", private=private)
             assert set(restorer.placeholders) <= set(fresh.placeholders)
-            await restorer.recall([redaction.text])
+            await restorer.fetch(redaction.text)
             restored = restorer.restore(redaction.text)
             assert restored == fresh.restore(redaction.text)
             assert restored.unknown_placeholders == 0
