@@ -389,6 +389,7 @@ class Conversation:
             if visible:
                 shown.append(visible)
                 await sink.delta(visible)
+        await restorer.fetch("", end=True)
         restored = restorer.finish()
         tail = restored.text[sum(map(len, shown)) :]
         if tail:
@@ -469,7 +470,7 @@ with hundreds of placeholders took ~10 ms, every other event's ack waiting behin
 
 async def restore(restorer: StreamRestorer, text: str) -> Restoration:
     """The whole ``text`` through ``restorer``, off the event loop when it is long."""
-    await restorer.fetch(text)
+    await restorer.fetch(text, end=True)
     if len(text) <= OFF_LOOP_CHARS:
         return _restored(restorer, text)
     return await asyncio.to_thread(_restored, restorer, text)

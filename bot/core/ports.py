@@ -96,10 +96,11 @@ class StreamRestorer(Protocol):
         """Placeholders retention looks at: new this turn, or placed by a turn that kept none."""
         ...
 
-    async def fetch(self, delta: str) -> None:
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
         """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
 
-        Only what the answer uses is fetched (a streamed answer, delta by delta).
+        Only what the answer uses is fetched (a streamed answer, delta by delta); ``end``: the
+        answer is complete (``delta`` is its last part, or empty), call before ``finish``.
 
         Raises:
             StoreError: the values could not be fetched.

@@ -231,12 +231,13 @@ class PlaceholderRestorer:
         """What a turn's retention looks at: the ``placed`` given, else every one it fills."""
         return self._values.keys() if self._placed is None else self._placed
 
-    async def fetch(self, delta: str) -> None:
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
         """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
 
         The text not shown yet (a held-back tail) and ``delta`` are read for placeholders this
-        restorer cannot fill yet; a match that may still grow is fetched as it stands (and
-        again once grown). Nothing else is fetched: an answer's values, not the thread's.
+        restorer cannot fill yet; one that may still grow waits for the next delta, or for
+        ``end`` (the answer is complete: ``delta`` is its last part, or empty). Nothing else
+        is fetched: an answer's values, not the thread's.
 
         Raises:
             StoreError: the values could not be fetched.
@@ -244,7 +245,11 @@ class PlaceholderRestorer:
         if self._fetch is None:
             return
         pending = self._raw[self._done :] + delta
-        wanted = {canonical(m) for m in self._pattern.finditer(pending)}
+        wanted = {
+            canonical(m)
+            for m in self._pattern.finditer(pending)
+            if end or not _may_grow(m, pending)
+        }
         missing = [p for p in wanted if p not in self._values]
         if missing:
             await self._fetch(missing)

@@ -162,12 +162,13 @@ return {redis.call('EXISTS', KEYS[1]), marks[1], marks[2]}
 """
 
 
-# KEYS[1] vault hash; ARGV[1] placeholders, space-separated (one argument: a context's hundreds
-# cost the client one string to encode, not hundreds). Returns each one's sealed value, or false.
-RECALL_LUA = """
+# KEYS[1] vault hash; ARGV[1] field names, space-separated: one argument, where an HMGET of a
+# message's hundreds of lookups or an answer's values cost the client one encoding per name.
+# Returns each field's value, or false.
+FIELDS_LUA = """
 local out = {}
-for ph in string.gmatch(ARGV[1], '%S+') do
-  out[#out + 1] = redis.call('HGET', KEYS[1], 'p:' .. ph)
+for name in string.gmatch(ARGV[1], '%S+') do
+  out[#out + 1] = redis.call('HGET', KEYS[1], name)
 end
 return out
 """

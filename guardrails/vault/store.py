@@ -13,7 +13,7 @@ v:                -> 2                              the layout: every value has 
 ```
 
 A turn never reads the vault whole. It asks whether the vault exists (``peek``), looks up the
-HMACs of its message's word runs (``lookup``, one ``HMGET``), places its values (``assign``),
+HMACs of its message's word runs (``lookup``, one script), places its values (``assign``),
 and fetches the sealed values of the placeholders its answer uses as the answer arrives
 (``recall``), decrypting each when it is shown. Its cost follows the message and the answer,
 not the thread's age. A vault written before ``v:`` is listed once
@@ -66,11 +66,11 @@ from guardrails.text.values import normalize_value
 from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
 from guardrails.vault.scripts import (
     ASSIGN_LUA,
+    FIELDS_LUA,
     FORGET_LUA,
     LAYOUT,
     LIST_LUA,
     PEEK_LUA,
-    RECALL_LUA,
     RETAIN_LUA,
 )
 from guardrails.vault.sealing import SealingKeys, Unopened, recorded_key, unopened_reason
@@ -178,7 +178,7 @@ class RedisVault:
         self._forget = redis.register_script(FORGET_LUA)
         self._peek = redis.register_script(PEEK_LUA)
         self._list = redis.register_script(LIST_LUA)
-        self._recall = redis.register_script(RECALL_LUA)
+        self._fields = redis.register_script(FIELDS_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -238,10 +238,13 @@ class RedisVault:
         if not wanted:
             return {}
         async with redis_errors_as_store_errors("load", tid):
-            raw = await self._recall(
-                keys=[self._keys.thread(tid, "vault")], args=[" ".join(wanted)]
-            )
+            raw = await self._values_of(tid, [f"p:{p}" for p in wanted])
         return {p: v for p, v in zip(wanted, raw, strict=True) if v is not None}
+
+    async def _values_of(self, tid: ThreadId, fields: Sequence[str]) -> list[bytes | str | None]:
+        """The values of ``fields`` of the thread's vault, ``None`` where absent (one script)."""
+        raw = await self._fields(keys=[self._keys.thread(tid, "vault")], args=[" ".join(fields)])
+        return [None if v is None or v is False else v for v in raw]
 
     async def write_lists(self, tid: ThreadId, lists: Sequence[str]) -> int:
         """Give values written before the layout mark their lookup and ``k:`` list, then mark.
@@ -340,7 +343,7 @@ class RedisVault:
     async def lookup(
         self, tid: ThreadId, values: Sequence[str], tokens: Sequence[str]
     ) -> tuple[list[str | None], list[str | None]]:
-        """Placeholders of values already in the vault, and of name tokens (one ``HMGET``).
+        """Placeholders of values already in the vault, and of name tokens (one round trip).
 
         Each value and token is looked up by its HMAC under every key of the ring: the work
         is that of the message, whatever the vault holds.
@@ -359,7 +362,7 @@ class RedisVault:
         name = functools.partial(self._lookup_fields, tid, values, tokens)
         fields = await asyncio.to_thread(name) if many else name()
         async with redis_errors_as_store_errors("lookup", tid):
-            raw = await self._redis.hmget(self._keys.thread(tid, "vault"), fields)
+            raw = await self._values_of(tid, fields)
         count = len(values) + len(tokens)
         found: list[str | None] = [None] * count
         for at, stored in enumerate(raw):  # the current key's first

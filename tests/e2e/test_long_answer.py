@@ -25,8 +25,8 @@ class _Noted:
     def placeholders(self) -> Any:
         return self._real.placeholders
 
-    async def fetch(self, delta: str) -> None:
-        await self._real.fetch(delta)
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
+        await self._real.fetch(delta, end=end)
 
     def feed(self, delta: str) -> str:
         self.fed_on.add(threading.get_ident())

@@ -100,7 +100,7 @@ async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
             )
             fresh = await guardrail.restorer(T1, platform="slack", private=private)
             assert set(restorer.placeholders) <= set(fresh.placeholders)
-            await restorer.fetch(redaction.text)
+            await restorer.fetch(redaction.text, end=True)
             restored = restorer.restore(redaction.text)
             assert restored == fresh.restore(redaction.text)
             assert restored.unknown_placeholders == 0
