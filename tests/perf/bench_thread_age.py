@@ -18,7 +18,9 @@ a long history is the model's work, not the service's. History is trimmed to
 ``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so the old turns include
 the vault's retention.
 
-    .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 20]
+    .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 20] [--stream]
+
+``--stream`` streams every answer, as ``veilbot console`` does (restored delta by delta).
 
 ``--callgrind`` counts instructions instead of timing, which no load on the machine moves:
 
@@ -72,10 +74,21 @@ VARIANTS: dict[str, Callable[[int], list[str]]] = {
 }
 
 
+class _Unread:
+    """A reply sink that drops what streams to it (``--stream``: as the console's answers)."""
+
+    async def delta(self, text: str) -> None:
+        """Drop a delta."""
+
+
+STREAM: list[_Unread] = []
+"""One sink when ``--stream`` is given: every turn's answer is streamed to it."""
+
+
 async def turn_ms(app: App, i: int, text: str, thread: str) -> float:
     """CPU milliseconds of this process for one turn."""
     began = time.process_time()
-    reply = await app.conversation.handle(inbound(i, text, thread))
+    reply = await app.conversation.handle(inbound(i, text, thread), *STREAM)
     if reply is None or not reply.ok:
         raise SystemExit(f"turn {i} failed")
     return (time.process_time() - began) * 1000
@@ -155,6 +168,8 @@ def _dump_totals(out: str, count: int) -> list[int]:
 async def main(args: argparse.Namespace) -> None:
     """Start a private Redis unless one is given, run, print."""
     configure_logging("WARNING")
+    if args.stream:
+        STREAM.append(_Unread())
     redis_url = os.environ.get("VEILBOT_TEST_REDIS_URL")
     server = None
     if not redis_url:
@@ -195,6 +210,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--window", type=int, default=20)
+    parser.add_argument("--stream", action="store_true", help="stream answers, as the console")
     parser.add_argument("--callgrind", action="store_true", help="instructions, under valgrind")
     parser.add_argument("--out", default="age.%p", help="valgrind's --callgrind-out-file")
     asyncio.run(main(parser.parse_args()))
