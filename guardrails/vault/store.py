@@ -50,7 +50,7 @@ import binascii
 import functools
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
 
@@ -64,6 +64,7 @@ from bot.core.types import ThreadId
 from guardrails.restore.placeholders import TYPE_RE, placeholder_type
 from guardrails.text.values import normalize_value
 from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
+from guardrails.vault.opened import OpenedVault
 from guardrails.vault.scripts import (
     ASSIGN_LUA,
     FIELDS_LUA,
@@ -472,53 +473,6 @@ class RedisVault:
             raise _unopened(tid, entity_type, exc) from exc
         except UnicodeDecodeError as exc:
             raise _unopened(tid, entity_type, Unopened(None)) from exc
-
-
-class OpenedVault(Mapping[str, tuple[str, str]]):
-    """A thread's placeholders with entity type and value, each unsealed when first read.
-
-    Iterating lists the placeholders without decrypting anything; ``place`` adds one this
-    turn issued, whose value is known in clear; ``recall`` fetches more, still sealed.
-    """
-
-    def __init__(self, vault: RedisVault, tid: ThreadId, sealed: dict[str, bytes | str]) -> None:
-        self._vault = vault
-        self._tid = tid
-        self._sealed = sealed
-        self._open: dict[str, tuple[str, str]] = {}
-
-    def place(self, placeholder: str, typed_value: tuple[str, str]) -> None:
-        """Add a placeholder issued after the read, unless the vault already held it."""
-        if placeholder not in self._sealed and placeholder not in self._open:
-            self._open[placeholder] = typed_value
-
-    async def recall(self, placeholders: Iterable[str]) -> None:
-        """Fetch the sealed values of those ``placeholders`` not known yet (one round trip).
-
-        Raises:
-            StoreUnavailable: Redis cannot be reached.
-            StoreError: Redis failed.
-        """
-        wanted = [p for p in placeholders if p not in self]
-        if wanted:
-            self._sealed.update(await self._vault.recall(self._tid, wanted))
-
-    def __getitem__(self, placeholder: str) -> tuple[str, str]:
-        found = self._open.get(placeholder)
-        if found is None:
-            found = self._vault.unseal(self._tid, placeholder, self._sealed[placeholder])
-            self._open[placeholder] = found
-        return found
-
-    def __contains__(self, placeholder: object) -> bool:
-        return placeholder in self._sealed or placeholder in self._open
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._sealed
-        yield from (p for p in self._open if p not in self._sealed)
-
-    def __len__(self) -> int:
-        return len(self._sealed) + sum(1 for p in self._open if p not in self._sealed)
 
 
 def _blob(tid: ThreadId, entity_type: str, stored: bytes | str) -> bytes:
