@@ -22,7 +22,7 @@ import bisect
 import functools
 import logging
 import re
-from collections.abc import Awaitable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,7 +47,8 @@ from guardrails.text.folding import fold, may_hide, mostly_hidden
 from guardrails.text.normalize import GAP, normalize
 from guardrails.text.spans import Detection, resolve_overlaps
 from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
-from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultFields
+from guardrails.vault.listing import list_vault
+from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, VaultPeek
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -63,6 +64,8 @@ KNOWN_VALUE, KNOWN_NAME = 0.95, 0.9
 LINK_OFF_LOOP_CHARS = 4000
 """A longer message is looked up in the vault in a worker thread: a 40 000-character one
 takes some 2 000 word runs to hash, ~25 ms that would hold every other event's ack."""
+UNSETTLED_MAX = 64
+"""Placeholders ``u:`` may list, all in use, before a retention that drops none empties it."""
 _MAY_HOLD = re.compile(r"[\d@/%]|\b(?:at|dot)\b", re.IGNORECASE)
 
 
@@ -201,21 +204,29 @@ class PresidioGuardrail:
     ) -> tuple[Redaction, PlaceholderRestorer]:
         """The redaction of ``analysis``, and the ``restorer`` of the vault as that left it.
 
-        The vault is read once, while the analysis (begun before the caller took the thread's
-        lock) finishes; the known-value lookups and the restorer's values come from that read,
-        plus what this anonymization placed. The caller holds the thread's lock, so nothing
-        else writes to the vault in between.
+        While the analysis (begun before the caller took the thread's lock) finishes, the
+        vault is asked whether it exists; the known-value lookups are the message's HMACs,
+        fetched by name. The restorer knows what this anonymization placed; its ``fetch``
+        gets the values of the placeholders an answer uses as they arrive (sealed, unsealed
+        when shown). The caller holds the thread's lock, so nothing else writes to the vault.
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
         placed: dict[str, tuple[str, str]] = {}
-        redaction, fields, scope = await self._anonymize(thread_id, analysis, placed)
-        mapping = self._vault.opened(thread_id, fields)
+        redaction, peeked, scope = await self._anonymize(thread_id, analysis, placed)
+        mapping = self._vault.recalling(thread_id)
         for placeholder, value in placed.items():
             mapping.place(placeholder, value)  # new: issued for the value that made it
-        return redaction, self._restorer(mapping, private, self._reveal_of(scope))
+        return redaction, self._restorer(
+            mapping,
+            private,
+            self._reveal_of(scope),
+            fetch=mapping.recall,
+            placed=frozenset([*peeked.unsettled, *placed]),
+            also=scope.on if scope else frozenset(),
+        )
 
     def _reveal_of(self, scope: PolicyOverride | None) -> RevealPolicy:
         """The reveal policy where a scope changes it (built once per scope policy)."""
@@ -232,16 +243,16 @@ class PresidioGuardrail:
         tid: ThreadId,
         analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
-    ) -> tuple[Redaction, VaultFields, PolicyOverride | None]:
-        """The redaction, the vault as read before it, and the analysis's scope policy.
+    ) -> tuple[Redaction, VaultPeek, PolicyOverride | None]:
+        """The redaction, what the vault was before it, and the analysis's scope policy.
 
-        ``placed`` collects what the redaction assigned.
+        ``placed`` collects the values the redaction issued new placeholders for.
         """
-        done, fields = await self._analysis_and_vault(tid, analysis)
+        done, peeked = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
-        link = functools.partial(self._link_known, tid, fields, found.masked, found.spans)
-        long = len(found.masked) > LINK_OFF_LOOP_CHARS and self._vault.may_know(fields)
-        spans = await asyncio.to_thread(link) if long else link()
+        spans = found.spans
+        if peeked.exists:
+            spans = await self._link_known(tid, found.masked, spans)
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
         typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
         if typed:
@@ -251,20 +262,26 @@ class PresidioGuardrail:
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
         )
-        return redaction, fields, found.policy
+        return redaction, peeked, found.policy
 
     async def _analysis_and_vault(
         self, tid: ThreadId, analysis: Awaitable[TextAnalysis]
-    ) -> tuple[TextAnalysis, VaultFields]:
-        """The analysis, and the vault read while it runs; a detection failure comes first."""
-        reading = asyncio.ensure_future(self._vault.read(tid))
+    ) -> tuple[TextAnalysis, VaultPeek]:
+        """The analysis, and a peek at the vault while it runs; a detection failure first.
+
+        A vault written before the layout mark is listed now, once (``vault.listing``).
+        """
+        reading = asyncio.ensure_future(self._vault.peek(tid))
         try:
             done = await analysis
         except BaseException:
             reading.cancel()
             await asyncio.gather(reading, return_exceptions=True)
             raise
-        return done, await reading
+        peeked = await reading
+        if peeked.exists and not peeked.listed:
+            await list_vault(self._vault, tid)
+        return done, peeked
 
     def _typed_placeholders(
         self, text: str, platform: Platform, also: frozenset[str] = frozenset()
@@ -306,11 +323,17 @@ class PresidioGuardrail:
         mapping: Mapping[str, tuple[str, str]],
         private: bool,
         reveal: RevealPolicy | None = None,
+        *,
+        fetch: Callable[[Collection[str]], Awaitable[None]] | None = None,
+        placed: Collection[str] | None = None,
+        also: frozenset[str] = frozenset(),
     ) -> PlaceholderRestorer:
         shown = Revealed(mapping, reveal or self._reveal, private=private)
-        # the restorer reads the thread's own types off the placeholders too: a scope's policy
-        # may turn on a type the service's leaves off
-        return PlaceholderRestorer(shown, known_types=self._policy.enabled)
+        # the restorer reads the thread's own types off the placeholders too, and the types a
+        # scope's policy turns on (``also``) that the service's leaves off
+        return PlaceholderRestorer(
+            shown, known_types=self._policy.enabled | also, fetch=fetch, placed=placed
+        )
 
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact identifiers the model produced itself, for the stored copy of an answer.
@@ -337,24 +360,37 @@ class PresidioGuardrail:
         return redaction
 
     async def retain(
-        self, thread_id: ThreadId, kept: Sequence[str], *, issued: Collection[str] | None = None
+        self,
+        thread_id: ThreadId,
+        kept: Sequence[str],
+        *,
+        dropped: Sequence[str] | None = None,
+        placed: Collection[str] = (),
     ) -> int:
         """Forget the thread's values that none of the ``kept`` texts refers to.
 
         The conversation calls it with the thread's kept history after every write to it, so
         a deleted or trimmed message takes the values only it introduced out of the vault.
-        With ``issued`` (every placeholder the vault holds, read under the thread's lock)
-        the vault forgets just those the kept texts no longer use, touching their fields only;
-        when the kept texts use them all (a turn whose history was not trimmed and which left
-        no value unused), Redis is not asked.
+        With ``dropped`` (the texts the write removed from the history) and ``placed`` (the
+        restorer's ``placeholders``: the vault's ``u:`` as the turn began, and what the turn
+        placed since) only those are candidates, and the vault forgets the ones the kept
+        texts no longer use, touching their fields only: the work of what is dropped, not of
+        the vault. When none is to go (and ``u:`` is short), Redis is not asked. Without
+        ``dropped`` the whole vault is checked (a deleted or edited message).
 
         Raises:
             StoreError: the vault could not be read or written.
         """
-        used = _used(kept, self._ref_types)
-        if issued is not None:
-            return await self._vault.forget(thread_id, set(issued) - used)
-        return await self._vault.retain(thread_id, used)
+        if dropped is None:
+            return await self._vault.retain(thread_id, _used(kept, self._ref_types))
+        candidates = _used(dropped, self._ref_types) | set(placed)
+        if not candidates:
+            return 0
+        drop = candidates - _used(kept, self._ref_types)
+        if not drop and len(placed) <= UNSETTLED_MAX:
+            return 0  # all in use: ``u:`` waits for a retention that drops something
+        # ``placed`` holds ``u:`` as the turn peeked it and all the turn added: it is settled
+        return await self._vault.forget(thread_id, drop, settle=True)
 
     def _may_hold(self, text: str) -> bool:
         """Whether the output scan could find anything in ``text`` (else it is skipped).
@@ -385,27 +421,48 @@ class PresidioGuardrail:
         self._working = True
         return found
 
-    def _link_known(
-        self, tid: ThreadId, fields: VaultFields, text: str, spans: list[Detection]
+    async def _link_known(
+        self, tid: ThreadId, text: str, spans: list[Detection]
     ) -> list[Detection]:
         """Add what this thread knows: its values in any case or accent, and its people's words.
 
-        "Jane" after "Jane Doe", "jose muller" after "José Müller"; looked up in the vault as
-        read (``fields``), not in Redis. A known value or person also takes over a name-model
-        span it covers whole, whatever type the model gave it ("Jane" read as a place keeps
-        Jane Doe's placeholder). Only words outside markup and outside validated findings are
-        looked up; a vault with nothing to look up (a new thread) is not asked at all.
+        "Jane" after "Jane Doe", "jose muller" after "José Müller"; looked up in the vault by
+        the HMACs of the message's word runs (``RedisVault.lookup``), never by reading it. A
+        known value or person also takes over a name-model span it covers whole, whatever type
+        the model gave it ("Jane" read as a place keeps Jane Doe's placeholder). Only words
+        outside markup and outside validated findings are looked up. A long message is cut
+        into word runs, and its findings merged, in a worker thread.
         """
-        if not self._vault.may_know(fields):
-            return spans
+        long = len(text) > LINK_OFF_LOOP_CHARS
+        words = functools.partial(self._lookup_words, text, spans)
+        grams, tokens = await asyncio.to_thread(words) if long else words()
+        values, owners = await self._vault.lookup(
+            tid, [text[a:b] for a, b in grams], [t[2] for t in tokens]
+        )
+        merge = functools.partial(self._merge_known, text, spans, grams, tokens, values, owners)
+        return await asyncio.to_thread(merge) if long else merge()
+
+    def _lookup_words(
+        self, text: str, spans: list[Detection]
+    ) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
+        """The word runs to look up as known values, and the name tokens to look up."""
         blocked = _Blocked(text, [(s.start, s.end) for s in spans if s.type not in NAME_TYPES])
         grams = [g for g in value_grams(text) if not blocked(*g)]
         tokens = []
         if "PERSON" in self._policy.enabled:
             tokens = [t for t in name_tokens(text) if not blocked(t[0], t[1])]
-        values, owners = self._vault.lookup(
-            tid, fields, [text[a:b] for a, b in grams], [t[2] for t in tokens]
-        )
+        return grams, tokens
+
+    def _merge_known(
+        self,
+        text: str,
+        spans: list[Detection],
+        grams: list[tuple[int, int]],
+        tokens: list[tuple[int, int, str]],
+        values: list[str | None],
+        owners: list[str | None],
+    ) -> list[Detection]:
+        """The detections with the known values and people the lookups found."""
         known = [
             Detection(placeholder_type(ph), a, b, KNOWN_VALUE)
             for (a, b), ph in zip(grams, values, strict=True)
@@ -427,7 +484,7 @@ class PresidioGuardrail:
         placed: dict[str, tuple[str, str]] | None = None,
         printed: str | None = None,
     ) -> Redaction:
-        """Swap each span for its vault placeholder (``placed``: each with its first value).
+        """Swap each span for its vault placeholder (``placed``: each new one with its value).
 
         ``printed``: OCR'd text as printed, whose spans are the values (OCR's slips mended).
         """
@@ -438,13 +495,14 @@ class PresidioGuardrail:
         # the event loop, and every other event's ack, for tens of ms in one stretch.
         many = len(values) > OFF_LOOP_VALUES
         entries = await asyncio.to_thread(_entries, values) if many else _entries(values)
-        placeholders = await self._vault.assign(tid, entries)
+        issued = await self._vault.place(tid, entries)
+        placeholders = [p.placeholder for p in issued]
         pieces: list[str] = []
         position = 0
-        for (_, value, _), span, placeholder in zip(values, spans, placeholders, strict=True):
+        for (_, value, _), span, (placeholder, new) in zip(values, spans, issued, strict=True):
             pieces += [text[position : span.start], placeholder]
             position = span.end
-            if placed is not None:
+            if placed is not None and new:  # a known one restores to its first value
                 placed.setdefault(placeholder, (placeholder_type(placeholder), value))
         pieces.append(text[position:])
         entities = tuple(EntityRef(placeholder_type(p), p) for p in placeholders)

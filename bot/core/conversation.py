@@ -298,13 +298,13 @@ class Conversation:
         )
         record.answer = stored.text
         turn.lap("output_scan")
-        # What the vault holds now: what the restorer read (after the input's values were
-        # placed) and what the output scan placed since; this turn holds the thread's lock.
-        issued = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
+        # What retention must look at beside the messages the write drops: what this turn
+        # (and a turn that kept nothing) placed, and what the output scan placed since.
+        placed = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
         answer = ChatMessage("assistant", stored.text)
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
-        return await self._remember(turn, history, (user, answer), restored, sink, issued)
+        return await self._remember(turn, history, (user, answer), restored, sink, placed)
 
     async def _hold(self, turn: Turn, request: ModelRequest) -> Reply | None:
         """Hold the call's most possible cost against the turn's budgets; the refusal if spent.
@@ -384,10 +384,12 @@ class Conversation:
         stream = self._model.stream(request)
         shown: list[str] = []
         async for delta in stream:
+            await restorer.fetch(delta)  # the values of the placeholders it completes, only
             visible = restorer.feed(delta)
             if visible:
                 shown.append(visible)
                 await sink.delta(visible)
+        await restorer.fetch("", end=True)
         restored = restorer.finish()
         tail = restored.text[sum(map(len, shown)) :]
         if tail:
@@ -404,7 +406,7 @@ class Conversation:
         exchange: tuple[ChatMessage, ChatMessage],
         restored: Restoration,
         sink: ReplySink | None,
-        issued: set[str],
+        placed: set[str],
     ) -> Reply:
         streamed = sink is not None
         try:
@@ -418,7 +420,10 @@ class Conversation:
         turn.lap("history_append")
         try:
             await self._guardrail.retain(
-                turn.message.thread_id, [m.text for m in kept], issued=issued
+                turn.message.thread_id,
+                [m.text for m in kept],
+                dropped=_dropped([*history, *exchange], kept),
+                placed=placed,
             )
         except StoreError as exc:  # answered and saved; the values go at the next write
             log_failure(log, "vault retention failed run=%s", exc, turn.record.run_id)
@@ -440,6 +445,14 @@ def _over_budget(turn: Turn, over: OverBudget) -> Reply:
     return turn.reply(over_budget_reply(over), TurnStatus.OVER_BUDGET)
 
 
+def _dropped(written: list[ChatMessage], kept: list[ChatMessage]) -> list[str] | None:
+    """The texts the history write trimmed off the front, ``None`` when it kept another list."""
+    cut = len(written) - len(kept)
+    if cut < 0 or written[cut:] != kept:  # the same objects when the write trimmed only
+        return None
+    return [m.text for m in written[:cut]]
+
+
 async def _withdrawn(turn: Turn) -> bool:
     """Whether the turn's queued message was withdrawn (dropped from the queue) meanwhile."""
     check = turn.message.withdrawn
@@ -457,6 +470,7 @@ with hundreds of placeholders took ~10 ms, every other event's ack waiting behin
 
 async def restore(restorer: StreamRestorer, text: str) -> Restoration:
     """The whole ``text`` through ``restorer``, off the event loop when it is long."""
+    await restorer.fetch(text, end=True)
     if len(text) <= OFF_LOOP_CHARS:
         return _restored(restorer, text)
     return await asyncio.to_thread(_restored, restorer, text)

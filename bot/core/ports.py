@@ -93,7 +93,18 @@ class StreamRestorer(Protocol):
 
     @property
     def placeholders(self) -> Collection[str]:
-        """Every placeholder the thread's vault held when the restorer was made."""
+        """Placeholders retention looks at: new this turn, or placed by a turn that kept none."""
+        ...
+
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
+        """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
+
+        Only what the answer uses is fetched (a streamed answer, delta by delta); ``end``: the
+        answer is complete (``delta`` is its last part, or empty), call before ``finish``.
+
+        Raises:
+            StoreError: the values could not be fetched.
+        """
         ...
 
     def feed(self, delta: str) -> str:
@@ -169,13 +180,18 @@ class Guardrail(Protocol):
         ...
 
     async def retain(
-        self, thread_id: ThreadId, kept: Sequence[str], *, issued: Collection[str] | None = None
+        self,
+        thread_id: ThreadId,
+        kept: Sequence[str],
+        *,
+        dropped: Sequence[str] | None = None,
+        placed: Collection[str] = (),
     ) -> int:
         """Forget the thread's values that none of the ``kept`` texts (its history) refers to.
 
-        ``issued``: every placeholder the thread's vault holds, when the caller knows them
-        (read under the thread's lock); when the kept texts use them all, nothing is asked
-        of the store.
+        ``dropped``: the texts the history write removed, when the caller knows them (under
+        the thread's lock); then only their placeholders and ``placed`` (the restorer's
+        ``placeholders``) are candidates, and with none the store is not asked.
 
         Returns:
             How many values were forgotten.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping
 from typing import Final
 
 from bot.core.types import Restoration
@@ -197,23 +197,63 @@ class PlaceholderRestorer:
             placeholders the answer uses (a lazy mapping unseals just those).
         known_types: extra entity types whose bare form counts as a placeholder; the types of
             ``values`` and ``KNOWN_TYPES`` always do.
+        fetch: makes ``values`` hold the placeholders it is given (``fetch``); without it
+            ``values`` holds every placeholder it can fill already.
+        placed: what ``placeholders`` reports; by default every placeholder of ``values``.
     """
 
-    def __init__(self, values: Mapping[str, str], known_types: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        values: Mapping[str, str],
+        known_types: Iterable[str] = (),
+        *,
+        fetch: Callable[[Collection[str]], Awaitable[None]] | None = None,
+        placed: Collection[str] | None = None,
+    ) -> None:
         self._values = values
-        types = {t for p in values if (t := _type_of(p)) is not None}
-        self._known = frozenset(KNOWN_TYPES | types | set(known_types))
-        self._pattern = grammar(self._known)
+        self._extra = frozenset(known_types)
+        self._fetch = fetch
+        self._placed = placed
+        self._know_types()
         self._raw = ""
         self._done = 0
         self._shown: list[str] = []
         self._unknown = 0
         self._mangled = 0
 
+    def _know_types(self) -> None:
+        types = {t for p in self._values if (t := _type_of(p)) is not None}
+        self._known = frozenset(KNOWN_TYPES | types | self._extra)
+        self._pattern = grammar(self._known)
+
     @property
     def placeholders(self) -> Collection[str]:
-        """The placeholders it fills: every one the thread's vault held when it was made."""
-        return self._values.keys()
+        """What a turn's retention looks at: the ``placed`` given, else every one it fills."""
+        return self._values.keys() if self._placed is None else self._placed
+
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
+        """Fetch the values of the placeholders ``delta`` completes; call before ``feed(delta)``.
+
+        The text not shown yet (a held-back tail) and ``delta`` are read for placeholders this
+        restorer cannot fill yet; one that may still grow waits for the next delta, or for
+        ``end`` (the answer is complete: ``delta`` is its last part, or empty). Nothing else
+        is fetched: an answer's values, not the thread's.
+
+        Raises:
+            StoreError: the values could not be fetched.
+        """
+        if self._fetch is None:
+            return
+        pending = self._raw[self._done :] + delta
+        wanted = {
+            canonical(m)
+            for m in self._pattern.finditer(pending)
+            if end or not _may_grow(m, pending)
+        }
+        missing = [p for p in wanted if p not in self._values]
+        if missing:
+            await self._fetch(missing)
+            self._know_types()
 
     def feed(self, delta: str) -> str:
         """Accept a delta; return what can be shown now (never half a placeholder)."""

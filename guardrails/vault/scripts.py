@@ -6,11 +6,16 @@ The layout they work on is ``guardrails.vault.store``'s; ``REKEY_LUA`` is the ro
 
 from __future__ import annotations
 
+LAYOUT = "2"
+"""The vault layout ``ASSIGN_LUA`` marks in ``v:``: every value listed (``k:``), new ones in
+``u:``. A vault without the mark was written before; ``guardrails.vault.listing`` lists it."""
+
 # KEYS[1] vault hash; ARGV[1] TTL in ms, ARGV[2] the ring's size r; then per value in reading
 # order: its r lookup hmacs (one per key of the ring, the current key's first), type,
 # ciphertext, number of name tokens k, and each token's r hmacs. A lookup or token field under
-# any key of the ring counts; new fields are written under the current key. Returns one
-# placeholder per value.
+# any key of the ring counts; new fields are written under the current key. A new placeholder
+# is listed in ``u:`` (placed, not yet kept: retention settles it); ``v:`` marks the layout.
+# Returns per value its placeholder and 1 if it is new, else 0.
 ASSIGN_LUA = """
 local r = tonumber(ARGV[2])
 local function names(prefix, at)
@@ -25,7 +30,7 @@ local function first(fields)
   end
   return nil, nil
 end
-local out = {}
+local out, fresh = {}, {}
 local i = 3
 while i <= #ARGV do
   local hfields = names('h:', i)
@@ -65,17 +70,28 @@ while i <= #ARGV do
     end
     local listed = table.concat(claimed, ' ')
     redis.call('HSET', KEYS[1], hfields[1], ph, 'p:' .. ph, sealed, 'k:' .. ph, listed)
+    fresh[#fresh + 1] = ph
+    out[#out + 1] = ph
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = ph
+    out[#out + 1] = 0
   end
-  out[#out + 1] = ph
 end
+if #fresh > 0 then
+  local unsettled = redis.call('HGET', KEYS[1], 'u:')
+  local added = table.concat(fresh, ' ')
+  redis.call('HSET', KEYS[1], 'u:', unsettled and (unsettled .. ' ' .. added) or added)
+end
+redis.call('HSET', KEYS[1], 'v:', '2')
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return out
 """
 
 
 # KEYS[1] vault hash; ARGV the placeholders to keep. Drops every other placeholder's value,
-# lookup and name-token fields (an ambiguous token, ``*``, stays ambiguous). Returns the number
-# of placeholders dropped.
+# lookup and name-token fields (an ambiguous token, ``*``, stays ambiguous), and settles ``u:``.
+# Returns the number of placeholders dropped.
 RETAIN_LUA = """
 local keep = {}
 for i = 1, #ARGV do keep[ARGV[i]] = true end
@@ -93,6 +109,7 @@ for i = 1, #fields, 2 do
     drop[#drop + 1] = name
   end
 end
+drop[#drop + 1] = 'u:'
 for i = 1, #drop, 500 do
   redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
 end
@@ -100,12 +117,14 @@ return dropped
 """
 
 
-# KEYS[1] vault hash; ARGV placeholders to drop. Each one's value, and the lookup and name-token
+# KEYS[1] vault hash; ARGV[1] '1' to settle (empty ``u:``: the caller looked at those), then
+# the placeholders to drop. Each one's value, and the lookup and name-token
 # fields it claimed (``k:``) where they still point to it; work in proportion to what is dropped.
 # A value stored before ``k:`` existed has no list: its fields are found by a scan.
 FORGET_LUA = """
 local drop, unlisted, dropped = {}, {}, 0
-for i = 1, #ARGV do
+if ARGV[1] == '1' then drop[1] = 'u:' end
+for i = 2, #ARGV do
   local ph = ARGV[i]
   local held = redis.call('HDEL', KEYS[1], 'p:' .. ph) == 1
   if held then dropped = dropped + 1 end
@@ -132,6 +151,44 @@ for i = 1, #drop, 500 do
   redis.call('HDEL', KEYS[1], unpack(drop, i, math.min(i + 499, #drop)))
 end
 return dropped
+"""
+
+
+# KEYS[1] vault hash. Returns {1 if it exists else 0, the layout mark ``v:``, ``u:``}: what a
+# turn learns of its vault before it looks up the values of its message.
+PEEK_LUA = """
+local marks = redis.call('HMGET', KEYS[1], 'v:', 'u:')
+return {redis.call('EXISTS', KEYS[1]), marks[1], marks[2]}
+"""
+
+
+# KEYS[1] vault hash; ARGV[1] field names, space-separated: one argument, where an HMGET of a
+# message's hundreds of lookups or an answer's values cost the client one encoding per name.
+# Returns each field's value, or false.
+FIELDS_LUA = """
+local out = {}
+for name in string.gmatch(ARGV[1], '%S+') do
+  out[#out + 1] = redis.call('HGET', KEYS[1], name)
+end
+return out
+"""
+
+
+# KEYS[1] vault hash; ARGV[1] the layout mark; then triples (placeholder, a lookup field to add
+# or '', the ``k:`` list). Each value still there gets its lookup (unless another value holds
+# that field) and its list; then the vault is marked. Returns the number of values listed.
+LIST_LUA = """
+local listed = 0
+for i = 2, #ARGV, 3 do
+  local ph, field, claimed = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  if redis.call('HEXISTS', KEYS[1], 'p:' .. ph) == 1 then
+    if field ~= '' then redis.call('HSETNX', KEYS[1], field, ph) end
+    redis.call('HSET', KEYS[1], 'k:' .. ph, claimed)
+    listed = listed + 1
+  end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'v:', ARGV[1]) end
+return listed
 """
 
 

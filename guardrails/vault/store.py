@@ -8,7 +8,17 @@ t:<hmac-hex>      -> <TYPE_n> or *                  which person a name token be
 p:<TYPE_n>        -> base64(nonce | AES-GCM(value))  the value, for restoring
 k:<TYPE_n>        -> the h: and t: fields it claimed  so forgetting it touches only its own
 n:<TYPE>          -> n                              the last number issued for a type
+u:                -> <TYPE_n> <TYPE_m> ...          placed, not yet settled by a retention
+v:                -> 2                              the layout: every value has its k: list
 ```
+
+A turn never reads the vault whole. It asks whether the vault exists (``peek``), looks up the
+HMACs of its message's word runs (``lookup``, one script), places its values (``assign``),
+and fetches the sealed values of the placeholders its answer uses as the answer arrives
+(``recall``), decrypting each when it is shown. Its cost follows the message and the answer,
+not the thread's age. A vault written before ``v:`` is listed once
+(``guardrails.vault.listing``): each value gets its lookup and ``k:`` list, so old entries are
+found by lookup like new ones.
 
 Retention (``retain``): a thread keeps only the values its kept history still refers to. A
 message that is deleted or trimmed away takes the values only it introduced with it (their
@@ -17,6 +27,8 @@ another thread's do, and the vault of a long thread stays as small as its histor
 never reissued (``n:`` stays), so a dropped ``<PERSON_1>`` cannot come back as someone else.
 A turn that knows what to drop calls ``forget``, which touches those placeholders' own fields
 (listed in ``k:``) instead of scanning the vault, so an old thread's turn does not cost more.
+Its candidates are the placeholders of the messages the history write dropped and those in
+``u:`` (this turn's new ones, and any a failed turn placed): the work of what it drops.
 
 The HMAC covers the thread id and the normalized value (NFKC, casefolded, whitespace
 collapsed), so Redis never holds a value in clear and equal values in two threads are not
@@ -35,9 +47,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
 
@@ -51,7 +64,16 @@ from bot.core.types import ThreadId
 from guardrails.restore.placeholders import TYPE_RE, placeholder_type
 from guardrails.text.values import normalize_value
 from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
-from guardrails.vault.scripts import ASSIGN_LUA, FORGET_LUA, RETAIN_LUA
+from guardrails.vault.opened import OpenedVault
+from guardrails.vault.scripts import (
+    ASSIGN_LUA,
+    FIELDS_LUA,
+    FORGET_LUA,
+    LAYOUT,
+    LIST_LUA,
+    PEEK_LUA,
+    RETAIN_LUA,
+)
 from guardrails.vault.sealing import SealingKeys, Unopened, recorded_key, unopened_reason
 
 logger = logging.getLogger(__name__)
@@ -67,8 +89,32 @@ _PART_DOMAIN = b"part\x01"
 OFF_LOOP_VALUES = 64
 """More values than this in one message are prepared in a worker thread, off the event loop."""
 
+OFF_LOOP_LOOKUPS = 256
+"""More lookups than this in one message are hashed in a worker thread, off the event loop."""
+
 VaultFields = dict[str, bytes | str]
 """A thread's vault hash as ``RedisVault.read`` returns it: field name to stored value."""
+
+
+class VaultPeek(NamedTuple):
+    """What a turn learns of its thread's vault before its lookups (``RedisVault.peek``).
+
+    Attributes:
+        exists: the vault holds anything (a new thread's has nothing to look up).
+        listed: it carries the layout mark: every value has its lookup and ``k:`` list.
+        unsettled: placeholders placed by turns whose retention has not run (``u:``).
+    """
+
+    exists: bool
+    listed: bool
+    unsettled: tuple[str, ...]
+
+
+class Placed(NamedTuple):
+    """A value's placeholder, and whether this assignment issued it."""
+
+    placeholder: str
+    new: bool
 
 
 class VaultEntry(NamedTuple):
@@ -131,6 +177,9 @@ class RedisVault:
         self._assign = redis.register_script(ASSIGN_LUA)
         self._retain = redis.register_script(RETAIN_LUA)
         self._forget = redis.register_script(FORGET_LUA)
+        self._peek = redis.register_script(PEEK_LUA)
+        self._list = redis.register_script(LIST_LUA)
+        self._fields = redis.register_script(FIELDS_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -146,6 +195,12 @@ class RedisVault:
             StoreUnavailable: Redis cannot be reached.
             StoreError: Redis refused the script.
         """
+        return [p.placeholder for p in await self.place(tid, items)]
+
+    async def place(
+        self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
+    ) -> list[Placed]:
+        """``assign``, each placeholder with whether this call issued it (see ``assign``)."""
         if not items:
             return []
         # Each value costs an AES-GCM seal and HMACs (~35 us): a long pasted log's hundreds
@@ -154,9 +209,57 @@ class RedisVault:
         args = await asyncio.to_thread(self._args, tid, items) if many else self._args(tid, items)
         async with redis_errors_as_store_errors("assign", tid):
             raw = await self._assign(keys=[self._keys.thread(tid, "vault")], args=args)
-        placeholders = [p.decode() if isinstance(p, bytes) else str(p) for p in raw]
-        logger.debug("vault assign thread=%s values=%d", tid, len(placeholders))
-        return placeholders
+        placed = [Placed(_text(raw[i]), int(raw[i + 1]) == 1) for i in range(0, len(raw), 2)]
+        logger.debug("vault assign thread=%s values=%d", tid, len(placed))
+        return placed
+
+    async def peek(self, tid: ThreadId) -> VaultPeek:
+        """Whether the thread's vault exists, carries the layout mark, and its ``u:`` list.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis refused the script.
+        """
+        async with redis_errors_as_store_errors("load", tid):
+            exists, layout, unsettled = await self._peek(keys=[self._keys.thread(tid, "vault")])
+        return VaultPeek(
+            bool(exists),
+            layout is not None and _text(layout) == LAYOUT,
+            tuple(_text(unsettled).split()) if unsettled else (),
+        )
+
+    async def recall(self, tid: ThreadId, placeholders: Iterable[str]) -> dict[str, bytes | str]:
+        """The sealed values of those ``placeholders`` the vault holds (one script).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis failed.
+        """
+        wanted = list(placeholders)
+        if not wanted:
+            return {}
+        async with redis_errors_as_store_errors("load", tid):
+            raw = await self._values_of(tid, [f"p:{p}" for p in wanted])
+        return {p: v for p, v in zip(wanted, raw, strict=True) if v is not None}
+
+    async def _values_of(self, tid: ThreadId, fields: Sequence[str]) -> list[bytes | str | None]:
+        """The values of ``fields`` of the thread's vault, ``None`` where absent (one script)."""
+        raw = await self._fields(keys=[self._keys.thread(tid, "vault")], args=[" ".join(fields)])
+        return [None if v is None or v is False else v for v in raw]
+
+    async def write_lists(self, tid: ThreadId, lists: Sequence[str]) -> int:
+        """Give values written before the layout mark their lookup and ``k:`` list, then mark.
+
+        ``lists``: per value its placeholder, a lookup field to add (or ``""``) and its
+        ``k:`` list (``guardrails.vault.listing``).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis refused the script.
+        """
+        async with redis_errors_as_store_errors("list", tid):
+            done = await self._list(keys=[self._keys.thread(tid, "vault")], args=[LAYOUT, *lists])
+        return int(done)
 
     def _args(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -198,11 +301,14 @@ class RedisVault:
             logger.debug("vault retain thread=%s dropped=%d", tid, dropped)
         return dropped
 
-    async def forget(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
+    async def forget(
+        self, tid: ThreadId, placeholders: Iterable[str], *, settle: bool = False
+    ) -> int:
         """Drop ``placeholders``: their values, lookups and name tokens (one atomic script).
 
-        ``retain`` when the caller knows what to drop (it holds the thread's lock and read the
-        vault): the script touches those placeholders' fields only, not the whole vault.
+        ``retain`` when the caller knows what to drop (it holds the thread's lock): the script
+        touches those placeholders' fields only, not the whole vault. ``settle``: the caller
+        took the ``u:`` list into account (``peek``, and what it placed since): it is emptied.
 
         Returns:
             How many placeholders were dropped.
@@ -212,10 +318,11 @@ class RedisVault:
             StoreError: Redis refused the script.
         """
         drop = sorted(set(placeholders))
-        if not drop:
+        if not drop and not settle:
             return 0
+        args = ["1" if settle else "0", *drop]
         async with redis_errors_as_store_errors("forget", tid):
-            dropped = int(await self._forget(keys=[self._keys.thread(tid, "vault")], args=drop))
+            dropped = int(await self._forget(keys=[self._keys.thread(tid, "vault")], args=args))
         logger.debug("vault forget thread=%s dropped=%d", tid, dropped)
         return dropped
 
@@ -234,31 +341,45 @@ class RedisVault:
         # inline rather than ``_text`` per field: an old thread's vault has hundreds
         return {n.decode() if type(n) is bytes else str(n): value for n, value in raw.items()}
 
-    def lookup(
-        self, tid: ThreadId, fields: VaultFields, values: Sequence[str], tokens: Sequence[str]
+    async def lookup(
+        self, tid: ThreadId, values: Sequence[str], tokens: Sequence[str]
     ) -> tuple[list[str | None], list[str | None]]:
-        """Placeholders of values already in the vault, and of name tokens, from ``read``.
+        """Placeholders of values already in the vault, and of name tokens (one round trip).
+
+        Each value and token is looked up by its HMAC under every key of the ring: the work
+        is that of the message, whatever the vault holds.
 
         Returns:
             For each value its placeholder or ``None``; for each name token the placeholder it
-            belongs to or ``None`` (unknown, or shared by two people). An empty vault (a new
-            thread) needs no HMAC at all.
+            belongs to or ``None`` (unknown, or shared by two people).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis failed.
         """
-        if not fields:
-            return [None] * len(values), [None] * len(tokens)
-        found: list[str | None] = [None] * (len(values) + len(tokens))
-        for pads in self._index_pads:  # the current key's first
-            names = [f"h:{h}" for h in _indexes(pads, tid, values)]
-            names += [f"t:{h}" for h in _indexes(pads, tid, tokens, domain=_PART_DOMAIN)]
-            for n, name in enumerate(names):
-                if found[n] is None and (v := fields.get(name)) is not None:
-                    found[n] = _text(v)
+        if not values and not tokens:
+            return [], []
+        many = len(values) + len(tokens) > OFF_LOOP_LOOKUPS
+        name = functools.partial(self._lookup_fields, tid, values, tokens)
+        fields = await asyncio.to_thread(name) if many else name()
+        async with redis_errors_as_store_errors("lookup", tid):
+            raw = await self._values_of(tid, fields)
+        count = len(values) + len(tokens)
+        found: list[str | None] = [None] * count
+        for at, stored in enumerate(raw):  # the current key's first
+            if stored is not None and found[at % count] is None:
+                found[at % count] = _text(stored)
         return _split(found, len(values))
 
-    @staticmethod
-    def may_know(fields: VaultFields) -> bool:
-        """Whether fields ``read`` returned hold any lookup (``h:`` or ``t:``) to answer."""
-        return any(name.startswith(("h:", "t:")) for name in fields)
+    def _lookup_fields(
+        self, tid: ThreadId, values: Sequence[str], tokens: Sequence[str]
+    ) -> list[str]:
+        """The ``h:`` fields of the values and ``t:`` of the tokens, key by key of the ring."""
+        fields: list[str] = []
+        for pads in self._index_pads:  # the current key's first
+            fields += [f"h:{h}" for h in _indexes(pads, tid, values)]
+            fields += [f"t:{h}" for h in _indexes(pads, tid, tokens, domain=_PART_DOMAIN)]
+        return fields
 
     async def mapping(self, tid: ThreadId) -> dict[str, tuple[str, str]]:
         """Every placeholder of the thread with its entity type and value (one ``HGETALL``).
@@ -268,6 +389,10 @@ class RedisVault:
             StoreError: Redis failed, or an entry does not decrypt (wrong key, tampering).
         """
         return dict(self.opened(tid, await self.read(tid)))
+
+    def recalling(self, tid: ThreadId) -> OpenedVault:
+        """A turn's values: none yet; ``OpenedVault.recall`` fetches those its answer uses."""
+        return OpenedVault(self, tid, {})
 
     def opened(self, tid: ThreadId, fields: VaultFields) -> OpenedVault:
         """Every placeholder in fields ``read`` returned, with its entity type and value.
@@ -348,42 +473,6 @@ class RedisVault:
             raise _unopened(tid, entity_type, exc) from exc
         except UnicodeDecodeError as exc:
             raise _unopened(tid, entity_type, Unopened(None)) from exc
-
-
-class OpenedVault(Mapping[str, tuple[str, str]]):
-    """A thread's placeholders with entity type and value, each unsealed when first read.
-
-    Iterating lists the placeholders without decrypting anything; ``place`` adds one this
-    turn issued, whose value is known in clear.
-    """
-
-    def __init__(self, vault: RedisVault, tid: ThreadId, sealed: dict[str, bytes | str]) -> None:
-        self._vault = vault
-        self._tid = tid
-        self._sealed = sealed
-        self._open: dict[str, tuple[str, str]] = {}
-
-    def place(self, placeholder: str, typed_value: tuple[str, str]) -> None:
-        """Add a placeholder issued after the read, unless the vault already held it."""
-        if placeholder not in self._sealed and placeholder not in self._open:
-            self._open[placeholder] = typed_value
-
-    def __getitem__(self, placeholder: str) -> tuple[str, str]:
-        found = self._open.get(placeholder)
-        if found is None:
-            found = self._vault.unseal(self._tid, placeholder, self._sealed[placeholder])
-            self._open[placeholder] = found
-        return found
-
-    def __contains__(self, placeholder: object) -> bool:
-        return placeholder in self._sealed or placeholder in self._open
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._sealed
-        yield from (p for p in self._open if p not in self._sealed)
-
-    def __len__(self) -> int:
-        return len(self._sealed) + sum(1 for p in self._open if p not in self._sealed)
 
 
 def _blob(tid: ThreadId, entity_type: str, stored: bytes | str) -> bytes:

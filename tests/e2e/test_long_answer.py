@@ -25,6 +25,9 @@ class _Noted:
     def placeholders(self) -> Any:
         return self._real.placeholders
 
+    async def fetch(self, delta: str, *, end: bool = False) -> None:
+        await self._real.fetch(delta, end=end)
+
     def feed(self, delta: str) -> str:
         self.fed_on.add(threading.get_ident())
         return self._real.feed(delta)

@@ -89,5 +89,5 @@ async def test_an_old_threads_retention_asks_redis_for_what_it_drops_not_the_who
     assert KEPT // 2 <= len(vault) <= KEPT  # the vault is as large as the kept history
     trimming, old = per_turn[KEPT // 2 + 1], per_turn[40:]
     assert trimming.get("hdel", 0) >= 1  # that turn forgot the trimmed turn's address
-    assert all(t.get("hgetall") == 1 for t in per_turn)  # the turn's own read, nothing more
+    assert not any("hgetall" in t for t in per_turn)  # the vault is never read whole
     assert all(t == trimming for t in old), (trimming, old)

@@ -92,11 +92,10 @@ async def test_retention_asks_redis_only_when_the_vault_holds_unused_values(
         assert reply.ok
         used = command_delta(before, await command_calls(client))
         # The history is read once, by the turn: the append script does not read it back
-        # (commandstats counts a script's own calls); the vault is read once, while detection
-        # runs. A retention would read both again (the history from the client, the vault
-        # inside its script).
+        # (commandstats counts a script's own calls); the vault is never read whole, by the
+        # turn or a retention script.
         assert used.get("lrange") == 1, used
-        assert used.get("hgetall") == 1, used
+        assert "hgetall" not in used, used
 
         fake_anthropic.fail(500, "api_error")
         failed = await app.conversation.handle(message("Call +1 415 555 0199 now.", thread))
@@ -108,8 +107,8 @@ async def test_retention_asks_redis_only_when_the_vault_holds_unused_values(
         after = await app.conversation.handle(message("Never mind.", thread))
         assert after is not None
         assert after.ok
-        # the turn's one read of the vault; forgetting the failed turn's value reads no more
-        assert command_delta(before, await command_calls(client)).get("hgetall") == 1
+        # the failed turn's value waited in u: for this turn: forgetting it reads no more
+        assert "hgetall" not in command_delta(before, await command_calls(client))
         values = {v for _, v in (await app.vault.mapping(tid)).values()}
         assert values == {"jane.doe@example.com"}
     finally:

@@ -84,9 +84,10 @@ async def test_a_message_with_hundreds_of_values_round_trips(guardrail):
 
 
 async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
-    """One vault read serves the lookups and the restorer: values placed by this very
+    """The turn's restorer, once it fetched what the text uses: values placed by this very
     anonymization, values of earlier turns, names linked to them and typed placeholders
-    all restore as a fresh read of the vault restores them."""
+    all restore as a fresh read of the vault restores them. What it reports for retention
+    is what this turn placed new."""
     texts = [
         SEEDED_TEXT,
         "maria gonzalez and Jane Doe met at 12 Baker Street; ask MARIA about <PERSON_9>.",
@@ -98,7 +99,8 @@ async def test_turn_restorer_knows_the_vault_as_the_turn_left_it(guardrail):
                 T1, guardrail.analyze(text, platform="slack"), private=private
             )
             fresh = await guardrail.restorer(T1, platform="slack", private=private)
-            assert set(restorer.placeholders) == set(fresh.placeholders)
+            assert set(restorer.placeholders) <= set(fresh.placeholders)
+            await restorer.fetch(redaction.text, end=True)
             restored = restorer.restore(redaction.text)
             assert restored == fresh.restore(redaction.text)
             assert restored.unknown_placeholders == 0

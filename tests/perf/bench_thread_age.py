@@ -1,16 +1,26 @@
 """Benchmark: what a turn costs as its thread grows old, beside the same turn in a new thread.
 
-One console thread takes ``--turns`` turns of realistic chat (``bench_turn.messages``)
-through the real composition root (real Redis, SQLite audit, Presidio in a worker thread of
-this process, a zero-latency fake model). At turns 1, 100 and 300 (the ``--window``
-turns up to each) the same messages are also sent, one each, into brand-new threads.
-Printed: CPU milliseconds of this process per turn in the old thread and in new ones, and
-their ratio (the target is 1.2 or less at every age). The fake model runs in a process of
-its own: reading a long history is the model's work, not the service's. History is trimmed
-to ``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so turns 100 and 300
-include the vault's retention.
+Two variants of one console thread of ``--turns`` turns through the real composition root
+(real Redis, SQLite audit, Presidio in a worker thread of this process, a zero-latency fake
+model):
 
-    .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 10]
+- ``values reused``: realistic chat (``bench_turn.messages``): about half the messages carry
+  personal data, drawn from small pools, so an old thread mostly meets values it knows;
+- ``new values``: the same chat, each message with two e-mail addresses, two phone numbers
+  and two IP addresses the thread has not seen, so the vault grows with the kept history
+  (some 600 values once the history is trimmed).
+
+The last ``--window`` turns of the old thread (281-300 by default) are interleaved with the
+same messages sent as the first ``--window`` turns of a brand-new thread. Printed per variant:
+CPU milliseconds of this process per turn (median) in the old thread and in the new one, and
+their ratio (the target is 1.2 or less). The fake model runs in a process of its own: reading
+a long history is the model's work, not the service's. History is trimmed to
+``VEILBOT_HISTORY_MAX_MESSAGES`` (200 by default) from turn 100 on, so the old turns include
+the vault's retention.
+
+    .venv/bin/python -m tests.perf.bench_thread_age [--turns 300] [--window 20] [--stream]
+
+``--stream`` streams every answer, as ``veilbot console`` does (restored delta by delta).
 
 ``--callgrind`` counts instructions instead of timing, which no load on the machine moves:
 
@@ -18,9 +28,9 @@ include the vault's retention.
         .venv/bin/python -m tests.perf.bench_thread_age --callgrind
 
 Detection then runs in a worker process (not traced, the same for old and new threads), and
-instrumentation is on only for each age's window of old turns, then for the same messages in
-new threads; each is dumped on its own and the totals printed as millions of instructions per
-turn of this process.
+instrumentation is on only for each variant's window of old turns, then for the same messages
+in the new thread; each is dumped on its own and the totals printed as millions of
+instructions per turn of this process.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
@@ -47,49 +58,96 @@ from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
 from tests.perf.bench_turn import inbound, messages  # noqa: E402
 
 
+def new_value_messages(count: int) -> list[str]:
+    """``messages(count)``, each with six values no earlier message had."""
+    return [
+        f"{text} Reach case{i}.owner@example.com or case{i}.backup@example.org, "
+        f"+1 415 555 {1000 + i:04d} or +1 212 555 {2000 + i:04d}, "
+        f"from 10.{i // 200}.{i % 200}.7 or 10.{i // 200}.{i % 200}.8."
+        for i, text in enumerate(messages(count), start=1)
+    ]
+
+
+VARIANTS: dict[str, Callable[[int], list[str]]] = {
+    "values reused": messages,
+    "new values": new_value_messages,
+}
+
+
+class _Unread:
+    """A reply sink that drops what streams to it (``--stream``: as the console's answers)."""
+
+    async def delta(self, text: str) -> None:
+        """Drop a delta."""
+
+
+STREAM: list[_Unread] = []
+"""One sink when ``--stream`` is given: every turn's answer is streamed to it."""
+
+
 async def turn_ms(app: App, i: int, text: str, thread: str) -> float:
     """CPU milliseconds of this process for one turn."""
     began = time.process_time()
-    reply = await app.conversation.handle(inbound(i, text, thread))
+    reply = await app.conversation.handle(inbound(i, text, thread), *STREAM)
     if reply is None or not reply.ok:
         raise SystemExit(f"turn {i} failed")
     return (time.process_time() - began) * 1000
 
 
-def _span(age: int, window: int) -> range:
-    """The turns measured for an age: the first ``window``, else the ``window`` up to it."""
-    return range(1, window + 1) if age <= window else range(age - window + 1, age + 1)
+async def warm_up(app: App) -> None:
+    """Turns in threads of their own, so no variant pays the first turns' lazy start-up."""
+    for i, text in enumerate(new_value_messages(20)):
+        await turn_ms(app, 90_000 + i, text, f"warm{i}")
+
+
+async def run(settings: Settings, turns: int, window: int) -> None:
+    """Per variant: the old thread's turns, its last ``window`` beside a new thread's first."""
+    print(
+        f"{turns} turns in one thread; CPU ms per turn, median of turns "
+        f"{turns - window + 1}-{turns} against a new thread's first {window}"
+    )
+    print(f"{'variant':<14} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
+    async with build_app(settings) as app:
+        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
+            await warm_up(app)
+            for n, (name, make) in enumerate(VARIANTS.items()):
+                old, fresh = [], []
+                base = (n + 1) * 100_000
+                for i, text in enumerate(make(turns), start=1):
+                    ms = await turn_ms(app, base + i, text, f"old{n}")
+                    if i > turns - window:
+                        old.append(ms)
+                        fresh.append(await turn_ms(app, base + 50_000 + i, text, f"new{n}"))
+                mine, theirs = statistics.median(old), statistics.median(fresh)
+                print(f"{name:<14} {mine:>11.1f} {theirs:>11.1f} {mine / theirs:>7.2f}")
 
 
 async def run_callgrind(settings: Settings, turns: int, window: int, out: str) -> None:
-    """Instructions per turn at each age, old thread against new threads (see the docstring)."""
-    texts = messages(turns)
-    ages = {a: _span(a, window) for a in (1, 100, 300) if a <= turns}
+    """Instructions per turn of each variant, old thread against new (see the docstring)."""
     dumps: list[str] = []
     async with build_app(settings) as app:
-        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
-            for i in range(20):
-                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
-            done = 0
-            for age, span in ages.items():
-                for i in range(done + 1, span.start):
-                    await turn_ms(app, i, texts[i - 1], "old")
-                for label, base, thread in (("old", 0, "old"), ("new", 20_000, "new")):
+        with startup_frozen():
+            await warm_up(app)
+            for n, make in enumerate(VARIANTS.values()):
+                texts, base = make(turns), (n + 1) * 100_000
+                for i in range(1, turns - window + 1):
+                    await turn_ms(app, base + i, texts[i - 1], f"old{n}")
+                for label, thread, offset in (("old", f"old{n}", 0), ("new", f"new{n}", 50_000)):
                     _callgrind("--instr=on")
-                    for i in span:
-                        await turn_ms(
-                            app, base + i, texts[i - 1], thread if base == 0 else f"new{i}"
-                        )
+                    for i in range(turns - window + 1, turns + 1):
+                        await turn_ms(app, base + offset + i, texts[i - 1], thread)
                     _callgrind("--instr=off")
-                    _callgrind(f"--dump={label}{age}")
-                    dumps.append(f"{label}{age}")
-                done = span.stop - 1
+                    _callgrind(f"--dump={label}{n}")
+                    dumps.append(f"{label}{n}")
     totals = _dump_totals(out, len(dumps))
-    print(f"{turns} turns in one thread; M instructions per turn ({window} turns each)")
-    print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
-    for n, age in enumerate(ages):
+    print(
+        f"{turns} turns in one thread; M instructions per turn (the last {window} against "
+        f"a new thread's first {window})"
+    )
+    print(f"{'variant':<14} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
+    for n, name in enumerate(VARIANTS):
         old, new = totals[2 * n] / window / 1e6, totals[2 * n + 1] / window / 1e6
-        print(f"{age:>6} {old:>11.2f} {new:>11.2f} {old / new:>7.2f}")
+        print(f"{name:<14} {old:>11.2f} {new:>11.2f} {old / new:>7.2f}")
 
 
 def _callgrind(option: str) -> None:
@@ -107,31 +165,11 @@ def _dump_totals(out: str, count: int) -> list[int]:
     return totals
 
 
-async def run(settings: Settings, turns: int, window: int) -> None:
-    """The old thread's turns, and at each age the same messages in new threads."""
-    texts = messages(turns)
-    ages = {a: _span(a, window) for a in (1, 100, 300) if a <= turns}
-    old: dict[int, float] = {}
-    fresh: dict[int, float] = {}
-    async with build_app(settings) as app:
-        with startup_frozen():  # as `veilbot run` does: no full GC passes over spaCy
-            for i in range(20):  # warm-up, in threads of their own
-                await turn_ms(app, 10_000 + i, texts[i], f"warm{i}")
-            for i, text in enumerate(texts[:turns], start=1):
-                old[i] = await turn_ms(app, i, text, "old")
-                if any(i in span for span in ages.values()):
-                    fresh[i] = await turn_ms(app, 20_000 + i, text, f"new{i}")
-    print(f"{turns} turns in one thread; CPU ms per turn (median of {window})")
-    print(f"{'turn':>6} {'old thread':>11} {'new thread':>11} {'ratio':>7}")
-    for age, span in ages.items():
-        mine = statistics.median(old[i] for i in span)
-        base = statistics.median(fresh[i] for i in span)
-        print(f"{age:>6} {mine:>11.1f} {base:>11.1f} {mine / base:>7.2f}")
-
-
 async def main(args: argparse.Namespace) -> None:
     """Start a private Redis unless one is given, run, print."""
     configure_logging("WARNING")
+    if args.stream:
+        STREAM.append(_Unread())
     redis_url = os.environ.get("VEILBOT_TEST_REDIS_URL")
     server = None
     if not redis_url:
@@ -171,7 +209,8 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=300)
-    parser.add_argument("--window", type=int, default=10)
+    parser.add_argument("--window", type=int, default=20)
+    parser.add_argument("--stream", action="store_true", help="stream answers, as the console")
     parser.add_argument("--callgrind", action="store_true", help="instructions, under valgrind")
     parser.add_argument("--out", default="age.%p", help="valgrind's --callgrind-out-file")
     asyncio.run(main(parser.parse_args()))

@@ -277,6 +277,33 @@ def test_mangled_answer_split_at_every_boundary_and_one_char_at_a_time():
             assert not any(raw in piece for raw in ("PERSON_", "EMAIL_", "<<", "[PERSON"))
 
 
+async def test_a_fetching_restorer_asks_for_what_the_answer_uses_and_restores_the_same():
+    """Split anywhere, a restorer that starts with no values and fetches them delta by
+    delta shows what one that knew them all shows, and asks for no other placeholder."""
+    vault = {**MORE, "<PERSON_40>": "Nobody Asked", "<EMAIL_ADDRESS_7>": "other@acme.com"}
+    used = {canonical(m) for m in find_placeholders(MANGLED)}
+    splits = [[MANGLED[:c], MANGLED[c:]] for c in range(0, len(MANGLED) + 1, 7)]
+    for chunks in [*splits, list(MANGLED)]:
+        values: dict[str, str] = {}
+        asked: set[str] = set()
+
+        async def fetch(placeholders, values=values, asked=asked):
+            asked.update(placeholders)
+            values.update({p: vault[p] for p in placeholders if p in vault})
+
+        restorer = PlaceholderRestorer(values, fetch=fetch)
+        shown = ""
+        for chunk in chunks:
+            await restorer.fetch(chunk)
+            shown += restorer.feed(chunk)
+        await restorer.fetch("", end=True)
+        result = restorer.finish()
+        assert result.text == MANGLED_EXPECTED, chunks[0]
+        assert MANGLED_EXPECTED.startswith(shown)
+        assert asked <= used
+        assert set(values) == used & set(vault)
+
+
 def test_mangled_forms_split_at_every_pair_of_boundaries():
     answer = "[PERSON_2]'s <<PERSON_3>>'s PERSON_1"
     expected = "John Smith's James's Maria Gonzalez"
