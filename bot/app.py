@@ -93,10 +93,21 @@ class App:
     warming: asyncio.Task[float] | None = None
     """The detection processes starting and warming up (their seconds), while the adapters
     connect (``build_app(warm_in_background=True)``); ``None``: warm when built."""
+    built_in: float = 0.0
+    """Seconds ``build_app`` took to hand the app over (the guardrail's warm-up aside, when
+    it runs in the background)."""
 
     def admin_budgets(self) -> BudgetAdmin:
         """Show and change the budgets (CLI, admin console)."""
         return BudgetAdmin(self.ledger, self.audit)
+
+    def timings(self) -> dict[str, float]:
+        """Start-up seconds ``/readyz`` reports: building the app, and warming the guardrail."""
+        found = {"build_seconds": self.built_in}
+        if self.warming is not None and self.warming.done() and not self.warming.cancelled():
+            if self.warming.exception() is None:
+                found["guardrail_warm_seconds"] = self.warming.result()
+        return found
 
     async def readiness(self) -> dict[str, bool]:
         """The ``/readyz`` checks: Redis and the database answer, and the guardrail works.
@@ -291,6 +302,7 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
     on (``App.warming``; ``/readyz`` says not ready until they are): ``veilbot run`` connects
     its adapters meanwhile, and acks and queues what arrives.
     """
+    started = time.monotonic()
     async with AsyncExitStack() as stack:
         own_model = build_model(settings)
         stack.push_async_callback(own_model.aclose)
@@ -357,4 +369,5 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
             metrics=metrics,
             queue=build_queue(settings, client, keys, ring, metrics, detector),
             warming=warming,
+            built_in=time.monotonic() - started,
         )

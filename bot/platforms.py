@@ -1,9 +1,10 @@
 """Which platforms ``veilbot run`` serves, checked before anything heavy is imported or started.
 
 ``preflight`` answers a configuration mistake (no platform's credentials, an unknown platform,
-a missing signing secret, an echo model nobody chose, a malformed vault key) in well under a
-second: it needs the settings alone, not the guardrail (spaCy, Presidio), which takes seconds
-to import and load. The adapters themselves are built later by ``bot.service``.
+a missing signing secret, an echo model nobody chose, a malformed vault key, a spaCy model or
+policy file that is not there, a Redis that cannot be reached) in about a second: it needs the
+settings alone, not the guardrail (spaCy, Presidio), which takes seconds to import and load.
+The adapters themselves are built later by ``bot.service``.
 """
 
 from __future__ import annotations

@@ -223,6 +223,7 @@ def build_http(app: App, names: Sequence[str], draining: asyncio.Event | None = 
         metrics=app.metrics,
         scopes=lambda: app.conversation.scopes,  # the running ones, after each reload
         ledger=app.ledger,
+        timings=app.timings,
     )
     return http
 

@@ -18,7 +18,7 @@ from typing import Protocol
 from aiohttp import web
 from redis.exceptions import RedisClusterException, RedisError
 
-from bot.admin.api import Readiness, add_admin_routes, add_probe_routes
+from bot.admin.api import Readiness, Timings, add_admin_routes, add_probe_routes
 from bot.admin.auth import AdminTokens
 from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
@@ -184,6 +184,7 @@ def add_service_routes(
     metrics: PrometheusMetrics,
     scopes: Callable[[], Scopes] | None = None,
     ledger: RedisSpendLedger | None = None,
+    timings: Timings | None = None,
 ) -> None:
     """What every veilbot HTTP server serves (``run`` and ``admin serve`` alike).
 
@@ -192,7 +193,7 @@ def add_service_routes(
     """
     tokens = build_admin_tokens(settings)
     if tokens:
-        add_admin_routes(http.app, store=audit, tokens=tokens, readiness=readiness)
+        add_admin_routes(http.app, store=audit, tokens=tokens, readiness=readiness, timings=timings)
         add_console(
             http.app,
             settings,
@@ -204,7 +205,7 @@ def add_service_routes(
             ledger=ledger,
         )
     else:
-        add_probe_routes(http.app, readiness)
+        add_probe_routes(http.app, readiness, timings)
     add_metrics_route(http.app, metrics)
 
 

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.scopes import PolicyOverride
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
-from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect
+from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
+from guardrails.detect.detection import detect
 from guardrails.detect.workers import WARM_UP_TEXT, Detector, ThreadDetector
 from guardrails.policy import Policy, default_policy
 from guardrails.restore.placeholders import (

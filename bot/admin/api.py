@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Readiness = Callable[[], Awaitable[Mapping[str, bool]]]
+Timings = Callable[[], Mapping[str, float]]
+"""What ``/readyz`` reports besides its checks: how long start-up took (seconds)."""
 _STORE = web.AppKey("veilbot_audit", AuditQueryStore)
 _ACTIONS = web.AppKey("veilbot_admin_actions", ActionLog)
 _ID_PARAMS = ("thread_id", "user_id", "platform", "workspace", "channel", "status")
@@ -212,34 +214,44 @@ async def _openapi(request: web.Request) -> web.Response:
     return web.json_response(OPENAPI)
 
 
-def _probes(readiness: Readiness) -> tuple[Handler, Handler]:
+def _probes(readiness: Readiness, timings: Timings | None) -> tuple[Handler, Handler]:
     async def healthz(request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
 
     async def readyz(request: web.Request) -> web.Response:
         checks = dict(await readiness())
         ready = all(checks.values())
-        body = {"status": "ready" if ready else "not ready", "checks": checks}
+        body: dict[str, object] = {"status": "ready" if ready else "not ready", "checks": checks}
+        if timings is not None:
+            body["timings"] = {k: round(v, 3) for k, v in timings().items()}
         return web.json_response(body, status=200 if ready else 503)
 
     return healthz, readyz
 
 
-def add_probe_routes(app: web.Application, readiness: Readiness) -> None:
+def add_probe_routes(
+    app: web.Application, readiness: Readiness, timings: Timings | None = None
+) -> None:
     """Add ``/readyz`` (503 unless every check passes) and ``/healthz`` (unless ``app`` has one).
 
     Args:
         app: the server's application (an ``HttpServer`` answers ``/healthz`` itself).
         readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
+        timings: start-up timings ``/readyz`` reports beside its checks.
     """
-    healthz, readyz = _probes(readiness)
+    healthz, readyz = _probes(readiness, timings)
     if not any(r.canonical == "/healthz" for r in app.router.resources()):
         app.router.add_get("/healthz", healthz, allow_head=False)
     app.router.add_get("/readyz", readyz, allow_head=False)
 
 
 def add_admin_routes(
-    app: web.Application, *, store: AdminStore, tokens: AdminTokens, readiness: Readiness
+    app: web.Application,
+    *,
+    store: AdminStore,
+    tokens: AdminTokens,
+    readiness: Readiness,
+    timings: Timings | None = None,
 ) -> None:
     """Add the admin API and the health probes to ``app`` (before it starts).
 
@@ -248,6 +260,7 @@ def add_admin_routes(
         store: the audit log, where every call is also recorded (who, what, when; ids only).
         tokens: accepted bearer tokens and their scopes.
         readiness: returns named checks (``redis``, ``database``, ``guardrail``) -> ok.
+        timings: start-up timings ``/readyz`` reports beside its checks.
     """
     app[_STORE] = store
     app[_ACTIONS] = store
@@ -261,4 +274,4 @@ def add_admin_routes(
     refusals = ThrottledLog(log, "admin api refused")  # one line a minute per kind, counted
     for path, handler, kind in routes:
         app.router.add_get(path, _guard(tokens, handler, refusals, kind), allow_head=False)
-    add_probe_routes(app, readiness)
+    add_probe_routes(app, readiness, timings)

@@ -170,7 +170,7 @@ OPENAPI: dict[str, Any] = {
         },
         "/readyz": {
             "get": {
-                "summary": "Readiness: Redis, database, guardrail",
+                "summary": "Readiness: Redis, database, guardrail (warm); start-up timings",
                 "security": [],
                 "responses": {
                     "200": {"description": "Ready"},

@@ -14,15 +14,14 @@ import sys
 from pathlib import Path
 from typing import IO, Any, cast, get_args
 
-from adapters.console import ConsoleAdapter
-from bot.app import build_app, build_redactor
-from bot.cli.redact_files import redact_files
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
 from bot.platforms import check_model_for_platforms, select_platforms
-from bot.service import serve as serve_platforms
 from bot.settings import Settings
+
+# The service, the guardrail's rules, Presidio, the adapters and the file readers take seconds
+# to import: each command imports what it needs when it runs.
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +44,9 @@ async def _serve(settings: Settings, args: argparse.Namespace) -> int:
     check_model_for_platforms(settings)
     grace = settings.drain_timeout_seconds + WATCHDOG_MARGIN_SECONDS
     with StopSignals(grace_seconds=grace) as stopping, startup_cancel_is_a_stop(stopping):
+        from bot.app import build_app
+        from bot.service import serve as serve_platforms
+
         async with build_app(settings, warm_in_background=True) as app:
             for notice in app.notices:
                 print(f"veilbot: {notice}", file=sys.stderr)
@@ -59,6 +61,9 @@ def console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:
+    from adapters.console import ConsoleAdapter
+    from bot.app import build_app
+
     async with build_app(settings) as app:
         for notice in app.notices:
             print(f"veilbot: {notice}", file=sys.stderr)
@@ -77,6 +82,8 @@ async def _console(settings: Settings, args: argparse.Namespace) -> int:
 def redact(settings: Settings, args: argparse.Namespace) -> int:
     """``veilbot redact FILE...``: files and folders; ``veilbot redact --jsonl``: stdin's lines."""
     if args.files:
+        from bot.cli.redact_files import redact_files
+
         out = Path(args.out) if args.out else None
         return redact_files(settings, [Path(f) for f in args.files], out, jsonl=args.jsonl)
     if not args.jsonl:
@@ -103,6 +110,8 @@ def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
 
 def redact_lines(settings: Settings, stdin: IO[str], stdout: IO[str]) -> int:
     """Redact JSONL from ``stdin``; a bad line becomes an error object and the run goes on."""
+    from bot.app import build_redactor
+
     redactor = build_redactor(settings)
     failed = 0
     for number, line in enumerate(stdin, start=1):

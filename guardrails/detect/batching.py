@@ -25,6 +25,9 @@ MAX_BATCH_TEXTS = 32
 """Most texts analysed in one batch."""
 BATCH_CHUNKS = 8
 """A batch holds at most this many chunks' worth of characters (but always one text)."""
+"""A batch holds at most this many chunks' worth of characters (but always one text)."""
+DEFAULT_CHUNK_CHARS = 4000
+"""Longest text analysed in one NER pass; longer texts are split with an overlap."""
 
 Item = tuple[str, Platform, bool, PolicyOverride | None]  # text, platform, prose, scope's policy
 Outcome = list[Detection] | Exception

@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
+from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
 from guardrails.rules import accounts, casing, phones, places, precision, urls
@@ -47,8 +48,6 @@ from guardrails.text.spans import Detection, Ranges, by_range, merge_overlaps
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine, EntityRecognizer
 
-DEFAULT_CHUNK_CHARS = 4000
-"""Longest text analysed in one NER pass; longer texts are split with an overlap."""
 _LINK_TYPES = {"mailto": "EMAIL_ADDRESS", "tel": "PHONE_NUMBER"}
 _HANDLE = re.compile(r"\w+")
 

@@ -47,9 +47,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.core.errors import GuardrailError
 from bot.core.scopes import PolicyOverride
 from bot.core.types import Platform
-from guardrails.detect.batching import BATCH_CHUNKS, Batches, Item, Outcome
-from guardrails.detect.detection import DEFAULT_CHUNK_CHARS, detect_many
-from guardrails.engine import build_pattern_analyzer
+from guardrails.detect.batching import BATCH_CHUNKS, DEFAULT_CHUNK_CHARS, Batches, Item, Outcome
 from guardrails.policy import Policy, default_policy, with_override
 from guardrails.text.spans import Detection
 
@@ -130,6 +128,8 @@ class _Engines:
 
     def detect_many(self, items: list[Item]) -> list[Outcome]:
         """The outcome of each item, in order: one pass per kind and scope policy."""
+        from guardrails.detect.detection import detect_many  # the rules: not for a spawner
+
         outcomes: list[Outcome] = [[] for _ in items]
         groups: dict[tuple[bool, PolicyOverride | None], list[int]] = {}
         for i, item in enumerate(items):  # one pass per kind and scope policy
@@ -148,6 +148,8 @@ class _Engines:
         if prose:
             return self.analyzer
         if self._patterns is None:
+            from guardrails.engine import build_pattern_analyzer
+
             self._patterns = build_pattern_analyzer(self.analyzer)
         return self._patterns
 

@@ -178,7 +178,7 @@ async def test_readyz_is_503_while_the_guardrail_cannot_analyze_and_recovers(
     def broken(*_args: Any, **_kw: Any) -> None:
         raise OSError("model files gone")
 
-    monkeypatch.setattr("guardrails.detect.workers.detect_many", broken)
+    monkeypatch.setattr("guardrails.detect.detection.detect_many", broken)
     with pytest.raises(Exception, match="fail closed"):
         await app.guardrail.anonymize("console:t", "hello Jane", platform="console")
     status, body = await get(f"{base}/readyz")
@@ -285,10 +285,12 @@ async def test_veilbot_run_answers_a_message_sent_while_its_detection_processes_
                 ts = event["event"]["ts"]
                 await until(lambda: _answered(slack, ts), "the answer")
                 assert await app.warming > 0
+                status, ready = await get(f"{service.http.url}/readyz")
+                assert status == 200
+                assert ready["timings"]["guardrail_warm_seconds"] == round(await app.warming, 3)
                 sent = fake_anthropic.all_text_sent()
                 assert "<PERSON_1>" in sent
                 assert "Maria Gonzalez" not in sent
-                assert (await get(f"{service.http.url}/readyz"))[0] == 200
 
 
 async def _answered(slack: FakeSlack, ts: str) -> bool:
