@@ -242,7 +242,11 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
         in_line[run] = run > 0 and _thin(run_labels, boxes[run], int(run), 2 * height + side)
     mask: NDArray[np.bool_] = in_line[run_labels]  # np.isin would sort a copy of every label
     in_lines = heights[letter][in_line[run_of_letter]]
-    return _Regions(mask, float(np.median(in_lines)) if in_lines.size else 0.0, side // 2 + 1)
+    # A few letters (one stray "line" in a photo) do not make an image's text worth reading
+    # at twice its size; if they are text, OCR reads them with low confidence, and they are
+    # painted.
+    sized = in_lines.size >= 2 * _LETTERS_IN_A_LINE
+    return _Regions(mask, float(np.median(in_lines)) if sized else 0.0, side // 2 + 1)
 
 
 def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickest: float) -> bool:
