@@ -18,6 +18,10 @@ from bot.files.ocr import Box
 
 FACE_SEARCH_SIDE = 960
 """Faces are searched at most this large (the long side): a Full HD search took 1 s, this 0.25."""
+PROFILE_STEP = 1.2
+"""The profile cascade's scale step: it costs three times the frontal one's at 1.1 (1.1 s on a
+512 px photo on a busy 2-core machine); at 1.2 it takes half that and still finds the
+cameraman's profile, at 1.3 it does not."""
 HEAD_GROWTH = (0.35, 0.6, 0.35, 0.4)
 """How far a head reaches beyond a face's box (left, top, right, bottom), in the box's side.
 Measured on scikit-image's astronaut (frontal) and cameraman (profile): hair 0.54 above the
@@ -50,9 +54,10 @@ def find_heads(image: Image.Image) -> list[Box]:
         size = (round(image.width * shrink), round(image.height * shrink))
         gray = gray.resize(size, Image.Resampling.BILINEAR)
     pixels = np.asarray(gray)
-    faces = _search(_FRONTAL, pixels) + _search(_PROFILE, pixels)
+    faces = _search(_FRONTAL, pixels, 1.1) + _search(_PROFILE, pixels, PROFILE_STEP)
     width = pixels.shape[1]
-    faces += [(width - x - w, y, w, h) for x, y, w, h in _search(_PROFILE, pixels[:, ::-1])]
+    mirrored = _search(_PROFILE, pixels[:, ::-1], PROFILE_STEP)
+    faces += [(width - x - w, y, w, h) for x, y, w, h in mirrored]
     heads = [_head(face, 1 / shrink, image.size) for face in faces]
     return _merged(heads)
 
@@ -64,9 +69,11 @@ def hide_heads(image: Image.Image, heads: list[Box], fill: Ink = HEAD_FILL) -> N
         draw.rectangle(head, fill=fill)
 
 
-def _search(cascade: cv2.CascadeClassifier, pixels: np.ndarray) -> list[tuple[int, int, int, int]]:
+def _search(
+    cascade: cv2.CascadeClassifier, pixels: np.ndarray, step: float
+) -> list[tuple[int, int, int, int]]:
     found = cascade.detectMultiScale(
-        np.ascontiguousarray(pixels), scaleFactor=1.1, minNeighbors=5, minSize=(24, 24)
+        np.ascontiguousarray(pixels), scaleFactor=step, minNeighbors=5, minSize=(24, 24)
     )
     return [tuple(int(v) for v in box) for box in found]  # type: ignore[misc]
 
