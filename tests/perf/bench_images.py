@@ -5,9 +5,13 @@ OCR at the size its text needs, face search, guardrail on the sm model with an e
 Redis vault, painting, PNG) and, on the same pixels, through bare Tesseract: ``image_to_data``
 on the image as it is, one OpenMP thread (``OMP_THREAD_LIMIT=1``, as ``bot.files.ocr`` runs
 it), warm (each is run once before timing). Prints the p50 over ``--runs`` of both, the ratio,
-the scale OCR read at, and what was sent. The kinds: a Full HD support dashboard in 16 px
-text, the same in 12 px (read at 2x), a noisy scanned form with a card written in at an
-angle, a 4000x3000 screenshot, and scikit-image's astronaut photo (no text).
+the scale OCR read at, and what was sent; then, since a shared machine's load moves wall
+times more than anything measured, the CPU seconds of the reader processes alone (their own
+and their Tesseract's; the guardrail and process starts left out): bare Tesseract against
+the redactor's look (decode, text-region mask, OCR, face search) and paint. The kinds: a
+Full HD support dashboard in 16 px text, the same in 12 px (read at 2x), a noisy scanned
+form with a card written in at an angle, a 4000x3000 screenshot, and scikit-image's
+astronaut photo (no text).
 
 Face recall: on the photos with faces that ship in installed packages (scikit-image's
 astronaut, frontal, and cameraman, in profile; OpenCV's wheel ships no sample photos), a
@@ -23,7 +27,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import itertools
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -137,6 +143,54 @@ async def measure(guard: PresidioGuardrail, runs: int) -> None:
         )
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it waited for (its Tesseract)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def reader_cpu(data: bytes, limits: FileLimits) -> tuple[float, float, float, float, float]:
+    """In a reader process: CPU of bare Tesseract, of ``look``, its OCR and faces, of ``paint``."""
+    from bot.files.faces import find_heads
+    from bot.files.images import decode, paint
+
+    gray = decode(data, 1, limits).convert("L")
+    spent = [_cpu()]
+    pytesseract.image_to_data(gray)
+    spent.append(_cpu())
+    seen = look(data, 1, limits, "tesseract", faces=True)
+    spent.append(_cpu())
+    ocr.read(gray)
+    spent.append(_cpu())
+    find_heads(gray)
+    spent.append(_cpu())
+    paint(data, 1, limits, [], list(seen.reading.unread), list(seen.heads))
+    spent.append(_cpu())
+    bare, looked, read, faces, painted = (b - a for a, b in itertools.pairwise(spent))
+    return bare, looked, read, faces, painted
+
+
+async def measure_cpu(runs: int) -> None:
+    limits = FileLimits()
+    readers = Readers(limits)
+    for kind, image in kinds().items():
+        data = encoded(image)
+        samples = [
+            await readers.run(Deadline(1, 120), reader_cpu, data, limits) for _ in range(runs)
+        ]
+        bare, looked, read, faces, painted = (
+            statistics.median(s) for s in zip(*samples, strict=True)
+        )
+        print(
+            f"{kind}, CPU: bare Tesseract {bare:.2f} s; look {looked:.2f} s (OCR with its mask "
+            f"{read:.2f}, faces {faces:.2f}) + paint {painted:.2f} s: "
+            f"{(looked + painted) / bare:.2f}x"
+        )
+
+
 async def face_recall() -> None:
     from skimage import data as samples
 
@@ -184,6 +238,7 @@ async def main(runs: int) -> None:
                 await measure(guard, runs)
             finally:
                 await client.aclose()
+    await measure_cpu(runs)
     await face_recall()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
