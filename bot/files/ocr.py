@@ -187,6 +187,8 @@ def _unread_regions(regions: _Regions, read: list[Box]) -> list[Quad]:
     found = []
     for region in range(1, count):
         left, top, width, height = (int(v) for v in stats[region][:4])
+        if width * width + height * height < 4 * letters * letters:  # its diagonal: too short
+            continue
         inside = labels[top : top + height, left : left + width] == region
         rect = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
         (_, _), (side_a, side_b), _ = rect
