@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -27,11 +28,16 @@ from PIL import Image
 
 from bot.core.errors import FileRejected
 
-READ_AS_IS_LETTERS = 12
+READ_AS_IS_LETTERS = 13
 """Text whose letters' outlines are at least this tall (px, median) is read at its own size,
 smaller text at twice its size. Screenshots in Pillow's bundled font gave the same findings
-at 1x as at 2x from 14 px text (12 px letters) up; at 12-13 px (11 px letters) 1x misread a
-card's digits, which the detector then missed."""
+at 1x as at 2x from 14 px text (letters 12-13 px, by the words) up; at 12-13 px (letters
+11-12 px) 1x misread a card's digits, which the detector then missed. The pixel of margin
+goes to reading closely: 14 px text costs a third more, 12 px text is read right."""
+CLOSE_LOOK_PIXELS = 1920 * 1080
+"""Images up to Full HD are also searched for text-like regions at twice their size, beside
+Tesseract: at their own size rotated text of 8-14 px went unseen (unpainted), at twice it
+was found."""
 WORD_MIN_CONFIDENCE = 60.0
 """A word read with less confidence (0-100) is painted: printed screen text reads at 60-96,
 misread words (a card read as "care ann davai", an address run together) at 0-58."""
@@ -120,20 +126,42 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     gray = image if image.mode == "L" else image.convert("L")
     regions = _text_regions(np.asarray(gray))
     scale = 2 if 0 < regions.letters < READ_AS_IS_LETTERS else 1
-    if scale > 1:
-        gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
+    doubled = None
+    if scale > 1 or gray.width * gray.height <= CLOSE_LOOK_PIXELS:
+        doubled = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
     pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
-    try:
-        data = pytesseract.image_to_data(gray, **_TSV)
-    except (pytesseract.TesseractError, OSError) as exc:
-        raise FileRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
-    text, words, confidences = _join(data, scale)
+    # Small text is looked for at twice the size while Tesseract (another process) reads:
+    # OpenCV releases the GIL, so the second core does it instead of adding to the wait.
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        closer = beside.submit(_text_regions, np.asarray(doubled)) if doubled else None
+        try:
+            data = pytesseract.image_to_data(doubled if scale > 1 else gray, **_TSV)
+        except (pytesseract.TesseractError, OSError) as exc:
+            raise FileRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
+        text, words, confidences = _join(data, scale)
+        # A photo with no word read and hardly a line has no text: at twice its size its
+        # textures (wood grain, fur) pass for lines, and were painted.
+        if closer is not None and (words or regions.letters > 0):
+            regions = _with_closer(regions, closer.result())
     trusted = bool(confidences) and sum(confidences) / len(confidences) >= MIN_MEAN_CONFIDENCE
     limit = WORD_MIN_CONFIDENCE if trusted else 101.0  # not trusted: every word is doubtful
     doubtful = [_corners(w.box) for w, c in zip(words, confidences, strict=True) if c < limit]
     covered = [w.box for w in words] if trusted else []
     unread = doubtful + _unread_regions(regions, covered)
     return Reading(text, tuple(words), tuple(unread), scale)
+
+
+def _with_closer(regions: _Regions, closer: _Regions) -> _Regions:
+    """``regions`` with what ``_text_regions`` found at twice the size, brought to this size.
+
+    At its own size small text (rotated 10-14 px text, words run together by the outline)
+    is missed; at twice the size it is found.
+    """
+    height, width = regions.mask.shape
+    small = closer.mask.reshape(height, 2, width, 2).any(axis=(1, 3))  # a pixel if any of 4
+    letters = regions.letters or closer.letters / 2
+    reach = max(regions.reach, -(-closer.reach // 2))
+    return _Regions(regions.mask | small, letters, reach)
 
 
 def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], list[float]]:
@@ -224,7 +252,7 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(strokes, connectivity=8)
     del gradient, strokes
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    letter = (heights >= 6) & (heights <= 150) & (widths <= 3 * heights)
+    letter = (heights >= 6) & (heights <= 150) & (widths <= _WIDEST * heights)
     letter[0] = False
     letters = letter.astype(np.uint8)[labels]  # one byte a pixel, and no bool copy first
     del labels  # four bytes a pixel: gone before the runs' own labels come
@@ -238,10 +266,12 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
     # it is half its height wide, so a line of digit groups is a line too.
     count_as = np.maximum(widths[letter] // np.maximum(heights[letter] // 2, 1), 1)
     per_run = np.bincount(run_of_letter, weights=count_as, minlength=run_count)
+    pieces = np.bincount(run_of_letter, minlength=run_count)
+    tall = np.bincount(run_of_letter, weights=heights[letter], minlength=run_count)
+    height = tall / np.maximum(pieces, 1)  # a run's mean piece height, in one pass
     in_line = np.zeros(run_count, dtype=np.bool_)
     for run in np.flatnonzero(per_run >= _LETTERS_IN_A_LINE):
-        height = float(np.median(heights[letter][run_of_letter == run]))
-        in_line[run] = run > 0 and _thin(run_labels, boxes[run], int(run), 2 * height + side)
+        in_line[run] = run > 0 and _thin(run_labels, boxes[run], int(run), 2 * height[run] + side)
     mask: NDArray[np.bool_] = in_line[run_labels]  # np.isin would sort a copy of every label
     in_lines = heights[letter][in_line[run_of_letter]]
     # A few letters (one stray "line" in a photo) do not make an image's text worth reading
@@ -253,7 +283,9 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
 
 def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickest: float) -> bool:
     """Whether ``run`` is long and thin: 2.5 times as long as thick, and at most ``thickest``."""
-    left, top, width, height = (int(v) for v in box[:4])
+    left, top, width, height, area = (int(v) for v in box[:5])
+    if area > (width * width + height * height) ** 0.5 * thickest:
+        return False  # more pixels than a band that thick along its diagonal: a block
     inside = labels[top : top + height, left : left + width] == run
     (_, _), (side_a, side_b), _ = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
     thick = max(min(side_a, side_b), 1.0)
@@ -261,7 +293,12 @@ def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickes
 
 
 _LETTERS_IN_A_LINE = 6
-_WORD_SPACE = 0.7
+_WORD_SPACE = 0.5
 """Pieces closer than this share of the letters' height are one run: a word space in screen
-fonts is 0.3-0.5 of it, the gap between lines more than 0.8 (Pillow's font at 26 px split
-a card's digit groups into runs of 4 with the former fixed 9 px)."""
+fonts is 0.3-0.5 of it, the gap between lines 0.6 and more (at 0.7, 12 px lines 1.8 apart
+ran into one block; with the former fixed 9 px, Pillow's font at 26 px split a card's digit
+groups into runs of 4)."""
+_WIDEST = 30
+"""A piece up to this many times as wide as tall is letters: small text's outlines run a
+whole word together ("maria.oliveira@example.org" is one piece at 12 px), which a limit of 3
+left out of every line."""
