@@ -30,14 +30,18 @@ from bot.core.errors import FileRejected
 
 READ_AS_IS_LETTERS = 13
 """Text whose letters' outlines are at least this tall (px, median) is read at its own size,
-smaller text at twice its size. Screenshots in Pillow's bundled font gave the same findings
-at 1x as at 2x from 14 px text (letters 12-13 px, by the words) up; at 12-13 px (letters
-11-12 px) 1x misread a card's digits, which the detector then missed. The pixel of margin
-goes to reading closely: 14 px text costs a third more, 12 px text is read right."""
+smaller text at twice its size (up to ``CLOSE_LOOK_PIXELS``). Screenshots in Pillow's
+bundled font gave the same findings at 1x as at 2x from 14 px text (letters 12-13 px, by
+the words) up; at 12-13 px (letters 11-12 px) 1x misread a card's digits, which the detector
+then missed. The pixel of margin goes to reading closely: 14 px text costs a third more,
+12 px text is read right."""
 CLOSE_LOOK_PIXELS = 1920 * 1080
-"""Images up to Full HD are also searched for text-like regions at twice their size, beside
-Tesseract: at their own size rotated text of 8-14 px went unseen (unpainted), at twice it
-was found."""
+"""Only images up to Full HD are read, or searched for text-like regions, at twice their
+size: four times the pixels of a larger one take more memory and time than a reader has
+(24 MP at 2x is 96 MP). Small text in a larger image is read at its size, and what is read
+with low confidence is painted. The search at twice the size runs in images read so, and in
+images where no line was seen: at their own size rotated text of 8-14 px went unseen (and
+unread by Tesseract), at twice it was found."""
 WORD_MIN_CONFIDENCE = 60.0
 """A word read with less confidence (0-100) is painted: printed screen text reads at 60-96,
 misread words (a card read as "care ann davai", an address run together) at 0-58."""
@@ -125,30 +129,38 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     """
     gray = image if image.mode == "L" else image.convert("L")
     regions = _text_regions(np.asarray(gray))
-    scale = 2 if 0 < regions.letters < READ_AS_IS_LETTERS else 1
+    scale = 2 if 0 < regions.letters < READ_AS_IS_LETTERS and _small(gray) else 1
     doubled = None
-    if scale > 1 or gray.width * gray.height <= CLOSE_LOOK_PIXELS:
+    if scale > 1:
         doubled = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
     pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
     # Small text is looked for at twice the size while Tesseract (another process) reads:
     # OpenCV releases the GIL, so the second core does it instead of adding to the wait.
     with ThreadPoolExecutor(max_workers=1) as beside:
-        closer = beside.submit(_text_regions, np.asarray(doubled)) if doubled else None
+        closer = None if doubled is None else beside.submit(_text_regions, np.asarray(doubled))
         try:
-            data = pytesseract.image_to_data(doubled if scale > 1 else gray, **_TSV)
+            data = pytesseract.image_to_data(gray if doubled is None else doubled, **_TSV)
         except (pytesseract.TesseractError, OSError) as exc:
             raise FileRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
         text, words, confidences = _join(data, scale)
-        # A photo with no word read and hardly a line has no text: at twice its size its
-        # textures (wood grain, fur) pass for lines, and were painted.
-        if closer is not None and (words or regions.letters > 0):
+        if closer is not None:
             regions = _with_closer(regions, closer.result())
+    if closer is None and not regions.letters and _small(gray):
+        # No line seen: none there, or text too small (or turned) to be seen at this size,
+        # which Tesseract may not read either. At twice the size it is seen; so are some of
+        # a photo's textures (wood grain, fur), which are painted too: recall first.
+        doubled = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
+        regions = _with_closer(regions, _text_regions(np.asarray(doubled)))
     trusted = bool(confidences) and sum(confidences) / len(confidences) >= MIN_MEAN_CONFIDENCE
     limit = WORD_MIN_CONFIDENCE if trusted else 101.0  # not trusted: every word is doubtful
     doubtful = [_corners(w.box) for w, c in zip(words, confidences, strict=True) if c < limit]
     covered = [w.box for w in words] if trusted else []
     unread = doubtful + _unread_regions(regions, covered)
     return Reading(text, tuple(words), tuple(unread), scale)
+
+
+def _small(gray: Image.Image) -> bool:
+    return gray.width * gray.height <= CLOSE_LOOK_PIXELS
 
 
 def _with_closer(regions: _Regions, closer: _Regions) -> _Regions:

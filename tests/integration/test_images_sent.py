@@ -183,3 +183,17 @@ def test_text_is_read_at_twice_its_size_only_when_its_letters_are_small(image, s
     assert reading.scale == scale
     if scale == 1 and reading.text:
         assert "failed with error 502" in reading.text, "large text reads as well at 1x"
+
+
+async def test_small_turned_text_that_ocr_cannot_read_is_painted(guardrail, tesseract):
+    lines = [f"Ticket 4821 opened by {NAME}", f"Email: {EMAIL}", f"Phone: {PHONE}", f"Card: {CARD}"]
+    small = screenshot(lines * 3, size=(700, 300), font_px=10)
+    turned = small.rotate(20, fillcolor="white", expand=True)
+    assert _leaks(ocr_text(encoded(small), 3)), "upright, the values can be read: a leak shows"
+    intake = await _intake(guardrail, encoded(turned), tesseract)
+    (image,) = intake.images
+    assert "unreadable text region" in intake.as_text()
+    with Image.open(io.BytesIO(image.data)) as painted:
+        upright = encoded(painted.rotate(-20, expand=True, fillcolor="white"))
+    for scale in (2, 3):
+        assert _leaks(ocr_text(upright, scale)) == [], scale
