@@ -200,9 +200,9 @@ class Settings(BaseSettings):
     wait for a free reader."""
     files_images: ImagePolicy = "redacted"
     """What the model gets of an attached image (a scope's ``images`` wins): ``redacted``, the
-    image with every value its OCR text gave painted over and faces blurred, beside that text
-    redacted; ``text-only``, only the redacted text; ``off``, images are refused. An image
-    whose OCR is unsure (low confidence, text it could not read) goes as text only."""
+    image with every value its OCR text gave, and any text OCR could not read, painted over
+    and heads hidden, beside that text redacted; ``text-only``, only the redacted text;
+    ``off``, images are refused. An image most of which would be painted goes as text only."""
     files_tesseract: str = Field(default="tesseract", min_length=1)
     """The Tesseract OCR command that reads images (Debian's ``tesseract-ocr``); without it
     images are refused with a line saying what to install, and other files still work."""

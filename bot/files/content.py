@@ -51,12 +51,12 @@ class RedactedContent:
     Attributes:
         kind: what the bytes are (``sniff``).
         text: the text parts and the pictures' OCR'd text, redacted, in the file's order.
-        images: the pictures painted over (none where the policy is ``text-only``, or where
-            OCR was unsure of a picture).
+        images: the pictures painted over (none where the policy is ``text-only``, nor a
+            picture most of which would be painted).
         pages: the file's pages (sheets, slides); a scanned page of several strips is one.
         counts: entities found, by type.
         pictures: the pictures read by OCR (sent or not).
-        faces: faces pixelated in the pictures.
+        faces: faces hidden (their whole heads) in the pictures.
     """
 
     kind: FileKind

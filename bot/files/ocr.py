@@ -1,10 +1,15 @@
 """An image's words read by Tesseract, joined into text with a map from characters to boxes.
 
 The guardrail reads the text like any message; the map says which pixels each finding came
-from, so the redactor paints exactly those words. The reading also says how sure it is: a
-screenshot read with low confidence, or with text-like regions that no word was read from
-(rotated text, handwriting, a font Tesseract does not know), must not be sent as an image,
-since a value nobody read cannot be painted over.
+from, so the redactor paints exactly those words. The reading also says where it may have
+missed a value: words read with low confidence, and text-like regions that no word was read
+from (rotated text, handwriting, a font Tesseract does not know). Those are painted too,
+since a value nobody read cannot be found in the text; when the words are read with low
+confidence on the whole, none of them is trusted and every text-like region is painted.
+
+Text is read at its own size when its letters are tall enough for Tesseract, and at twice
+its size when they are small: upscaling costs a third more time and adds nothing to large
+text.
 """
 
 from __future__ import annotations
@@ -23,20 +28,38 @@ from PIL import Image
 
 from bot.core.errors import FileRejected
 
-UPSCALE_UP_TO_PIXELS = 1920 * 1080
-"""Images up to Full HD are read at twice their size: Tesseract misreads 14-16 px screen text
-at 1x (a card's spaces dropped, ``+1415`` for ``+1 415``), which the detector then misses."""
+READ_AS_IS_LETTERS = 13
+"""Text whose letters' outlines are at least this tall (px, median) is read at its own size,
+smaller text at twice its size (up to ``CLOSE_LOOK_PIXELS``). Screenshots in Pillow's
+bundled font gave the same findings at 1x as at 2x from 14 px text (letters 12-13 px, by
+the words) up; at 12-13 px (letters 11-12 px) 1x misread a card's digits, which the detector
+then missed. The pixel of margin goes to reading closely: 14 px text costs a third more,
+12 px text is read right."""
+CLOSE_LOOK_PIXELS = 1920 * 1080
+"""Only images up to Full HD are read, or searched for text-like regions, at twice their
+size: four times the pixels of a larger one take more memory and time than a reader has
+(24 MP at 2x is 96 MP). Small text in a larger image is read at its size, and what is read
+with low confidence is painted. The search at twice the size runs in images read so, and in
+images where no line was seen: at their own size rotated text of 8-14 px went unseen (and
+unread by Tesseract), at twice it was found."""
+WORD_MIN_CONFIDENCE = 60.0
+"""A word read with less confidence (0-100) is painted: printed screen text reads at 60-96,
+misread words (a card read as "care ann davai", an address run together) at 0-58."""
 MIN_MEAN_CONFIDENCE = 70.0
-"""Below this mean word confidence (0-100) the reading is unsure: printed screen text reads
-at 85-95 at the scale above; noise, handwriting and rotated text read far lower."""
-MAX_UNREAD_SHARE = 0.25
-"""Above this share of the text-like area outside every word read, the reading is unsure."""
+"""Below this mean word confidence no word is trusted and every text-like region is painted:
+printed text reads at 85-95 on average; upside-down or noisy text far lower, and some of its
+garbage words high."""
 _TSV = {"output_type": pytesseract.Output.DICT, "config": "--psm 3"}
 
 # Tesseract's OpenMP threads spin for their share of the CPU: on a busy 2-core machine one
 # Full HD screenshot took 9-12 s with them and 2.2 s with one (tests/perf/bench_images).
 # pytesseract passes the process's environment to Tesseract; an operator's own value wins.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+Box = tuple[int, int, int, int]
+"""A region of an image: left, top, right, bottom."""
+Quad = tuple[tuple[int, int], ...]
+"""A region of an image as the corners of a (maybe rotated) rectangle."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +68,27 @@ class Word:
 
     start: int
     end: int
-    box: tuple[int, int, int, int]
+    box: Box
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """What OCR read from an image: the text, its words' boxes, and why it is unsure (if so)."""
+    """What OCR read from an image.
+
+    Attributes:
+        text: the words read, joined.
+        words: each word's offsets in ``text`` and box in the image.
+        unread: regions whose text may not be in ``text`` as printed (words read with low
+            confidence, text-like regions no word was read from), to be painted.
+        scale: the size the image was read at (1 or 2).
+    """
 
     text: str
     words: tuple[Word, ...]
-    unsure: str | None
+    unread: tuple[Quad, ...]
+    scale: int = 1
 
-    def boxes_of(self, start: int, end: int) -> list[tuple[int, int, int, int]]:
+    def boxes_of(self, start: int, end: int) -> list[Box]:
         """The boxes of every word that overlaps ``text[start:end]`` (a finding's span)."""
         return [w.box for w in self.words if w.start < end and start < w.end]
 
@@ -91,23 +123,57 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     Words of a line are joined by spaces, lines by a newline and blocks by a blank line, so
     the detector sees a card or a phone split into groups as one value and no sentence runs
     into the next block's.
+
+    Raises:
+        FileRejected: Tesseract failed (``ocr_failed``); nothing of the image may go.
     """
-    scale = 2 if image.width * image.height <= UPSCALE_UP_TO_PIXELS else 1
     gray = image if image.mode == "L" else image.convert("L")
+    regions = _text_regions(np.asarray(gray))
+    scale = 2 if 0 < regions.letters < READ_AS_IS_LETTERS and _small(gray) else 1
+    doubled = None
     if scale > 1:
-        gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
+        doubled = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
     pytesseract.pytesseract.tesseract_cmd = command  # pytesseract reads only this global
-    # The text-region mask is found while Tesseract (another process) reads: OpenCV
-    # releases the GIL, so the second core does it instead of adding to the wait.
+    # Small text is looked for at twice the size while Tesseract (another process) reads:
+    # OpenCV releases the GIL, so the second core does it instead of adding to the wait.
     with ThreadPoolExecutor(max_workers=1) as beside:
-        regions = beside.submit(_text_regions, np.asarray(gray))
+        closer = None if doubled is None else beside.submit(_text_regions, np.asarray(doubled))
         try:
-            data = pytesseract.image_to_data(gray, **_TSV)
+            data = pytesseract.image_to_data(gray if doubled is None else doubled, **_TSV)
         except (pytesseract.TesseractError, OSError) as exc:
             raise FileRejected("Tesseract could not read the image.", reason="ocr_failed") from exc
-        mask = regions.result()
-    text, words, confidences = _join(data, scale)
-    return Reading(text, tuple(words), _unsure(mask, data, confidences))
+        text, words, confidences = _join(data, scale)
+        if closer is not None:
+            regions = _with_closer(regions, closer.result())
+    if closer is None and not regions.letters and _small(gray):
+        # No line seen: none there, or text too small (or turned) to be seen at this size,
+        # which Tesseract may not read either. At twice the size it is seen; so are some of
+        # a photo's textures (wood grain, fur), which are painted too: recall first.
+        doubled = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
+        regions = _with_closer(regions, _text_regions(np.asarray(doubled)))
+    trusted = bool(confidences) and sum(confidences) / len(confidences) >= MIN_MEAN_CONFIDENCE
+    limit = WORD_MIN_CONFIDENCE if trusted else 101.0  # not trusted: every word is doubtful
+    doubtful = [_corners(w.box) for w, c in zip(words, confidences, strict=True) if c < limit]
+    covered = [w.box for w in words] if trusted else []
+    unread = doubtful + _unread_regions(regions, covered)
+    return Reading(text, tuple(words), tuple(unread), scale)
+
+
+def _small(gray: Image.Image) -> bool:
+    return gray.width * gray.height <= CLOSE_LOOK_PIXELS
+
+
+def _with_closer(regions: _Regions, closer: _Regions) -> _Regions:
+    """``regions`` with what ``_text_regions`` found at twice the size, brought to this size.
+
+    At its own size small text (rotated 10-14 px text, words run together by the outline)
+    is missed; at twice the size it is found.
+    """
+    height, width = regions.mask.shape
+    small = closer.mask.reshape(height, 2, width, 2).any(axis=(1, 3))  # a pixel if any of 4
+    letters = regions.letters or closer.letters / 2
+    reach = max(regions.reach, -(-closer.reach // 2))
+    return _Regions(regions.mask | small, letters, reach)
 
 
 def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], list[float]]:
@@ -137,57 +203,116 @@ def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], l
     return "".join(pieces), words, confidences
 
 
-def _unsure(
-    regions: NDArray[np.bool_], data: dict[str, list[object]], confidences: list[float]
-) -> str | None:
-    """Why the reading cannot be trusted to have found every word, or ``None``."""
-    if confidences and sum(confidences) / len(confidences) < MIN_MEAN_CONFIDENCE:
-        return "the text was read with low confidence"
-    if regions.any():
-        read_mask = np.zeros_like(regions)
-        for i, raw in enumerate(data["text"]):
-            if str(raw).strip():
-                left, top = int(str(data["left"][i])), int(str(data["top"][i]))
-                width, height = int(str(data["width"][i])), int(str(data["height"][i]))
-                read_mask[top : top + height, left : left + width] = True
-        unread = np.count_nonzero(regions & ~read_mask) / np.count_nonzero(regions)
-        if unread > MAX_UNREAD_SHARE:
-            return "parts of it look like text that could not be read (rotated or handwritten?)"
-    return None
+def _corners(box: Box) -> Quad:
+    left, top, right, bottom = box
+    return ((left, top), (right, top), (right, bottom), (left, bottom))
 
 
-def _text_regions(gray: NDArray[np.uint8]) -> NDArray[np.bool_]:
-    """A mask of the pixels that look like lines of text, at any angle.
+def _unread_regions(regions: _Regions, read: list[Box]) -> list[Quad]:
+    """The text-like regions (``_text_regions``) that no word of ``read`` covers.
+
+    A word covers its box and the mask's reach around it. What a word's box leaves of its
+    line's mask (a sliver along its edge) is no region: a region must be at least half a
+    letter thick and two letters long.
+    """
+    if not regions.mask.any():
+        return []
+    rest = regions.mask.copy()
+    letters = regions.letters or _SMALLEST_LETTER  # too few letters to size: the smallest
+    m = regions.reach
+    for left, top, right, bottom in read:
+        rest[max(top - m, 0) : bottom + m, max(left - m, 0) : right + m] = False
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        rest.astype(np.uint8), connectivity=8
+    )
+    found = []
+    for region in range(1, count):
+        left, top, width, height = (int(v) for v in stats[region][:4])
+        if width * width + height * height < 4 * letters * letters:  # its diagonal: too short
+            continue
+        inside = labels[top : top + height, left : left + width] == region
+        rect = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
+        (_, _), (side_a, side_b), _ = rect
+        if min(side_a, side_b) < letters / 2 or max(side_a, side_b) < 2 * letters:
+            continue
+        corners = cv2.boxPoints(rect) + (left, top)
+        found.append(tuple((round(float(x)), round(float(y))) for x, y in corners))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Regions:
+    """Text-like pixels, their letters' median height, and the mask's reach beyond them."""
+
+    mask: NDArray[np.bool_]
+    letters: float
+    reach: int
+
+
+def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
+    """The pixels that look like lines of text, at any angle.
 
     Strokes (the morphological gradient, Otsu's threshold) are split into letter-sized
-    pieces; pieces close to each other merge into runs, and a run of at least
-    ``_LETTERS_IN_A_LINE`` letters that is long and thin (its rotated bounding rectangle)
-    is a line of text. A face, an icon or a border is one or a few pieces, never a run.
+    pieces (a piece as wide as several letters counts as several); pieces closer than a
+    word space (``_WORD_SPACE`` of the letters' median height) merge into runs, and a run of
+    at least ``_LETTERS_IN_A_LINE`` letters that is long and thin (its rotated bounding
+    rectangle at least 2.5 times as long as thick, and at most two letters and the
+    merging's reach thick) is a line of text. A face, an icon or a border is one or a few
+    pieces, never a run; a textured patch of a photo is a run too thick for its pieces.
     """
     gradient = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     _, strokes = cv2.threshold(gradient, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(strokes, connectivity=8)
     del gradient, strokes
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    letter = (heights >= 6) & (heights <= 150) & (widths <= 3 * heights)
+    letter = (heights >= _SMALLEST_LETTER) & (heights <= 150) & (widths <= _WIDEST * heights)
     letter[0] = False
     letters = letter.astype(np.uint8)[labels]  # one byte a pixel, and no bool copy first
     del labels  # four bytes a pixel: gone before the runs' own labels come
-    runs = cv2.dilate(letters, np.ones((9, 9), np.uint8))
+    size = float(np.median(heights[letter])) if letter.any() else 0.0
+    side = max(5, round(_WORD_SPACE * size)) | 1
+    runs = cv2.dilate(letters, np.ones((side, side), np.uint8))
     run_count, run_labels, boxes, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
     where = centroids[letter].astype(int)
-    per_run = np.bincount(run_labels[where[:, 1], where[:, 0]], minlength=run_count)
-    lines = []
-    for run in np.flatnonzero(per_run >= _LETTERS_IN_A_LINE):
-        left, top, width, height = (int(v) for v in boxes[run][:4])
-        inside = run_labels[top : top + height, left : left + width] == run
-        (_, _), (side_a, side_b), _ = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
-        if run and max(side_a, side_b) >= 2.5 * max(min(side_a, side_b), 1.0):
-            lines.append(run)
+    run_of_letter = run_labels[where[:, 1], where[:, 0]]
+    # Letters that touch (a card's "1111") are one piece: a piece counts as many letters as
+    # it is half its height wide, so a line of digit groups is a line too.
+    count_as = np.maximum(widths[letter] // np.maximum(heights[letter] // 2, 1), 1)
+    per_run = np.bincount(run_of_letter, weights=count_as, minlength=run_count)
+    pieces = np.bincount(run_of_letter, minlength=run_count)
+    tall = np.bincount(run_of_letter, weights=heights[letter], minlength=run_count)
+    height = tall / np.maximum(pieces, 1)  # a run's mean piece height, in one pass
     in_line = np.zeros(run_count, dtype=np.bool_)
-    in_line[lines] = True
+    for run in np.flatnonzero(per_run >= _LETTERS_IN_A_LINE):
+        in_line[run] = run > 0 and _thin(run_labels, boxes[run], int(run), 2 * height[run] + side)
     mask: NDArray[np.bool_] = in_line[run_labels]  # np.isin would sort a copy of every label
-    return mask
+    in_lines = heights[letter][in_line[run_of_letter]]
+    # A few letters (one stray "line" in a photo) do not make an image's text worth reading
+    # at twice its size; if they are text, OCR reads them with low confidence, and they are
+    # painted.
+    sized = in_lines.size >= 2 * _LETTERS_IN_A_LINE
+    return _Regions(mask, float(np.median(in_lines)) if sized else 0.0, side // 2 + 1)
+
+
+def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickest: float) -> bool:
+    """Whether ``run`` is long and thin: 2.5 times as long as thick, and at most ``thickest``."""
+    left, top, width, height, area = (int(v) for v in box[:5])
+    if area > (width * width + height * height) ** 0.5 * thickest:
+        return False  # more pixels than a band that thick along its diagonal: a block
+    inside = labels[top : top + height, left : left + width] == run
+    (_, _), (side_a, side_b), _ = cv2.minAreaRect(cv2.findNonZero(inside.astype(np.uint8)))
+    thick = max(min(side_a, side_b), 1.0)
+    return max(side_a, side_b) >= 2.5 * thick and thick <= thickest
 
 
 _LETTERS_IN_A_LINE = 6
+_SMALLEST_LETTER = 6
+_WORD_SPACE = 0.5
+"""Pieces closer than this share of the letters' height are one run: a word space in screen
+fonts is 0.3-0.5 of it, the gap between lines 0.6 and more (at 0.7, 12 px lines 1.8 apart
+ran into one block; with the former fixed 9 px, Pillow's font at 26 px split a card's digit
+groups into runs of 4)."""
+_WIDEST = 30
+"""A piece up to this many times as wide as tall is letters: small text's outlines run a
+whole word together ("maria.oliveira@example.org" is one piece at 12 px), which a limit of 3
+left out of every line."""

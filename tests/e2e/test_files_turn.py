@@ -9,6 +9,7 @@ restored, and Redis, the audit database and the logs hold none either.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from aiohttp import web
@@ -276,7 +277,11 @@ async def test_a_word_files_comments_and_a_pdfs_scanned_page_reach_the_model_red
         assert leaked(list(DOCUMENT_SEEDED), sent) == [], "no value of either file"
         assert "# Comments\n<PERSON_1>: Call her on <PHONE_NUMBER_1> first" in sent
         assert "# Footnotes\n Source: interview with <PERSON_1>, <EMAIL_ADDRESS_1>" in sent
-        assert "[page 2 is scanned: its text was read by OCR]\n\nSigned by <PERSON_1>" in sent
+        assert re.search(
+            r"\[page 2 is scanned: its text was read by OCR\]\n\n"
+            r"\[image sent with [^\]]* painted over\]\nSigned by <PERSON_1>",
+            sent,
+        ), "each strip's text under the line that says what of it was painted"
         pictures = fake_anthropic.images_sent()
         assert len(pictures) == 2, "the scanned page's two strips, painted"
         for _, picture in pictures:

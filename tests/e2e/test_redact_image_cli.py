@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.e2e.test_redact_file_cli import run
@@ -83,7 +84,12 @@ def test_a_pdf_with_a_scanned_page_is_redacted_whole_with_one_numbering(tmp_path
     assert done.returncode == 0, done.stderr
     redacted = out.read_text(encoding="utf-8")
     assert "Letter from <PERSON_1>" in redacted
-    assert "[page 2 is scanned: its text was read by OCR]\n\nSigned by <PERSON_1>" in redacted
+    # each picture's text now comes under a line saying what of it was painted
+    assert re.search(
+        r"\[page 2 is scanned: its text was read by OCR\]\n\n"
+        r"\[image sent with [^\]]* painted over\]\nSigned by <PERSON_1>",
+        redacted,
+    )
     assert "<EMAIL_ADDRESS_1>" in redacted
     assert redacted.index("Signed by") < redacted.index("Email:") < redacted.index("Kind regards")
     for value in SEEDED:
