@@ -49,7 +49,7 @@ class FileDone:
         text: the redacted text, when that is the result and no path was given.
         counts: entities found, by type.
         pictures: a line on what became of the file's pictures, if it had any.
-        faces: faces blurred.
+        faces: faces hidden (the whole head painted over).
         out: where the output was written.
     """
 
@@ -165,7 +165,11 @@ def _pictures_done(content: RedactedContent, policy: ImagePolicy, out: Path | No
     if policy == "text-only":
         return f"{setting}: only the text of the pictures, redacted; no image written"
     painted, read = len(content.images), content.pictures
-    withheld = f"; {read - painted} withheld (unsure OCR: text only)" if painted < read else ""
+    withheld = (
+        f"; {read - painted} withheld (most of it would be painted over: text only)"
+        if painted < read
+        else ""
+    )
     if content.kind in IMAGE_KINDS:
         done = f"wrote the painted image to {out}" if out and painted else "no image written"
         hint = " (--out PATH writes it)" if painted and out is None else ""
@@ -195,12 +199,12 @@ def refusal(exc: FileRejected | Exception) -> str:
 
 
 def counts_line(counts: Counter[str], faces: int = 0) -> str:
-    """Entity counts (and blurred faces); never a value."""
+    """Entity counts (and hidden faces); never a value."""
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "nothing"
-    blurred = f"; blurred {faces} face{'s' if faces != 1 else ''}" if faces else ""
-    return f"redacted {summary}{blurred}"
+    hidden = f"; hid {faces} face{'s' if faces != 1 else ''}" if faces else ""
+    return f"redacted {summary}{hidden}"
 
 
 def print_counts(counts: Counter[str], faces: int = 0) -> None:
-    """Entity counts (and blurred faces) on stderr; never a value."""
+    """Entity counts (and hidden faces) on stderr; never a value."""
     print(f"veilbot: {counts_line(counts, faces)}", file=sys.stderr)
