@@ -182,6 +182,7 @@ def run_server_paths(env: dict[str, str]) -> set[str]:
         eraser=None,
         ledger=None,
         readiness=None,
+        timings=None,
         metrics=PrometheusMetrics(),
     )
     http = build_http(stand_in, [])  # type: ignore[arg-type]
