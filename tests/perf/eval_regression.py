@@ -107,7 +107,7 @@ async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
     )
     score, rng = ThreadScore(), random.Random(7)
     async with AsyncExitStack() as stack:
-        guardrail, _ = await _guardrail(settings, vault, stack)
+        guardrail, _, _ = await _guardrail(settings, vault, stack, background=False)
         for thread in threads:
             if thread["platform"] == "slack":
                 tid = ThreadId(f"slack:TEVAL:C{thread['id']}:1700000000.000100")
