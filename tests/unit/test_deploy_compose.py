@@ -108,6 +108,7 @@ def served(settings: Settings) -> tuple[set[str], str, int]:
         settings=settings,
         audit=None,
         readiness=None,
+        timings=None,
         metrics=PrometheusMetrics(),
         redis=None,
         eraser=None,

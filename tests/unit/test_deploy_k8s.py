@@ -302,6 +302,7 @@ def served_paths(settings: Settings, args: list[str]) -> tuple[set[str], str, in
         settings=settings,
         audit=None,
         readiness=None,
+        timings=None,
         metrics=PrometheusMetrics(),
         redis=None,
         eraser=None,
