@@ -20,6 +20,8 @@ from bot.admin.budgets import BudgetAdmin
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
+from bot.config.scopes import build_scopes
+from bot.config.settings import Settings
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.errors import ConfigError
@@ -32,8 +34,6 @@ from bot.metrics import PrometheusMetrics
 from bot.model.prompt import build_system_prompt
 from bot.model.router import ModelRouter
 from bot.models import build_model, check_model
-from bot.scoping import build_scopes
-from bot.settings import Settings
 from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore

@@ -27,12 +27,12 @@ from typing import Protocol, TypedDict
 
 from pydantic import SecretStr
 
+from bot.config.settings import Settings, require
 from bot.core.errors import ConfigError, ModelError, ModelMisconfigured
 from bot.core.ports import ModelClient
 from bot.model.echo import EchoModelClient
 from bot.model.errors import CredentialsRefused, ModelNotFound
 from bot.model.pricing import Price, Pricing
-from bot.settings import Settings, require
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ from bot.audit.erasure import Eraser
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.config.settings import Settings
 from bot.core.errors import AlreadyStored
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
@@ -38,7 +39,6 @@ from bot.core.spend import Budgets, month_of, month_start, next_month
 from bot.core.types import utcnow
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
-from bot.settings import Settings
 from bot.state.client import RedisClient, open_redis, ping_every_node
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore

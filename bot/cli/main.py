@@ -40,7 +40,7 @@ from bot.core.logsafe import configure_logging
 from guardrails.engine import offline
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 Command = Callable[["Settings", argparse.Namespace], int]
 
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.cli.config import check_config
 
             return check_config(args.file)
-        from bot.settings import load_settings  # pydantic-settings: not needed for --help
+        from bot.config.settings import load_settings  # pydantic-settings: not needed for --help
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))
