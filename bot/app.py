@@ -31,9 +31,9 @@ from bot.core.ports import ModelClient, TurnLimiter
 from bot.files.limits import FileLimits
 from bot.files.reader import FilesReader
 from bot.metrics import PrometheusMetrics
+from bot.model.build import build_model, check_model
 from bot.model.prompt import build_system_prompt
 from bot.model.router import ModelRouter
-from bot.models import build_model, check_model
 from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore

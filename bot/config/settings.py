@@ -241,7 +241,7 @@ class Settings(BaseSettings):
     system_prompt_extra: str = ""
 
     # Model providers (issue 14): who serves the model, with each one's credentials.
-    # Checked when the app starts (bot.models), with an error naming the variable to set.
+    # Checked when the app starts (bot.model.build), with an error naming the variable to set.
     model_provider: Literal["auto", "anthropic", "bedrock", "vertex", "openai", "echo"] = "auto"
     """``auto``: ``anthropic`` when an Anthropic key is set, else the offline ``echo`` model."""
     model_check_at_start: bool = True

@@ -10,7 +10,8 @@ module-level, inside functions (lazy) and under ``TYPE_CHECKING``. Imports run d
                                     bot.config's settings, tables and file; bot.http_server)
     adapters                        core, settings, http_server
     root (app, stores, service,     any of the above, adapters included
-      bot.config's scopes, reload)
+      bot.config's scopes, reload,
+      bot.model.build)
     cli (bot.cli, bot.__main__)     anything
 
 Each SDK belongs to the packages that wrap it (root and cli may use any). And no import
@@ -47,11 +48,11 @@ NAMED = {
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
-    "bot.models": "root",
     "bot.service": "root",
     "bot.platforms": "root",
     "bot.config.reload": "root",
     "bot.config.scopes": "root",
+    "bot.model.build": "root",  # the root's model half: Settings in, the chosen client out
     "bot.metrics": "root",
 }
 BELOW_ROOT = {

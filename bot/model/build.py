@@ -1,5 +1,8 @@
 """The composition root's model half: builds the ``ModelClient`` that ``Settings`` choose.
 
+It lives with the clients it builds but belongs to the root: it alone of ``bot.model`` reads
+``Settings`` and picks a concrete client (``bot.app`` calls it, also for the providers scopes name).
+
 ``VEILBOT_MODEL_PROVIDER`` picks one client (nothing else does):
 
 ```
