@@ -56,7 +56,7 @@ def _command(name: str) -> Command:
 
         return run_admin
     if name == "budget":
-        from bot.cli.budget import run_budget
+        from bot.cli.budgets import run_budget
 
         return run_budget
     if name == "vault":

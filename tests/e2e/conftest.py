@@ -157,7 +157,7 @@ def conversation_with(app: App, guardrail: Any) -> Conversation:
         locks=app.locks,
         dedupe=app.dedupe,
         system_prompt="s",
-        budget_tokens=1000,
+        window_tokens=1000,
         max_input_chars=1000,
     )
 

@@ -23,12 +23,12 @@ from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.types import RunFilter
 from bot.config.settings import Settings
+from bot.core.budgets import Budgets
 from bot.core.keys import KeySpace
 from bot.core.scopes import Scope, Scopes
-from bot.core.spend import Budgets
 from bot.core.types import ChatMessage, ThreadId
+from bot.state.budgets import RedisSpendLedger
 from bot.state.sessions import RedisSessionBackend
-from bot.state.spend import RedisSpendLedger
 from bot.stores import Stores, build_stores
 from tests.fixtures.audit_db import run
 from tests.integration.test_admin_console import field, sign_in
