@@ -20,6 +20,8 @@ from bot.admin.budgets import BudgetAdmin
 from bot.admin.commands import AdminService, parse_admins, parse_roles
 from bot.audit.erasure import Eraser
 from bot.audit.store import SqlAuditStore
+from bot.config.scopes import build_scopes
+from bot.config.settings import Settings
 from bot.core.access import AccessRules
 from bot.core.conversation import Conversation
 from bot.core.errors import ConfigError
@@ -29,18 +31,16 @@ from bot.core.ports import ModelClient, TurnLimiter
 from bot.files.limits import FileLimits
 from bot.files.reader import FilesReader
 from bot.metrics import PrometheusMetrics
+from bot.model.build import build_model, check_model
 from bot.model.prompt import build_system_prompt
 from bot.model.router import ModelRouter
-from bot.models import build_model, check_model
-from bot.scoping import build_scopes
-from bot.settings import Settings
+from bot.state.budgets import RedisSpendLedger
 from bot.state.client import RedisClient
 from bot.state.dedupe import RedisEventDedupe
 from bot.state.history import RedisHistoryStore
 from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
-from bot.state.spend import RedisSpendLedger
 from bot.stores import budgets, check_ready, key_ring, open_stores, rebuild_budgets
 from guardrails.detect.detection import detect_many
 from guardrails.detect.workers import ProcessDetector
@@ -338,7 +338,7 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
             locks=locks,
             dedupe=dedupe,
             system_prompt=build_system_prompt(settings.system_prompt_extra),
-            budget_tokens=settings.context_budget_tokens,
+            window_tokens=settings.context_budget_tokens,
             max_input_chars=settings.max_input_chars,
             metrics=metrics,
             max_in_flight=settings.max_turns_in_flight,

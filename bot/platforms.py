@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot.config.settings import Settings
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
-from bot.settings import Settings
 from guardrails.engine import check_model_setting
 from guardrails.policy import load_policy
 from guardrails.vault.keys import load_key_ring

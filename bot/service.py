@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING
 from bot.app import App
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import DAY_SECONDS, retention_running
+from bot.config.reload import reload_on_sighup
 from bot.core.errors import AdapterError, VeilbotError
 from bot.core.logsafe import describe, log_failure
 from bot.core.ports import Drainable, PlatformAdapter
 from bot.http_server import HttpServer
-from bot.reload import reload_on_sighup
 from bot.state.once import RedisOneTimeTokens
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue import RedisTurnQueue

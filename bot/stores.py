@@ -24,21 +24,22 @@ from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.actions import ActionLog, AdminAction
+from bot.audit.budgets import month_raises, month_spend
 from bot.audit.dropped import dropped_run
 from bot.audit.erasure import Eraser
 from bot.audit.installations import SqlInstallationRows
-from bot.audit.spend import month_raises, month_spend
 from bot.audit.store import SqlAuditStore, sqlite_url
+from bot.config.settings import Settings
+from bot.core.budgets import Budgets, month_of, month_start, next_month
 from bot.core.errors import AlreadyStored
 from bot.core.keys import KeySpace
 from bot.core.metrics import NO_METRICS
 from bot.core.ports import AuditStore, Metrics
 from bot.core.scopes import Scopes
-from bot.core.spend import Budgets, month_of, month_start, next_month
 from bot.core.types import utcnow
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics, add_metrics_route
-from bot.settings import Settings
+from bot.state.budgets import RedisSpendLedger
 from bot.state.client import RedisClient, open_redis, ping_every_node
 from bot.state.embedded import EmbeddedRedis
 from bot.state.history import RedisHistoryStore
@@ -47,7 +48,6 @@ from bot.state.once import erase_workspace_keys
 from bot.state.orgs import RedisOrgMembers
 from bot.state.queue_drop import drop_workspace
 from bot.state.sessions import RedisSessionBackend
-from bot.state.spend import RedisSpendLedger
 from guardrails.vault.keys import KeyRing, derive_pseudonym_key, load_key_ring, load_vault_key
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ import discord
 import yarl
 
 from adapters.discord.replies import NO_MENTIONS
+from bot.config.settings import Settings
 from bot.core.errors import AdapterError
-from bot.settings import Settings
 
 INTENT_HELP = (
     "Discord refused the Message Content intent (gateway close code 4014). Enable it in the "

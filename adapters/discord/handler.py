@@ -29,9 +29,9 @@ from adapters.discord.commands import build_tree, sync_commands
 from adapters.discord.queueing import QueuedTurns
 from adapters.discord.turns import Turns
 from adapters.inflight import finish_in_flight
+from bot.config.settings import Settings, require
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
-from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)
 

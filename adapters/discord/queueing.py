@@ -26,11 +26,11 @@ from adapters.discord.destinations import answered_before, rebuilt_destination
 from adapters.discord.events import Trigger, to_inbound
 from adapters.discord.queued import DELETED, EDITED, QueuedMessage
 from adapters.discord.turns import Turns
+from bot.config.settings import Settings
 from bot.core.errors import StoreError
 from bot.core.logsafe import log_failure
 from bot.core.ports import MessageHandler, TurnQueue
 from bot.core.types import QueuedEvent
-from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from adapters.discord.events import (
 )
 from adapters.discord.replies import NO_MENTIONS, ReplyPoster
 from adapters.downloads import DISCORD_FILE_HOSTS, HostedFiles
+from bot.config.settings import Settings
 from bot.core.ports import MessageHandler
 from bot.core.types import InboundMessage
-from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.oauth.teams import TeamWebClient
-from bot.settings import Settings
+from bot.config.settings import Settings
 
 
 def quiet_sdk_loggers() -> None:

@@ -30,9 +30,9 @@ from adapters.slack.events import (
     to_delivery,
 )
 from adapters.slack.shapes import well_formed
+from bot.config.settings import Settings
 from bot.core.errors import InputRejected, StoreError
 from bot.core.ports import TurnQueue
-from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
 

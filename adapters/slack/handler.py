@@ -51,9 +51,9 @@ from adapters.slack.listeners import Listeners
 from adapters.slack.oauth.flow import SlackOAuth
 from adapters.slack.oauth.serve import OAuthMode, bot_token
 from adapters.slack.turns import Turns
+from bot.config.settings import Settings, require
 from bot.core.ports import AdminCommands, MessageHandler, TurnQueue
 from bot.http_server import HttpServer
-from bot.settings import Settings, require
 
 logger = logging.getLogger(__name__)
 

@@ -23,10 +23,10 @@ from adapters.slack.oauth.serve import OAuthMode
 from adapters.slack.oauth.teams import serving
 from adapters.slack.replies import SLACK_ERRORS, _err
 from adapters.slack.turns import Turns
+from bot.config.settings import Settings
 from bot.core.logsafe import log_failure
 from bot.core.ports import MessageHandler
 from bot.core.types import QueuedEvent
-from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -23,11 +23,11 @@ from adapters.slack.groups import UserGroups
 from adapters.slack.interactions import Interactions
 from adapters.slack.locks import KeyedLocks
 from adapters.slack.replies import LiveReply, Mode, Target, answered_before, post_ephemeral
+from bot.config.settings import Settings
 from bot.core.errors import InputRejected
 from bot.core.logsafe import log_failure
 from bot.core.ports import MessageHandler
 from bot.core.types import QueuedEvent
-from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from bot.audit.actions import ActionLog, AdminAction
-from bot.audit.spend import BudgetKey
-from bot.core.spend import KINDS, BudgetRef, Budgets, BudgetState, Clock, next_month
+from bot.audit.budgets import BudgetKey
+from bot.core.budgets import KINDS, BudgetRef, Budgets, BudgetState, Clock, next_month
 
 USAGE = (
     "Usage: `budget show`, `budget raise KIND ID USD` or `budget reset KIND ID`; KIND is "

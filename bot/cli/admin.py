@@ -19,11 +19,11 @@ import sys
 from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
+from bot.config.scopes import build_scopes
+from bot.config.settings import Settings
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.metrics import PrometheusMetrics
-from bot.scoping import build_scopes
-from bot.settings import Settings
 from bot.stores import add_service_routes, build_admin_tokens, build_stores
 
 log = logging.getLogger(__name__)

@@ -30,8 +30,8 @@ from bot.audit.retention import purge_older_than
 from bot.audit.types import RunFilter, parse_duration, parse_user_ref
 from bot.cli import views
 from bot.cli.parser import filter_from_args
+from bot.config.settings import Settings
 from bot.core.errors import InputRejected
-from bot.settings import Settings
 from bot.stores import build_audit, build_stores, erase_installation
 
 _SHOWN_THREADS = 20

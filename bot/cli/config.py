@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
-from bot.config_file import environment_fields, read_config_file
-from bot.settings import Settings, load_settings
+from bot.config.file import environment_fields, read_config_file
+from bot.config.settings import Settings, load_settings
 
 HIDDEN = "<hidden>"
 _URL_PASSWORD = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")

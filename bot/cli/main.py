@@ -40,7 +40,7 @@ from bot.core.logsafe import configure_logging
 from guardrails.engine import offline
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 Command = Callable[["Settings", argparse.Namespace], int]
 
@@ -56,7 +56,7 @@ def _command(name: str) -> Command:
 
         return run_admin
     if name == "budget":
-        from bot.cli.budget import run_budget
+        from bot.cli.budgets import run_budget
 
         return run_budget
     if name == "vault":
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.cli.config import check_config
 
             return check_config(args.file)
-        from bot.settings import load_settings  # pydantic-settings: not needed for --help
+        from bot.config.settings import load_settings  # pydantic-settings: not needed for --help
 
         settings = load_settings()
         configure_logging(_log_level(settings, args.command))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app import build_redactor
+from bot.config.settings import Settings
 from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
 from bot.core.types import EntityRef, Redaction
@@ -31,7 +32,6 @@ from bot.files.confine import Deadline, Readers
 from bot.files.content import RedactedContent, redact_content
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.out.redacted import list_units, redact_units
-from bot.settings import Settings
 from guardrails.redact import Numbering, Redacted, Redactor
 
 TEXT_SUFFIXES = (".txt", ".md", ".text")

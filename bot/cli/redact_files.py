@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from bot.cli.redact_file import FileDone, Guard, counts_line, output_path, redact_one, refusal
+from bot.config.settings import Settings
 from bot.core.errors import FileRejected, GuardrailError, InputRejected
 from bot.files.confine import Readers
 from bot.files.limits import FileLimits
-from bot.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)

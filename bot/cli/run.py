@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import IO, Any, cast, get_args
 
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
+from bot.config.settings import Settings
 from bot.core.errors import GuardrailError, InputRejected
 from bot.core.types import Platform
 from bot.platforms import check_model_for_platforms, select_platforms
-from bot.settings import Settings
 
 # The service, the guardrail's rules, Presidio, the adapters and the file readers take seconds
 # to import: each command imports what it needs when it runs.

@@ -16,7 +16,7 @@ import sys
 
 from adapters.slack.oauth.installations import SealedInstallationStore
 from bot.audit.installations import SqlInstallationRows
-from bot.settings import Settings
+from bot.config.settings import Settings
 from bot.state.resealing import reseal_queue
 from bot.stores import build_stores, key_ring
 from guardrails.vault.keys import PREVIOUS_SETTING, derive_install_key, derive_queue_key

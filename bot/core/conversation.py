@@ -3,7 +3,7 @@
 ```
 dedupe ─▶ scope + access + rate limits ─▶ clean + check input
       ─▶ detection ‖ file downloads ‖ (per-thread lock ─▶ files redacted ─▶ vault ‖ history.load)
-      ─▶ redact ─▶ context budget ─▶ (queued: still wanted?) ─▶ spend held
+      ─▶ redact ─▶ context window ─▶ (queued: still wanted?) ─▶ spend held
       ─▶ model (complete | stream, restoring deltas) ─▶ restore ─▶ output scan
       ─▶ history.append(user, answer) ─▶ audit.record ─▶ spend settled ─▶ Reply
 ```
@@ -20,7 +20,8 @@ from collections.abc import Awaitable
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
-from bot.core.budget import fit_to_budget
+from bot.core.budget_watch import BudgetWatch
+from bot.core.budgets import OverBudget, over_budget_reply
 from bot.core.edits import ThreadEdits
 from bot.core.errors import (
     GuardrailError,
@@ -46,8 +47,6 @@ from bot.core.ports import (
     TurnLimiter,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
-from bot.core.spend import OverBudget, over_budget_reply
-from bot.core.spend_watch import BudgetWatch
 from bot.core.text import (
     FAILURE_REPLIES,
     INTERNAL_REPLY,
@@ -73,6 +72,7 @@ from bot.core.types import (
     ThreadId,
     TurnStatus,
 )
+from bot.core.window import fit_to_window
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class Conversation:
         locks: ThreadLocks,
         dedupe: EventDedupe,
         system_prompt: str,
-        budget_tokens: int,
+        window_tokens: int,
         max_input_chars: int,
         metrics: Metrics = NO_METRICS,
         max_in_flight: int = 48,
@@ -107,7 +107,7 @@ class Conversation:
         self._locks = locks
         self._dedupe = dedupe
         self._system = system_prompt
-        self._budget = budget_tokens
+        self._window_tokens = window_tokens
         self._max_chars = max_input_chars
         self._metrics = metrics
         self._access = access or AccessRules()
@@ -273,7 +273,7 @@ class Conversation:
             return await self._replay(turn, history[-1], restorer)
         scope = turn.scope
         system = scope.system or self._system
-        messages = fit_to_budget(history, user, budget_tokens=self._budget, system=system)
+        messages = fit_to_window(history, user, window_tokens=self._window_tokens, system=system)
         record.metadata["context_messages"] = len(messages)
         if scope.name:
             record.metadata["scope"] = scope.name

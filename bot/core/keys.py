@@ -101,7 +101,7 @@ class KeySpace:
         return f"{self.prefix}:{{rate:{platform}:{workspace}}}:{kind}:{ident}"
 
     def budget(self, tag: str, what: str, month: str, kind: str, ident: str) -> str:
-        """A monthly budget's key (``bot.state.spend``): ``spend``, ``limit`` or ``notice``.
+        """A monthly budget's key (``bot.state.budgets``): ``spend``, ``limit`` or ``notice``.
 
         The hash tag is the rate limits' (the workspace), so a turn's budgets and rate limits
         are checked together in one Lua call.

@@ -11,9 +11,9 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Protocol
 
 from bot.core.attachments import FileIntake, IncomingFile
+from bot.core.budgets import BudgetNotice, Hold, OverBudget
 from bot.core.limits import Throttled
 from bot.core.scopes import ImagePolicy, PolicyOverride
-from bot.core.spend import BudgetNotice, Hold, OverBudget
 from bot.core.types import (
     AdminReply,
     AuditRecord,
@@ -283,7 +283,7 @@ class TurnLimiter(Protocol):
 
 
 class SpendLedger(Protocol):
-    """Monthly spend per budget, shared by every replica (``bot.core.spend``)."""
+    """Monthly spend per budget, shared by every replica (``bot.core.budgets``)."""
 
     async def reserve(
         self, message: InboundMessage, run_id: str, max_cost_usd: float

@@ -12,11 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.budget_watch import BudgetWatch, Reservation
 from bot.core.errors import AlreadyStored
 from bot.core.logsafe import log_failure
 from bot.core.ports import AuditStore, Metrics
 from bot.core.scopes import Scope
-from bot.core.spend_watch import BudgetWatch, Reservation
 from bot.core.types import (
     AuditRecord,
     ChatMessage,
@@ -49,7 +49,7 @@ class Turn:
         """A turn for ``message``, its audit record filled with what the message says."""
         now = utcnow()
         meta: dict[str, Any] = {**message.metadata, "private": message.private}
-        if message.parent_channel:  # a thread's channel: its budget (bot.audit.spend)
+        if message.parent_channel:  # a thread's channel: its budget (bot.audit.budgets)
             meta["parent_channel"] = message.parent_channel
         record = AuditRecord(
             run_id=message.run_id or new_run_id(),

@@ -22,9 +22,9 @@ from bot.core.attachments import ImagePart
 from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
 from bot.core.types import Redaction
-from bot.files.budget import Scan
 from bot.files.confine import Deadline, Readers
 from bot.files.extract import sniffed
+from bot.files.extracted import Scan
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.limits import FileLimits
 

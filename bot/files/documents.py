@@ -20,7 +20,7 @@ from PIL import Image
 from pypdf import PageObject, PasswordType, PdfReader
 
 from bot.core.errors import FileRejected
-from bot.files.budget import Extracted, Scan, TextBudget, unreadable
+from bot.files.extracted import Extracted, Scan, TextAllowance, unreadable
 from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
 from bot.files.office import read_pptx, read_xlsx
@@ -58,21 +58,21 @@ def _read_pdf(data: bytes, position: int, limits: FileLimits) -> Extracted:
     they cost more.
     """
     reader = _open_pdf(data, position, limits)
-    budget = TextBudget(position, limits)
+    allowance = TextAllowance(position, limits)
     parts: list[str | Scan] = []
     pictures = _Pictures(position, IMAGES_PER_PAGE * len(reader.pages), limits)
     for number, page in enumerate(reader.pages, start=1):
         placed = _Placed()
         text = page.extract_text(visitor_operand_before=placed.visit)
         if text.strip():
-            budget.add(text)
+            allowance.add(text)
             continue
         scan = pictures.of_page(page, number, placed)
         if scan is not None:
-            if written := budget.take():
+            if written := allowance.take():
                 parts.append(written)
             parts.append(scan)
-    if written := budget.take():
+    if written := allowance.take():
         parts.append(written)
     return Extracted(tuple(parts), pages=len(reader.pages))
 

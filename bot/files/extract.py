@@ -8,8 +8,8 @@ kind; an image is one ``Scan`` for the image reader (``bot.files.images``).
 from __future__ import annotations
 
 from bot.core.errors import FileRejected
-from bot.files.budget import Extracted, Scan
 from bot.files.documents import read_document
+from bot.files.extracted import Extracted, Scan
 from bot.files.kinds import IMAGE_KINDS, FileKind, legacy_office, sniff
 from bot.files.limits import FileLimits
 from bot.files.text import decode

@@ -20,7 +20,7 @@ MIB = 1024 * 1024
 
 
 class FileSettings(Protocol):
-    """The settings the limits are read from (``bot.settings.Settings``)."""
+    """The settings the limits are read from (``bot.config.settings.Settings``)."""
 
     files_max_bytes: int
     files_max_count: int

@@ -24,7 +24,7 @@ from pptx.shapes.group import GroupShape
 
 from bot.core.errors import FileRejected
 from bot.files.annotations import comment_authors, sheet_notes, slide_comments
-from bot.files.budget import Extracted, TextBudget
+from bot.files.extracted import Extracted, TextAllowance
 from bot.files.kinds import FileKind
 from bot.files.limits import MIB, FileLimits
 from bot.files.structure import check_structure
@@ -73,17 +73,17 @@ def read_xlsx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
         limits.check_pages(position, len(book.sheetnames))
-        budget = TextBudget(position, limits)
+        allowance = TextAllowance(position, limits)
         rows = _RowCount(position)
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for sheet in book.worksheets:
-                budget.add(f"# {sheet.title}")
+                allowance.add(f"# {sheet.title}")
                 for line in _sheet_lines(sheet, rows):
-                    budget.add(line)
+                    allowance.add(line)
                 # the sheet's part in the zip: openpyxl keeps it, without a public name
                 for line in sheet_notes(archive, sheet._worksheet_path):
-                    budget.add(line)
-        return Extracted.of_text(budget.text(), pages=len(book.sheetnames))
+                    allowance.add(line)
+        return Extracted.of_text(allowance.text(), pages=len(book.sheetnames))
     finally:
         book.close()
 
@@ -131,19 +131,19 @@ def read_pptx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     deck = pptx.Presentation(io.BytesIO(data))
     slides = len(deck.slides)
     limits.check_pages(position, slides)
-    budget = TextBudget(position, limits)
+    allowance = TextAllowance(position, limits)
     authors = comment_authors(deck.part)
     for number, slide in enumerate(deck.slides, start=1):
-        budget.add(f"# Slide {number}")
+        allowance.add(f"# Slide {number}")
         for line in _shape_lines(slide.shapes):
-            budget.add(line)
+            allowance.add(line)
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text
             if notes.strip():
-                budget.add(f"Notes: {notes}")
+                allowance.add(f"Notes: {notes}")
         for line in slide_comments(slide.part, authors):
-            budget.add(line)
-    return Extracted.of_text(budget.text(), pages=slides)
+            allowance.add(line)
+    return Extracted.of_text(allowance.text(), pages=slides)
 
 
 def _shape_lines(shapes: Iterable[Any]) -> Iterator[str]:

@@ -28,7 +28,7 @@ from docx.opc.part import Part, XmlPart
 from docx.oxml.parser import parse_xml
 from docx.oxml.xmlchemy import BaseOxmlElement
 
-from bot.files.budget import Extracted, TextBudget
+from bot.files.extracted import Extracted, TextAllowance
 from bot.files.limits import FileLimits
 from bot.files.office import check_package, one_line
 
@@ -53,10 +53,10 @@ def read_docx(data: bytes, position: int, limits: FileLimits) -> Extracted:
     pages = max(1, int(found.group(1))) if found else 1
     limits.check_pages(position, pages)
     part = docx.Document(io.BytesIO(data)).part
-    budget = TextBudget(position, limits)
+    allowance = TextAllowance(position, limits)
     for line in _document_lines(part):
-        budget.add(line)
-    return Extracted.of_text(budget.text(), pages=pages)
+        allowance.add(line)
+    return Extracted.of_text(allowance.text(), pages=pages)
 
 
 def _document_lines(part: Part) -> Iterator[str]:

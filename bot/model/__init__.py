@@ -10,7 +10,10 @@ caching; ``AnthropicModelClient``), ``bedrock`` and ``vertex`` (the same client 
 model), ``errors`` (every provider's failures onto the one error tree), ``prompt`` (the
 system prompt) and ``pricing`` (the cost of a call in US dollars, per provider).
 
-Imports ``bot.core`` and the SDKs only. Each SDK is imported by its own module alone, so the
-echo model, the prompt and the prices load without any, and an uninstalled extra only
-matters to the provider that needs it.
+``build`` is the composition root's part here: the client ``Settings`` choose, with its
+credentials checked at start (``build_model``, ``check_model``).
+
+Imports ``bot.core`` and the SDKs only (``build`` adds ``bot.config.settings``). Each SDK is
+imported by its own module alone, so the echo model, the prompt and the prices load without
+any, and an uninstalled extra only matters to the provider that needs it.
 """

@@ -22,9 +22,9 @@ import httpx2
 import pydantic
 from anthropic.types import Message, RawMessageStreamEvent
 
-from bot.core.budget import max_input_tokens
 from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
+from bot.core.window import max_input_tokens
 from bot.model.errors import connection_error, status_error, timeout_error
 from bot.model.pricing import Pricing
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 
-from bot.core.budget import estimate_tokens, message_tokens
 from bot.core.types import ModelRequest, ModelResult, Usage
+from bot.core.window import estimate_tokens, message_tokens
 
 ECHO_PREFIX = "(offline echo model: set ANTHROPIC_API_KEY to talk to Claude) You said: "
 _WORDS = re.compile(r"\s*\S+\s*|\s+")
@@ -20,7 +20,7 @@ class EchoModelClient:
     """An offline model for use without credentials: it echoes the last user message.
 
     Placeholders are kept verbatim, so the guardrail's restore is visible end to end.
-    Usage is estimated with ``bot.core.budget``; the cost is 0.
+    Usage is estimated with ``bot.core.window``; the cost is 0.
     """
 
     @property

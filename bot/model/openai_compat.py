@@ -20,9 +20,9 @@ import openai
 from openai.types import CompletionUsage
 
 from bot.core.attachments import ImagePart
-from bot.core.budget import estimate_tokens, max_input_tokens, message_tokens
 from bot.core.errors import ModelError, ModelUnavailable
 from bot.core.types import ModelRequest, ModelResult, Usage
+from bot.core.window import estimate_tokens, max_input_tokens, message_tokens
 from bot.model.errors import (
     ModelNotFound,
     connection_error,

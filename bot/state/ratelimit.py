@@ -6,7 +6,7 @@ A limit of N turns per T lets N through at once, then one every T/N. One Lua cal
 limit of a turn and, only when all allow it, charges them all: one round trip, and a refused
 turn costs nothing. The keys expire when their limit is full again.
 
-The same call first checks the turn's monthly budgets (``bot.state.spend``): a budget whose
+The same call first checks the turn's monthly budgets (``bot.state.budgets``): a budget whose
 spend and live holds have reached its limit (an admin's raise for the month, else the file's)
 refuses the turn before any rate limit is charged.
 """
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.core.budgets import MICROS, BudgetRef, OverBudget, month_of
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit, Throttled
-from bot.core.spend import MICROS, BudgetRef, OverBudget, month_of
 from bot.core.types import InboundMessage
+from bot.state.budgets import HELD, RedisSpendLedger
 from bot.state.client import RedisClient, store_errors
-from bot.state.spend import HELD, RedisSpendLedger
 
 _TAKE = (
     HELD

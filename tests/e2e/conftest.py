@@ -15,10 +15,10 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app import App, build_app
 from bot.audit.schema import metadata
+from bot.config.settings import Settings
 from bot.core.conversation import Conversation
 from bot.core.logsafe import NOISY_LOGGERS, SQL_LOGGERS, configure_logging
 from bot.core.types import InboundMessage, thread_id
-from bot.settings import Settings
 from tests.e2e.discord_harness import fake_discord, start_bot  # noqa: F401  (fixtures)
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
@@ -157,7 +157,7 @@ def conversation_with(app: App, guardrail: Any) -> Conversation:
         locks=app.locks,
         dedupe=app.dedupe,
         system_prompt="s",
-        budget_tokens=1000,
+        window_tokens=1000,
         max_input_chars=1000,
     )
 

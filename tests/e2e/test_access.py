@@ -15,8 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from bot.audit.types import RunFilter
+from bot.config.settings import load_settings
 from bot.core.text import REFUSED_REPLY
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot
 from tests.e2e.slack_harness import Harness, slack_harness

@@ -163,16 +163,16 @@ def test_help_loads_the_parser_alone(tmp_path: Path) -> None:
     assert "audit" in proc.stdout
     assert "bot.cli.parser" in modules
     assert not heavy(modules)
-    assert not {"bot.settings", "bot.stores", "bot.app", "pydantic_settings"} & modules
+    assert not {"bot.config.settings", "bot.stores", "bot.app", "pydantic_settings"} & modules
 
 
 def run_server_paths(env: dict[str, str]) -> set[str]:
     """The fixed paths of the server ``veilbot run`` builds with these settings (no platform)."""
     from types import SimpleNamespace
 
+    from bot.config.settings import Settings
     from bot.metrics import PrometheusMetrics
     from bot.service import build_http
-    from bot.settings import Settings
 
     settings = Settings(admin_tokens=env["VEILBOT_ADMIN_TOKENS"], _env_file=None)  # type: ignore[call-arg]
     stand_in = SimpleNamespace(

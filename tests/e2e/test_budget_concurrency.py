@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.audit.spend import month_spend
-from bot.core.spend import month_start, next_month
+from bot.audit.budgets import month_spend
+from bot.config.settings import load_settings
+from bot.core.budgets import month_start, next_month
 from bot.core.types import ChatMessage, ModelRequest, Reply, TurnStatus
 from bot.model.prompt import build_system_prompt
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic, Outage
 from tests.fixtures.processes import until

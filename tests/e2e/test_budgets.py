@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from bot.app import App
+from bot.config.reload import Reloader
+from bot.config.settings import load_settings
 from bot.core.types import TurnStatus
-from bot.reload import Reloader
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64

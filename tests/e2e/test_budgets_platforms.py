@@ -17,8 +17,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.notices import SlackAdminNotifier
 from bot.app import App
+from bot.config.settings import load_settings
 from bot.core.types import InboundMessage, thread_id
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp
 from tests.e2e.discord_harness import StartBot
 from tests.e2e.slack_harness import slack_harness

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adapters.discord.commands import SETTINGS_ADMINS_ONLY
-from bot.settings import load_settings
+from bot.config.settings import load_settings
 from tests.e2e.discord_harness import StartBot
 from tests.fakes.discord_server import (
     AUDITOR_ROLE_ID,

@@ -8,8 +8,8 @@ import os
 import signal
 import time
 
+from bot.config.settings import Settings
 from bot.core.types import TurnStatus
-from bot.settings import Settings
 from guardrails.detect.workers import ProcessDetector
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.fixtures.processes import worker_pids

@@ -129,7 +129,7 @@ async def test_metrics_count_guarded_turns_and_hold_no_personal_data(
                 locks=app.locks,
                 dedupe=app.dedupe,
                 system_prompt="s",
-                budget_tokens=1000,
+                window_tokens=1000,
                 max_input_chars=1000,
                 metrics=app.metrics,
             )

@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bot.config.settings import load_settings
 from bot.core.types import TurnStatus
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 

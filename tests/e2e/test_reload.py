@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.config.reload import reload_on_sighup
+from bot.config.settings import load_settings
 from bot.core.types import InboundMessage, TurnStatus, thread_id
 from bot.model.echo import ECHO_PREFIX
-from bot.reload import reload_on_sighup
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 
@@ -63,7 +63,7 @@ async def test_sighup_reloads_access_keeps_a_running_turn_and_refuses_a_bad_file
         assert refused.status is TurnStatus.REFUSED
 
         path.write_text(BAD, encoding="utf-8")
-        with caplog.at_level(logging.ERROR, logger="bot.reload"):
+        with caplog.at_level(logging.ERROR, logger="bot.config.reload"):
             os.kill(os.getpid(), signal.SIGHUP)
             await reloader.wait_for(2)
         assert (reloader.reloads, reloader.refused) == (1, 1)
@@ -164,7 +164,7 @@ async def test_a_reload_builds_the_provider_a_scope_names_and_refuses_one_it_can
 
         bad = '[scopes."slack:T1:C2"]\nprovider = "openai"\n'
         path.write_text(bad, encoding="utf-8")
-        with caplog.at_level(logging.ERROR, logger="bot.reload"):
+        with caplog.at_level(logging.ERROR, logger="bot.config.reload"):
             assert not await reloader.reload()
         assert "config reload refused" in caplog.text
         assert "scopes: provider openai cannot be used: VEILBOT_OPENAI_BASE_URL" in caplog.text

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from adapters.slack.commands import SETTINGS_ADMINS_ONLY
+from bot.config.settings import load_settings
 from bot.model.echo import ECHO_PREFIX
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
 from tests.fakes.anthropic_server import FakeAnthropic

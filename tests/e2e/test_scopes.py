@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bot.config.settings import load_settings
 from bot.core.text import REFUSED_REPLY
 from bot.model.prompt import PERSONA, PLACEHOLDER_RULES
-from bot.settings import load_settings
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import slack_harness
 from tests.fakes.anthropic_server import FakeAnthropic

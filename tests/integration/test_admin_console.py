@@ -21,8 +21,8 @@ from bot.admin.auth import AdminTokens, hash_token
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.types import RunFilter
+from bot.config.settings import Settings
 from bot.core.types import TurnStatus
-from bot.settings import Settings
 from bot.state.sessions import RedisSessionBackend
 from bot.stores import Stores, build_stores
 from tests.fixtures.audit_db import bulk_insert, many_rows, run

@@ -22,13 +22,13 @@ from bot.admin.budgets import BudgetAdmin
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
 from bot.audit.types import RunFilter
+from bot.config.settings import Settings
+from bot.core.budgets import Budgets
 from bot.core.keys import KeySpace
 from bot.core.scopes import Scope, Scopes
-from bot.core.spend import Budgets
 from bot.core.types import ChatMessage, ThreadId
-from bot.settings import Settings
+from bot.state.budgets import RedisSpendLedger
 from bot.state.sessions import RedisSessionBackend
-from bot.state.spend import RedisSpendLedger
 from bot.stores import Stores, build_stores
 from tests.fixtures.audit_db import run
 from tests.integration.test_admin_console import field, sign_in

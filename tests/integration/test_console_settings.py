@@ -18,9 +18,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.admin.auth import AdminTokens, hash_token
 from bot.admin.console.routes import add_console_routes
 from bot.admin.sessions import ConsoleSessions
+from bot.config.scopes import build_scopes
+from bot.config.settings import load_settings
 from bot.core.scopes import Scopes
-from bot.scoping import build_scopes
-from bot.settings import load_settings
 from bot.state.sessions import RedisSessionBackend
 from bot.stores import build_stores
 from tests.integration.test_admin_console import ADMIN, TTL, sign_in

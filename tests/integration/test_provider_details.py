@@ -272,8 +272,8 @@ async def test_openai_configured_price_is_used(fake_openai: FakeOpenAI):
 
 
 async def start_notices(p: Provider) -> list[str]:
-    from bot.models import build_model, check_model
-    from bot.settings import Settings
+    from bot.config.settings import Settings
+    from bot.model.build import build_model, check_model
 
     settings = Settings(**p.settings)
     model = build_model(settings)

@@ -117,7 +117,7 @@ async def test_complete_answers_with_usage_cost_and_provider(client, provider):
 
 
 async def test_the_most_a_call_can_cost_is_never_below_what_it_costs(client, provider):
-    """A turn holds ``max_cost`` of its budgets before the call (``bot.core.spend``)."""
+    """A turn holds ``max_cost`` of its budgets before the call (``bot.core.budgets``)."""
     asked = request("Mail <EMAIL_ADDRESS_1> to <PERSON_1>")
     result = await client.complete(asked)
     most = client.max_cost(asked)

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from redis.crc import key_slot
 
+from bot.config.settings import load_settings
 from bot.core.errors import StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
-from bot.settings import load_settings
 from bot.state.client import open_redis
 from bot.state.history import RedisHistoryStore
 from bot.stores import Stores, build_stores

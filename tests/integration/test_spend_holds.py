@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.core.budgets import Budgets, Hold, OverBudget
 from bot.core.keys import KeySpace
-from bot.core.spend import Budgets, Hold, OverBudget
 from bot.core.types import InboundMessage, thread_id
+from bot.state.budgets import RedisSpendLedger
 from bot.state.client import RedisClient, open_redis
-from bot.state.spend import RedisSpendLedger
 
 pytestmark = pytest.mark.redis_cluster
 

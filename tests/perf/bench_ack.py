@@ -32,9 +32,9 @@ from typing import Any
 import aiohttp
 
 from adapters.slack.handler import SlackAdapter
+from bot.config.settings import Settings
 from bot.core.keys import KeySpace
 from bot.http_server import HttpServer
-from bot.settings import Settings
 from bot.state.client import open_redis
 from bot.state.queue import RedisTurnQueue
 from guardrails.vault.sealing import AesGcmSealer

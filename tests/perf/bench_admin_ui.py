@@ -39,8 +39,8 @@ from sqlalchemy.engine import make_url
 from bot.admin.api import add_admin_routes
 from bot.admin.auth import hash_token
 from bot.audit.types import encode_cursor
+from bot.config.settings import Settings
 from bot.http_server import HttpServer
-from bot.settings import Settings
 from bot.stores import add_console, build_admin_tokens, build_stores
 from tests.fixtures.audit_db import bulk_insert, many_rows
 

@@ -5,7 +5,7 @@
 Times what ``Conversation`` does before any other work of a turn: the access rules (in
 process) and the rate limits (``RedisRateLimiter.take``: one Lua call, one Redis round trip,
 user and channel limits together), against a real Redis. Then the same with the monthly
-budgets folded into that call (workspace, channel and user budgets, ``bot.state.spend``), the
+budgets folded into that call (workspace, channel and user budgets, ``bot.state.budgets``), the
 commands Redis counted per checked turn (``INFO commandstats``: one ``EVALSHA``), the hold
 right before the model call (``RedisSpendLedger.reserve``) and the charge after the model
 that settles it (``RedisSpendLedger.charge``, off the answer's path). Also the round
@@ -25,12 +25,12 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from bot.core.access import AccessRules
+from bot.core.budgets import Budgets, Hold
 from bot.core.keys import KeySpace
 from bot.core.limits import Limit
-from bot.core.spend import Budgets, Hold
 from bot.core.types import InboundMessage, thread_id
+from bot.state.budgets import RedisSpendLedger
 from bot.state.ratelimit import RedisRateLimiter
-from bot.state.spend import RedisSpendLedger
 
 MESSAGE = InboundMessage(
     thread_id=thread_id("slack", "T1", "C1", "1.0"),

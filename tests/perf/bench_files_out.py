@@ -187,7 +187,7 @@ async def best(repeat: int, run: Any, *args: Any) -> tuple[float, Any]:
 
 async def warm(built: dict[str, bytes], repeat: int) -> None:
     from bot.cli.redact_file import Guard
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
 
     guard = Guard(load_settings())
     guard.redactor.redact("warm up: Maria Gonzalez", "console")

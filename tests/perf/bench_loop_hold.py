@@ -29,8 +29,8 @@ from typing import Any
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.app import App, build_app  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
-from bot.settings import Settings  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server  # noqa: E402
 from tests.perf.bench_slack import adversarial  # noqa: E402

@@ -43,8 +43,8 @@ import redis.asyncio as aioredis
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
 from bot.app import build_app  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
 from bot.service import running  # noqa: E402
-from bot.settings import Settings  # noqa: E402
 from tests.e2e.replicas import (  # noqa: E402
     AnswerWatch,
     Endpoint,

@@ -64,9 +64,9 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import App, build_app  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
-from bot.settings import Settings  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fakes.base import FakeServer  # noqa: E402

@@ -65,7 +65,7 @@ class Veilbot:
 
     def __init__(self) -> None:
         from bot.app import build_redactor
-        from bot.settings import load_settings
+        from bot.config.settings import load_settings
 
         settings = load_settings()
         self._redactor = build_redactor(settings)

@@ -95,9 +95,9 @@ async def score_threads(threads: list[dict[str, Any]], url: str) -> ThreadScore:
     import redis.asyncio as aioredis
 
     from bot.app import _guardrail
+    from bot.config.settings import load_settings
     from bot.core.keys import KeySpace
     from bot.core.types import ThreadId
-    from bot.settings import load_settings
     from guardrails.vault.store import RedisVault
 
     settings = load_settings()

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from bot.app import access_rules
+from bot.config.settings import Settings
 from bot.core.access import AccessRules
 from bot.core.types import InboundMessage, thread_id
-from bot.settings import Settings
 
 SLACK = InboundMessage(
     thread_id=thread_id("slack", "T1", "C1", "1.0"),

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.config.settings import load_settings
+from bot.core.budgets import BudgetRef, Budgets, OverBudget, month_of, next_month, over_budget_reply
 from bot.core.errors import ConfigError
-from bot.core.spend import BudgetRef, Budgets, OverBudget, month_of, next_month, over_budget_reply
 from bot.core.types import InboundMessage
-from bot.settings import load_settings
 from bot.stores import budgets
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import Settings
+from bot.config.settings import Settings
 
 
 def test_turns_in_flight_fit_in_half_the_redis_pool() -> None:

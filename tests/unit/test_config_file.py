@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from bot.config_file import key_lines
+from bot.config.file import key_lines
+from bot.config.settings import Settings, load_settings
 from bot.core.errors import ConfigError
-from bot.settings import Settings, load_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 ROOT = Path(__file__).resolve().parents[2]

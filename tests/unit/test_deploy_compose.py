@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.config.settings import Settings
 from bot.metrics import PrometheusMetrics
 from bot.platforms import select_platforms
 from bot.service import build_http
-from bot.settings import Settings
 from tests.fixtures.deploy import MOUNTED_CONFIG, settings_from, unknown_settings
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 

@@ -27,10 +27,10 @@ import yaml
 from aiohttp import web
 
 from bot.admin.api import add_admin_routes
+from bot.config.settings import Settings
 from bot.metrics import PrometheusMetrics
 from bot.platforms import select_platforms
 from bot.service import build_http
-from bot.settings import Settings
 from bot.stores import add_console, build_admin_tokens
 from guardrails.policy import parse_policy
 from tests.fixtures.deploy import MOUNTED_CONFIG, settings_from, unknown_settings

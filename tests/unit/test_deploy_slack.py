@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from adapters.slack.oauth.flow import REDIRECT_PATH
-from bot.settings import Settings
+from bot.config.settings import Settings
 
 SLACK = Path(__file__).resolve().parents[2] / "deploy" / "slack"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.config.settings import Settings
+from bot.config.settings import load_settings as _load
 from bot.core.errors import ConfigError
 from bot.platforms import select_platforms
-from bot.settings import Settings
-from bot.settings import load_settings as _load
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from bot.cli.docs import NOTES, docstrings, main, render
-from bot.settings import Settings
+from bot.config.settings import Settings
 from tests.fixtures.deploy import setting_variables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,9 @@ def test_the_page_is_what_the_settings_generate() -> None:
 def test_every_setting_has_a_description_and_every_note_a_setting() -> None:
     found = docstrings()
     undocumented = [n for n in Settings.model_fields if not (found.get(n) or NOTES.get(n))]
-    assert not undocumented, "describe these in bot/settings.py (a docstring after the field)"
+    assert not undocumented, (
+        "describe these in bot/config/settings.py (a docstring after the field)"
+    )
     assert set(NOTES) <= set(Settings.model_fields), "a note for a setting that is gone"
 
 

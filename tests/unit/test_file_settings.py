@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from bot.config.scopes import build_scopes
+from bot.config.settings import Settings, load_settings
 from bot.core.errors import InputRejected
 from bot.core.scopes import SettingRow, effective_settings
 from bot.files.limits import FileLimits
-from bot.scoping import build_scopes
-from bot.settings import Settings, load_settings
 
 
 def test_the_defaults_are_20_mb_5_files_30_pages() -> None:

@@ -6,13 +6,18 @@ module-level, inside functions (lazy) and under ``TYPE_CHECKING``. Imports run d
     core                            nothing else of veilbot, no third-party package
     state, model, audit, guardrails core
     admin                           core, audit
-    settings, http_server           core (the two pieces of the root that adapters read)
+    settings, http_server           core (the two pieces of the root that adapters read:
+                                    bot.config's settings, tables and file; bot.http_server)
     adapters                        core, settings, http_server
-    root (app, stores, service)     any of the above, adapters included
+    root (app, stores, service,     any of the above, adapters included
+      bot.config's scopes, reload,
+      bot.model.build)
     cli (bot.cli, bot.__main__)     anything
 
 Each SDK belongs to the packages that wrap it (root and cli may use any). And no import
-circle exists, between modules or between packages.
+circle exists, between modules or between packages. ``bot.config`` holds modules of two layers
+(the settings adapters read, and the root's reload that rebuilds from them), so, like the
+modules of the root, each of its modules is a node of the package graph on its own.
 
 Inside ``guardrails`` the sub-packages run downward too (``GUARDRAIL_MAY_IMPORT``): ``text``,
 ``restore`` and ``ner`` import nothing else of it, ``engine`` finds the model ``ner`` ships,
@@ -36,17 +41,18 @@ SUBPACKAGES = {f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin
 NAMED = {
     "bot": "version",  # bot/__init__.py: __version__ only
     "bot.__main__": "cli",
-    "bot.settings": "settings",
-    "bot.config_file": "settings",
-    "bot.settings_tables": "settings",
+    "bot.config": "settings",  # bot/config/__init__.py: a docstring only
+    "bot.config.settings": "settings",
+    "bot.config.file": "settings",
+    "bot.config.tables": "settings",
     "bot.http_server": "http_server",
     "bot.app": "root",
     "bot.stores": "root",
-    "bot.models": "root",
     "bot.service": "root",
     "bot.platforms": "root",
-    "bot.reload": "root",
-    "bot.scoping": "root",
+    "bot.config.reload": "root",
+    "bot.config.scopes": "root",
+    "bot.model.build": "root",  # the root's model half: Settings in, the chosen client out
     "bot.metrics": "root",
 }
 BELOW_ROOT = {
@@ -135,7 +141,10 @@ def layer(name: str) -> str:
 
 
 def package(name: str) -> str:
-    """The node of the package graph: a sub-package, or a module of the root on its own."""
+    """The node of the package graph: a sub-package, or a module of the root on its own.
+
+    ``bot.config`` is not one node: its modules sit in two layers (see the module docstring).
+    """
     parts = name.split(".")
     if parts[0] == "guardrails":
         return ".".join(parts[:2])

@@ -17,7 +17,7 @@ from redis.crc import key_slot
 from bot.core.errors import InputRejected
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId, thread_id
-from bot.state import history, locks, queue_lua, resealing, spend
+from bot.state import budgets, history, locks, queue_lua, resealing
 from bot.state.queue import shard_of, shard_tags
 from guardrails.vault import scripts as vault
 
@@ -59,7 +59,7 @@ def test_a_thread_id_cannot_break_its_hash_tag(part: str) -> None:
         thread_id("slack", "T1", part, "1.1")
 
 
-SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, spend, vault, resealing]
+SCRIPT_MODULES: list[ModuleType] = [history, locks, queue_lua, budgets, vault, resealing]
 CALL = re.compile(r"redis\.call\(\s*'(?P<command>[A-Z]+)'\s*,\s*(?P<key>[^,)]+)")
 FUNCTION = re.compile(r"local function (?P<name>\w+)\((?P<params>[^)]*)\)")
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
+from bot.config.settings import Settings, load_settings
 from bot.core.errors import ConfigError
 from bot.model.bedrock import BedrockModelClient
+from bot.model.build import build_model
 from bot.model.claude import AnthropicModelClient
 from bot.model.echo import EchoModelClient
 from bot.model.openai_compat import OpenAIModelClient
 from bot.model.vertex import VertexModelClient
-from bot.models import build_model
-from bot.settings import Settings, load_settings
 
 AWS = {"aws_access_key_id": "AKIAVEILBOTTEST00001", "aws_secret_access_key": "s3cr3t/key"}
 

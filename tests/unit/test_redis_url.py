@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.config.settings import load_settings
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
-from bot.settings import load_settings
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import pytest
 
+from bot.config.settings import load_settings
 from bot.core.errors import ConfigError
-from bot.settings import load_settings
 from guardrails.restore.placeholders import PlaceholderRestorer
 from guardrails.restore.reveal import RevealPolicy
 

@@ -6,10 +6,10 @@ import pytest
 
 from adapters.slack.handler import SlackAdapter
 from bot.cli.main import main
+from bot.config.settings import Settings
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
 from bot.platforms import select_platforms
-from bot.settings import Settings
 
 
 class _NoCore:

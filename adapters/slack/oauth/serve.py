@@ -20,9 +20,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.oauth.flow import INSTALL_PATH, REDIRECT_PATH, SlackOAuth, oauth_settings
 from adapters.slack.oauth.teams import TeamTokens, use_token
 from adapters.slack.oauth.uninstall import register_uninstall
+from bot.config.settings import Settings, require
 from bot.core.errors import ConfigError
 from bot.http_server import HttpServer
-from bot.settings import Settings, require
 
 
 def bot_token(settings: Settings, oauth: SlackOAuth | None) -> str | None:

@@ -17,7 +17,7 @@ from aiohttp import web
 from bot.admin.budgets import BudgetRejected, format_state, parse_usd
 from bot.admin.confine import sees, workspace_of
 from bot.admin.console.web import Ctx, error_page, render
-from bot.core.spend import next_month
+from bot.core.budgets import next_month
 
 log = logging.getLogger(__name__)
 

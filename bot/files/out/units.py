@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.files.budget import unreadable
+from bot.files.extracted import unreadable
 from bot.files.kinds import FileKind, sniff
 from bot.files.limits import FileLimits
 from bot.files.office import check_package

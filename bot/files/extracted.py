@@ -1,4 +1,4 @@
-"""What a reader returns, the text budget it fills, and the answer for a file that fails to parse.
+"""What a reader returns, the text allowance it fills, the answer for a file that fails to parse.
 
 The readers share these so each stops at the same limit with the same answer: a huge document
 is refused as soon as its text passes ``max_chars``, not after all of it was extracted.
@@ -53,7 +53,7 @@ class Extracted:
         return "\n".join(part for part in self.parts if isinstance(part, str))
 
 
-class TextBudget:
+class TextAllowance:
     """Lines of one document's text, refused (``too_much_text``) once they pass the limit."""
 
     def __init__(self, position: int, limits: FileLimits) -> None:
@@ -73,7 +73,7 @@ class TextBudget:
         return "\n".join(self._lines)
 
     def take(self) -> str:
-        """The lines kept so far, which the budget then forgets; their characters still count."""
+        """The lines kept so far, then forgotten; their characters still count against the limit."""
         text, self._lines = self.text(), []
         return text
 

@@ -6,10 +6,10 @@ console build them alike.
 
 from __future__ import annotations
 
+from bot.config.settings import Settings
+from bot.config.tables import RevealPlaces, ScopeSettings
 from bot.core.scopes import PolicyOverride, Scope, Scopes
 from bot.model.prompt import build_system_prompt
-from bot.settings import Settings
-from bot.settings_tables import RevealPlaces, ScopeSettings
 
 
 def build_scopes(settings: Settings) -> Scopes:

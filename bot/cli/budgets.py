@@ -15,9 +15,9 @@ import getpass
 import json
 
 from bot.admin.budgets import BudgetAdmin, BudgetRejected, format_state, format_states, parse_usd
+from bot.config.settings import Settings
 from bot.core.errors import ConfigError
-from bot.settings import Settings
-from bot.state.spend import RedisSpendLedger
+from bot.state.budgets import RedisSpendLedger
 from bot.stores import budgets, build_stores, rebuild_budgets
 
 

@@ -1,4 +1,4 @@
-"""The context budget: token estimates and trimming of the history."""
+"""The context window: token estimates and trimming of the history."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.attachments import ImagePart
-from bot.core.budget import (
+from bot.core.types import ChatMessage, ModelRequest
+from bot.core.window import (
     IMAGE_MAX_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
-    fit_to_budget,
+    fit_to_window,
     max_input_tokens,
     message_tokens,
     repair_history,
 )
-from bot.core.types import ChatMessage, ModelRequest
 
 
 def u(text: str) -> ChatMessage:
@@ -53,7 +53,7 @@ def test_message_tokens_add_overhead():
 
 def test_everything_fits():
     history, new = turns(3), u("now")
-    result = fit_to_budget(history, new, budget_tokens=10_000, system="sys")
+    result = fit_to_window(history, new, window_tokens=10_000, system="sys")
     assert result == (*history, new)
 
 
@@ -62,10 +62,10 @@ def test_oldest_turns_are_dropped_first():
     per_message = 10 + MESSAGE_OVERHEAD_TOKENS
     # the system (1 token), the new message and exactly two turns fit
     budget = 1 + per_message + 4 * per_message
-    result = fit_to_budget(history, new, budget_tokens=budget, system="s")
+    result = fit_to_window(history, new, window_tokens=budget, system="s")
     assert result == (*history[-4:], new)
     assert_valid(result, new)
-    assert fit_to_budget(history, new, budget_tokens=budget - 1, system="s") == (
+    assert fit_to_window(history, new, window_tokens=budget - 1, system="s") == (
         *history[-2:],
         new,
     )
@@ -73,28 +73,28 @@ def test_oldest_turns_are_dropped_first():
 
 def test_the_system_prompt_counts():
     history, new = turns(2), u("hi")
-    roomy = fit_to_budget(history, new, budget_tokens=70, system="")
-    tight = fit_to_budget(history, new, budget_tokens=70, system="s" * 70)
+    roomy = fit_to_window(history, new, window_tokens=70, system="")
+    tight = fit_to_window(history, new, window_tokens=70, system="s" * 70)
     assert (len(roomy), len(tight)) == (5, 3)
 
 
 def test_new_alone_is_returned_when_nothing_fits():
     new = u("x" * 10_000)
-    assert fit_to_budget(turns(3), new, budget_tokens=10, system="sys") == (new,)
-    assert fit_to_budget([], new, budget_tokens=10, system="sys") == (new,)
+    assert fit_to_window(turns(3), new, window_tokens=10, system="sys") == (new,)
+    assert fit_to_window([], new, window_tokens=10, system="sys") == (new,)
 
 
 def test_input_is_not_mutated():
     history = [u("a"), u("b"), a("c"), a("d")]
     before = list(history)
-    fit_to_budget(history, u("e"), budget_tokens=5, system="")
-    fit_to_budget(history, u("e"), budget_tokens=10_000, system="")
+    fit_to_window(history, u("e"), window_tokens=5, system="")
+    fit_to_window(history, u("e"), window_tokens=10_000, system="")
     assert history == before
 
 
 def test_new_must_be_a_user_message():
     with pytest.raises(ValueError, match="user role"):
-        fit_to_budget([], a("no"), budget_tokens=100, system="")
+        fit_to_window([], a("no"), window_tokens=100, system="")
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_new_must_be_a_user_message():
 )
 def test_malformed_histories_are_repaired(history, expected):
     new = u("new")
-    result = fit_to_budget(history, new, budget_tokens=10_000, system="")
+    result = fit_to_window(history, new, window_tokens=10_000, system="")
     assert result == (*expected, new)
     assert_valid(result, new)
 
@@ -128,7 +128,7 @@ def test_repair_returns_turns():
 def test_trimming_after_repair_keeps_alternation():
     history = [a("x"), *turns(3), u("dangling"), u("again")]
     for budget in range(0, 200, 7):
-        result = fit_to_budget(history, u("n"), budget_tokens=budget, system="")
+        result = fit_to_window(history, u("n"), window_tokens=budget, system="")
         assert_valid(result, result[-1])
 
 
@@ -164,7 +164,7 @@ def test_fitting_only_the_newest_messages_chooses_what_the_whole_history_would(
     age); blank, merged, unanswered and cut messages choose exactly the same request."""
     history = [ChatMessage(role, text) for role, text in shape]  # type: ignore[arg-type]
     new = u("the question")
-    assert fit_to_budget(history, new, budget_tokens=budget, system="sys") == _whole_history_fit(
+    assert fit_to_window(history, new, window_tokens=budget, system="sys") == _whole_history_fit(
         history, new, budget, "sys"
     )
 

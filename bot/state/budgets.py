@@ -1,6 +1,6 @@
 """Monthly spend in Redis: running sums per budget and month, shared by every replica.
 
-Each budget (``bot.core.spend``) has, per month ``YYYY-MM``, four keys under its workspace's
+Each budget (``bot.core.budgets``) has, per month ``YYYY-MM``, four keys under its workspace's
 hash tag: ``spend`` (micro-dollars, ``INCRBY`` when a turn's cost is known), ``limit`` (an
 admin's raise for that month, micro-dollars; it wins over the file), ``notice`` (a hash whose
 field is the limit a notice was sent for: ``HSETNX`` lets exactly one replica send it) and
@@ -28,8 +28,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot.core.keys import KeySpace
-from bot.core.spend import (
+from bot.core.budgets import (
     KINDS,
     MICROS,
     BudgetNotice,
@@ -43,6 +42,7 @@ from bot.core.spend import (
     next_month,
     utc_now,
 )
+from bot.core.keys import KeySpace
 from bot.core.types import InboundMessage
 from bot.state.client import RedisClient, store_errors
 

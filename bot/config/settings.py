@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.core.errors import ConfigError
-from bot.core.redis_url import parse_redis_url
-from bot.core.scopes import ImagePolicy
-from bot.settings_tables import (
+from bot.config.tables import (
     SCOPE_ID,
     AccessSettings,
     BudgetSettings,
     RateLimitSettings,
     ScopeSettings,
 )
+from bot.core.errors import ConfigError
+from bot.core.redis_url import parse_redis_url
+from bot.core.scopes import ImagePolicy
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
-    from bot.config_file import ConfigFile
+    from bot.config.file import ConfigFile
 
 _PLACEHOLDER_SECRETS = {
     "changeme",
@@ -241,7 +241,7 @@ class Settings(BaseSettings):
     system_prompt_extra: str = ""
 
     # Model providers (issue 14): who serves the model, with each one's credentials.
-    # Checked when the app starts (bot.models), with an error naming the variable to set.
+    # Checked when the app starts (bot.model.build), with an error naming the variable to set.
     model_provider: Literal["auto", "anthropic", "bedrock", "vertex", "openai", "echo"] = "auto"
     """``auto``: ``anthropic`` when an Anthropic key is set, else the offline ``echo`` model."""
     model_check_at_start: bool = True
@@ -542,7 +542,7 @@ def load_settings(config_file: Path | None = None, **overrides: object) -> Setti
     or the provider's own name such as ``ANTHROPIC_API_KEY`` when that is the one in the
     environment), or the file, line and key the value came from, and never echoes the value.
     """
-    from bot.config_file import (
+    from bot.config.file import (
         environment_fields,
         read_config_file,
         settings_from_file,
@@ -577,7 +577,7 @@ def _problem(err: ErrorDetails, values: dict[str, object], doc: ConfigFile | Non
     if not loc:
         return message
     if err["type"] == "extra_forbidden":  # a key inside a table that no setting has
-        from bot.config_file import suggestion, table_keys
+        from bot.config.file import suggestion, table_keys
 
         message = f"unknown setting{suggestion(str(loc[-1]), table_keys(Settings, loc[:-1]))}"
     if doc is not None and loc[0] in doc.values and values.get(str(loc[0])) is doc.values[loc[0]]:

@@ -1,7 +1,7 @@
 """A month's spend and budget raises read back from the audit database (Redis rebuilds).
 
 The audit log keeps every turn's ``cost_usd``; summing a month of it by workspace, channel
-and person gives the running sums Redis keeps (``bot.state.spend``). The admin action log
+and person gives the running sums Redis keeps (``bot.state.budgets``). The admin action log
 keeps every ``budget_limit`` action; the month's last one per budget is its raise.
 """
 

@@ -1,5 +1,8 @@
 """The composition root's model half: builds the ``ModelClient`` that ``Settings`` choose.
 
+It lives with the clients it builds but belongs to the root: it alone of ``bot.model`` reads
+``Settings`` and picks a concrete client (``bot.app`` calls it, also for the providers scopes name).
+
 ``VEILBOT_MODEL_PROVIDER`` picks one client (nothing else does):
 
 ```
@@ -27,12 +30,12 @@ from typing import Protocol, TypedDict
 
 from pydantic import SecretStr
 
+from bot.config.settings import Settings, require
 from bot.core.errors import ConfigError, ModelError, ModelMisconfigured
 from bot.core.ports import ModelClient
 from bot.model.echo import EchoModelClient
 from bot.model.errors import CredentialsRefused, ModelNotFound
 from bot.model.pricing import Price, Pricing
-from bot.settings import Settings, require
 
 log = logging.getLogger(__name__)
 

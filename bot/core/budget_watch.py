@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot.core.budgets import MICROS, BudgetNotice, Hold, OverBudget, notice_text
 from bot.core.errors import StoreError
 from bot.core.logsafe import log_failure
 from bot.core.ports import AdminNotifier, SpendLedger
-from bot.core.spend import MICROS, BudgetNotice, Hold, OverBudget, notice_text
 from bot.core.types import InboundMessage
 
 log = logging.getLogger(__name__)

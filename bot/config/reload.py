@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import App, access_rules, build_limiter
+from bot.config.scopes import build_scopes
+from bot.config.settings import load_settings
 from bot.core.errors import ConfigError
 from bot.core.logsafe import describe, log_failure
 from bot.model.router import ModelRouter
-from bot.scoping import build_scopes
-from bot.settings import load_settings
 from bot.stores import budgets
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The context budget: which history messages fit into one model request.
+"""The context window: which history messages fit into one model request.
 
 There is no tokenizer offline, so token counts are conservative estimates (about 3.5
 characters per token, rounded up, plus a small overhead per message). Trimming drops whole
@@ -50,23 +50,23 @@ def max_input_tokens(request: ModelRequest) -> int:
     return text_tokens + IMAGE_MAX_TOKENS * len(request.images)
 
 
-def fit_to_budget(
+def fit_to_window(
     history: Sequence[ChatMessage],
     new: ChatMessage,
     *,
-    budget_tokens: int,
+    window_tokens: int,
     system: str,
 ) -> tuple[ChatMessage, ...]:
     """Choose the messages of one request: as much recent history as fits, then ``new``.
 
     The history is repaired first (see ``repair_history``), then whole turns are dropped,
-    oldest first, until the system prompt and the messages fit the budget. When even ``new``
+    oldest first, until the system prompt and the messages fit the window. When even ``new``
     alone does not fit, ``(new,)`` is returned: the caller's input-size limit bounds it.
 
     Args:
         history: the thread's messages, oldest first. Not modified.
         new: the user's new message (role ``user``).
-        budget_tokens: the input token budget for system prompt and messages.
+        window_tokens: the input tokens the system prompt and messages may take.
         system: the system prompt that will be sent.
 
     Returns:
@@ -78,8 +78,8 @@ def fit_to_budget(
     """
     if new.role != "user":
         raise ValueError("the new message must have the user role")
-    remaining = budget_tokens - estimate_tokens(system) - message_tokens(new)
-    # Only the newest messages can fit: repair and fit a tail that overflows the budget, and
+    remaining = window_tokens - estimate_tokens(system) - message_tokens(new)
+    # Only the newest messages can fit: repair and fit a tail that overflows the window, and
     # the whole history only when that tail's repaired turns all fit after all (rare).
     start = _overflowing_tail(history, remaining)
     kept, all_fit = _fit(repair_history(history[start:]), remaining)
