@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 from tests.perf.capacity.engine import Calendar, Cores, Server
@@ -48,7 +49,7 @@ def test_one_server_matches_mm1_mean_wait() -> None:
     when = 0.0
     for _ in range(customers):
         when += rng.expovariate(arrival_rate)
-        calendar.at(when, lambda at=when: arrive(at))
+        calendar.at(when, functools.partial(arrive, when))
     calendar.run()
     expected = 1 / (service_rate - arrival_rate)  # M/M/1 mean time in the system
     assert abs(sum(sojourns) / len(sojourns) - expected) / expected < 0.08
@@ -56,9 +57,9 @@ def test_one_server_matches_mm1_mean_wait() -> None:
 
 def test_cores_are_shared_between_running_jobs() -> None:
     calendar = Calendar()
-    cores, ended = Cores(calendar, 1), []
+    cores, ended = Cores(calendar, 1), list[str]()
     for name in ("a", "b"):
-        calendar.at(0.0, lambda name=name: cores.run(1.0, lambda name=name: ended.append(name)))
+        calendar.at(0.0, functools.partial(cores.run, 1.0, functools.partial(ended.append, name)))
     calendar.at(0.5, lambda: ended.append(f"half-way {calendar.now}"))
     calendar.run()
     # two 1-second jobs on one core: neither is done at 1 s, both at 2 s

@@ -68,7 +68,7 @@ def validate(figures: Figures, others: tuple[float, ...]) -> None:
             print(_row("turns/s", outcome.throughput(), run.turns_per_s))
 
 
-def predict(figures: Figures, members: list[int], targets: Targets) -> None:
+def predict(figures: Figures, members: list[int], targets: Targets, burst_share: float) -> None:
     """The smallest deployment per company size."""
     base = Topology(model_s=1.0, audit_ms=figures.audit_postgres_ms, chat=True)
     print(
@@ -81,11 +81,11 @@ def predict(figures: Figures, members: list[int], targets: Targets) -> None:
     )
     print("|---|---|---|---|---|---|---|---|")
     for count in members:
-        company = Company(count)
+        company = Company(count, burst_share=burst_share)
         found = size(figures, base, company, targets)
         burst = int(count * company.burst_share)
         if found is None:
-            print(f"| {count:,} | {company.rate():.1f} | {burst} | none up to 1 000 cores |")
+            print(f"| {count:,} | {company.rate():.1f} | {burst} | none up to 256 replicas |")
             continue
         topo, out = found
         print(
@@ -102,12 +102,16 @@ def main() -> None:
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--members", default="10000,100000,1000000")
     parser.add_argument("--others", default="0,1", help="other work's runnable threads")
+    parser.add_argument(
+        "--burst-share", type=float, default=0.001, help="events at one moment, per member"
+    )
     args = parser.parse_args()
     figures = Figures()
     if args.validate:
         validate(figures, tuple(float(x) for x in args.others.split(",")))
         return
-    predict(figures, [int(x) for x in args.members.split(",")], Targets())
+    members = [int(x) for x in args.members.split(",")]
+    predict(figures, members, Targets(), args.burst_share)
 
 
 if __name__ == "__main__":

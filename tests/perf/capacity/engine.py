@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections.abc import Callable
@@ -118,7 +119,7 @@ class Server:
             job = heapq.heappop(self._queue)
             self.busy += 1
             self.busy_seconds += job.seconds
-            self._cores.run(job.seconds, lambda job=job: self._end(job))
+            self._cores.run(job.seconds, functools.partial(self._end, job))
 
     def _end(self, job: _Job) -> None:
         self.busy -= 1

@@ -2,8 +2,8 @@
 
 The "Latest figures" table in ``docs/performance.md`` was taken on this 2-core machine when
 it ran about 2.6 times faster than it did for this model (``bench_ack``: 0.11-0.12 ms of
-service CPU per ack then, 0.27-0.37 ms now), so the figures below were measured afresh, all
-in one sitting at load 3.5-4 on 2 cores (``docs/performance.md``, Capacity: the commands).
+service CPU per ack then, 0.27-0.37 ms now), so the figures below were measured afresh,
+within a quarter of an hour at load 3.6-6.6 on 2 cores (``docs/performance.md``, Capacity).
 Only calibration runs feed them (``bench_ack``, ``bench_turn``, detection alone); the
 ``bench_slack`` runs that ``--validate`` compares against are not used here.
 """

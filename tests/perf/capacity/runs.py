@@ -84,26 +84,39 @@ def size(
 ) -> tuple[Topology, Outcome] | None:
     """The fewest cores (replicas x (1 + detectors)) that keep ``targets``.
 
-    Shards: enough that each is busy at most half the time (Redis is one thread). For each
-    number of detection processes, the fewest replicas by doubling then halving the step
-    (more replicas never make it worse), up to 1 000.
+    Shards first: the fewest that work at all, from enough that each is busy at most half
+    the peak minute (Redis is one thread), doubling up to 16 times that; then, for each number
+    of detection processes, the fewest replicas by doubling then halving the step (more
+    replicas never make it worse), up to 256.
     """
     rate = company.rate()
     redis_ms = (figures.redis_commands_per_turn + figures.redis_commands_per_ack) * (
         figures.redis_command_ms
     )
-    shards = max(1, math.ceil(rate * redis_ms / 1000 / 0.5))
+    fewest = max(1, math.ceil(rate * redis_ms / 1000 / 0.5))
+    for shards in (fewest, 2 * fewest, 4 * fewest, 8 * fewest, 16 * fewest):
+        found = _fewest_cores(
+            figures, replace(base, shards=shards), company, targets, most_detectors
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def _fewest_cores(
+    figures: Figures, base: Topology, company: Company, targets: Targets, most_detectors: int
+) -> tuple[Topology, Outcome] | None:
     best: tuple[Topology, Outcome] | None = None
     for detectors in range(1, most_detectors + 1):
 
         def trial(replicas: int, detectors: int = detectors) -> tuple[Topology, Outcome] | None:
-            topology = replace(base, replicas=replicas, detectors=detectors, shards=shards)
+            topology = replace(base, replicas=replicas, detectors=detectors)
             outcome = run_company(figures, topology, company)
             return (topology, outcome) if meets(outcome, targets) else None
 
         low, high = 0, 1  # low fails (or is none), high is the next to try
         found = trial(high)
-        while found is None and high < 1000:
+        while found is None and high < 256:
             low, high = high, high * 2
             found = trial(high)
         while found is not None and high - low > 1:
