@@ -67,6 +67,7 @@ from bot.app import App, build_app  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
+from guardrails.detect.batching import Item  # noqa: E402
 from guardrails.engine import resolve_model  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fakes.base import FakeServer  # noqa: E402
@@ -194,13 +195,15 @@ class _DetectionClock:
         self.cpu_s = 0.0
         inner = engines.detect_many
 
-        def timed(items: list[tuple[str, str, bool]]) -> object:
+        def timed(items: list[Item]) -> object:
             # the turns run one after another: each batch is one text
             start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return inner(items)
             finally:
-                if any(prose for *_, prose in items):  # the output scan is the turn's own
+                # items are (text, platform, prose, scope's policy): the prose pass is the
+                # detection; the output scan (patterns only) counts as the turn's own work
+                if any(prose for _, _, prose, _ in items):
                     self.spent_ms += (time.perf_counter() - start) * 1000
                     self.cpu_s += time.thread_time() - cpu
 
