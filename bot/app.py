@@ -116,7 +116,10 @@ class App:
         within a few seconds.
         """
         checks = await check_ready(self.redis, self.audit)
-        warm = self.warming is None or self.warming.done() and not self.warming.exception()
+        warming = self.warming
+        warm = warming is None or (
+            warming.done() and not warming.cancelled() and warming.exception() is None
+        )
         checks["guardrail"] = warm and await self.guardrail.check(within_seconds=5.0)
         return checks
 
