@@ -8,9 +8,10 @@ placeholders are numbered across the whole file, so ``<PERSON_1>`` on a scanned 
 Without an output path the redacted text is the result (stdout, or a JSON object's ``text``).
 With one, the output is a file of the input's kind (``bot.files.out``): a docx, xlsx or pptx
 with the values replaced where they stand, a CSV or TSV with the same fields, a PDF drawn
-afresh with the values painted over; an image is the painted PNG (its text stays on stdout);
-other text, a scanned PDF (OCR's boxes are not carried that far yet), and any file whose
-output path ends in ``.txt`` or ``.md`` (what the model would read) are written as text.
+afresh with the values painted over (its scanned pages read by OCR and painted as an image
+is); an image is the painted PNG (its text stays on stdout); other text, a PDF with scanned
+pages where images are ``text-only``, and any file whose output path ends in ``.txt`` or
+``.md`` (what the model would read) are written as text.
 Text is never written to a path that names another kind: ``scan.pdf`` becomes
 ``scan.pdf.txt`` (``output_path``).
 """
@@ -22,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.app import build_redactor
 from bot.config.settings import Settings
@@ -29,10 +31,13 @@ from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
 from bot.core.types import EntityRef, Redaction
 from bot.files.confine import Deadline, Readers
-from bot.files.content import RedactedContent, redact_content
+from bot.files.content import RedactedContent, images_off, redact_content
 from bot.files.kinds import IMAGE_KINDS, FileKind
 from bot.files.out.redacted import list_units, redact_units
 from guardrails.redact import Numbering, Redacted, Redactor
+
+if TYPE_CHECKING:
+    from bot.files.images import RedactedImage
 
 TEXT_SUFFIXES = (".txt", ".md", ".text")
 """An output path ending so asks for the text the model would read, whatever the input."""
@@ -125,9 +130,28 @@ async def redact_one(
     if out is not None and out.suffix.lower() not in TEXT_SUFFIXES:
         deadline = Deadline(position, readers.limits.max_seconds)
         listing = await list_units(data, position, suffix, readers, deadline)
-        if listing.form is not None:
-            done = await redact_units(data, position, listing, redact_texts, readers, deadline)
-            return FileDone(done.kind, done.form, counts=Counter(done.counts)), done.data
+        if listing.scans and settings.files_images == "off":
+            raise images_off(position, listing.kind)
+        if listing.form is not None and (not listing.scans or settings.files_images == "redacted"):
+
+            async def read_scan(picture: bytes) -> RedactedImage:
+                from bot.files.images import redact_image
+
+                async def redact_ocr(text: str) -> Redaction:
+                    return await redact_text(text, ocr=True)
+
+                return await redact_image(
+                    picture, deadline, redact_ocr, readers=readers,
+                    tesseract=settings.files_tesseract,
+                )  # fmt: skip
+
+            done = await redact_units(
+                data, position, listing, redact_texts, readers, deadline, read_scan
+            )
+            written = FileDone(done.kind, done.form, counts=Counter(done.counts), faces=done.faces)
+            if done.scans:
+                written.pictures = _scans_done(done.scans, done.withheld)
+            return written, done.data
     content = await redact_content(
         data,
         position,
@@ -157,6 +181,13 @@ def _text_done(
     if content.pictures:
         done.pictures = _pictures_done(content, policy, out)
     return done, data
+
+
+def _scans_done(scans: int, withheld: int) -> str:
+    """One line on a PDF's scanned pages written back as painted pictures."""
+    pages = f"{scans} scanned page{'s' if scans != 1 else ''}"
+    kept = f"; {withheld} written blank (most of it would be painted over)" if withheld else ""
+    return f"VEILBOT_FILES_IMAGES=redacted: {pages} read by OCR and painted into the PDF{kept}"
 
 
 def _pictures_done(content: RedactedContent, policy: ImagePolicy, out: Path | None) -> str:

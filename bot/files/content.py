@@ -95,7 +95,7 @@ async def redact_content(
     kind, extracted = await readers.run(deadline, sniffed, data, position, limits)
     scans = [part for part in extracted.parts if isinstance(part, Scan)]
     if scans and images == "off":
-        raise _images_off(position, kind)
+        raise images_off(position, kind)
     spent = 0
 
     async def counted(text: str, *, ocr: bool = False) -> Redaction:
@@ -184,7 +184,8 @@ def _scan_note(scan: Scan) -> str | None:
     return "\n".join(lines)
 
 
-def _images_off(position: int, kind: FileKind) -> FileRejected:
+def images_off(position: int, kind: FileKind) -> FileRejected:
+    """The answer for a file with pictures where an admin turned images off."""
     what = "is an image" if kind in IMAGE_KINDS else "has scanned pages (pictures of text)"
     return FileRejected(
         f"File {position} {what}; images are not read here (an admin turned them off). "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pypdfium2 as pdfium
+
 from tests.e2e.test_redact_file_cli import run
 from tests.fixtures.documents import mixed_pdf
 from tests.fixtures.images import encoded, ocr_text, screenshot, tesseract_or_skip
@@ -112,3 +114,48 @@ def test_values_ocr_misreads_are_found_whole_in_an_image(tmp_path: Path) -> None
     assert "Email: <EMAIL_ADDRESS_1>" in done.stdout
     for piece in ("S@rensen", "jane", "example"):
         assert piece not in done.stdout, piece
+
+
+def _letter(tmp_path: Path) -> Path:
+    strips = [["Signed by Maria Gonzalez"], ["Email: maria.gonzalez@example.com"]]
+    source = tmp_path / "letter.pdf"
+    source.write_bytes(mixed_pdf(["Letter from Maria Gonzalez"], strips, ["Kind regards"]))
+    return source
+
+
+def test_a_pdf_with_a_scanned_page_comes_back_as_a_pdf_painted_where_the_values_were(
+    tmp_path: Path,
+) -> None:
+    tesseract_or_skip()
+    source, out = _letter(tmp_path), tmp_path / "letter.redacted.pdf"
+    done = run(tmp_path, str(source), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "VEILBOT_FILES_IMAGES=redacted: 1 scanned page read by OCR and painted into the PDF"
+    ) in done.stderr
+    document = pdfium.PdfDocument(out.read_bytes())
+    assert len(document) == 3
+    seen = [ocr_text(encoded(page.render(scale=2).to_pil()), scale=1) for page in document]
+    assert "Signed by" in seen[1]
+    assert "Kind regards" in seen[2]
+    for value in SEEDED:
+        assert not any(value in page for page in seen), f"{value!r} can still be read"
+        assert value not in done.stdout + done.stderr
+        assert value.encode() not in out.read_bytes()
+
+
+def test_a_scanned_pdf_follows_the_image_policy(tmp_path: Path) -> None:
+    """``off``: refused, nothing written; ``text-only``: its redacted text, never a picture."""
+    tesseract_or_skip()
+    source, out = _letter(tmp_path), tmp_path / "letter.redacted.pdf"
+    done = run(tmp_path, str(source), "--out", str(out), VEILBOT_FILES_IMAGES="off")
+    assert done.returncode == 2
+    assert "File 1 has scanned pages (pictures of text); images are not read here" in done.stderr
+    assert not out.exists()
+    done = run(tmp_path, str(source), "--out", str(out), VEILBOT_FILES_IMAGES="text-only")
+    assert done.returncode == 0, done.stderr
+    assert not out.exists(), "no picture of the page goes anywhere"
+    text = out.with_name(out.name + ".txt").read_text(encoding="utf-8")
+    assert "Signed by <PERSON_1>" in text
+    for value in SEEDED:
+        assert value not in text

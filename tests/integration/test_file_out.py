@@ -27,11 +27,13 @@ from pypdf import PdfReader
 
 from bot.core.types import EntityRef, Redaction
 from bot.files.confine import Deadline, Readers
+from bot.files.images import RedactedImage, redact_image
 from bot.files.limits import FileLimits
 from bot.files.out.redacted import RedactedFile, list_units, redact_units
 from guardrails.detect.detection import detect, detect_many
 from guardrails.redact import Numbering, Redactor
-from tests.fixtures.documents import CARD, pdf_of, scanned_pdf
+from tests.fixtures.documents import CARD, mixed_pdf, pdf_of
+from tests.fixtures.images import tesseract_or_skip
 from tests.fixtures.planted import (
     EMAIL,
     HEADERS,
@@ -51,7 +53,9 @@ from tests.fixtures.planted import (
 LIMITS = FileLimits()
 
 
-async def redacted(analyzer: AnalyzerEngine, data: bytes, suffix: str) -> RedactedFile:
+async def redacted(
+    analyzer: AnalyzerEngine, data: bytes, suffix: str, *, tesseract: str = "tesseract"
+) -> RedactedFile:
     redactor = Redactor(
         functools.partial(detect, analyzer), many=functools.partial(detect_many, analyzer)
     )
@@ -67,10 +71,24 @@ async def redacted(analyzer: AnalyzerEngine, data: bytes, suffix: str) -> Redact
             for found in redactor.redact_many(units, "console", numbering)
         ]
 
+    async def redact_ocr(text: str) -> Redaction:
+        found = redactor.redact(text, "console", numbering, ocr=True)
+        return Redaction(
+            found.text,
+            tuple(EntityRef(e.type, e.placeholder) for e in found.entities),
+            tuple((e.start, e.end) for e in found.entities),
+        )
+
     readers = Readers(LIMITS)
     deadline = Deadline(1, LIMITS.max_seconds)
+
+    async def read_scan(picture: bytes) -> RedactedImage:
+        return await redact_image(
+            picture, deadline, redact_ocr, readers=readers, tesseract=tesseract
+        )
+
     listing = await list_units(data, 1, suffix, readers, deadline)
-    return await redact_units(data, 1, listing, redact_texts, readers, deadline)
+    return await redact_units(data, 1, listing, redact_texts, readers, deadline, read_scan)
 
 
 def assert_nothing_left(data: bytes, values: tuple[str, ...] = PLANTED) -> None:
@@ -250,7 +268,26 @@ def read_pixels(data: bytes) -> list[str]:
     return [pytesseract.image_to_string(page.render(scale=200 / 72).to_pil()) for page in document]
 
 
-async def test_a_scanned_pdf_is_not_written_as_a_pdf(presidio_analyzer: AnalyzerEngine) -> None:
-    readers = Readers(LIMITS)
-    listing = await list_units(scanned_pdf(), 1, ".pdf", readers, Deadline(1, LIMITS.max_seconds))
-    assert (listing.kind, listing.form, listing.units) == ("pdf", None, ())
+async def test_a_scanned_pdf_comes_back_as_a_pdf_with_its_values_painted(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """A typed page, a scanned page, a typed page: the scan is read by OCR and painted where
+    it stands; the values are in no page's pixels nor text, the rest is still readable."""
+    tesseract = tesseract_or_skip()
+    strips = [[f"Signed by {NAME}"], [f"Email: {EMAIL}"], ["Received in good order"]]
+    source = mixed_pdf([f"Letter from {NAME}"], strips, [KEPT[0]])
+    done = await redacted(presidio_analyzer, source, ".pdf", tesseract=tesseract)
+    assert (done.kind, done.form, done.pages, done.scans, done.withheld) == ("pdf", "pdf", 3, 1, 0)
+    assert done.counts["PERSON"] >= 2
+    assert done.counts["EMAIL_ADDRESS"] == 1
+    assert_nothing_left(done.data)
+    reader = PdfReader(io.BytesIO(done.data))
+    assert len(reader.pages) == 3
+    texts = [page.extract_text() for page in reader.pages]
+    assert "Letter from <PERSON_1>" in texts[0]
+    assert KEPT[0] in texts[2]
+    seen = read_pixels(done.data)
+    assert "Received in good order" in seen[1], "the scan's other text is still there"
+    assert "Signed by" in seen[1]
+    for value in (*NAME.split(), EMAIL, EMAIL.split("@")[0]):
+        assert not any(value in page for page in seen), f"{value!r} can still be read"

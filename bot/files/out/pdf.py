@@ -12,10 +12,15 @@ several operations. So a redacted PDF is drawn afresh (PDFium, through pypdfium2
   tools write) of the page's kept text, one line at a time where the line stood, with the
   placeholders in place of the values, so the output can still be searched and copied.
 
+A page without a text layer (a scan: ``scanned_pages``) is drawn at ``SCAN_DPI`` as it is
+shown (its rotation applied) by ``page_pictures``, and that picture goes through the image
+path (``bot.files.images``: OCR, the values and what OCR could not vouch for painted, heads
+hidden); the painted picture is the new page, with no text layer. A page the image path
+withholds (most of it would be painted) comes out blank but for a line saying so.
+
 Nothing of the original document is carried over but the pictures of its pages: no content
 stream, font, annotation, form, attachment or metadata, which could hold values the text
-layer does not show. A page without a text layer (a scan) would need OCR's boxes: such a PDF
-is not written as a PDF (``scanned`` says so) and its redacted text is written instead.
+layer does not show.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ DPI = 150
 _SCALE = DPI / 72
 _PAD = 1.0
 """Points a painted box reaches past a character's own box, so no edge of a glyph shows."""
+SCAN_DPI = 200
+"""The resolution a scanned page is drawn at for OCR: 10-point text is 28 pixels high."""
 _JPEG_QUALITY = 85
 _FONT = b"Helvetica"
 _LINE_BREAKS = "\r\n"
@@ -70,22 +77,60 @@ def page_texts(document: Any) -> list[str]:
     return texts
 
 
-def scanned(document: Any, texts: Sequence[str]) -> bool:
-    """Whether a page has pictures and no text layer: its words are only in pixels."""
-    for page, text in zip(document, texts, strict=True):
-        if not text.strip() and any(True for _ in page.get_objects([pdfium_c.FPDF_PAGEOBJ_IMAGE])):
-            return True
-    return False
+def scanned_pages(document: Any, texts: Sequence[str]) -> tuple[int, ...]:
+    """The pages (from 0) with pictures and no text layer: their words are only in pixels."""
+    return tuple(
+        number
+        for number, (page, text) in enumerate(zip(document, texts, strict=True))
+        if not text.strip() and any(True for _ in page.get_objects([pdfium_c.FPDF_PAGEOBJ_IMAGE]))
+    )
+
+
+def page_pictures(
+    data: bytes, position: int, limits: FileLimits, pages: Sequence[int]
+) -> list[bytes]:
+    """``pages`` drawn at ``SCAN_DPI`` as they are shown, as PNG (a reader's task).
+
+    Raises:
+        FileRejected: the pictures together hold more than ``limits.max_pixels``, checked on
+            the pages' sizes before any is drawn.
+    """
+    source = opened(data, position, limits)
+    scale = SCAN_DPI / 72
+    pixels = 0
+    for number in pages:
+        width, height = source[number].get_size()
+        pixels += round(width * scale) * round(height * scale)
+    limits.check_pixels(position, pixels, image=False)
+    pictures = []
+    for number in pages:
+        drawn = source[number].render(scale=scale, may_draw_forms=False, draw_annots=False)
+        png = io.BytesIO()
+        drawn.to_pil().save(png, format="PNG", compress_level=1)
+        pictures.append(png.getvalue())
+    return pictures
 
 
 def rewritten(
-    data: bytes, position: int, limits: FileLimits, edits: Mapping[int, Sequence[Edit]]
+    data: bytes,
+    position: int,
+    limits: FileLimits,
+    edits: Mapping[int, Sequence[Edit]],
+    scans: Mapping[int, bytes | None] | None = None,
 ) -> bytes:
-    """A new PDF of the pages drawn with each page's edits (by page number, from 0) painted."""
+    """A new PDF of the pages drawn with each page's edits (by page number, from 0) painted.
+
+    ``scans``: the scanned pages (by number) as the image path painted them (PNG), or
+    ``None`` for one it withheld.
+    """
     source = opened(data, position, limits)
     texts = page_texts(source)
+    scans = scans or {}
     out = pdfium.PdfDocument.new()
     for number, (page, text) in enumerate(zip(source, texts, strict=True)):
+        if number in scans:
+            _scanned_page(out, page, number, scans[number])
+            continue
         page_edits = edits.get(number, ())
         rotation = page.get_rotation()
         page.set_rotation(0)
@@ -100,6 +145,34 @@ def rewritten(
     written = io.BytesIO()
     out.save(written)
     return written.getvalue()
+
+
+def _scanned_page(document: Any, page: Any, number: int, painted: bytes | None) -> None:
+    """A scanned page as the image path painted it, the size it is shown at, upright.
+
+    A page it withheld is blank but for a line saying why.
+    """
+    width, height = page.get_size()  # as shown: a page turned by 90 degrees is wider
+    target = document.new_page(width, height)
+    if painted is None:
+        _visible_line(
+            document,
+            target,
+            f"[page {number + 1} withheld: most of it could not be read safely]",
+            (36.0, height - 48.0),
+        )
+    else:
+        with Image.open(io.BytesIO(painted)) as picture:
+            _draw(document, target, picture, width, height)
+    target.gen_content()
+
+
+def _visible_line(document: Any, page: Any, line: str, at: tuple[float, float]) -> None:
+    obj = pdfium_c.FPDFPageObj_NewTextObj(document.raw, _FONT, ctypes.c_float(12))
+    wide = ctypes.create_string_buffer((line + "\x00").encode("utf-16-le"))
+    pdfium_c.FPDFText_SetText(obj, ctypes.cast(wide, ctypes.POINTER(pdfium_c.FPDF_WCHAR)))
+    pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, *at)
+    pdfium_c.FPDFPage_InsertObject(page.raw, obj)
 
 
 def _paint(

@@ -4,9 +4,10 @@
 paragraphs, shapes, elements, pages, text) and gives its text units; ``written`` gives the
 file again with the placeholders of each unit made in place. Both run in a confined reader
 process (``bot.files.confine``) and enumerate the units the same way, so a unit is named by
-its place in the list (a PDF's units are its pages, blank ones too). A kind not written back
-(an image, plain text, a scanned PDF, a PDF where pypdfium2 is not installed) is listed with
-no units; the caller reads it as the model would.
+its place in the list (a PDF's units are its pages, blank ones too; its scanned pages are
+listed in ``scans``, for the image path to read and paint). A kind not written back (an
+image, plain text, a PDF where pypdfium2 is not installed) is listed with no units; the
+caller reads it as the model would.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from bot.files.text import decode
 
 Form = Literal["docx", "xlsx", "pptx", "csv", "tsv", "pdf"]
 """The kinds written back as themselves: the office files, text tables by their name, PDFs
-with a text layer on every page that has pictures (``bot.files.out.pdf``)."""
+(``bot.files.out.pdf``)."""
 TABLE_SUFFIXES = (".csv", ".tsv")
 
 
@@ -46,12 +47,16 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """A file's kind, its form when it is written back as itself, and its units."""
+    """A file's kind, its form when it is written back as itself, and its units.
+
+    ``scans``: a PDF's pages (from 0) with no text layer but pictures, read by OCR.
+    """
 
     kind: FileKind
     form: Form | None = None
     units: tuple[Unit, ...] = ()
     pages: int = 1
+    scans: tuple[int, ...] = ()
 
 
 def listed(data: bytes, position: int, limits: FileLimits, suffix: str) -> Listing:
@@ -83,13 +88,17 @@ def written(
     limits: FileLimits,
     form: Form,
     edits: Mapping[int, Sequence[Edit]],
+    scans: Mapping[int, bytes | None] | None = None,
 ) -> bytes:
-    """``data`` with each unit's edits (by its place in ``listed``'s units) made in place."""
+    """``data`` with each unit's edits (by its place in ``listed``'s units) made in place.
+
+    ``scans``: a PDF's scanned pages as the image path painted them (``pdf.rewritten``).
+    """
     with unreadable(position, form):
         if form == "pdf":
             from bot.files.out import pdf
 
-            return pdf.rewritten(data, position, limits, edits)
+            return pdf.rewritten(data, position, limits, edits, scans)
         if form in ("csv", "tsv"):
             text = decode(data, position=position)
             table = list(csvtable.fields(text, csvtable.delimiter(text, f".{form}")))
@@ -133,7 +142,7 @@ def _units(form: Form, data: bytes, position: int, limits: FileLimits) -> tuple[
 
 
 def _pdf_listing(data: bytes, position: int, limits: FileLimits) -> Listing:
-    """A PDF's pages as units; no units for a scanned one, or without pypdfium2."""
+    """A PDF's pages as units, its scanned ones named; no units without pypdfium2."""
     try:
         from bot.files.out import pdf
     except ImportError:  # the ``files`` extra: its text is written instead
@@ -141,9 +150,8 @@ def _pdf_listing(data: bytes, position: int, limits: FileLimits) -> Listing:
     document = pdf.opened(data, position, limits)
     texts = pdf.page_texts(document)
     limits.check_chars(position, sum(len(text) for text in texts))
-    if pdf.scanned(document, texts):
-        return Listing("pdf", pages=len(texts))
-    return Listing("pdf", "pdf", tuple(Unit(text) for text in texts), len(texts))
+    scans = pdf.scanned_pages(document, texts)
+    return Listing("pdf", "pdf", tuple(Unit(text) for text in texts), len(texts), scans)
 
 
 def _slides(data: bytes) -> int:
