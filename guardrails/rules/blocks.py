@@ -93,15 +93,17 @@ def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
     return _accepted(text, tokens, numbered)
 
 
-def _numbered_start(words: list[str]) -> bool:
-    """A house number, then a number or a capitalized word: not "2. Tom" or "10 minutes"."""
-    if len(words) < 3 or not re.fullmatch(r"\d{1,6}[A-Za-z]?", words[0]):
+def _numbered_start(words: list[str], same_line: bool) -> bool:
+    """A house number, then on its line a number or a capitalized word: not "2. Tom", "10
+    minutes", nor a number alone on its line (a quantity in a table read cell by cell)."""
+    if len(words) < 3 or not same_line or not re.fullmatch(r"\d{1,6}[A-Za-z]?", words[0]):
         return False
     return words[1][0].isdigit() or words[1][0].isupper()
 
 
-_NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$")
-"""E-mail addresses, URLs, IP addresses, long figures: a block never runs over them."""
+_NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$|^\d{1,3}(?:,\d{3})*\.\d{2}$")
+"""E-mail addresses, URLs, IP addresses, long figures, amounts ("310.00", "1,165.50"): a
+block never runs over them."""
 
 
 _COUNTED = frozenset(
@@ -141,6 +143,6 @@ def _accepted(text: str, tokens: list[tuple[int, int]], numbered: bool) -> tuple
     has_word = any(len(w) >= 3 and w.strip(".'’-").isalpha() for w in words)
     if not (has_number and has_word):
         return None
-    if numbered and not _numbered_start(words):
+    if numbered and not _numbered_start(words, "\n" not in text[tokens[0][1] : tokens[1][0]]):
         return None
     return tokens[0][0], tokens[-1][1]

@@ -137,3 +137,25 @@ def test_a_team_sender_is_not_a_person(presidio_analyzer):
     text = "From: Acme Support <support@acme.io>"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("EMAIL_ADDRESS", "support@acme.io")]
+
+
+def test_a_table_read_cell_by_cell_keeps_its_quantities_items_and_amounts(presidio_analyzer):
+    """A PDF invoice's table as a text extractor gives it, one cell a line: a quantity alone
+    on its line starts no address, and an amount is no part of one."""
+    text = (
+        "Item\nCity\nContact\nQty\nAmount\n"
+        "Oak desk\nSpringfield\nJordan Miles\n2\n310.00\n"
+        "Lamp\nLyon\njordan@miles.example\n1\n45.50\n"
+        "Chair\nPortland\nPriya Natarajan\n4\n690.00\n"
+        "Total due 1,165.50 EUR."
+    )
+    found = {text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")}
+    assert {"Jordan Miles", "jordan@miles.example", "Priya Natarajan"} <= found
+    for kept in ("310.00", "Lamp", "45.50", "Chair", "690.00", "Total"):
+        assert not any(kept in value for value in found), f"{kept!r} was taken into {found}"
+
+
+def test_an_address_typed_over_lines_from_its_house_number_is_still_one_place(presidio_analyzer):
+    text = "Please post it to me.\n221B Baker Street\nLondon NW1 6XE\nThanks!"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert any(t == "LOCATION" and v.startswith("221B Baker Street") for t, v in found), found
