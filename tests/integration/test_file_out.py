@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import re
 import zipfile
 from collections.abc import Sequence
 
@@ -32,7 +33,7 @@ from bot.files.limits import FileLimits
 from bot.files.out.redacted import RedactedFile, list_units, redact_units
 from guardrails.detect.detection import detect, detect_many
 from guardrails.redact import Numbering, Redactor
-from tests.fixtures.documents import CARD, mixed_pdf, pdf_of
+from tests.fixtures.documents import CARD, mixed_pdf, pdf_of, table_pdf
 from tests.fixtures.images import tesseract_or_skip
 from tests.fixtures.planted import (
     EMAIL,
@@ -260,6 +261,33 @@ async def test_pdf_is_drawn_again_with_the_values_painted_and_the_kept_text_sear
     assert "Acme Ltd" in seen
     for value in ("Oliveira", "Whitfield", "example", "415", "DE89"):
         assert value not in seen, f"{value!r} can still be read on the page"
+
+
+async def test_a_pdf_tables_cells_are_read_apart_under_their_column_headers(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """An invoice's table has no separator in its text but the gap between cells: no value
+    runs into the next cell, a lone city is found under "City", amounts and items stay."""
+    rows = [
+        ("Item", "City", "Contact", "Qty", "Amount"),
+        ("Oak desk", "Springfield", NAME, "2", "310.00"),
+        ("Lamp", "Lyon", EMAIL, "1", "45.50"),
+        ("Chair", "Portland", OTHER, "4", "690.00"),
+        ("Shelf Unit", "Denver", PHONE, "1", "120.00"),
+    ]
+    source = table_pdf(["Invoice 2024-118"], rows, ["Total due 1,165.50 EUR. Thank you."])
+    done = await redacted(presidio_analyzer, source, ".pdf")
+    text = PdfReader(io.BytesIO(done.data)).pages[0].extract_text()
+    lines = text.splitlines()
+    assert lines[0] == "Invoice 2024-118"
+    assert lines[1] == "Item City Contact Qty Amount"
+    assert re.fullmatch(r"Oak desk <LOCATION_\d> <PERSON_\d> 2 310\.00", lines[2])
+    assert re.fullmatch(r"Lamp <LOCATION_\d> <EMAIL_ADDRESS_1> 1 45\.50", lines[3])
+    assert re.fullmatch(r"Chair <LOCATION_\d> <PERSON_\d> 4 690\.00", lines[4])
+    assert re.fullmatch(r"Shelf Unit <LOCATION_\d> <PHONE_NUMBER_1> 1 120\.00", lines[5])
+    assert lines[6] == "Total due 1,165.50 EUR. Thank you."
+    assert done.counts["LOCATION"] == 4
+    assert_nothing_left(done.data, (NAME, EMAIL, OTHER, PHONE, "Lyon", "Springfield"))
 
 
 def read_pixels(data: bytes) -> list[str]:

@@ -4,8 +4,12 @@ PDF text cannot be replaced in place the way a docx run can: a content stream dr
 by font codes, often a subset with no way back to characters, and a value's glyphs can sit in
 several operations. So a redacted PDF is drawn afresh (PDFium, through pypdfium2):
 
-- the reader process lists each page's text layer, one unit per page, one character for each
-  of PDFium's character indices (so a finding's offsets are its characters' boxes);
+- the reader process lists each page's text layer, one character for each of PDFium's
+  character indices (so a finding's offsets are its characters' boxes), in units
+  (``page_units``): a line whose characters stand apart by more than ``CELL_GAP`` font sizes
+  is a table row, each of its cells a unit under the header cell above it (the first row of
+  its table), so no finding runs from one cell into the next; runs of other lines are a
+  unit each, so a name wrapped over two lines is still read whole;
 - the writer renders each page at ``DPI`` with annotations and form fields left out, paints a
   black box over the characters of every finding, and puts the picture (JPEG) on a new page
   of the same size and rotation; over it goes an invisible text layer (render mode 3, as OCR
@@ -43,6 +47,9 @@ DPI = 150
 _SCALE = DPI / 72
 _PAD = 1.0
 """Points a painted box reaches past a character's own box, so no edge of a glyph shows."""
+CELL_GAP = 1.5
+"""Font sizes of blank between two characters of a line that part two cells of a table (a
+word space is a quarter of one, a justified line's widest well under one)."""
 SCAN_DPI = 200
 """The resolution a scanned page is drawn at for OCR: 10-point text is 28 pixels high."""
 _JPEG_QUALITY = 85
@@ -75,6 +82,69 @@ def page_texts(document: Any) -> list[str]:
         chars = (chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
         texts.append("".join(" " if c == "\r" else c for c in chars))
     return texts
+
+
+Span = tuple[int, int]
+PageUnit = tuple[int, int, int, str | None]
+"""``(page, start, end, heading)``: a unit's place in its page's text, and its column header."""
+
+
+def page_units(document: Any, texts: Sequence[str]) -> list[PageUnit]:
+    """The units of the pages' text layers, in order (see the module's docstring)."""
+    units: list[PageUnit] = []
+    for number, (page, text) in enumerate(zip(document, texts, strict=True)):
+        if not text.strip():
+            continue
+        textpage = page.get_textpage()
+        prose: list[Span] = []
+        header: list[Span] = []
+        for row in _rows(textpage, text):
+            if len(row) < 2:
+                header = []
+                prose.extend(row)
+                continue
+            if prose:
+                units.append((number, prose[0][0], prose[-1][1], None))
+                prose = []
+            for start, end in row:
+                heading = _heading(textpage, text, header, start, end) if header else None
+                units.append((number, start, end, heading))
+            header = header or row
+        if prose:
+            units.append((number, prose[0][0], prose[-1][1], None))
+    return units
+
+
+def _rows(textpage: Any, text: str) -> list[list[Span]]:
+    """Each line's cells: its characters' runs parted by more than ``CELL_GAP`` font sizes."""
+    rows = []
+    for start, line in zip(*reversed(_lines(text)), strict=True):
+        cells: list[Span] = []
+        right = None
+        for index in range(start, start + len(line)):
+            if text[index].isspace():
+                continue
+            x0, _, x1, _ = textpage.get_charbox(index)
+            size = max(1.0, pdfium_c.FPDFText_GetFontSize(textpage.raw, index))
+            if right is None or x0 - right > CELL_GAP * size:
+                cells.append((index, index + 1))
+            else:
+                cells[-1] = (cells[-1][0], index + 1)
+            right = max(x1, right) if right is not None and x0 - right <= CELL_GAP * size else x1
+        if cells:
+            rows.append(cells)
+    return rows
+
+
+def _heading(textpage: Any, text: str, header: list[Span], start: int, end: int) -> str | None:
+    """The header cell over most of the cell's width, if any."""
+    left, right = textpage.get_charbox(start)[0], textpage.get_charbox(end - 1)[2]
+    best, overlap = None, 0.0
+    for a, b in header:
+        shared = min(right, textpage.get_charbox(b - 1)[2]) - max(left, textpage.get_charbox(a)[0])
+        if shared > overlap:
+            best, overlap = text[a:b], shared
+    return best
 
 
 def scanned_pages(document: Any, texts: Sequence[str]) -> tuple[int, ...]:
@@ -120,18 +190,23 @@ def rewritten(
 ) -> bytes:
     """A new PDF of the pages drawn with each page's edits (by page number, from 0) painted.
 
-    ``scans``: the scanned pages (by number) as the image path painted them (PNG), or
-    ``None`` for one it withheld.
+    ``edits`` are by unit (``page_units``); ``scans``: the scanned pages (by number) as the
+    image path painted them (PNG), or ``None`` for one it withheld.
     """
     source = opened(data, position, limits)
     texts = page_texts(source)
     scans = scans or {}
+    by_page: dict[int, list[Edit]] = {}
+    for unit, (number, start, _, _) in enumerate(page_units(source, texts)):
+        by_page.setdefault(number, []).extend(
+            (start + a, start + b, p) for a, b, p in edits.get(unit, ())
+        )
     out = pdfium.PdfDocument.new()
     for number, (page, text) in enumerate(zip(source, texts, strict=True)):
         if number in scans:
             _scanned_page(out, page, number, scans[number])
             continue
-        page_edits = edits.get(number, ())
+        page_edits = by_page.get(number, ())
         rotation = page.get_rotation()
         page.set_rotation(0)
         left, bottom, right, top = page.get_cropbox()

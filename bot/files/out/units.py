@@ -4,8 +4,9 @@
 paragraphs, shapes, elements, pages, text) and gives its text units; ``written`` gives the
 file again with the placeholders of each unit made in place. Both run in a confined reader
 process (``bot.files.confine``) and enumerate the units the same way, so a unit is named by
-its place in the list (a PDF's units are its pages, blank ones too; its scanned pages are
-listed in ``scans``, for the image path to read and paint). A kind not written back (an
+its place in the list (a PDF's units are its text layer's table cells and runs of other
+lines, ``pdf.page_units``; its scanned pages are listed in ``scans``, for the image path to
+read and paint). A kind not written back (an
 image, plain text, a PDF where pypdfium2 is not installed) is listed with no units; the
 caller reads it as the model would.
 """
@@ -151,7 +152,11 @@ def _pdf_listing(data: bytes, position: int, limits: FileLimits) -> Listing:
     texts = pdf.page_texts(document)
     limits.check_chars(position, sum(len(text) for text in texts))
     scans = pdf.scanned_pages(document, texts)
-    return Listing("pdf", "pdf", tuple(Unit(text) for text in texts), len(texts), scans)
+    units = tuple(
+        Unit(texts[page][start:end], heading)
+        for page, start, end, heading in pdf.page_units(document, texts)
+    )
+    return Listing("pdf", "pdf", units, len(texts), scans)
 
 
 def _slides(data: bytes) -> int:
