@@ -91,6 +91,9 @@ INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
 "Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal"). Schools and hospitals
 are not among them: the place in their name says where a child or a patient is."""
 _COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
+# After a capitalized role word only a full name: "Patient Elena Okafor", where "Customer
+# Success" and "Client Care" are the names of teams.
+_CAP_FULL = rf"(?P<v>{_UPPER_FIRST}{_NAME}[ \t]+{_COMPANY}{_UPPER_FIRST}{_NAME})"
 _SAYS = (
     r"(?:asked|said|says|told|tells|mentioned|wrote|replied|agreed|suggested|promised"
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
@@ -152,7 +155,8 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),
-    (re.compile(rf"{_ROLE}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
+    (re.compile(rf"(?<![\w-])(?=[a-z]){_ROLE}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
+    (re.compile(rf"(?<![\w-])(?=[A-Z]){_ROLE}[ \t]+{_CAP_FULL}"), 0.6, _BLANK),
     (
         re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"),
         0.6,

@@ -233,6 +233,21 @@ def test_names_after_a_field_label_or_role_and_in_arabic_script(text, name):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Onboarding call booked with the Customer Success team",
+        "Talk to Customer Care about refunds",
+    ],
+)
+def test_a_team_named_after_a_role_word_is_no_person(text):
+    """A capitalized role word and the word after it name a team; "customer Dana" and
+    "Customer Maria Gonzalez" are people."""
+    assert not any(kind == "PERSON" for kind, _ in found(text))
+    assert ("PERSON", "Dana") in found("our customer Dana asked again")
+    assert ("PERSON", "Maria Gonzalez") in found("Customer Maria Gonzalez called")
+
+
+@pytest.mark.parametrize(
     ("text", "name"),
     [
         ("please refund the order for Lena Novak, it came twice", "Lena Novak"),
