@@ -277,7 +277,8 @@ class _Detector:
                 by_ner = _recognizer(r) == "SpacyRecognizer"
                 pieces = _cells(chunk, start, end) if by_ner else [(start, end)]
                 for a, b in pieces:
-                    found = Detection(str(r.entity_type), offset + a, offset + b, float(r.score))
+                    score = round(float(r.score), 2)  # a rule's tie-break off
+                    found = Detection(str(r.entity_type), offset + a, offset + b, score)
                     seen.add((found, by_ner))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
 

@@ -36,7 +36,9 @@ _NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len
 _NOT_COMMON += r")(?![\w'’\-]))"
 _WORD = r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*"
 _NAME = rf"{_NOT_COMMON}{_WORD}"
-_TWO = rf"[(\[*_\"']?(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
+# A title is no name of its own: "call me Mr. Mayers" is the honorific rule's.
+_NOT_TITLE = r"(?!(?i:mrs|mr|ms|mx|miss|prof|dr)\b)"
+_TWO = rf"[(\[*_\"']?{_NOT_TITLE}(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
 _STRONG = r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called)"
 _WEAK = (
     r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"

@@ -330,6 +330,17 @@ BUILTIN_RULES: tuple[Rule, ...] = (
 )
 
 
+TIE = 0.001
+"""What a rule's score is raised by, so that it wins a tie with the model's equal finding.
+
+Of two findings of one type, span and score, Presidio keeps one in an order that changes with
+Python's string hashing (a set of its results, then a stable sort), and which one is kept
+decides whether the model's checks (lower case, trimming) apply: "call me višeslav" was a
+person in some processes and not in others. The detection rounds scores to two decimals,
+which takes the raise away again.
+"""
+
+
 class RegexRecognizer(EntityRecognizer):
     """Rules of one entity type, as one Presidio recognizer (context words apply to it)."""
 
@@ -358,7 +369,7 @@ class RegexRecognizer(EntityRecognizer):
                 rule.type,
                 start,
                 end,
-                score,
+                min(1.0, score + TIE),
                 analysis_explanation=AnalysisExplanation(self._name, score),
                 recognition_metadata=dict(metadata),
             )

@@ -425,3 +425,8 @@ def test_uk_numbers_and_skype_names_are_one_value_and_no_phone(text, expected):
 def test_without_the_lexicon_only_skype_names_with_a_separator_or_digit_count():
     assert [v for t, v in found("skype: marekzielinski") if t == "USERNAME"] == []
     assert [v for t, v in found("skype: web.skype.com") if t == "USERNAME"] == []
+
+
+def test_a_title_after_call_me_is_no_name_of_its_own():
+    assert ("PERSON", "Mr") not in found("They call me Mr. Mayers")
+    assert ("PERSON", "Missy") in found("call me Missy")
