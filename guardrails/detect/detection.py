@@ -412,7 +412,12 @@ class _Detector:
             return True
         span = text[start:end]
         if entity_type == "PERSON":
-            return people.plausible(span) and not people.company(text, end)
+            titled = (
+                bool(_AFTER_TITLE.search(text[max(0, start - 8) : start]) or _TITLED.match(span))
+                and span.split()[-1].strip(".").casefold() not in COMPANY_WORDS
+            )
+            # "Mr. Brown", "Mr. Mayers": a title makes any word a name
+            return (titled or people.plausible(span)) and not people.company(text, end)
         if entity_type == "LOCATION":
             if people.company(text, end):
                 return False
@@ -545,6 +550,13 @@ def _parse_only_pipes(analyzer: Any) -> list[str]:
 
 
 _PARSE_PIPES = frozenset({"tok2vec", "tagger", "morphologizer", "attribute_ruler", "lemmatizer"})
+
+
+_TITLE = r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr)\.?[ \t]+"
+_AFTER_TITLE = re.compile(rf"{_TITLE}$")
+"""A title just before a span the model read as a person."""
+_TITLED = re.compile(rf"{_TITLE}[^\W\d_]")
+"""A span the model read as a person that starts with a title and a word."""
 
 
 def _recognizer(result: Any) -> str:

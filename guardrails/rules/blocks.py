@@ -94,8 +94,11 @@ def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
 
 
 def _numbered_start(words: list[str], same_line: bool) -> bool:
-    """A house number, then on its line a number or a capitalized word: not "2. Tom", "10
-    minutes", nor a number alone on its line (a quantity in a table read cell by cell)."""
+    """A house number, then on its line a number or a capitalized word.
+
+    Not "2. Tom", "10 minutes", nor a number alone on its line (a quantity in a table read
+    cell by cell).
+    """
     if len(words) < 3 or not same_line or not re.fullmatch(r"\d{1,6}[A-Za-z]?", words[0]):
         return False
     return words[1][0].isdigit() or words[1][0].isupper()

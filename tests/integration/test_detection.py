@@ -448,3 +448,12 @@ def test_presidio_logs_no_text_even_when_the_host_turns_it_to_debug(presidio_ana
         presidio_logger.setLevel(previous)
     assert "gonzalez" not in caplog.text.lower()
     assert "555" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("They call me Mr. Mayers", "Mayers"), ("Ask Mrs. Brown about the invoice", "Brown")],
+)
+def test_a_word_after_a_title_is_a_name_even_when_english_knows_it(presidio_analyzer, text, name):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert any(name in value for value in found), found
