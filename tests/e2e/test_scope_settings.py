@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 from adapters.slack.commands import SETTINGS_ADMINS_ONLY
 from bot.config.settings import load_settings
 from bot.model.echo import ECHO_PREFIX
@@ -184,3 +186,42 @@ async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
     assert asked["C5"][1]
     assert not any(MAIL in answer for answer in asked["C5"][1])
     assert any("EMAIL_ADDRESS_1" in answer for answer in asked["C5"][1])
+
+
+LANGUAGES = """\
+[scopes."slack:T1:C2".guardrail]
+languages = ["de", "fr"]
+"""
+
+
+async def audit_metadata(h: Harness, channel: str, ts: str) -> dict[str, Any]:
+    async with h.app.audit.engine.connect() as conn:
+        result = await conn.execute(
+            sa.text("SELECT metadata FROM audit_runs WHERE channel = :c AND message_id = :m"),
+            {"c": channel, "m": ts},
+        )
+        rows = [dict(row._mapping) for row in result]
+    assert len(rows) == 1
+    metadata = rows[0]["metadata"]
+    return dict(json.loads(metadata) if isinstance(metadata, str) else metadata)
+
+
+async def test_a_channel_s_languages_put_each_message_s_language_in_the_audit_record(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    german = "Kannst du bitte die Rechnung an Frau Weber schicken? Viele Grüße"
+    french = "Peux-tu envoyer la facture à Madame Dubois avant vendredi ?"
+    async with slack_harness(make_app, **scoped(tmp_path, LANGUAGES)) as h:
+        english_ts = await ask(h, german, "C1")
+        german_ts = await ask(h, german, "C2")
+        french_ts = await ask(h, french, "C2")
+        plain = await audit_metadata(h, "C1", english_ts)
+        de = await audit_metadata(h, "C2", german_ts)
+        fr = await audit_metadata(h, "C2", french_ts)
+    # C1 reads English only: nothing identifies its messages, the record says nothing
+    assert "language" not in plain
+    assert de["language"] == "de"
+    assert fr["language"] == "fr"
+    # the record holds the code only, never the words it was told from
+    assert "Rechnung" not in json.dumps(de)
+    assert "facture" not in json.dumps(fr)
