@@ -34,7 +34,15 @@ from bot.core.types import Platform
 from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
-from guardrails.rules import accounts, casing, phones, places, precision, urls
+from guardrails.rules import (
+    accounts,
+    casing,
+    national,
+    phones,
+    places,
+    precision,
+    urls,
+)
 from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
@@ -164,6 +172,7 @@ class _Detector:
             name_word=people.user_name if people else None,
             english=people.english if people else None,
         )
+        self.recognizers += national.recognizers(policy.language, policy.enabled)
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self.recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
