@@ -37,6 +37,7 @@ from guardrails.policy import Policy, default_policy
 from guardrails.rules import (
     accounts,
     casing,
+    local,
     national,
     phones,
     places,
@@ -364,9 +365,27 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
             return None
+        if d.type in ("PERSON", "LOCATION") and self._policy.language in local.LANGUAGES:
+            kept = self._local(d.type, norm.text, start, end)
+            if kept is None:
+                return None  # "Viele Grüße", "Cordialement", "Behandlung"
+            start, end = kept
         if d.type == "PERSON" and self._people is not None:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
+
+    def _local(self, entity_type: str, text: str, start: int, end: int) -> tuple[int, int] | None:
+        """A name span of a non-English message without its language's no-name words."""
+        people = self._people
+        return local.trim(
+            self._policy.language,
+            text,
+            start,
+            end,
+            entity_type,
+            first_name=people.first_name if people else lambda _: True,
+            known_place=places.known_place,
+        )
 
     def _lower_case_name(self, text: str, start: int, end: int) -> bool:
         """Whether an NER person the model read in lower case may be one.

@@ -1,4 +1,4 @@
-"""National identifiers of the languages a scope reads, with their check digits.
+"""National identifiers of the languages a scope reads, with their check digits; titled names.
 
 Each language's recognizers run beside the English ones when a message was identified as that
 language (``guardrails.text.language``): Presidio's own country recognizers where it has them
@@ -17,6 +17,9 @@ one language the analyzer runs, and veilbot's where it has none or reads too lit
 - Portuguese Cartão de Cidadão: ``12345678 9 ZZ4``, the whole checked as Luhn with letters
   worth 10 to 35.
 
+With them, a capitalised name after one of the language's courtesy titles is a person
+(``local.titled_names``: "Frau Kowalczyk", "Madame Dubois").
+
 A number that fails its check is no identifier (a mistyped one stays in the text, as a card
 that fails Luhn does without a card word).
 """
@@ -28,6 +31,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from guardrails.rules import local
 from guardrails.rules.recognizers import RegexRecognizer, Rule
 
 ANALYZER_LANGUAGE = "en"
@@ -40,6 +44,7 @@ TYPES = (
 """Every type this module's recognizers give."""
 
 _DIGIT = re.compile(r"\d")
+_NEVER = re.compile(r"(?!)")
 
 
 def de_tax_id(value: str) -> bool:
@@ -201,6 +206,9 @@ def _built(language: str, enabled: frozenset[str]) -> tuple[Any, ...]:
     by_type: dict[str, list[Rule]] = {}
     for rule in own:
         by_type.setdefault(rule.type, []).append(rule)
+    if "PERSON" in enabled and language in local.LANGUAGES:  # "Frau Kowalczyk", "pani Nowak"
+        titled = functools.partial(local.titled_names, language)
+        by_type.setdefault("PERSON", []).append(Rule("PERSON", _NEVER, 0.0, finder=titled))
     built: list[Any] = [RegexRecognizer(f"veilbot_{t.lower()}", rs) for t, rs in by_type.items()]
     for name in _PRESIDIO.get(language, ()):
         recognizer = getattr(predefined_recognizers, name)(supported_language=ANALYZER_LANGUAGE)
