@@ -46,7 +46,7 @@ from guardrails.restore.reveal import Revealed, RevealPolicy
 from guardrails.rules.ocr import as_printed
 from guardrails.rules.parts import name_parts
 from guardrails.text.folding import fold, may_hide, mostly_hidden
-from guardrails.text.language import identify
+from guardrails.text.language import identify, ready
 from guardrails.text.normalize import GAP, normalize
 from guardrails.text.spans import Detection, resolve_overlaps
 from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
@@ -202,7 +202,10 @@ class PresidioGuardrail:
         masked = _mask(printed, ranges) if typed else printed
         language = None
         if policy is not None and policy.languages:
-            language = identify(masked, policy.languages)
+            if ready():
+                language = identify(masked, policy.languages)
+            else:  # the identifier's model loads once, in about a second: off the event loop
+                language = await asyncio.to_thread(identify, masked, policy.languages)
             policy = dataclasses.replace(policy, language=None if language == "en" else language)
         spans = await self._detect(masked, platform, policy=policy)
         found = _Found(masked, spans, typed, policy, printed if ocr else None, language)

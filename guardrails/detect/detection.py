@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
+from guardrails.detect import models
 from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
@@ -304,8 +305,19 @@ class _Detector:
         if self._lexicon is None:
             return None
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
-        nlp = engine.nlp[LANGUAGE]
-        return _artifacts(engine, nlp(chunk, disable=self._skipped))
+        nlp, skipped = self._nlp(engine)
+        return _artifacts(engine, nlp(chunk, disable=skipped))
+
+    def _nlp(self, engine: Any) -> tuple[Any, list[str]]:
+        """The spaCy pipeline to read this policy's language with, and its pipes to skip.
+
+        The language's own entity model when one is installed (``detect.models``, loaded on
+        first use), else the analyzer's English one.
+        """
+        own = models.model_for(self._policy.language)
+        if own is not None:
+            return own, []
+        return engine.nlp[LANGUAGE], self._skipped
 
     def _ner_inputs(self, texts: list[list[str]]) -> list[list[Any]]:
         """``_ner_input`` of every chunk of every text, from one ``nlp.pipe`` pass.
@@ -315,9 +327,9 @@ class _Detector:
         if self._lexicon is None:
             return [[None] * len(chunks) for chunks in texts]
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
-        nlp = engine.nlp[LANGUAGE]
+        nlp, skipped = self._nlp(engine)
         flat = [chunk for chunks in texts for chunk in chunks]
-        docs = iter(nlp.pipe(flat, disable=self._skipped, batch_size=max(1, len(flat))))
+        docs = iter(nlp.pipe(flat, disable=skipped, batch_size=max(1, len(flat))))
         return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
 
     def _refine(self, d: Detection, norm: Normalized, by_ner: bool) -> Detection | None:

@@ -6,7 +6,11 @@ identification) and, for English, with the service's policy; plus the identifica
 Figures are CPU milliseconds of this thread per 1 000 characters, the best of ``--runs``, and
 each language's cost over English's.
 
-    .venv/bin/python -m tests.perf.bench_languages [--runs 5] [--size 1000]
+    .venv/bin/python -m tests.perf.bench_languages [--runs 5] [--size 1000] [--first-use]
+
+``--first-use``: only what the first message of each language with its own entity model
+(``guardrails.detect.models``) costs the process: wall time of that first detection against
+the next one, and resident memory before and after.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from collections.abc import Callable
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
+from presidio_analyzer import AnalyzerEngine  # noqa: E402
+
 from bot.core.scopes import PolicyOverride  # noqa: E402
+from guardrails.detect import models  # noqa: E402
 from guardrails.detect.detection import detect  # noqa: E402
 from guardrails.engine import build_analyzer, resolve_model  # noqa: E402
 from guardrails.policy import default_policy, with_override  # noqa: E402
@@ -47,13 +54,48 @@ def best_ms(run: Callable[[], object], runs: int) -> float:
     return min(times)
 
 
+def rss_mb() -> float:
+    """This process's resident memory in MB (Linux)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        line = next(x for x in status if x.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def first_use(analyzer: AnalyzerEngine, size: int) -> None:
+    """Print each own-model language's first-use cost in this process."""
+    print("| language | model | first message ms | next message ms | RSS before → after MB |")
+    print("|---|---|---|---|---|")
+    for language in models.MODELS:
+        name = models.installed(language)
+        if name is None:
+            print(f"| {language} | not installed | | | |")
+            continue
+        text = text_of(language, size)
+        policy = with_override(default_policy(), PolicyOverride(language=language))
+        before = rss_mb()
+        began = time.perf_counter()
+        detect(analyzer, text, "console", policy)
+        first = (time.perf_counter() - began) * 1000
+        began = time.perf_counter()
+        detect(analyzer, text, "console", policy)
+        again = (time.perf_counter() - began) * 1000
+        print(
+            f"| {language} | {name} | {first:.0f} | {again:.0f} | {before:.0f} → {rss_mb():.0f} |"
+        )
+
+
 def main() -> None:
     """Print one row per language."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", type=int, default=1000)
+    parser.add_argument("--first-use", action="store_true")
     args = parser.parse_args()
     analyzer = build_analyzer(resolve_model("auto"))
+    detect(analyzer, text_of("en", args.size), "console")  # English warm, as a running worker
+    if args.first_use:
+        first_use(analyzer, args.size)
+        return
     others = [lang for lang in LANGUAGES if lang != "en"]
     print(f"{args.size} characters, best of {args.runs}; CPU ms per 1 000 characters")
     print("| language | identify µs (CPU) | detect ms | × English |")

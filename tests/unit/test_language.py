@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
-from guardrails.text.language import identify
+from bot.core.scopes import Language
+from guardrails.text.language import READABLE, identify
 
 ALL = ("de", "fr", "es", "it", "nl", "pt", "pl")
 
@@ -44,3 +47,7 @@ def test_a_message_with_too_few_letters_to_tell_is_english(text: str) -> None:
 def test_links_and_mentions_do_not_decide_the_language() -> None:
     text = "<https://example.fr/la-facture-de-mars|link> please check this before the call"
     assert identify(text, ALL) == "en"
+
+
+def test_every_language_a_scope_may_name_can_be_identified() -> None:
+    assert set(get_args(Language)) == set(READABLE)
