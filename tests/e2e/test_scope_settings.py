@@ -17,8 +17,10 @@ from bot.config.settings import load_settings
 from bot.model.echo import ECHO_PREFIX
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
+from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import mention, message, slash_command
+from tests.fixtures.services import redis_dump
 
 CONFIG = """\
 max_tokens = 1000
@@ -225,3 +227,34 @@ async def test_a_channel_s_languages_put_each_message_s_language_in_the_audit_re
     # the record holds the code only, never the words it was told from
     assert "Rechnung" not in json.dumps(de)
     assert "facture" not in json.dumps(fr)
+
+
+def _tax_id(body: str) -> str:
+    """``body`` (ten digits) with its Steuer-ID check digit (ISO 7064 mod 11,10)."""
+    product = 10
+    for digit in map(int, body):
+        product = ((digit + product) % 10 or 10) * 2 % 11
+    return f"{body}{(11 - product) % 10}"
+
+
+async def test_a_german_scope_s_values_never_reach_the_model_redis_or_the_audit(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path, redis_url: str
+) -> None:
+    tax_id = _tax_id("8609574271")
+    seeded = ["Katharina Brenner", "Weber", tax_id, "14.03.1987"]
+    text = (
+        "Von: Katharina Brenner\nBetreff: Lohnabrechnung\n\nHallo Herr Weber, meine Steuer-ID "
+        f"ist {tax_id}, Geburtsdatum: 14.03.1987.\nViele Grüße\nKatharina Brenner"
+    )
+    async with slack_harness(make_app, **scoped(tmp_path, LANGUAGES)) as h:
+        ts = await ask(h, text, "C2")
+        metadata = await audit_metadata(h, "C2", ts)
+        async with h.app.audit.engine.connect() as conn:
+            rows = (await conn.execute(sa.text("SELECT * FROM audit_runs"))).all()
+        stored = redis_dump(redis_url, h.app.settings.redis_prefix)
+    sent = fake_anthropic.last_user_text(fake_anthropic.requests[-1].body)
+    assert leaked(seeded, sent) == []
+    assert "Viele Grüße" in sent  # the greeting is the user's, not a name
+    assert leaked(seeded, stored) == []
+    assert leaked(seeded, "\n".join(str(v) for row in rows for v in row)) == []
+    assert metadata["language"] == "de"
