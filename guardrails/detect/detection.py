@@ -396,6 +396,7 @@ class _Detector:
             end,
             entity_type,
             first_name=people.first_name if people else lambda _: True,
+            listed=people.listed if people else lambda _: True,
             known_place=places.known_place,
         )
 

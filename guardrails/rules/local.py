@@ -11,10 +11,15 @@ such words at both ends, and dropped when nothing is left:
 - its weekdays and months, also abbreviated ("Mo.", "Juni");
 - its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name.
 
-A lone capitalised word the model or a rule calls a person is one only after such a title or
-when it is a first name of the name lexicon: German capitalises every noun ("Behandlung", "Konto",
-"Rechnung"), and the other languages capitalise the first word of every line and header
-("Factura", "Onderwerp"). A lone word called a place must be a known place.
+A lone word the model or a rule calls a person is one only after such a title or when the
+name lexicon lists it (in German: as a common first name, since many German nouns are also
+surnames), and one called a place only when it is a known place, accents aside ("Cádiz"). This
+holds in German for every such word, as German capitalises every noun ("Behandlung", "Konto",
+"Rechnung"); in the other languages for a word in lower case and for one that begins a line,
+sentence or header value ("Factura", "Onderwerp"), as a capital letter elsewhere in them
+still says "name" ("habló con Aznar"). A capitalised article or a particle before a
+capitalised word begins the name ("La Coruña", "van Dijk"), and a capitalised stop word that
+ends a name is part of it ("Dirk De Wilde").
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import unicodedata
 from collections.abc import Callable
 
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*\.?")
@@ -111,6 +117,65 @@ def titled(language: str, text: str, start: int) -> bool:
     return bool(before) and _key(before[-1]) in TITLES[language]
 
 
+NOUNS_CAPITALISED = frozenset({"de"})
+"""Languages that capitalise every noun: a lone capitalised word there says nothing anywhere."""
+
+
+def _opens(text: str, start: int) -> bool:
+    """Whether ``start`` begins the text, a line, a sentence or a header's value."""
+    before = text[:start].rstrip(" \t")
+    return not before or before[-1] in "\n.!?:;¡¿\"'«“-–—•*>"
+
+
+def _ascii(word: str) -> str:
+    """``word`` without its accents ("Cádiz" as the gazetteer writes it, "Cadiz")."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+PARTICLES: dict[str, frozenset[str]] = {
+    "de": frozenset({"von", "zu", "vom"}),
+    "fr": frozenset({"de", "du", "des", "le", "la"}),
+    "es": frozenset({"de", "del", "la", "las", "los", "el"}),
+    "it": frozenset({"di", "da", "de", "del", "della", "lo", "la"}),
+    "nl": frozenset({"van", "de", "den", "der", "ter", "ten", "te"}),
+    "pt": frozenset({"de", "da", "do", "dos", "das"}),
+    "pl": frozenset(),
+}
+"""Words that begin names and places in lower case ("van Dijk", "de la Fuente")."""
+
+
+def _ends_off(language: str, word: str, count: int) -> bool:
+    """Whether a span's last word is cut off.
+
+    A greeting, header word or title always; a stop word in lower case or alone ("Dirk De
+    Wilde" keeps "Wilde", Dutch for "wanted").
+    """
+    if not no_name(language, word):
+        return False
+    key = _key(word)
+    if key in NOT_NAMES[language] or key in TITLES[language] or key.rstrip(".") in TITLES[language]:
+        return True
+    return word.islower() or count == 1
+
+
+def _of_name(language: str, text: str, words: list[tuple[int, int]]) -> bool:
+    """Whether a span's first word begins the name after it rather than the sentence.
+
+    A particle of the language ("van Dijk"), or outside German a capitalised article
+    ("La Coruña", "Den Haag", "El Salvador"), right before a capitalised word; never a
+    greeting or header word followed by a colon.
+    """
+    if len(words) < 2:
+        return False
+    (a, b), (c, _) = words[0], words[1]
+    word, gap = text[a:b], text[b:c]
+    if gap != " " or not text[c].isupper() or len(word) > 4:
+        return False
+    if word.islower():
+        return word in PARTICLES[language]
+    return language not in NOUNS_CAPITALISED and word.casefold() in _stop_words(language)
+
+
 def trim(
     language: str,
     text: str,
@@ -119,6 +184,7 @@ def trim(
     entity_type: str,
     *,
     first_name: Callable[[str], bool],
+    listed: Callable[[str], bool],
     known_place: Callable[[str], bool],
 ) -> tuple[int, int] | None:
     """A person or place span without the no-name words at its ends; ``None``: no name left.
@@ -129,24 +195,31 @@ def trim(
         start: where the span begins.
         end: where it ends.
         entity_type: ``PERSON`` or ``LOCATION``.
-        first_name: whether a word is a first name of the name lexicon.
+        first_name: whether a word is a common first name of the name lexicon (German: its
+            nouns are often surnames too, "Steuer", "Konto").
+        listed: whether a word is a first or last name of the lexicon (the other languages).
         known_place: whether a text is a known town, country or region.
     """
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and no_name(language, text[words[0][0] : words[0][1]]):
+        if _of_name(language, text, words):
+            break  # "La Coruña", "De Vries", "van Dijk"
         words.pop(0)
-    while words and no_name(language, text[words[-1][0] : words[-1][1]]):
+    while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):
         words.pop()
     if not words:
         return None
     new_start, new_end = words[0][0], words[-1][1]
     if text[new_end - 1] == "." and new_end - words[-1][0] > 2:
         new_end -= 1  # the sentence's full stop ("Weber."), not an initial's ("J.")
-    if len(words) == 1:
-        word = text[new_start:new_end]
-        if entity_type == "PERSON" and not (first_name(word) or titled(language, text, new_start)):
+    word = text[new_start:new_end]
+    if len(words) == 1 and (
+        language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower()
+    ):
+        named = first_name if language in NOUNS_CAPITALISED else listed
+        if entity_type == "PERSON" and not (named(word) or titled(language, text, new_start)):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
-        if entity_type == "LOCATION" and not known_place(word):
+        if entity_type == "LOCATION" and not (known_place(word) or known_place(_ascii(word))):
             return None
     return new_start, new_end
 

@@ -118,3 +118,19 @@ async def test_a_scope_s_languages_keep_a_german_mail_s_greetings(
     assert "Betreff" in done.text
     assert "Anna Schmidt" not in done.text
     assert "Weber" not in done.text
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "value"),
+    [
+        ("es", "El congreso se celebra en La Coruña la semana que viene.", "La Coruña"),
+        ("es", "La reunión será en Cádiz, según el acta.", "Cádiz"),
+        ("nl", "Het verslag is geschreven door Dirk De Wilde namens de raad.", "Dirk De Wilde"),
+        ("nl", "Morgen spreek ik met Jan van Dijk over het contract.", "Jan van Dijk"),
+    ],
+)
+def test_names_in_the_middle_of_a_sentence_keep_their_articles_and_particles(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, value: str
+) -> None:
+    out = redacted(presidio_analyzer, text, language)
+    assert not [word for word in value.split() if word in out]  # the article goes with it
