@@ -105,6 +105,8 @@ class Policy:
         deny: terms always redacted, with their type.
         recognizers: extra regular-expression recognizers.
         source: where the policy came from, for messages.
+        language: the language of the messages it reads (a scope's override sets it per
+            message); English patterns and rules run in every language.
     """
 
     enabled: frozenset[str]
@@ -113,6 +115,7 @@ class Policy:
     deny: tuple[DenyTerm, ...]
     recognizers: tuple[ExtraRecognizer, ...]
     source: str
+    language: str = "en"
 
     def threshold(self, entity_type: str) -> float:
         """The minimum score of a type (1.1 for a type that is off: nothing passes)."""
@@ -146,6 +149,7 @@ def with_override(policy: Policy, override: PolicyOverride | None) -> Policy:
         enabled=frozenset(enabled),
         thresholds=thresholds,
         source=f"{policy.source} with a scope's changes",
+        language=override.language or policy.language,
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import functools
 import logging
 import re
@@ -45,6 +46,7 @@ from guardrails.restore.reveal import Revealed, RevealPolicy
 from guardrails.rules.ocr import as_printed
 from guardrails.rules.parts import name_parts
 from guardrails.text.folding import fold, may_hide, mostly_hidden
+from guardrails.text.language import identify, ready
 from guardrails.text.normalize import GAP, normalize
 from guardrails.text.spans import Detection, resolve_overlaps
 from guardrails.vault.linking import identity, known_name_spans, name_tokens, value_grams
@@ -80,6 +82,8 @@ class _Found:
     policy: PolicyOverride | None = None
     printed: str | None = None
     """OCR'd text as printed (``rules.ocr``): the values go to the vault as printed."""
+    language: str | None = None
+    """The language the text was identified as (``None``: its scope reads English only)."""
 
 
 class PresidioGuardrail:
@@ -196,8 +200,15 @@ class PresidioGuardrail:
         ranges = [(s.start, s.end) for s in typed]
         printed = (await _as_printed(text)) if ocr else text
         masked = _mask(printed, ranges) if typed else printed
+        language = None
+        if policy is not None and policy.languages:
+            if ready():
+                language = identify(masked, policy.languages)
+            else:  # the identifier's model loads once, in about a second: off the event loop
+                language = await asyncio.to_thread(identify, masked, policy.languages)
+            policy = dataclasses.replace(policy, language=None if language == "en" else language)
         spans = await self._detect(masked, platform, policy=policy)
-        found = _Found(masked, spans, typed, policy, printed if ocr else None)
+        found = _Found(masked, spans, typed, policy, printed if ocr else None, language)
         return TextAnalysis(text, platform, found)
 
     async def anonymize_turn(
@@ -260,6 +271,8 @@ class PresidioGuardrail:
             ranges = [(s.start, s.end) for s in typed]
             spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
         redaction = await self._redact(tid, done.text, spans, placed, found.printed)
+        if found.language:
+            redaction = dataclasses.replace(redaction, language=found.language)
         logger.debug(
             "anonymized thread=%s platform=%s entities=%s", tid, done.platform, redaction.counts()
         )

@@ -82,6 +82,7 @@ def _policy(own: ScopeSettings, parent: Scope) -> PolicyOverride | None:
         on=frozenset(g.entities_on),
         thresholds=tuple(sorted(g.thresholds.items())),
         reveal=tuple(sorted(_reveal(t, rule) for t, rule in g.reveal.items())),
+        languages=tuple(dict.fromkeys(g.languages or ())),
     )
     return mine.over(parent.policy)
 

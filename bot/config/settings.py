@@ -162,7 +162,8 @@ class Settings(BaseSettings):
     (``redacted``, ``text-only`` or ``off``: see ``files_images``) and a
     ``guardrail`` table (``entities_off``, ``entities_on``, ``thresholds``, ``reveal`` as
     ``reveal_policy``: changes to the guardrail policy there, applied by the detection
-    worker and the restorer). The most
+    worker and the restorer; ``languages``, e.g. ``["de", "fr"]``: the languages messages
+    there are read in besides English, see docs/guardrail.md). The most
     specific scope wins; a channel's inherits its workspace's. ``/veilbot settings`` (Slack)
     and ``/settings`` (Discord) show an admin the channel's effective settings."""
 

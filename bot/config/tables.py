@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bot.core.scopes import ImagePolicy
+from bot.core.scopes import ImagePolicy, Language
 
 
 class AccessSettings(BaseModel):
@@ -75,6 +75,9 @@ class GuardrailScope(BaseModel):
     """The minimum detection score per entity type."""
     reveal: dict[Annotated[str, _ENTITY], RevealAction | RevealPlaces] = {}
     """What each type shows the reader here (as ``reveal_policy``)."""
+    languages: list[Language] | None = None
+    """The languages messages here are read in; each message is identified among them and
+    English, whose patterns are always on. Unset: the parent scope's, else English only."""
 
     @model_validator(mode="after")
     def _not_both(self) -> GuardrailScope:

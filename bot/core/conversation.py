@@ -267,6 +267,8 @@ class Conversation:
         record.prompt, record.entity_counts = redaction.text, files.counts_with(redaction.counts())
         if files.facts:
             record.metadata["files"] = [fact.as_json() for fact in files.facts]
+        if redaction.language:
+            record.metadata["language"] = redaction.language
         turn.lap("anonymize")
         user = ChatMessage("user", files.after(redaction.text))
         if msg.attempt > 1 and stored_exchange(history, user):

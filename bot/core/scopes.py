@@ -17,6 +17,9 @@ ImagePolicy = Literal["redacted", "text-only", "off"]
 """What the model gets of an attached image: the image painted over beside its redacted text
 (``redacted``), only that text (``text-only``), or nothing: images are refused (``off``)."""
 
+Language = Literal["en", "de", "fr", "es", "it", "nl", "pt", "pl"]
+"""A language the guardrail can read a message as (ISO 639-1)."""
+
 
 @dataclass(frozen=True, slots=True)
 class PolicyOverride:
@@ -30,12 +33,18 @@ class PolicyOverride:
         thresholds: the minimum score per type, sorted by type (hashable, picklable).
         reveal: what each type shows the reader there, ``(type, shared, private)`` with
             ``restore``, ``mask`` or ``placeholder`` (``None``: the service's rule).
+        languages: the languages messages there may be read as, besides English (whose
+            patterns are always on); empty: English only.
+        language: the language of the one message a detection request is for, as the
+            guardrail identified it among ``languages`` (``None``: English).
     """
 
     off: frozenset[str] = frozenset()
     on: frozenset[str] = frozenset()
     thresholds: tuple[tuple[str, float], ...] = ()
     reveal: tuple[tuple[str, str | None, str | None], ...] = ()
+    languages: tuple[str, ...] = ()
+    language: str | None = None
 
     def over(self, parent: PolicyOverride | None) -> PolicyOverride:
         """This scope's changes on top of its parent's (this one's win)."""
@@ -48,6 +57,7 @@ class PolicyOverride:
             on=(parent.on - self.off) | self.on,
             thresholds=tuple(sorted(scores.items())),
             reveal=tuple(sorted(reveal.values())),
+            languages=self.languages or parent.languages,
         )
 
     def describe(self) -> str:
@@ -65,6 +75,8 @@ class PolicyOverride:
                 for t, sh, pr in self.reveal
             ]
             parts.append("reveal: " + ", ".join(shown))
+        if self.languages:
+            parts.append("languages: " + ", ".join(self.languages))
         return "; ".join(parts) or "the service's policy"
 
 

@@ -169,6 +169,8 @@ class Redaction:
     spans: tuple[tuple[int, int], ...] = ()
     """Where each entity was in the input text (start, end offsets), in the order of
     ``entities``: offsets, not values, so an image's redactor can paint the words there."""
+    language: str | None = None
+    """The language the text was read as (ISO 639-1), when its scope reads more than English."""
 
     def counts(self) -> dict[str, int]:
         """Number of entities found, by type."""

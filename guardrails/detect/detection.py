@@ -31,10 +31,20 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.core.types import Platform
+from guardrails.detect import models
 from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
 from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
-from guardrails.rules import accounts, casing, phones, places, precision, urls
+from guardrails.rules import (
+    accounts,
+    casing,
+    local,
+    national,
+    phones,
+    places,
+    precision,
+    urls,
+)
 from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
@@ -164,6 +174,7 @@ class _Detector:
             name_word=people.user_name if people else None,
             english=people.english if people else None,
         )
+        self.recognizers += national.recognizers(policy.language, policy.enabled)
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
         own = {e for r in self.recognizers for e in r.supported_entities}
         supported = set(analyzer.get_supported_entities(LANGUAGE)) | own
@@ -295,8 +306,19 @@ class _Detector:
         if self._lexicon is None:
             return None
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
-        nlp = engine.nlp[LANGUAGE]
-        return _artifacts(engine, nlp(chunk, disable=self._skipped))
+        nlp, skipped = self._nlp(engine)
+        return _artifacts(engine, nlp(chunk, disable=skipped))
+
+    def _nlp(self, engine: Any) -> tuple[Any, list[str]]:
+        """The spaCy pipeline to read this policy's language with, and its pipes to skip.
+
+        The language's own entity model when one is installed (``detect.models``, loaded on
+        first use), else the analyzer's English one.
+        """
+        own = models.model_for(self._policy.language)
+        if own is not None:
+            return own, []
+        return engine.nlp[LANGUAGE], self._skipped
 
     def _ner_inputs(self, texts: list[list[str]]) -> list[list[Any]]:
         """``_ner_input`` of every chunk of every text, from one ``nlp.pipe`` pass.
@@ -306,9 +328,9 @@ class _Detector:
         if self._lexicon is None:
             return [[None] * len(chunks) for chunks in texts]
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
-        nlp = engine.nlp[LANGUAGE]
+        nlp, skipped = self._nlp(engine)
         flat = [chunk for chunks in texts for chunk in chunks]
-        docs = iter(nlp.pipe(flat, disable=self._skipped, batch_size=max(1, len(flat))))
+        docs = iter(nlp.pipe(flat, disable=skipped, batch_size=max(1, len(flat))))
         return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
 
     def _refine(self, d: Detection, norm: Normalized, by_ner: bool) -> Detection | None:
@@ -356,9 +378,28 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
             return None
+        if d.type in ("PERSON", "LOCATION") and self._policy.language in local.LANGUAGES:
+            kept = self._local(d.type, norm.text, start, end)
+            if kept is None:
+                return None  # "Viele Grüße", "Cordialement", "Behandlung"
+            start, end = kept
         if d.type == "PERSON" and self._people is not None:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
+
+    def _local(self, entity_type: str, text: str, start: int, end: int) -> tuple[int, int] | None:
+        """A name span of a non-English message without its language's no-name words."""
+        people = self._people
+        return local.trim(
+            self._policy.language,
+            text,
+            start,
+            end,
+            entity_type,
+            first_name=people.first_name if people else lambda _: True,
+            listed=people.listed if people else lambda _: True,
+            known_place=places.known_place,
+        )
 
     def _lower_case_name(self, text: str, start: int, end: int) -> bool:
         """Whether an NER person the model read in lower case may be one.

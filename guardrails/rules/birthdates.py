@@ -3,7 +3,8 @@
 The policy turns plain dates off (a deadline or a release date is nobody's personal data), so
 a date is a ``DATE_OF_BIRTH`` only after a word that says whose birth it is, in English or in
 the languages of the EU phone regions ("geboren am", "né le", "nacido el", "nata il", "data
-de nascimento"). Every common way of writing the date counts: ISO and its slashes or dots
+de nascimento", "geboren op", "urodzony"), with their month names. Every common way of
+writing the date counts: ISO and its slashes or dots
 (``1969-05-12``, ``1969/05/12``), day-month-year with any separator, two-digit years, month
 names (``12 May 1969``, ``May 12th, 1969``, ``12-May-69``), eight digits after ``dob``; after
 "born" or "birthday" also a day without a year ("birthday is May 12") and a year alone
@@ -22,7 +23,11 @@ _MONTH = (
     r"|januar|februar|märz|mai|juni|juli|oktober|dezember"  # German
     r"|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre"
     r"|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre"
-    r"|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)\.?"
+    r"|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
+    r"|januari|februari|maart|mei|augustus"  # Dutch
+    r"|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro"  # Portuguese
+    r"|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października"
+    r"|listopada|grudnia)\.?"  # Polish, in the genitive dates take
 )
 _ORDINAL = r"(?:st|nd|rd|th|\.|er|º)?"
 _YEAR = r"(?:1[89]\d\d|20\d\d|\d\d)"
@@ -43,7 +48,8 @@ _CONTEXT = (
     r"|\bdate[ \t]+de[ \t]+naissance"
     r"|\bfecha[ \t]+de[ \t]+nacimiento|\bnacid[oa][ \t]+el|\bdata[ \t]+di[ \t]+nascita"
     r"|\bnat[oa][ \t]+il|\bdata[ \t]+de[ \t]+nascimento|\bnascid[oa][ \t]+(?:em|a)"
-    r"|\bgeboortedatum|\bgeboren[ \t]+op)"
+    r"|\bgeboortedatum|\bgeboren[ \t]+op"
+    r"|\bdata[ \t]+urodzenia|\burodzon[ya](?:[ \t]+dnia)?|\bur\.)"
 )
 _SEPARATOR = r"[ \t]*(?:is|was|of|:|=|-|\"|'|\(|,)?[ \t]*[\"'(]?[ \t]*(?:(?:on[ \t]+)?the[ \t]+)?"
 _BORN = r"(?:\bborn\b[^.!?\n\d]{0,40}?|\bb\.[ \t]*)"

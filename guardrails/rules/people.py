@@ -293,6 +293,10 @@ class PeopleFinder:
         key = _key(word)
         return PROPER + key if self.english(word) else key
 
+    def first_name(self, word: str) -> bool:
+        """Whether a word is a common first name of the lexicon (``FIRST_RANK``)."""
+        return self._first(word)
+
     def listed(self, word: str) -> bool:
         """Whether a word is a first or last name of the lexicon at any rank."""
         key = _key(word)

@@ -10,13 +10,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 from adapters.slack.commands import SETTINGS_ADMINS_ONLY
 from bot.config.settings import load_settings
 from bot.model.echo import ECHO_PREFIX
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
+from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.slack_payloads import mention, message, slash_command
+from tests.fixtures.services import redis_dump
 
 CONFIG = """\
 max_tokens = 1000
@@ -184,3 +188,73 @@ async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
     assert asked["C5"][1]
     assert not any(MAIL in answer for answer in asked["C5"][1])
     assert any("EMAIL_ADDRESS_1" in answer for answer in asked["C5"][1])
+
+
+LANGUAGES = """\
+[scopes."slack:T1:C2".guardrail]
+languages = ["de", "fr"]
+"""
+
+
+async def audit_metadata(h: Harness, channel: str, ts: str) -> dict[str, Any]:
+    async with h.app.audit.engine.connect() as conn:
+        result = await conn.execute(
+            sa.text("SELECT metadata FROM audit_runs WHERE channel = :c AND message_id = :m"),
+            {"c": channel, "m": ts},
+        )
+        rows = [dict(row._mapping) for row in result]
+    assert len(rows) == 1
+    metadata = rows[0]["metadata"]
+    return dict(json.loads(metadata) if isinstance(metadata, str) else metadata)
+
+
+async def test_a_channel_s_languages_put_each_message_s_language_in_the_audit_record(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    german = "Kannst du bitte die Rechnung an Frau Weber schicken? Viele Grüße"
+    french = "Peux-tu envoyer la facture à Madame Dubois avant vendredi ?"
+    async with slack_harness(make_app, **scoped(tmp_path, LANGUAGES)) as h:
+        english_ts = await ask(h, german, "C1")
+        german_ts = await ask(h, german, "C2")
+        french_ts = await ask(h, french, "C2")
+        plain = await audit_metadata(h, "C1", english_ts)
+        de = await audit_metadata(h, "C2", german_ts)
+        fr = await audit_metadata(h, "C2", french_ts)
+    # C1 reads English only: nothing identifies its messages, the record says nothing
+    assert "language" not in plain
+    assert de["language"] == "de"
+    assert fr["language"] == "fr"
+    # the record holds the code only, never the words it was told from
+    assert "Rechnung" not in json.dumps(de)
+    assert "facture" not in json.dumps(fr)
+
+
+def _tax_id(body: str) -> str:
+    """``body`` (ten digits) with its Steuer-ID check digit (ISO 7064 mod 11,10)."""
+    product = 10
+    for digit in map(int, body):
+        product = ((digit + product) % 10 or 10) * 2 % 11
+    return f"{body}{(11 - product) % 10}"
+
+
+async def test_a_german_scope_s_values_never_reach_the_model_redis_or_the_audit(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path, redis_url: str
+) -> None:
+    tax_id = _tax_id("8609574271")
+    seeded = ["Katharina Brenner", "Weber", tax_id, "14.03.1987"]
+    text = (
+        "Von: Katharina Brenner\nBetreff: Lohnabrechnung\n\nHallo Herr Weber, meine Steuer-ID "
+        f"ist {tax_id}, Geburtsdatum: 14.03.1987.\nViele Grüße\nKatharina Brenner"
+    )
+    async with slack_harness(make_app, **scoped(tmp_path, LANGUAGES)) as h:
+        ts = await ask(h, text, "C2")
+        metadata = await audit_metadata(h, "C2", ts)
+        async with h.app.audit.engine.connect() as conn:
+            rows = (await conn.execute(sa.text("SELECT * FROM audit_runs"))).all()
+        stored = redis_dump(redis_url, h.app.settings.redis_prefix)
+    sent = fake_anthropic.last_user_text(fake_anthropic.requests[-1].body)
+    assert leaked(seeded, sent) == []
+    assert "Viele Grüße" in sent  # the greeting is the user's, not a name
+    assert leaked(seeded, stored) == []
+    assert leaked(seeded, "\n".join(str(v) for row in rows for v in row)) == []
+    assert metadata["language"] == "de"

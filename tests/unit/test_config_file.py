@@ -341,3 +341,25 @@ def test_config_check_prints_what_can_be_pasted_back_and_names_the_file(
     again = load_settings(config_file=pasted)
     original = load_settings(config_file=path)
     assert again.model_dump(exclude={"config"}) == original.model_dump(exclude={"config"})
+
+
+def test_a_scope_s_languages_are_checked_and_inherited(tmp_path: Path) -> None:
+    from bot.config.scopes import build_scopes
+    from bot.config.settings import load_settings
+
+    bad = write(tmp_path, '[scopes."slack:T1".guardrail]\nlanguages = ["de", "klingon"]\n')
+    assert f'{bad}:2: scopes."slack:T1".guardrail.languages[1]: Input should be' in error_of(bad)
+    good = write(
+        tmp_path,
+        '[scopes."slack:T1".guardrail]\nlanguages = ["de", "fr", "de"]\n'
+        '[scopes."slack:T1:C2".guardrail]\nentities_off = ["URL"]\n'
+        '[scopes."slack:T1:C3".guardrail]\nlanguages = ["pl"]\n',
+    )
+    scopes = build_scopes(load_settings(config_file=good, _env_file=None))
+    policy = scopes.by_id["slack:T1:C2"].policy
+    assert policy is not None
+    assert policy.languages == ("de", "fr")
+    assert "languages: de, fr" in policy.describe()
+    c3 = scopes.by_id["slack:T1:C3"].policy
+    assert c3 is not None
+    assert c3.languages == ("pl",)

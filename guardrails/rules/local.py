@@ -1,0 +1,255 @@
+"""What is no name in a language other than English: its function words, greetings, headers.
+
+The entity model reads every message as English, and in another language it takes the
+capitalised words chat and e-mail begin with for people and places: "De", "La", "Nie", "Von",
+"Betreff", "Viele Grüße", "Cordialement", "Bedankt", "Pozdrawiam". In a message identified as
+one of the scope's languages (``guardrails.text.language``), a person or place is trimmed of
+such words at both ends, and dropped when nothing is left:
+
+- the language's stop words (spaCy's lists in ``spacy.lang.<code>.stop_words``: no model);
+- its salutations, closings, thanks and e-mail header words (``NOT_NAMES``);
+- its weekdays and months, also abbreviated ("Mo.", "Juni");
+- its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name.
+
+A lone word the model or a rule calls a person is one only after such a title or when the
+name lexicon lists it (in German: as a common first name, since many German nouns are also
+surnames), and one called a place only when it is a known place, accents aside ("Cádiz"). This
+holds in German for every such word, as German capitalises every noun ("Behandlung", "Konto",
+"Rechnung"); in the other languages for a word in lower case and for one that begins a line,
+sentence or header value ("Factura", "Onderwerp"), as a capital letter elsewhere in them
+still says "name" ("habló con Aznar"). A capitalised article or a particle before a
+capitalised word begins the name ("La Coruña", "van Dijk"), and a capitalised stop word that
+ends a name is part of it ("Dirk De Wilde").
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import unicodedata
+from collections.abc import Callable
+
+_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*\.?")
+
+TITLES: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "de": "herr herrn frau fräulein hr hr. fr. dr dr. prof prof.",
+        "fr": "monsieur madame mademoiselle m. mme mme. mlle mlle. me dr dr. pr",
+        "es": "señor señora señorita sr sr. sra sra. srta srta. don doña dr dr. dra dra.",
+        "it": "signor signore signora signorina sig sig. sig.ra dott dott. dottor dottore "
+        "dottoressa avv avv. ing ing. prof prof.",
+        "nl": "meneer mevrouw heer dhr dhr. mevr mevr. mr mr. dr dr. prof prof.",
+        "pt": "senhor senhora sr sr. sra sra. dr dr. dra dra. doutor doutora prof prof.",
+        "pl": "pan pani panie panu panią państwo dr dr. mgr mgr. prof prof. inż inż.",
+    }.items()
+}
+"""Courtesy and academic titles: a lone word after one is a name."""
+
+NOT_NAMES: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "de": "von an cc bcc betreff betr betr. datum gesendet antwort aw wg weitergeleitet "
+        "anhang anlage hallo hi liebe lieber sehr geehrte geehrter geehrtes viele grüße "
+        "gruß grüßen herzliche herzlichen beste besten freundliche freundlichen mfg lg vg "
+        "danke dank vielen bitte tschüss servus moin konto telefon tel tel. fax handy "
+        "mo mo. di di. mi mi. do do. fr fr. sa sa. so so. montag dienstag mittwoch "
+        "donnerstag freitag samstag sonntag januar februar märz april mai juni juli "
+        "august september oktober november dezember",
+        "fr": "de à a objet envoyé cc cci date re tr pj bonjour bonsoir salut cher chère "
+        "chers cordialement salutations sincères sincèrement bien bonne journée merci "
+        "amicalement bises respectueusement lundi mardi mercredi jeudi vendredi samedi "
+        "dimanche janvier février mars avril mai juin juillet août septembre octobre "
+        "novembre décembre tél tél.",
+        "es": "de para asunto enviado cc cco fecha re rv adjunto hola buenos buenas días "
+        "tardes estimado estimada estimados querido querida saludos saludo cordiales "
+        "atentamente un abrazo gracias muchas lunes martes miércoles jueves viernes sábado "
+        "domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre "
+        "noviembre diciembre tel tel.",
+        "it": "da a oggetto inviato cc ccn data r i allegato ciao buongiorno buonasera "
+        "gentile gentili egregio egregia caro cara cari cordiali saluti distinti un "
+        "abbraccio grazie mille lunedì martedì mercoledì giovedì venerdì sabato domenica "
+        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre "
+        "novembre dicembre tel tel.",
+        "nl": "van aan cc bcc onderwerp verzonden datum re fw bijlage hallo hoi beste "
+        "geachte lieve met vriendelijke groet groeten hartelijke dank bedankt alvast "
+        "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag januari februari maart "
+        "april mei juni juli augustus september oktober november december tel tel.",
+        "pt": "de para assunto enviado cc cco data re enc anexo olá ola bom boa dia tarde "
+        "caro cara prezado prezada estimado estimada cumprimentos atenciosamente "
+        "saudações abraço abraços beijos obrigado obrigada segunda terça quarta quinta "
+        "sexta sábado domingo feira janeiro fevereiro março abril maio junho julho agosto "
+        "setembro outubro novembro dezembro tel tel.",
+        "pl": "od do dw udw temat wysłano data odp pd załącznik dzień dobry dobrý witam "
+        "cześć szanowny szanowna szanowni drogi droga pozdrawiam pozdrowienia serdecznie "
+        "serdeczne z poważaniem dziękuję dzięki poniedziałek wtorek środa czwartek piątek "
+        "sobota niedziela styczeń luty marzec kwiecień maj czerwiec lipiec sierpień "
+        "wrzesień październik listopad grudzień tel tel.",
+    }.items()
+}
+"""Greetings, closings, thanks, e-mail header words, weekdays and months: never a name."""
+
+LANGUAGES = frozenset(NOT_NAMES)
+
+
+@functools.cache
+def _stop_words(language: str) -> frozenset[str]:
+    module = importlib.import_module(f"spacy.lang.{language}.stop_words")
+    return frozenset(w.casefold() for w in module.STOP_WORDS)
+
+
+def _key(word: str) -> str:
+    return word.casefold().rstrip(":,;")
+
+
+def no_name(language: str, word: str) -> bool:
+    """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, title)."""
+    key = _key(word)
+    bare = key.rstrip(".")
+    words = NOT_NAMES[language] | TITLES[language]
+    return key in words or bare in words or bare in _stop_words(language)
+
+
+def titled(language: str, text: str, start: int) -> bool:
+    """Whether a courtesy title of ``language`` stands right before ``start``."""
+    before = text[max(0, start - 20) : start].split()
+    return bool(before) and _key(before[-1]) in TITLES[language]
+
+
+NOUNS_CAPITALISED = frozenset({"de"})
+"""Languages that capitalise every noun: a lone capitalised word there says nothing anywhere."""
+
+
+def _opens(text: str, start: int) -> bool:
+    """Whether ``start`` begins the text, a line, a sentence or a header's value."""
+    before = text[:start].rstrip(" \t")
+    return not before or before[-1] in "\n.!?:;¡¿\"'«“-–—•*>"
+
+
+def _ascii(word: str) -> str:
+    """``word`` without its accents ("Cádiz" as the gazetteer writes it, "Cadiz")."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+PARTICLES: dict[str, frozenset[str]] = {
+    "de": frozenset({"von", "zu", "vom"}),
+    "fr": frozenset({"de", "du", "des", "le", "la"}),
+    "es": frozenset({"de", "del", "la", "las", "los", "el"}),
+    "it": frozenset({"di", "da", "de", "del", "della", "lo", "la"}),
+    "nl": frozenset({"van", "de", "den", "der", "ter", "ten", "te"}),
+    "pt": frozenset({"de", "da", "do", "dos", "das"}),
+    "pl": frozenset(),
+}
+"""Words that begin names and places in lower case ("van Dijk", "de la Fuente")."""
+
+
+def _ends_off(language: str, word: str, count: int) -> bool:
+    """Whether a span's last word is cut off.
+
+    A greeting, header word or title always; a stop word in lower case or alone ("Dirk De
+    Wilde" keeps "Wilde", Dutch for "wanted").
+    """
+    if not no_name(language, word):
+        return False
+    key = _key(word)
+    if key in NOT_NAMES[language] or key in TITLES[language] or key.rstrip(".") in TITLES[language]:
+        return True
+    return word.islower() or count == 1
+
+
+def _of_name(language: str, text: str, words: list[tuple[int, int]]) -> bool:
+    """Whether a span's first word begins the name after it rather than the sentence.
+
+    A particle of the language ("van Dijk"), or outside German a capitalised article
+    ("La Coruña", "Den Haag", "El Salvador"), right before a capitalised word; never a
+    greeting or header word followed by a colon.
+    """
+    if len(words) < 2:
+        return False
+    (a, b), (c, _) = words[0], words[1]
+    word, gap = text[a:b], text[b:c]
+    if gap != " " or not text[c].isupper() or len(word) > 4:
+        return False
+    if word.islower():
+        return word in PARTICLES[language]
+    return language not in NOUNS_CAPITALISED and word.casefold() in _stop_words(language)
+
+
+def trim(
+    language: str,
+    text: str,
+    start: int,
+    end: int,
+    entity_type: str,
+    *,
+    first_name: Callable[[str], bool],
+    listed: Callable[[str], bool],
+    known_place: Callable[[str], bool],
+) -> tuple[int, int] | None:
+    """A person or place span without the no-name words at its ends; ``None``: no name left.
+
+    Args:
+        language: the message's language (one of ``LANGUAGES``).
+        text: the message (its analysis form).
+        start: where the span begins.
+        end: where it ends.
+        entity_type: ``PERSON`` or ``LOCATION``.
+        first_name: whether a word is a common first name of the name lexicon (German: its
+            nouns are often surnames too, "Steuer", "Konto").
+        listed: whether a word is a first or last name of the lexicon (the other languages).
+        known_place: whether a text is a known town, country or region.
+    """
+    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
+    while words and no_name(language, text[words[0][0] : words[0][1]]):
+        if _of_name(language, text, words):
+            break  # "La Coruña", "De Vries", "van Dijk"
+        words.pop(0)
+    while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):
+        words.pop()
+    if not words:
+        return None
+    new_start, new_end = words[0][0], words[-1][1]
+    if text[new_end - 1] == "." and new_end - words[-1][0] > 2:
+        new_end -= 1  # the sentence's full stop ("Weber."), not an initial's ("J.")
+    word = text[new_start:new_end]
+    if len(words) == 1 and (
+        language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower()
+    ):
+        named = first_name if language in NOUNS_CAPITALISED else listed
+        if entity_type == "PERSON" and not (named(word) or titled(language, text, new_start)):
+            return None  # "Behandlung", "Factura": a capital letter alone makes no name
+        if entity_type == "LOCATION" and not (known_place(word) or known_place(_ascii(word))):
+            return None
+    return new_start, new_end
+
+
+_NAME_RUN = r"(?P<v>[^\W\d_][\w'’-]*(?:[ \t]+[^\W\d_][\w'’-]*){0,2})"
+TITLED_SCORE = 0.7
+"""Above the PERSON threshold, below the entity model's own findings."""
+
+
+@functools.cache
+def _titled_pattern(language: str) -> re.Pattern[str]:
+    titles = sorted((t.rstrip(".") for t in TITLES[language]), key=len, reverse=True)
+    words = "|".join(re.escape(t) for t in dict.fromkeys(titles))
+    return re.compile(rf"(?i:\b(?:{words})\b\.?)[ \t]+{_NAME_RUN}")
+
+
+def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
+    """``(start, end, score)`` of the capitalised names after a courtesy title of ``language``.
+
+    "Frau Kowalczyk", "Madame Anne Dubois", "pani Nowak": the name runs over capitalised words
+    that are no stop word, greeting or title ("Herr Weber war" ends at "Weber").
+    """
+    found = []
+    for match in _titled_pattern(language).finditer(text):
+        end = match.start("v")
+        for word in _WORD.finditer(match.group("v")):
+            value = word.group().rstrip(".")
+            if not value[0].isupper() or no_name(language, value):
+                break
+            end = match.start("v") + word.start() + len(value)
+        if end > match.start("v"):
+            found.append((match.start("v"), end, TITLED_SCORE))
+    return found

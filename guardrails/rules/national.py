@@ -1,0 +1,217 @@
+"""National identifiers of the languages a scope reads, with their check digits; titled names.
+
+Each language's recognizers run beside the English ones when a message was identified as that
+language (``guardrails.text.language``): Presidio's own country recognizers where it has them
+(Spanish NIF and NIE, Italian fiscal code and identity card, Polish PESEL), rebuilt for the
+one language the analyzer runs, and veilbot's where it has none or reads too little:
+
+- German tax ID (Steuer-ID): eleven digits, also grouped ``86 095 742 719`` (Presidio's reads
+  one run only); ISO 7064 mod 11,10 check digit and no digit more than three times in the
+  first ten;
+- German identity card: nine characters of its alphabet (no vowels, no B, D, Q, S) with a
+  digit, then its ICAO 7-3-1 check digit; the nine alone only after an identity-card word;
+- French NIR (INSEE number): sex, year, month, department (``2A``/``2B`` for Corsica),
+  commune, order, and a key of 97 minus the number mod 97;
+- Dutch BSN: nine digits (``123456782``, ``1234.56.782``) passing the 11-check;
+- Portuguese NIF: nine digits with a mod 11 check digit;
+- Portuguese Cartão de Cidadão: ``12345678 9 ZZ4``, the whole checked as Luhn with letters
+  worth 10 to 35.
+
+With them, a capitalised name after one of the language's courtesy titles is a person
+(``local.titled_names``: "Frau Kowalczyk", "Madame Dubois").
+
+A number that fails its check is no identifier (a mistyped one stays in the text, as a card
+that fails Luhn does without a card word).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from typing import Any
+
+from guardrails.rules import local
+from guardrails.rules.recognizers import RegexRecognizer, Rule
+
+ANALYZER_LANGUAGE = "en"
+"""The one language the analyzer runs (``guardrails.engine.LANGUAGE``)."""
+
+TYPES = (
+    "DE_TAX_ID", "DE_ID_CARD", "FR_NIR", "NL_BSN", "PT_NIF", "PT_CC",
+    "ES_NIF", "ES_NIE", "IT_FISCAL_CODE", "IT_IDENTITY_CARD", "PL_PESEL",
+)  # fmt: skip
+"""Every type this module's recognizers give."""
+
+_DIGIT = re.compile(r"\d")
+_NEVER = re.compile(r"(?!)")
+
+
+def de_tax_id(value: str) -> bool:
+    """Whether eleven digits are a German tax ID (mod 11,10 check, digit repetition)."""
+    digits = [int(d) for d in re.sub(r"\D", "", value)]
+    if len(digits) != 11 or digits[0] == 0 or max(Counter(digits[:10]).values()) > 3:
+        return False
+    product = 10
+    for digit in digits[:10]:
+        total = (digit + product) % 10 or 10
+        product = total * 2 % 11
+    return (11 - product) % 10 == digits[10]
+
+
+_ICAO = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def icao_check(chars: str) -> int:
+    """The ICAO 9303 check digit of ``chars`` (weights 7, 3, 1; letters worth 10 to 35)."""
+    return sum(_ICAO.index(c) * (7, 3, 1)[i % 3] for i, c in enumerate(chars)) % 10
+
+
+def de_id_card(value: str) -> bool:
+    """Whether ten characters are an identity card number and its check digit."""
+    return len(value) == 10 and icao_check(value[:9]) == int(value[9])
+
+
+def fr_nir(value: str) -> bool:
+    """Whether a French NIR's key is 97 minus its 13 characters mod 97 (2A as 19, 2B as 18)."""
+    compact = re.sub(r"\s", "", value).upper()
+    body, key = compact[:13], compact[13:]
+    body = body.replace("2A", "19", 1) if body[5:7] == "2A" else body
+    body = body.replace("2B", "18", 1) if body[5:7] == "2B" else body
+    return body.isdigit() and key.isdigit() and 97 - int(body) % 97 == int(key)
+
+
+def nl_bsn(value: str) -> bool:
+    """Whether nine digits pass the Dutch 11-check (weights 9..2, the last digit -1)."""
+    digits = [int(d) for d in re.sub(r"\D", "", value)]
+    if len(digits) != 9 or digits[:3] == [0, 0, 0]:
+        return False
+    total = sum(d * w for d, w in zip(digits[:8], range(9, 1, -1), strict=True)) - digits[8]
+    return total % 11 == 0
+
+
+def pt_nif(value: str) -> bool:
+    """Whether nine digits are a Portuguese NIF (mod 11 check digit, a NIF's first digit)."""
+    digits = [int(d) for d in re.sub(r"\D", "", value)]
+    if len(digits) != 9 or digits[0] in (0, 4):
+        return False
+    rest = sum(d * w for d, w in zip(digits[:8], range(9, 1, -1), strict=True)) % 11
+    return (0 if rest < 2 else 11 - rest) == digits[8]
+
+
+def pt_cc(value: str) -> bool:
+    """Whether a Cartão de Cidadão number checks: Luhn over all 12 characters, A=10 … Z=35."""
+    chars = re.sub(r"\s", "", value).upper()
+    if len(chars) != 12:
+        return False
+    total = 0
+    for i, char in enumerate(reversed(chars)):
+        worth = _ICAO.index(char)
+        if i % 2 == 1:
+            worth *= 2
+            worth -= 9 if worth > 9 else 0
+        total += worth
+    return total % 10 == 0
+
+
+_DE_CARD_CHARS = "[CFGHJKLMNPRTVWXYZ0-9]"
+_DE_CARD_WORD = (
+    r"(?i:\b(?:personalausweis(?:nummer|[ \t]+nr\.?|[ \t]+nummer)?|ausweis(?:nummer|[ \t]+nr\.?)?"
+    r"|ausweis-nr\.?|perso(?:nalausweis)?-?nr\.?))[ \t:#.]*"
+)
+_RULES: dict[str, tuple[Rule, ...]] = {
+    "de": (
+        Rule(
+            "DE_TAX_ID",
+            re.compile(r"(?<![\w.,/-])[1-9]\d(?: ?\d{3}){3}(?![\w/-]|[.,]\d|[ ]\d)"),
+            1.0,  # a check digit and the message's language: above a national phone number
+            de_tax_id,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "DE_ID_CARD",
+            re.compile(rf"\b(?=[A-Z0-9]*\d)[CFGHJKLMNPRTVWXYZ]{_DE_CARD_CHARS}{{8}}\d\b"),
+            1.0,
+            de_id_card,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "DE_ID_CARD",
+            re.compile(
+                rf"{_DE_CARD_WORD}(?P<v>\b(?=[A-Z0-9]*\d)[CFGHJKLMNPRTVWXYZ]{_DE_CARD_CHARS}{{8}}\b)"
+            ),
+            0.8,
+            needs=_DIGIT,
+        ),
+    ),
+    "fr": (
+        Rule(
+            "FR_NIR",
+            re.compile(
+                r"(?<![\w.,/-])[1-478][ ]?\d\d[ ]?(?:0[1-9]|1[0-2]|[2-9]\d)[ ]?(?:\d\d|2[AaBb])"
+                r"[ ]?\d{3}[ ]?\d{3}[ ]?\d\d(?![\w/-]|[.,]\d|[ ]\d)"
+            ),
+            1.0,
+            fr_nir,
+            needs=_DIGIT,
+        ),
+    ),
+    "nl": (
+        Rule(
+            "NL_BSN",
+            re.compile(
+                r"(?<![\w.,/+-])(?:\d{9}|\d{4}\.\d\d\.\d{3}|\d{3} \d{3} \d{3})(?![\w/-]|[.,]\d)"
+            ),
+            0.9,  # one 9-digit number in 11 passes: below a phone number libphonenumber accepts
+            nl_bsn,
+            needs=_DIGIT,
+        ),
+    ),
+    "pt": (
+        Rule(
+            "PT_NIF",
+            re.compile(r"(?<![\w.,/+-])(?:\d{9}|\d{3} \d{3} \d{3})(?![\w/-]|[.,]\d)"),
+            0.9,
+            pt_nif,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "PT_CC",
+            re.compile(r"\b\d{8}[ ]?\d[ ]?[A-Z0-9]{2}\d\b", re.IGNORECASE),
+            1.0,
+            pt_cc,
+            needs=_DIGIT,
+        ),
+    ),
+}
+
+_PRESIDIO: dict[str, tuple[str, ...]] = {
+    "es": ("EsNifRecognizer", "EsNieRecognizer"),
+    "it": ("ItFiscalCodeRecognizer", "ItIdentityCardRecognizer"),
+    "pl": ("PlPeselRecognizer",),
+}
+"""Presidio's recognizers of each language, by class name."""
+
+
+def recognizers(language: str | None, enabled: frozenset[str]) -> list[Any]:
+    """The national-identifier recognizers of ``language`` for the enabled types."""
+    return list(_built(language or ANALYZER_LANGUAGE, enabled))
+
+
+@functools.lru_cache(maxsize=32)
+def _built(language: str, enabled: frozenset[str]) -> tuple[Any, ...]:
+    from presidio_analyzer import predefined_recognizers
+
+    own = [r for r in _RULES.get(language, ()) if r.type in enabled]
+    by_type: dict[str, list[Rule]] = {}
+    for rule in own:
+        by_type.setdefault(rule.type, []).append(rule)
+    if "PERSON" in enabled and language in local.LANGUAGES:  # "Frau Kowalczyk", "pani Nowak"
+        titled = functools.partial(local.titled_names, language)
+        by_type.setdefault("PERSON", []).append(Rule("PERSON", _NEVER, 0.0, finder=titled))
+    built: list[Any] = [RegexRecognizer(f"veilbot_{t.lower()}", rs) for t, rs in by_type.items()]
+    for name in _PRESIDIO.get(language, ()):
+        recognizer = getattr(predefined_recognizers, name)(supported_language=ANALYZER_LANGUAGE)
+        if set(recognizer.supported_entities) & enabled:
+            built.append(recognizer)
+    return tuple(built)

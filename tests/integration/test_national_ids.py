@@ -1,0 +1,186 @@
+"""National identifiers of a scope's languages: found with a valid check, kept without one.
+
+Every valid number here is made by computing its check digit in the test; an invalid one is
+the same number with another check digit.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from presidio_analyzer import AnalyzerEngine
+
+from bot.core.scopes import PolicyOverride
+from bot.core.types import ThreadId
+from guardrails.detect.detection import detect
+from guardrails.policy import default_policy, with_override
+from guardrails.presidio import PresidioGuardrail
+
+T1 = ThreadId("slack:T1:C1:1700000000.000300")
+ICAO = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def de_tax_id(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid Steuer-ID (ISO 7064 mod 11,10)."""
+    while True:
+        body = [rng.randint(1, 9), *(rng.randint(0, 9) for _ in range(9))]
+        if max(body.count(d) for d in body) <= 3:
+            break
+    product = 10
+    for digit in body:
+        total = (digit + product) % 10 or 10
+        product = total * 2 % 11
+    check = (11 - product) % 10
+    digits = "".join(map(str, body))
+    return f"{digits}{check}", f"{digits}{(check + 1) % 10}"
+
+
+def de_id_card(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid identity card number with its ICAO 7-3-1 check digit."""
+    alphabet = "CFGHJKLMNPRTVWXYZ0123456789"
+    body = rng.choice("CFGHJKLMNPRTVWXYZ") + "".join(rng.choice(alphabet) for _ in range(7))
+    body += str(rng.randint(0, 9))
+    check = sum(ICAO.index(c) * (7, 3, 1)[i % 3] for i, c in enumerate(body)) % 10
+    return f"{body}{check}", f"{body}{(check + 1) % 10}"
+
+
+def fr_nir(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid NIR, written in its usual groups (key: 97 - n mod 97)."""
+    sex, year, month = rng.choice("12"), rng.randint(40, 99), rng.randint(1, 12)
+    body = f"{sex}{year:02d}{month:02d}{rng.randint(1, 95):02d}{rng.randint(1, 999):03d}"
+    body += f"{rng.randint(1, 999):03d}"
+    key = 97 - int(body) % 97
+    spaced = f"{body[0]} {body[1:3]} {body[3:5]} {body[5:7]} {body[7:10]} {body[10:13]}"
+    return f"{spaced} {key:02d}", f"{spaced} {(key % 96) + 1:02d}"
+
+
+def _mod11(rng: random.Random, first: str, *, bsn: bool) -> tuple[str, str]:
+    while True:
+        body = [int(first), *(rng.randint(0, 9) for _ in range(7))]
+        total = sum(d * w for d, w in zip(body, range(9, 1, -1), strict=True))
+        if bsn:
+            check = total % 11  # BSN: the weighted sum minus the last digit is a multiple of 11
+        else:
+            rest = total % 11
+            check = 0 if rest < 2 else 11 - rest
+        if check < 10:
+            digits = "".join(map(str, body))
+            wrong = (check + 1) % 10
+            return f"{digits}{check}", f"{digits}{wrong}"
+
+
+def pt_cc(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid Cartão de Cidadão number (Luhn, letters worth 10 to 35)."""
+    civil = "".join(str(rng.randint(0, 9)) for _ in range(8))
+    version = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(2))
+    for check1 in range(10):
+        for check2 in range(10):
+            chars = f"{civil}{check1}{version}{check2}"
+            total = 0
+            for i, char in enumerate(reversed(chars)):
+                worth = ICAO.index(char)
+                if i % 2:  # every second from the right doubled, less 9 above 9
+                    worth = worth * 2 - 9 if worth * 2 > 9 else worth * 2
+                total += worth
+            if total % 10 == 0:
+                good = f"{civil} {check1} {version}{check2}"
+                bad = f"{civil} {check1} {version}{(check2 + 5) % 10}"
+                return good, bad
+    raise AssertionError("no check digit")
+
+
+def values(text: str, analyzer: AnalyzerEngine, language: str) -> list[tuple[str, str]]:
+    policy = with_override(default_policy(), PolicyOverride(language=language))
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console", policy)]
+
+
+SEEDS = range(5)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(
+    ("language", "entity", "make", "template"),
+    [
+        ("de", "DE_TAX_ID", de_tax_id, "Meine Steuer-ID ist {} für die Lohnabrechnung."),
+        ("de", "DE_ID_CARD", de_id_card, "Die Nummer auf meinem Ausweis: {} bitte prüfen."),
+        ("fr", "FR_NIR", fr_nir, "Mon numéro de sécurité sociale est le {} merci."),
+        ("nl", "NL_BSN", lambda r: _mod11(r, "1", bsn=True), "Mijn BSN is {} voor het dossier."),
+        ("pt", "PT_NIF", lambda r: _mod11(r, "2", bsn=False), "O meu NIF é {} para a fatura."),
+        ("pt", "PT_CC", pt_cc, "O número do cartão de cidadão é {} obrigado."),
+    ],
+)
+def test_a_valid_number_is_found_and_one_with_a_wrong_check_is_kept(
+    presidio_analyzer: AnalyzerEngine, seed: int, language: str, entity: str, make, template: str
+) -> None:
+    good, bad = make(random.Random(f"{entity}{seed}"))
+    assert (entity, good) in values(template.format(good), presidio_analyzer, language)
+    assert not any(
+        t == entity for t, _ in values(template.format(bad), presidio_analyzer, language)
+    )
+
+
+def test_a_language_s_identifiers_are_looked_for_only_in_that_language(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    good, _ = _mod11(random.Random(7), "1", bsn=True)
+    text = f"Mijn BSN is {good} voor het dossier."
+    assert ("NL_BSN", good) in values(text, presidio_analyzer, "nl")
+    assert not any(t == "NL_BSN" for t, _ in values(text, presidio_analyzer, "en"))
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "entity", "value"),
+    [
+        ("es", "Mi DNI es 12345678Z, gracias.", "ES_NIF", "12345678Z"),
+        ("pl", "Mój PESEL to 44051401458, dziękuję.", "PL_PESEL", "44051401458"),
+    ],
+)
+def test_presidio_s_country_recognizers_run_in_their_language(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, entity: str, value: str
+) -> None:
+    assert (entity, value) in values(text, presidio_analyzer, language)
+    assert (entity, value) not in values(text, presidio_analyzer, "en")
+
+
+async def test_a_german_scope_replaces_a_steuer_id_an_english_only_scope_keeps_it(
+    guardrail: PresidioGuardrail,
+) -> None:
+    good, _ = de_tax_id(random.Random(3))
+    text = f"Hallo, meine Steuer-ID ist {good}, bitte für die Abrechnung verwenden."
+    german = await guardrail.anonymize(
+        T1, text, platform="slack", policy=PolicyOverride(languages=("de", "fr"))
+    )
+    assert good not in german.text
+    assert "<DE_TAX_ID_1>" in german.text
+    english = await guardrail.anonymize(T1, text, platform="slack")
+    assert "DE_TAX_ID" not in english.text
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "date"),
+    [
+        ("de", "Geburtsdatum: 14.03.1987, Wohnort bekannt.", "14.03.1987"),
+        ("de", "Sie ist am 2. März 1990 geboren, geboren am 02.03.90 laut Akte.", "02.03.90"),
+        ("fr", "Il est né le 14 mars 1987 à l'hôpital.", "14 mars 1987"),
+        ("es", "Fecha de nacimiento: 14/03/1987 según el expediente.", "14/03/1987"),
+        ("it", "Data di nascita 14 marzo 1987, residente altrove.", "14 marzo 1987"),
+        ("nl", "Zij is geboren op 14 maart 1987 in het ziekenhuis.", "14 maart 1987"),
+        (
+            "pt",
+            "Data de nascimento: 14 de março de 1987, conforme o registo.",
+            "14 de março de 1987",
+        ),
+        ("pl", "Pacjent urodzony 14 marca 1987 r. w szpitalu.", "14 marca 1987"),
+        ("pl", "Data urodzenia: 14.03.1987", "14.03.1987"),
+    ],
+)
+def test_a_date_of_birth_is_found_after_its_language_s_birth_word(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, date: str
+) -> None:
+    assert ("DATE_OF_BIRTH", date) in values(text, presidio_analyzer, language)
+
+
+def test_a_date_without_a_birth_word_stays(presidio_analyzer: AnalyzerEngine) -> None:
+    text = "Die Rechnung vom 14.03.2024 ist bezahlt, Lieferung am 2. April 2024."
+    assert not any(t == "DATE_OF_BIRTH" for t, _ in values(text, presidio_analyzer, "de"))
