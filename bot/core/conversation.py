@@ -29,6 +29,7 @@ from bot.core.errors import (
     ModelError,
     StoreError,
 )
+from bot.core.fork import Fork, ForkSpan
 from bot.core.limits import Throttled, throttled_reply
 from bot.core.logsafe import describe, log_failure
 from bot.core.metrics import NO_METRICS
@@ -45,6 +46,7 @@ from bot.core.ports import (
     StreamRestorer,
     ThreadLocks,
     TurnLimiter,
+    VaultCopier,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
 from bot.core.text import (
@@ -58,6 +60,7 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
+from bot.core.thread_fork import ThreadForks
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -99,6 +102,7 @@ class Conversation:
         scopes: Scopes | None = None,
         ledger: SpendLedger | None = None,
         files: FileReader | None = None,
+        vault_copier: VaultCopier | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -121,6 +125,11 @@ class Conversation:
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._edits = ThreadEdits(
             guardrail=guardrail, history=history, locks=locks, in_flight=self._in_flight
+        )
+        self._forks = (
+            None
+            if vault_copier is None
+            else ThreadForks(history=history, locks=locks, values=vault_copier, audit=audit)
         )
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
@@ -250,6 +259,36 @@ class Conversation:
     ) -> int:
         """Keep a user's edited message in place of its earlier text (``ThreadEdits``)."""
         return await self._edits.message_edited(thread_id, before, after, platform=platform)
+
+    async def fork(
+        self,
+        source: ThreadId,
+        target: ThreadId,
+        span: ForkSpan,
+        *,
+        workspace: str,
+        channel: str,
+        user_id: str,
+    ) -> Fork:
+        """Start ``target`` from the chosen turns of ``source`` (``ThreadForks.fork``).
+
+        Raises:
+            InputRejected: a bad selection, an unknown source, a target that is not new, or
+                no vault to copy from (this service was built without one).
+            StoreError: the stores failed.
+        """
+        if self._forks is None:
+            raise InputRejected("forking is not available here", reason="unavailable")
+        platform = source.split(":", 1)[0]
+        return await self._forks.fork(
+            source,
+            target,
+            span,
+            platform=platform,  # type: ignore[arg-type]
+            workspace=workspace,
+            channel=channel,
+            user_id=user_id,
+        )
 
     async def _guarded(
         self,
