@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from bot.app import App
 from bot.core.errors import InputRejected
 from bot.core.fork import ForkSpan, turns_of
-from bot.core.types import ChatMessage, TurnStatus, thread_id
+from bot.core.types import ChatMessage, TurnStatus, parse_thread_id, thread_id
 from tests.e2e.conftest import MakeApp, audit_rows, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic, block_text
+from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
+
+ROOT = Path(__file__).resolve().parents[2]
 
 MARIA, MARIA_MAIL = "Maria Gonzalez", "maria.gonzalez@example.com"
 PHONE, BOB_MAIL = "+1 415 555 0199", "bob.smith@example.org"
@@ -167,3 +175,77 @@ def test_turns_are_a_user_message_with_its_answers() -> None:
         ChatMessage("assistant", "e"),
     ]
     assert [len(t) for t in turns_of(history)] == [2, 1, 2]
+
+
+def _cli(app: App, *args: str) -> subprocess.CompletedProcess[str]:
+    """``veilbot fork ...`` as an operator runs it, on the app's stores."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("VEILBOT_", "ANTHROPIC_"))}
+    env = {
+        **clean,
+        "VEILBOT_DATA_DIR": str(app.settings.data_dir),
+        "VEILBOT_REDIS_URL": str(app.settings.redis_url),
+        "VEILBOT_REDIS_PREFIX": app.settings.redis_prefix,
+        "VEILBOT_VAULT_KEY": TEST_VAULT_KEY_B64,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "fork", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+async def test_the_cli_forks_into_a_new_console_thread(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    app = await make_app()
+    source = unique_thread()
+    await _three_turns(app, source)
+    before = await app.history.load(thread_id("console", source))
+
+    done = await asyncio.to_thread(_cli, app, f"console:{source}", "--first-k", "2")
+
+    assert done.returncode == 0, done.stderr
+    target = parse_thread_id(done.stdout.strip())
+    assert target.startswith("console:fork-")
+    assert "2 turns, 3 vault values kept" in done.stderr
+    assert await app.history.load(target) == before[:4]
+    values = {v for _, v in (await app.vault.mapping(target)).values()}
+    assert values == {MARIA, MARIA_MAIL, PHONE}
+    # The console goes on with it: the model sees the kept turns, the answer restores.
+    fake_anthropic.answer("<PHONE_NUMBER_1> for <PERSON_1>")
+    reply = await app.conversation.handle(message("Whose number?", target.split(":", 1)[1]))
+    assert reply is not None
+    assert reply.text == f"{PHONE} for {MARIA}"
+    assert len(fake_anthropic.requests[-1].body["messages"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--first-k", "1", "--last-n", "1"], "not both"),
+        (["--last-n", "-2"], "at least 1"),
+        (["--first-k", "9"], "has 3 turns kept; first_k=9"),
+        ([], "not both (and not neither)"),
+    ],
+)
+async def test_the_cli_says_what_is_wrong(make_app: MakeApp, args: list[str], says: str) -> None:
+    app = await make_app()
+    source = unique_thread()
+    await _three_turns(app, source)
+
+    done = await asyncio.to_thread(_cli, app, f"console:{source}", *args)
+
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert done.stdout == ""
+
+
+async def test_the_cli_refuses_an_unknown_thread(make_app: MakeApp) -> None:
+    app = await make_app()
+    done = await asyncio.to_thread(_cli, app, "console:nobody-here", "--last-n", "1")
+    assert done.returncode == 2
+    assert "no history for that thread" in done.stderr
