@@ -290,6 +290,16 @@ class FakeSlack(OAuthSide):
             msg.metadata = p["metadata"]
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "text": msg.text}
 
+    def _m_chat_getPermalink(self, p: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(p.get("channel")), str(p.get("message_ts"))
+        link = f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+        return {"ok": True, "channel": channel, "permalink": link}
+
+    def _m_chat_delete(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.messages.pop(str(p.get("ts")), None) is None:
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": p.get("channel"), "ts": p.get("ts")}
+
     def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "message_ts": self._new_ts()}
 
