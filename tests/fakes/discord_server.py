@@ -285,6 +285,14 @@ class FakeDiscord:
             return 200, wire.message(int(parts[3]), channel, body.get("content", ""))
         if parts[-1] == "threads" and method == "POST":
             return self._start_thread(channel, int(parts[3]), body["name"])
+        if method == "DELETE" and len(parts) == 4 and parts[2] == "messages":
+            self._posted[channel] = [
+                m for m in self._posted.get(channel, []) if m["id"] != parts[3]
+            ]
+            return 204, None
+        if method == "DELETE" and len(parts) == 2:  # a thread (or channel) deleted
+            thread = self._threads.pop(channel, None)
+            return (200, thread) if thread else (404, {"message": "Unknown Channel", "code": 10003})
         return 404, {"message": "404: Not Found", "code": 0}
 
     def _thread_member(self, thread: int, user: int) -> tuple[int, Any]:
