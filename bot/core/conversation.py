@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from dataclasses import replace
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
@@ -259,6 +260,31 @@ class Conversation:
     ) -> int:
         """Keep a user's edited message in place of its earlier text (``ThreadEdits``)."""
         return await self._edits.message_edited(thread_id, before, after, platform=platform)
+
+    async def answer_edit(
+        self, message: InboundMessage, before: str, sink: ReplySink | None = None
+    ) -> Reply | None:
+        """A user edited a message: answer it again if it is the thread's last user message.
+
+        Then the old exchange is taken out of the history and the turn runs on the edited text
+        (``message``: the message as it reads now, no ``event_id``): the history holds one
+        turn, and the returned reply replaces the old answer. An older message, or an edit to
+        nothing, is kept as ``message_edited`` keeps it, and ``None`` says nothing is to be
+        shown. An edit that arrives while its answer is still being written waits for the
+        thread's lock, so it is answered again once that answer is stored.
+        """
+        tid, platform = message.thread_id, message.platform
+        if not clean_user_text(message.text) or not await self._edits.withdraw_last(
+            tid, before, platform=platform
+        ):
+            await self.message_edited(tid, before, message.text, platform=platform)
+            return None
+        reply = await self.handle(replace(message, event_id=None), sink)
+        try:
+            await self._edits.settle(tid)
+        except StoreError as exc:  # answered; the values edited out go at the next write
+            log_failure(log, "vault retention after an edit failed thread=%s", exc, tid)
+        return reply
 
     async def fork(
         self,

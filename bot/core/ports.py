@@ -366,6 +366,17 @@ class MessageHandler(Protocol):
         """A user edited a message: keep the new text (through the guardrail) in its place."""
         ...
 
+    async def answer_edit(
+        self, message: InboundMessage, before: str, sink: ReplySink | None = None
+    ) -> Reply | None:
+        """A user edited a message that read ``before``; ``message`` is it as it reads now.
+
+        The thread's last user message is answered again, its old exchange replaced in the
+        history: the reply is to be shown in place of the old answer. Any other is kept as
+        ``message_edited`` keeps it, and ``None`` is returned (nothing to show).
+        """
+        ...
+
     async def fork(
         self,
         source: ThreadId,

@@ -30,6 +30,14 @@ from aiohttp import WSMsgType, web
 
 from tests.fakes.slack_oauth import OAuthSide
 
+_TS = itertools.count(1)
+
+
+def new_ts() -> str:
+    """A fresh, increasing message timestamp: people's messages and the bot's share one clock."""
+    return f"1700000000.{next(_TS):06d}"
+
+
 BOT_USER_ID = "UBOT"
 BOT_ID = "B0BOT"
 TEAM_ID = "T1"
@@ -210,7 +218,9 @@ class FakeSlack(OAuthSide):
 
     # Web API -------------------------------------------------------------------------
     def _new_ts(self) -> str:
-        return f"1800000000.{next(self._clock):06d}"
+        # One clock with the people's messages (``slack_payloads.new_ts``), as in Slack: a
+        # thread's messages sort by ``ts`` in the order they were posted.
+        return new_ts()
 
     async def _params(self, request: web.Request) -> dict[str, Any]:
         raw = await request.text()
