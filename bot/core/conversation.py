@@ -305,7 +305,7 @@ class Conversation:
         """
         if self._forks is None:
             raise InputRejected("forking is not available here", reason="unavailable")
-        platform = source.split(":", 1)[0]
+        platform = target.split(":", 1)[0]  # the new thread's, where its audit run belongs
         return await self._forks.fork(
             source,
             target,
