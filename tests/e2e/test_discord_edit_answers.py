@@ -99,3 +99,32 @@ async def _history_once(
         if done(history) or time.monotonic() > deadline:
             return history
         await asyncio.sleep(0.02)
+
+
+async def test_an_edit_while_the_answer_is_being_written_replaces_it_once_it_is_done(
+    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic
+) -> None:
+    bot = await start_bot(queue_enabled=True)
+    first = fake_discord.message(f"{MENTION} Is the 12th of May fine?", mentions=(BOT_ID,))
+    thread = int(first["id"])
+    tid = thread_id("discord", str(GUILD_ID), str(thread))
+    fake_anthropic.hold()
+    await fake_discord.dispatch("MESSAGE_CREATE", first)
+    await bot.until(lambda: len(fake_anthropic.requests) == 1)
+    edit = {
+        **first,
+        "content": f"{MENTION} Is the 14th of May fine?",
+        "edited_timestamp": EDITED_AT,
+    }
+    await fake_discord.dispatch("MESSAGE_UPDATE", edit)
+    fake_anthropic.release()
+    await bot.until(lambda: len(fake_anthropic.requests) == 2)
+    await bot.until(lambda: any("14th" in s for s in fake_discord.shown(thread)))
+    await bot.settle()
+
+    (answer,) = fake_discord.shown(thread)
+    assert "14th" in answer
+    assert "12th" not in answer
+    history = await bot.app.history.load(tid)
+    assert [m.role for m in history] == ["user", "assistant"]
+    assert "14th" in history[0].text
