@@ -8,7 +8,7 @@ from adapters.discord.fork import FORK_NOT_HERE
 from bot.core.types import thread_id
 from tests.e2e.discord_harness import RunningBot, StartBot
 from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.discord_server import BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
+from tests.fakes.discord_server import ALICE_ID, BOT_ID, CHANNEL_ID, GUILD_ID, FakeDiscord
 
 MENTION = f"<@{BOT_ID}>"
 MARIA_MAIL, PHONE = "maria.gonzalez@example.com", "+1 415 555 0199"
@@ -99,3 +99,23 @@ async def test_fork_in_a_dm_is_refused(start_bot: StartBot, fake_discord: FakeDi
     )
     await bot.until(lambda: bool(fake_discord.followups()))
     assert fake_discord.followups()[-1].body["content"] == FORK_NOT_HERE
+
+
+async def test_fork_in_a_private_thread_is_refused(
+    start_bot: StartBot, fake_discord: FakeDiscord
+) -> None:
+    bot = await start_bot()
+    await bot.ready()
+    private = fake_discord.add_thread(fake_discord.next_id(), owner=ALICE_ID)
+    private["type"] = 12  # a private thread: its fork, a public thread, would show it to more
+
+    await fake_discord.dispatch(
+        "INTERACTION_CREATE",
+        fake_discord.slash(
+            "fork", channel=int(private["id"]), options=[{"type": 4, "name": "last_n", "value": 1}]
+        ),
+    )
+    await bot.until(lambda: bool(fake_discord.followups()))
+
+    assert fake_discord.followups()[-1].body["content"] == FORK_NOT_HERE
+    assert not fake_discord.of("POST", "/threads")
