@@ -50,6 +50,7 @@ from guardrails.presidio import PresidioGuardrail, detect
 from guardrails.redact import Redactor
 from guardrails.restore.reveal import RevealPolicy
 from guardrails.rules.ocr import as_printed
+from guardrails.vault.fork import RedisVaultCopier
 from guardrails.vault.keys import KeyRing, derive_queue_key
 from guardrails.vault.rotation import check_keys
 from guardrails.vault.sealing import AesGcmSealer
@@ -352,6 +353,7 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
             files=FilesReader(
                 guardrail, FileLimits.of(settings), tesseract=settings.files_tesseract
             ),
+            vault_copier=RedisVaultCopier(vault),
         )
         yield App(
             settings,

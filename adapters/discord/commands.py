@@ -1,4 +1,4 @@
-"""Slash commands: ``/forget``, ``/help`` and ``/audit export``, answered privately."""
+"""Slash commands: ``/forget``, ``/fork``, ``/help`` and ``/audit export``, answered privately."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.admin import audit_group, budget_group
+from adapters.discord.fork import fork as fork_conversation
 from adapters.discord.participants import takes_part
 from bot.core.errors import VeilbotError
 from bot.core.ports import AdminCommands, MessageHandler
@@ -25,6 +26,8 @@ HELP_TEXT = (
     "- Attach a file (text, CSV, JSON, code) and ask about it: I read it through the same "
     "guardrail as your words.\n"
     "- `/forget` erases this conversation's history and the personal data I kept for it.\n"
+    "- `/fork first_k:K` (or `last_n:N`) starts a new thread in this channel with the first K "
+    "(last N) turns of this conversation.\n"
     "- `/audit export` (admins only) sends you the redacted audit log, privately.\n"
     "- `/settings` (admins only) shows my settings in this channel.\n"
     "- `/budget show`, `/budget raise` (admins only): this month's spend, raise a budget."
@@ -49,6 +52,15 @@ def build_tree(
     @tree.command(name="forget", description="Erase this conversation's history and its data")
     async def forget(interaction: discord.Interaction) -> None:
         await _forget(interaction, handler, admin)
+
+    @tree.command(name="fork", description="Start a new thread from this conversation's turns")
+    @app_commands.describe(
+        first_k="keep the first K turns", last_n="keep the last N turns (give one of the two)"
+    )
+    async def fork(
+        interaction: discord.Interaction, first_k: int | None = None, last_n: int | None = None
+    ) -> None:
+        await fork_conversation(interaction, handler, first_k, last_n)
 
     @tree.command(name="settings", description="veilbot's settings in this channel (admins)")
     async def settings(interaction: discord.Interaction) -> None:

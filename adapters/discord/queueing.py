@@ -121,7 +121,9 @@ class QueuedTurns:
             return
         if queued.trigger == EDITED:
             earlier = replace(facts, content=queued.previous or "")
-            await self._turns.edited(inbound, to_inbound(earlier, queued.channel, bot_id).text)
+            await self._turns.edited(
+                client, inbound, to_inbound(earlier, queued.channel, bot_id).text
+            )
             return
         # The queue dedupes deliveries; every attempt at an entry is one audit run.
         inbound = replace(inbound, event_id=None, run_id=event.run_id)

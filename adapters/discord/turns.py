@@ -14,6 +14,7 @@ from dataclasses import replace
 import discord
 
 from adapters.discord.destinations import destination
+from adapters.discord.edits import answer_of, replace_answer
 from adapters.discord.events import (
     MessageFacts,
     Trigger,
@@ -94,13 +95,31 @@ class Turns:
         facts, _, inbound = read
         assert client.user is not None  # noqa: S101  (checked by read)
         earlier = replace(facts, content=before)
-        await self.edited(inbound, to_inbound(earlier, int(inbound.channel), client.user.id).text)
+        bot_id = client.user.id
+        await self.edited(client, inbound, to_inbound(earlier, int(inbound.channel), bot_id).text)
 
-    async def edited(self, inbound: InboundMessage, before: str) -> None:
-        """Tell the core a message now reads ``inbound.text`` instead of ``before``."""
-        await self._handler.message_edited(
-            inbound.thread_id, before, inbound.text, platform="discord"
-        )
+    async def edited(self, client: discord.Client, inbound: InboundMessage, before: str) -> None:
+        """A message now reads ``inbound.text`` instead of ``before``: kept, maybe answered again.
+
+        The core answers it again if it was the conversation's last question; the bot's answer
+        is then edited in place (pinging nobody: an edit notifies no one anyway).
+        """
+        assert client.user is not None  # noqa: S101  (a connected client)
+        answer = await answer_of(client, inbound, client.user.id)
+        if answer is None:  # nothing of ours to replace: keep the new text only
+            await self._handler.message_edited(
+                inbound.thread_id, before, inbound.text, platform="discord"
+            )
+            return
+        if inbound.files:
+            inbound = replace(inbound, file_source=self._files)
+        reply = await self._handler.answer_edit(replace(inbound, event_id=None), before)
+        if reply is None:
+            return
+        if reply.ephemeral:
+            await _tell_privately(client, int(inbound.user_id), reply.text)
+            return
+        await replace_answer(answer, reply.text, ())
 
     async def follows(self, facts: MessageFacts, inbound: InboundMessage, bot_id: int) -> bool:
         """Whether the bot answers un-mentioned messages in this thread."""

@@ -28,6 +28,8 @@ def help_text(command: str) -> str:
         "through the same guardrail as your words.\n"
         "• `forget` (mention me with it in a thread) erases that thread's history.\n"
         f"• `{command} forget <link to a thread message>` does the same from anywhere.\n"
+        f"• `{command} fork <link to a thread message> first_k=K` (or `last_n=N`), run in "
+        "that thread's channel, starts a new thread there with its first K (last N) turns.\n"
         f"• `{command} audit export [since] [thread:ID|channel:ID|user:ID]` (admins only) "
         "sends you the redacted audit log in a direct message.\n"
         f"• `{command} settings` (admins only) shows my settings in this channel.\n"

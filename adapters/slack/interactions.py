@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import commands
 from adapters.slack.admin import UNAVAILABLE, AdminExport, audit_usage, budget_command
 from adapters.slack.events import Delivery, split_thread_id, team_of, thread_from_permalink
+from adapters.slack.fork import SlackForks
 from adapters.slack.participants import wrote_in
 from adapters.slack.replies import Target, post_text
 from bot.core.errors import InputRejected, VeilbotError
@@ -45,6 +46,7 @@ class Interactions:
         self._client, self._limit = client, limit
         self._admin = admin
         self._admin_export = AdminExport(admin, client)
+        self._forks = SlackForks(handler, client, command)
         app.command(command)(self._on_command)
         app.action(commands.FORGET_CONFIRM)(self._on_confirm)
         app.action(commands.FORGET_CANCEL)(self._on_cancel)
@@ -69,6 +71,10 @@ class Interactions:
             return
         if verb == "settings":
             await ack(text=self._settings_text(command), response_type="ephemeral")
+            return
+        if verb == "fork":
+            await ack()  # within Slack's 3 seconds: the fork posts and copies first
+            await respond(text=await self._forks.run(command, arg), response_type="ephemeral")
             return
         if verb == "budget":
             await ack()

@@ -1,7 +1,8 @@
 """Which Slack events become work: bolt's event listeners and the queue worker's handler.
 
 A mention, a DM or a follow-up in a thread the bot is in becomes a turn (``Turns.run``); a
-deleted or edited message goes to the core, which withdraws or re-redacts it. With a queue,
+deleted message goes to the core, which withdraws it; an edited one is answered again in
+place when it was the thread's last question (``Turns.edited``), else re-redacted. With a queue,
 bolt's listener middleware (``Enqueuer.middleware``) puts message events on it instead, and
 ``work_queued`` answers each later, on any replica, as the listener would have. Every piece of
 work is tracked, so shutdown can wait for it.
@@ -94,10 +95,8 @@ class Listeners:
             tid, text = deleted
             await self._track(self._handler.message_deleted(tid, text, platform="slack"))
             return True
-        if (edited := edited_message(body, bot_user_id=bot_user_id)) is not None:
-            tid, before, after = edited
-            work = self._handler.message_edited(tid, before, after, platform="slack")
-            await self._track(work)
+        if edited_message(body, bot_user_id=bot_user_id) is not None:
+            await self._track(self._turns.edited(body, context))
             return True
         return False
 

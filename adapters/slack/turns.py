@@ -16,7 +16,8 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.assistant import AssistantView
-from adapters.slack.events import Delivery, skip_reason, to_delivery
+from adapters.slack.edits import answer_of, replace_answer
+from adapters.slack.events import Delivery, edited_message, skip_reason, to_delivery
 from adapters.slack.files import SlackFiles
 from adapters.slack.formatting import mentioned_users
 from adapters.slack.groups import UserGroups
@@ -88,6 +89,44 @@ class Turns:
                     logger.info("queued slack event was answered before; not again thread=%s", tid)
                     return
             await self._deliver(delivery, target, queued)
+
+    async def edited(self, body: dict[str, Any], context: dict[str, Any]) -> None:
+        """A person edited a message: kept, and answered again in place if it was the last question.
+
+        The core decides (``answer_edit``); the bot's answer found in the thread is updated.
+
+        Turns of the thread start in order (the same per-thread lock as ``run``): an edit that
+        arrives while the answer is still being written waits for it, then replaces it.
+        """
+        bot_user_id = context.get("bot_user_id")
+        change = edited_message(body, bot_user_id=bot_user_id)
+        if change is None:
+            return
+        tid, before, after = change
+        delivery = self._delivery(_as_it_reads(body), context, "edit", None)
+        if delivery is None or delivery.message.thread_id != tid:
+            await self._handler.message_edited(tid, before, after, platform="slack")
+            return
+        message = delivery.message
+        groups = await self._groups_of(message.workspace).of(message.user_id)
+        message = replace(message, event_id=None, groups=groups)
+        if message.files:
+            message = replace(message, file_source=self._files)
+        async with self._locks.hold(tid):
+            target = _target(delivery)
+            answer = await answer_of(self._client, target, message.message_id, bot_user_id)
+            if answer is None:  # nothing of ours to replace: keep the new text only
+                await self._handler.message_edited(tid, before, after, platform="slack")
+                return
+            reply = await self._handler.answer_edit(message, before)
+            if reply is None:
+                return
+            if reply.ephemeral:
+                await post_ephemeral(self._client, target, reply.text)
+                return
+            await replace_answer(
+                self._client, target, answer, reply.text, self._settings.slack_message_chars
+            )
 
     def _delivery(
         self,
@@ -191,3 +230,15 @@ def _target(delivery: Delivery, queued: QueuedEvent | None = None) -> Target:
         asked=mentioned_users(message.text),  # the bot's own mention is removed already
         event=queued.event_id if queued is not None else None,
     )
+
+
+def _as_it_reads(body: dict[str, Any]) -> dict[str, Any]:
+    """A ``message_changed`` envelope as the ``message`` event of the message as it reads now."""
+    event = body.get("event") or {}
+    now = {
+        **(event.get("message") or {}),
+        "type": "message",
+        "channel": event.get("channel"),
+        "channel_type": event.get("channel_type"),
+    }
+    return {**body, "event": now}

@@ -19,6 +19,7 @@ _STATUS = [
     "rate_limited",
     "over_budget",
     "dropped",
+    "forked",
 ]
 
 

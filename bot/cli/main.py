@@ -17,6 +17,7 @@ veilbot admin serve [--host H] [--port P] | new-token | hash-token
 veilbot budget show [--month YYYY-MM] [--json] | raise KIND ID USD | reset KIND ID | rebuild
 veilbot config check [FILE]                           validate a config file, print the settings
 veilbot vault rotate [--page N]                       seal everything again with the current key
+veilbot fork THREAD --first-k K|--last-n N [--into THREAD]   a new thread from another's turns
 ```
 Filters: --thread --user --platform --workspace --channel --status --since --until --meta K=V.
 Exit codes: 0 ok, 1 a runtime failure, 2 a configuration or usage error, 130 interrupted.
@@ -59,6 +60,10 @@ def _command(name: str) -> Command:
         from bot.cli.budgets import run_budget
 
         return run_budget
+    if name == "fork":
+        from bot.cli.fork import run_fork
+
+        return run_fork
     if name == "vault":
         from bot.cli.vault import run_vault
 
@@ -71,7 +76,7 @@ def _command(name: str) -> Command:
 def _log_level(settings: Settings, command: str) -> str:
     # The console and the tools are for people and pipes: keep INFO lines out of their output
     # unless asked for (``run`` and ``admin serve`` are services: the configured level).
-    quiet = ("console", "redact", "audit", "forget", "vault")
+    quiet = ("console", "redact", "audit", "forget", "vault", "fork")
     if command in quiet and "VEILBOT_LOG_LEVEL" not in os.environ:
         return "WARNING"
     return settings.log_level

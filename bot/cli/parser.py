@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_admin_commands(sub)
     _add_budget_commands(sub)
     _add_vault_commands(sub)
+    _add_fork_command(sub)
     config = sub.add_parser("config", help="the config file")
     config_verbs = config.add_subparsers(dest="config_command", required=True)
     check = config_verbs.add_parser(
@@ -74,6 +75,20 @@ def _add_bot_commands(sub: Any) -> None:
         help="write the redacted file here as a file of its kind (docx, xlsx, pptx, csv, pdf; "
         "an image: the painted PNG; a PATH ending .txt: the text the model would read); with "
         "several files or a folder, PATH is a folder",
+    )
+
+
+def _add_fork_command(sub: Any) -> None:
+    fork = sub.add_parser(
+        "fork", help="start a new thread from the first K or last N turns of another"
+    )
+    fork.add_argument("source", metavar="THREAD", help="the thread id to fork (slack:…, …)")
+    fork.add_argument("--first-k", type=int, metavar="K", help="keep its first K turns")
+    fork.add_argument("--last-n", type=int, metavar="N", help="keep its last N turns")
+    fork.add_argument(
+        "--into",
+        metavar="THREAD",
+        help="the new thread's id (it must have no history); default: a new console thread",
     )
 
 

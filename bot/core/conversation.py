@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from dataclasses import replace
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
@@ -29,6 +30,7 @@ from bot.core.errors import (
     ModelError,
     StoreError,
 )
+from bot.core.fork import Fork, ForkSpan
 from bot.core.limits import Throttled, throttled_reply
 from bot.core.logsafe import describe, log_failure
 from bot.core.metrics import NO_METRICS
@@ -45,6 +47,7 @@ from bot.core.ports import (
     StreamRestorer,
     ThreadLocks,
     TurnLimiter,
+    VaultCopier,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
 from bot.core.text import (
@@ -58,6 +61,7 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
+from bot.core.thread_fork import ThreadForks
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -99,6 +103,7 @@ class Conversation:
         scopes: Scopes | None = None,
         ledger: SpendLedger | None = None,
         files: FileReader | None = None,
+        vault_copier: VaultCopier | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -121,6 +126,11 @@ class Conversation:
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._edits = ThreadEdits(
             guardrail=guardrail, history=history, locks=locks, in_flight=self._in_flight
+        )
+        self._forks = (
+            None
+            if vault_copier is None
+            else ThreadForks(history=history, locks=locks, values=vault_copier, audit=audit)
         )
 
     async def handle(self, message: InboundMessage, sink: ReplySink | None = None) -> Reply | None:
@@ -250,6 +260,61 @@ class Conversation:
     ) -> int:
         """Keep a user's edited message in place of its earlier text (``ThreadEdits``)."""
         return await self._edits.message_edited(thread_id, before, after, platform=platform)
+
+    async def answer_edit(
+        self, message: InboundMessage, before: str, sink: ReplySink | None = None
+    ) -> Reply | None:
+        """A user edited a message: answer it again if it is the thread's last user message.
+
+        Then the old exchange is taken out of the history and the turn runs on the edited text
+        (``message``: the message as it reads now, no ``event_id``): the history holds one
+        turn, and the returned reply replaces the old answer. An older message, or an edit to
+        nothing, is kept as ``message_edited`` keeps it, and ``None`` says nothing is to be
+        shown. An edit that arrives while its answer is still being written waits for the
+        thread's lock, so it is answered again once that answer is stored.
+        """
+        tid, platform = message.thread_id, message.platform
+        if not clean_user_text(message.text) or not await self._edits.withdraw_last(
+            tid, before, platform=platform
+        ):
+            await self.message_edited(tid, before, message.text, platform=platform)
+            return None
+        reply = await self.handle(replace(message, event_id=None), sink)
+        try:
+            await self._edits.settle(tid)
+        except StoreError as exc:  # answered; the values edited out go at the next write
+            log_failure(log, "vault retention after an edit failed thread=%s", exc, tid)
+        return reply
+
+    async def fork(
+        self,
+        source: ThreadId,
+        target: ThreadId,
+        span: ForkSpan,
+        *,
+        workspace: str,
+        channel: str,
+        user_id: str,
+    ) -> Fork:
+        """Start ``target`` from the chosen turns of ``source`` (``ThreadForks.fork``).
+
+        Raises:
+            InputRejected: a bad selection, an unknown source, a target that is not new, or
+                no vault to copy from (this service was built without one).
+            StoreError: the stores failed.
+        """
+        if self._forks is None:
+            raise InputRejected("forking is not available here", reason="unavailable")
+        platform = target.split(":", 1)[0]  # the new thread's, where its audit run belongs
+        return await self._forks.fork(
+            source,
+            target,
+            span,
+            platform=platform,  # type: ignore[arg-type]
+            workspace=workspace,
+            channel=channel,
+            user_id=user_id,
+        )
 
     async def _guarded(
         self,

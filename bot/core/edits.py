@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Collection, Sequence
 
+from bot.core.attachments import FILES_SEPARATOR
 from bot.core.ports import Guardrail, HistoryStore, ThreadLocks
 from bot.core.text import clean_user_text
 from bot.core.types import ChatMessage, Platform, Redaction, ThreadId
@@ -84,6 +85,36 @@ class ThreadEdits:
             await self._guardrail.retain(thread_id, kept)
         log.info("edited message kept thread=%s changed=%d", thread_id, changed)
         return changed
+
+    async def withdraw_last(self, thread_id: ThreadId, before: str, *, platform: Platform) -> bool:
+        """Take the thread's last exchange out if its user message reads ``before``.
+
+        For an edit answered again: the turn on the new text then takes the exchange's place,
+        so the history holds one turn, not two. The vault is left as it is until that turn
+        has run (``settle``): a value the edit kept keeps its placeholder. ``False`` (nothing
+        changed) when ``before`` is not the thread's last user message.
+        """
+        old = clean_user_text(before)
+        if not old:
+            return False
+        async with self._locks.hold(thread_id), self._in_flight:
+            history = await self._history.load(thread_id)
+            last = next((m for m in reversed(history) if m.role == "user"), None)
+            if last is None:
+                return False
+            earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
+            if last.text != earlier.text and not last.text.startswith(
+                earlier.text + FILES_SEPARATOR
+            ):
+                return False
+            removed = await self._history.remove_user_message(thread_id, earlier.text)
+        log.info("edited last message withdrawn thread=%s removed=%d", thread_id, removed)
+        return removed > 0
+
+    async def settle(self, thread_id: ThreadId) -> None:
+        """``retain`` under the thread's lock: after an edit's new turn, values edited out go."""
+        async with self._locks.hold(thread_id):
+            await self.retain(thread_id)
 
     async def retain(self, thread_id: ThreadId) -> None:
         """Keep in the vault only the values the thread's kept history still refers to."""

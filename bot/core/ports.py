@@ -12,6 +12,7 @@ from typing import Protocol
 
 from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.budgets import BudgetNotice, Hold, OverBudget
+from bot.core.fork import Fork, ForkSpan
 from bot.core.limits import Throttled
 from bot.core.scopes import ImagePolicy, PolicyOverride
 from bot.core.types import (
@@ -69,6 +70,24 @@ class HistoryStore(Protocol):
 
     async def replace_user_message(self, thread_id: ThreadId, text: str, new_text: str) -> int:
         """Rewrite a user message (placeholder text) in place: an edit; 1 if one was found."""
+        ...
+
+
+class VaultCopier(Protocol):
+    """Gives a forked thread the vault values of its kept messages, and only those."""
+
+    async def copy(self, source: ThreadId, target: ThreadId, kept: Sequence[str]) -> int:
+        """Copy the values of ``source`` the ``kept`` texts refer to into ``target``'s vault.
+
+        The values keep their placeholders; ``target``'s vault must not exist yet.
+
+        Returns:
+            How many values were copied.
+
+        Raises:
+            InputRejected: ``target`` has a vault already.
+            StoreError: a vault could not be read or written.
+        """
         ...
 
 
@@ -345,6 +364,36 @@ class MessageHandler(Protocol):
         self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
     ) -> int:
         """A user edited a message: keep the new text (through the guardrail) in its place."""
+        ...
+
+    async def answer_edit(
+        self, message: InboundMessage, before: str, sink: ReplySink | None = None
+    ) -> Reply | None:
+        """A user edited a message that read ``before``; ``message`` is it as it reads now.
+
+        The thread's last user message is answered again, its old exchange replaced in the
+        history: the reply is to be shown in place of the old answer. Any other is kept as
+        ``message_edited`` keeps it, and ``None`` is returned (nothing to show).
+        """
+        ...
+
+    async def fork(
+        self,
+        source: ThreadId,
+        target: ThreadId,
+        span: ForkSpan,
+        *,
+        workspace: str,
+        channel: str,
+        user_id: str,
+    ) -> Fork:
+        """Start the new thread ``target`` from the chosen turns of ``source`` (``fork``).
+
+        Raises:
+            InputRejected: a bad selection, an unknown source, or a target that is not new
+                (the message says which, for the user).
+            StoreError: the stores failed; nothing of the fork is left.
+        """
         ...
 
     def follows_up(self, message: InboundMessage) -> bool:

@@ -254,6 +254,8 @@ class TurnStatus(StrEnum):
     """A monthly cost budget (workspace, channel or person) is spent."""
     DROPPED = "dropped"
     """Queued, then dropped unanswered: its workspace uninstalled the app meanwhile."""
+    FORKED = "forked"
+    """A new thread started from another's kept turns (a fork): no model call, no text."""
 
 
 @dataclass(frozen=True, slots=True)

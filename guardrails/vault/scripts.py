@@ -247,3 +247,42 @@ end
 redis.call('HSET', KEYS[1], 'r:', ARGV[1])
 return {resealed, moved}
 """
+
+
+# KEYS[1] the new thread's vault hash; ARGV[1] TTL in ms, ARGV[2] how many counters c; then c
+# pairs (an ``n:<TYPE>`` field, the source's last number); then per value: its placeholder,
+# its lookup field, its sealed value, the number of name-token fields k and those k fields.
+# A fork's values keep their placeholders; a token two of them claim becomes ``*``. Nothing
+# is written into a vault that exists already: returns -1; else the number of values copied.
+COPY_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local c = tonumber(ARGV[2])
+local i = 3
+for j = 1, c do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local copied = 0
+while i <= #ARGV do
+  local ph, lookup, sealed, k = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  i = i + 4
+  local claimed = {lookup}
+  for j = 1, k do
+    local token = ARGV[i + j - 1]
+    local owner = redis.call('HGET', KEYS[1], token)
+    if not owner then
+      redis.call('HSET', KEYS[1], token, ph)
+      claimed[#claimed + 1] = token
+    elseif owner ~= ph then
+      redis.call('HSET', KEYS[1], token, '*')
+    end
+  end
+  i = i + k
+  local listed = table.concat(claimed, ' ')
+  redis.call('HSET', KEYS[1], lookup, ph, 'p:' .. ph, sealed, 'k:' .. ph, listed)
+  copied = copied + 1
+end
+redis.call('HSET', KEYS[1], 'v:', '2')
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return copied
+"""

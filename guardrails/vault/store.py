@@ -67,6 +67,7 @@ from guardrails.vault.keys import KEY_SETTING, KeyRing, derive_keys
 from guardrails.vault.opened import OpenedVault
 from guardrails.vault.scripts import (
     ASSIGN_LUA,
+    COPY_LUA,
     FIELDS_LUA,
     FORGET_LUA,
     LAYOUT,
@@ -180,6 +181,7 @@ class RedisVault:
         self._peek = redis.register_script(PEEK_LUA)
         self._list = redis.register_script(LIST_LUA)
         self._fields = redis.register_script(FIELDS_LUA)
+        self._copy = redis.register_script(COPY_LUA)
 
     async def assign(
         self, tid: ThreadId, items: Sequence[tuple[str, str] | VaultEntry]
@@ -283,6 +285,37 @@ class RedisVault:
             for part in entry.parts:
                 args += self.index_by_key(tid, part, part=True)
         return args
+
+    async def write_copy(
+        self, tid: ThreadId, counters: dict[str, str], values: Sequence[tuple[str, VaultEntry]]
+    ) -> int:
+        """Fill a new thread's vault: each value under the placeholder it had (a fork).
+
+        ``counters``: the ``n:<TYPE>`` fields to start from (numbers are never reissued);
+        ``values``: placeholder and entry, sealed and looked up for ``tid`` here.
+
+        Returns:
+            How many values were written; -1 when the vault exists already (nothing written).
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
+            StoreError: Redis refused the script.
+        """
+        args: list[str | int] = [self._ttl_ms, len(counters)]
+        for name, last in counters.items():
+            args += [name, last]
+        for placeholder, entry in values:
+            key = entry.value if entry.key is None else entry.key
+            tokens = ["t:" + self.index_by_key(tid, p, part=True)[0] for p in entry.parts]
+            args += [
+                placeholder,
+                "h:" + self.index_by_key(tid, key)[0],
+                self._seal(tid, entry.type, entry.value),
+                len(tokens),
+                *tokens,
+            ]
+        async with redis_errors_as_store_errors("copy", tid):
+            return int(await self._copy(keys=[self._keys.thread(tid, "vault")], args=args))
 
     async def retain(self, tid: ThreadId, placeholders: Iterable[str]) -> int:
         """Drop every value of the thread but those of ``placeholders`` (one atomic script).

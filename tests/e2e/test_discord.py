@@ -200,6 +200,7 @@ async def test_slash_commands_are_synced_to_the_configured_guild_and_help_answer
     synced = fake_discord.of("PUT", f"/guilds/{GUILD_ID}/commands")
     assert {c["name"] for c in synced[0].body} == {
         "forget",
+        "fork",
         "help",
         "audit",
         "settings",

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.core.types import Platform, TextAnalysis, TurnStatus
+from bot.core.fork import ForkSpan
+from bot.core.types import Platform, TextAnalysis, TurnStatus, thread_id
 from tests.e2e.conftest import MakeApp, audit_rows, conversation_with, message, unique_thread
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import redis_dump
@@ -62,10 +63,23 @@ async def test_personal_data_never_reaches_the_model_or_any_store(
     replies = [await app.conversation.handle(message(t, thread, private=True)) for t in TURNS]
 
     assert all(r is not None and r.status is TurnStatus.OK for r in replies)
+    # A fork copies the thread's values into a vault of its own: sealed, like the source's.
+    fork = unique_thread()
+    await app.conversation.fork(
+        thread_id("console", thread),
+        thread_id("console", fork),
+        ForkSpan(last_n=2),
+        workspace="local",
+        channel=fork,
+        user_id="U-tester",
+    )
+    assert len(await app.vault.mapping(thread_id("console", fork))) > 0
     assert leaked(SEEDED, fake_anthropic.all_text_sent()) == []
     assert leaked(SEEDED, redis_dump(redis_url, app.settings.redis_prefix)) == []
     rows = await audit_rows(app, thread)
     assert [r["status"] for r in rows] == ["ok", "ok", "ok"]
+    rows += await audit_rows(app, fork)
+    assert [r["status"] for r in rows[3:]] == ["forked"]
     assert leaked(SEEDED, "\n".join(str(v) for row in rows for v in row.values())) == []
     # The people in the thread get their own values back.
     shown = "\n".join(r.text for r in replies if r)

@@ -209,6 +209,10 @@ class FakeDiscord:
     def edits(self) -> list[Request]:
         return [r for r in self.requests if r.method == "PATCH" and "/messages/" in r.path]
 
+    def shown(self, channel: int) -> list[str]:
+        """The bot's messages in a channel as people see them now (edits applied), in order."""
+        return [str(m["content"]) for m in self._posted.get(channel, [])]
+
     def of(self, method: str, fragment: str) -> list[Request]:
         return [r for r in self.requests if r.method == method and fragment in r.path]
 
@@ -282,9 +286,20 @@ class FakeDiscord:
             found = [m for m in self._posted.get(channel, []) if int(m["id"]) > after]
             return 200, list(reversed(found[:limit]))  # newest first, as Discord answers
         if len(parts) == 4 and method == "PATCH":
+            for posted in self._posted.get(channel, []):  # what people see from now on
+                if posted["id"] == parts[3]:
+                    posted["content"] = body.get("content", "")
             return 200, wire.message(int(parts[3]), channel, body.get("content", ""))
         if parts[-1] == "threads" and method == "POST":
             return self._start_thread(channel, int(parts[3]), body["name"])
+        if method == "DELETE" and len(parts) == 4 and parts[2] == "messages":
+            self._posted[channel] = [
+                m for m in self._posted.get(channel, []) if m["id"] != parts[3]
+            ]
+            return 204, None
+        if method == "DELETE" and len(parts) == 2:  # a thread (or channel) deleted
+            thread = self._threads.pop(channel, None)
+            return (200, thread) if thread else (404, {"message": "Unknown Channel", "code": 10003})
         return 404, {"message": "404: Not Found", "code": 0}
 
     def _thread_member(self, thread: int, user: int) -> tuple[int, Any]:

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 import uuid
@@ -16,15 +15,9 @@ from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
-from tests.fakes.slack_server import BOT_USER_ID, TEAM_ID
+from tests.fakes.slack_server import BOT_USER_ID, TEAM_ID, new_ts
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
-_ts = itertools.count(1)
-
-
-def new_ts() -> str:
-    """A fresh, increasing message timestamp."""
-    return f"1700000000.{next(_ts):06d}"
 
 
 def rich_text(text: str) -> list[dict[str, Any]]:

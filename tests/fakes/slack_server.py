@@ -30,6 +30,14 @@ from aiohttp import WSMsgType, web
 
 from tests.fakes.slack_oauth import OAuthSide
 
+_TS = itertools.count(1)
+
+
+def new_ts() -> str:
+    """A fresh, increasing message timestamp: people's messages and the bot's share one clock."""
+    return f"1700000000.{next(_TS):06d}"
+
+
 BOT_USER_ID = "UBOT"
 BOT_ID = "B0BOT"
 TEAM_ID = "T1"
@@ -210,7 +218,9 @@ class FakeSlack(OAuthSide):
 
     # Web API -------------------------------------------------------------------------
     def _new_ts(self) -> str:
-        return f"1800000000.{next(self._clock):06d}"
+        # One clock with the people's messages (``slack_payloads.new_ts``), as in Slack: a
+        # thread's messages sort by ``ts`` in the order they were posted.
+        return new_ts()
 
     async def _params(self, request: web.Request) -> dict[str, Any]:
         raw = await request.text()
@@ -289,6 +299,16 @@ class FakeSlack(OAuthSide):
         if p.get("metadata"):
             msg.metadata = p["metadata"]
         return {"ok": True, "channel": msg.channel, "ts": msg.ts, "text": msg.text}
+
+    def _m_chat_getPermalink(self, p: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(p.get("channel")), str(p.get("message_ts"))
+        link = f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+        return {"ok": True, "channel": channel, "permalink": link}
+
+    def _m_chat_delete(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.messages.pop(str(p.get("ts")), None) is None:
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": p.get("channel"), "ts": p.get("ts")}
 
     def _m_chat_postEphemeral(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "message_ts": self._new_ts()}

@@ -14,6 +14,8 @@ SCOPES: dict[str, str | None] = {
     "chat_postMessage": "chat:write",
     "chat_update": "chat:write",
     "chat_postEphemeral": "chat:write",
+    "chat_delete": "chat:write",  # a refused fork's message
+    "chat_getPermalink": None,  # a fork's link to its source; Slack asks no scope for it
     "chat_stream": "chat:write",
     "assistant_threads_setStatus": "assistant:write",
     "assistant_threads_setSuggestedPrompts": "assistant:write",
