@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from dataclasses import replace
 
 from bot.core.access import AccessRules
 from bot.core.attachments import FileIntake, IncomingFile
@@ -44,6 +45,7 @@ from bot.core.ports import (
     SpendLedger,
     StreamRestorer,
     ThreadLocks,
+    ToolBox,
     TurnLimiter,
 )
 from bot.core.scopes import Scope, Scopes, effective_settings, settings_text
@@ -53,11 +55,13 @@ from bot.core.text import (
     MODEL_EMPTY_REPLY,
     NOT_SAVED_NOTE,
     REFUSED_REPLY,
+    TOOLS_EXHAUSTED_REPLY,
     check_input,
     clean_user_text,
     model_reply,
     rejection_reply,
 )
+from bot.core.tool_rounds import ROUND_BREAK, ToolRounds, combined
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -99,6 +103,7 @@ class Conversation:
         scopes: Scopes | None = None,
         ledger: SpendLedger | None = None,
         files: FileReader | None = None,
+        tools: ToolBox | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -115,6 +120,7 @@ class Conversation:
         self._scopes = scopes or Scopes()
         self.budgets = BudgetWatch(ledger)
         self._files = files
+        self._tools = tools
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -285,11 +291,19 @@ class Conversation:
             provider=scope.provider,
             images=files.images,
         )
+        request = await self._offer_tools(turn, request)
         if await _withdrawn(turn):
             return await self._dropped(turn)
         if (spent := await self._hold(turn, request)) is not None:
             return spent
-        result, restored = await self._ask(turn, request, restorer, sink)
+        rounds = self._rounds(turn, request)
+        if rounds is None:
+            result, restored = await self._ask(turn, request, restorer, sink)
+        else:
+            result, restored = await self._ask_with_tools(turn, request, restorer, sink, rounds)
+            if result.tool_calls or not result.text.strip():
+                turn.record.metadata["tool_rounds_exhausted"] = True
+                return turn.reply(TOOLS_EXHAUSTED_REPLY, TurnStatus.MODEL_ERROR)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
         count_placeholders(record, restored)
@@ -301,7 +315,7 @@ class Conversation:
         # What retention must look at beside the messages the write drops: what this turn
         # (and a turn that kept nothing) placed, and what the output scan placed since.
         placed = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
-        answer = ChatMessage("assistant", stored.text)
+        answer = ChatMessage("assistant", stored.text, tuple(rounds.uses) if rounds else ())
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
         return await self._remember(turn, history, (user, answer), restored, sink, placed)
@@ -311,14 +325,82 @@ class Conversation:
 
         The turn's settle (``finish``) gives the hold back with the real cost.
         """
-        held = await self.budgets.reserve(
-            turn.message, turn.record.run_id, self._model.max_cost(request)
-        )
+        most = self._model.max_cost(request)
+        if most is not None and request.tools and self._tools is not None:
+            most *= self._tools.max_rounds + 1  # each round is a model call
+        held = await self.budgets.reserve(turn.message, turn.record.run_id, most)
         turn.lap("budget_hold")
         if isinstance(held, OverBudget):
             return _over_budget(turn, held)
         turn.hold = held
         return None
+
+    async def _offer_tools(self, turn: Turn, request: ModelRequest) -> ModelRequest:
+        """``request`` with the tools the turn's place may use, if its model takes tools."""
+        if self._tools is None or not self._model.takes_tools(request):
+            return request
+        offered = await self._tools.offered(turn.message)
+        turn.lap("tools_list")
+        return replace(request, tools=offered) if offered else request
+
+    def _rounds(self, turn: Turn, request: ModelRequest) -> ToolRounds | None:
+        if not request.tools or self._tools is None:
+            return None
+        return ToolRounds(self._tools, self._guardrail, turn, request.tools)
+
+    async def _ask_with_tools(
+        self,
+        turn: Turn,
+        request: ModelRequest,
+        restorer: StreamRestorer,
+        sink: ReplySink | None,
+        rounds: ToolRounds,
+    ) -> tuple[ModelResult, Restoration]:
+        """Model calls and tool rounds until the model answers (or must: rounds, deadline).
+
+        Each call's text is part of the answer (streamed as it comes); the calls' usage and
+        cost are summed into the turn's.
+        """
+        results: list[ModelResult] = []
+        texts: list[str] = []
+        while True:
+            asked = replace(request, pending=tuple(rounds.uses), answer_now=rounds.must_answer())
+            if sink is None:
+                result = await self._model.complete(asked)
+            else:
+                result = await self._streamed(asked, restorer, sink, gap=bool(texts))
+            results.append(result)
+            if result.text:
+                texts.append(result.text)
+            if not result.tool_calls or asked.answer_now:
+                break
+            await rounds.run(result.tool_calls)
+        turn.lap("model")
+        total = combined(results, ROUND_BREAK.join(texts))
+        turn.used(total)
+        if sink is None:
+            restored = await restore(restorer, total.text)
+        else:
+            await restorer.fetch("", end=True)
+            restored = restorer.finish()
+            turn.record.metadata["streamed"] = True
+        turn.lap("deanonymize")
+        return total, restored
+
+    async def _streamed(
+        self, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink, *, gap: bool
+    ) -> ModelResult:
+        """One model call of a tool turn, streamed; ``gap``: a text came before it."""
+        stream = self._model.stream(request)
+        first = True
+        async for delta in stream:
+            if first and gap:
+                delta = ROUND_BREAK + delta
+            first = False
+            await restorer.fetch(delta)
+            if visible := restorer.feed(delta):
+                await sink.delta(visible)
+        return stream.result
 
     async def _anonymized(
         self,
@@ -421,7 +503,7 @@ class Conversation:
         try:
             await self._guardrail.retain(
                 turn.message.thread_id,
-                [m.text for m in kept],
+                [m.all_text for m in kept],
                 dropped=_dropped([*history, *exchange], kept),
                 placed=placed,
             )
@@ -450,7 +532,7 @@ def _dropped(written: list[ChatMessage], kept: list[ChatMessage]) -> list[str] |
     cut = len(written) - len(kept)
     if cut < 0 or written[cut:] != kept:  # the same objects when the write trimmed only
         return None
-    return [m.text for m in written[:cut]]
+    return [m.all_text for m in written[:cut]]
 
 
 async def _withdrawn(turn: Turn) -> bool:
