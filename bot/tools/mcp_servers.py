@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 LIST_TTL_SECONDS = 300.0
 """How long a server's tool list is used before it is asked again."""
+LIST_TIMEOUT_SECONDS = 10.0
+"""The least time a server's tool list may take (a stdio server starts first): a server
+configured with a short call timeout is still listed."""
 SEPARATOR = "__"
 """Between a server's name and its tool's in the name the model sees (``crm__lookup``)."""
 
@@ -106,7 +109,7 @@ class McpToolBox:
         if known is not None and known[0] > time.monotonic():
             return known[1]
         try:
-            async with asyncio.timeout(server.timeout_seconds):
+            async with asyncio.timeout(max(server.timeout_seconds, LIST_TIMEOUT_SECONDS)):
                 async with self._client(server) as client:
                     listed = await client.list_tools()
         except Exception as exc:  # noqa: BLE001  (a server down: its tools are not offered)
