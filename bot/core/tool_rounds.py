@@ -117,6 +117,14 @@ class ToolRounds:
                 text = redaction.text
                 entry["entities"] = redaction.counts()
         entry["ms"] = round((time.perf_counter() - began) * 1000, 3)
+        log.info(
+            "tool call run=%s tool=%s status=%s entities=%d ms=%.1f",
+            self.turn.record.run_id,
+            call.name,
+            entry["status"],
+            sum(entry["entities"].values()),
+            entry["ms"],
+        )
         return ToolUse(call.id, call.name, stored, text, failed, round_no), entry
 
     async def _stored_arguments(self, call: ToolCall) -> str:

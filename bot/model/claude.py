@@ -42,6 +42,7 @@ _SDK_LOGGERS = (
     "boto3",
     "google.auth",
     "urllib3",
+    "mcp",
 )
 
 

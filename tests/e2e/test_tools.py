@@ -11,8 +11,12 @@ asking) ends in an answer the person can read; nothing kept holds a raw value.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,7 @@ from bot.core.types import Reply, TurnStatus
 from tests.e2e.conftest import MakeApp, audit_dump, audit_rows, message, unique_thread
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
-from tests.fixtures.services import redis_dump
+from tests.fixtures.services import free_port, redis_dump
 
 ROOT = Path(__file__).resolve().parents[2]
 ASKED = "Hi, I'm Maria Gonzalez (+1 415 555 0123). Who manages the account of jane.doe@example.com?"
@@ -320,3 +324,100 @@ async def test_the_echo_model_and_places_outside_the_scopes_get_no_tools(
     assert answered is not None
     assert answered.ok
     assert received(record) == []
+
+
+@pytest.fixture
+def http_customers(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The customer lookup over streamable HTTP: its URL and its record of calls."""
+    record = tmp_path / "http.jsonl"
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VEILBOT_TEST_MCP_RECORD": str(record)}
+    proc = subprocess.Popen(  # noqa: S603  (this interpreter, a module of the tests)
+        [sys.executable, "-m", "tests.fakes.mcp_customers", "--http", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    drain = threading.Thread(target=proc.stderr.read, daemon=True)
+    try:
+        for line in proc.stderr:  # uvicorn says when it listens
+            if "Uvicorn running on" in line:
+                break
+        else:
+            pytest.fail("the MCP HTTP server did not start")
+        drain.start()  # keep the pipe drained
+        yield f"http://127.0.0.1:{port}/mcp", record
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if drain.is_alive():
+            drain.join(timeout=10)
+        proc.stderr.close()
+
+
+async def test_a_streamable_http_server_works_as_a_stdio_one(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, http_customers: tuple[str, Path]
+) -> None:
+    url, record = http_customers
+    entry = {"name": "crm", "url": url, "tools": ["lookup_customer"], "scopes": ["console"]}
+    app = await make_app(tools={"servers": [{**entry, "reveal": True}]})
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    reply = await app.conversation.handle(message(ASKED, unique_thread(), private=True))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    assert received(record) == [
+        {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
+    ]
+    assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
+    assert leaked(FROM_TOOL, reply.text) == FROM_TOOL
+
+
+async def test_tool_calls_still_running_at_the_deadline_are_stopped(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    app = await make_app(
+        tools={
+            "deadline_seconds": 1.5,
+            "servers": [
+                server("crm", tmp_path / "r", ["slow_lookup"], reveal=True, timeout_seconds=60)
+            ],
+        }
+    )
+    fake_anthropic.responder = calling("crm__slow_lookup")
+    reply = await app.conversation.handle(message(ASKED, unique_thread(), private=True))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    assert reply.text == (
+        "The lookup said: error: the turn's time for tools ran out before this call finished"
+    )
+    assert fake_anthropic.requests[-1].body["tool_choice"] == {"type": "none"}
+
+
+async def test_tool_turns_log_no_personal_data_even_at_debug(
+    make_app: MakeApp,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    http_customers: tuple[str, Path],
+    debug_logs: pytest.LogCaptureFixture,
+) -> None:
+    tools = ["lookup_customer", "broken_lookup", "export_all"]
+    over_http = {"name": "web", "url": http_customers[0], "tools": ["lookup_customer"]}
+    app = await make_app(
+        tools={
+            "servers": [
+                server("crm", tmp_path / "r", tools, reveal=True, max_result_chars=500),
+                {**over_http, "scopes": ["console"], "reveal": True},
+            ]
+        }
+    )
+    for tool in [f"crm__{t}" for t in tools] + ["web__lookup_customer"]:
+        fake_anthropic.responder = calling(tool)
+        await app.conversation.handle(message(ASKED, unique_thread(), private=True))
+
+    assert len(received(http_customers[1])) == 1  # the HTTP server was called (with values)
+    assert "tool call" in debug_logs.text  # the failures were logged...
+    assert leaked(FROM_CHAT + FROM_TOOL, debug_logs.text) == []  # ...without values

@@ -1,14 +1,16 @@
 """A small MCP server over stdio for the tool tests: a fake customer lookup, and tools that fail.
 
-Run by the bot as a real MCP server (``python -m tests.fakes.mcp_customers``) through the
-official SDK. Every call's arguments are appended as a JSON line to the file named by
-``VEILBOT_TEST_MCP_RECORD``, so a test can see what the server was given.
+Run by the bot as a real MCP server (``python -m tests.fakes.mcp_customers``, or with
+``--http PORT`` over streamable HTTP) through the official SDK. Every call's arguments are
+appended as a JSON line to the file named by ``VEILBOT_TEST_MCP_RECORD``, so a test can see
+what the server was given.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
@@ -63,4 +65,7 @@ def broken_lookup(email: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if sys.argv[1:2] == ["--http"]:  # streamable HTTP on 127.0.0.1:PORT, path /mcp
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
