@@ -147,9 +147,10 @@ async def audit_dump(app: App) -> str:
     return "\n".join(parts)
 
 
-def conversation_with(app: App, guardrail: Any) -> Conversation:
+def conversation_with(app: App, guardrail: Any, tools: Any = None) -> Conversation:
     """The app's turn, but guarded by ``guardrail`` (to inject a guardrail failure)."""
     return Conversation(
+        tools=tools,
         guardrail=guardrail,
         history=app.history,
         model=app.model,

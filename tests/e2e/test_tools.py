@@ -23,9 +23,18 @@ from typing import Any
 import pytest
 from prometheus_client import generate_latest
 
+from bot.app import build_tools
 from bot.core.text import TOOLS_EXHAUSTED_REPLY
 from bot.core.types import Reply, TurnStatus
-from tests.e2e.conftest import MakeApp, audit_dump, audit_rows, message, unique_thread
+from guardrails.presidio import PresidioGuardrail
+from tests.e2e.conftest import (
+    MakeApp,
+    audit_dump,
+    audit_rows,
+    conversation_with,
+    message,
+    unique_thread,
+)
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
 from tests.fixtures.services import free_port, redis_dump
@@ -421,3 +430,45 @@ async def test_tool_turns_log_no_personal_data_even_at_debug(
     assert len(received(http_customers[1])) == 1  # the HTTP server was called (with values)
     assert "tool call" in debug_logs.text  # the failures were logged...
     assert leaked(FROM_CHAT + FROM_TOOL, debug_logs.text) == []  # ...without values
+
+
+class _CrashesOnToolResults:
+    """A Presidio analyzer that works on chat and crashes on the customer record."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def analyze(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        if "Account manager" in text:
+            raise RuntimeError("spaCy pipeline crashed")
+        return self._real.analyze(text, *args, **kwargs)
+
+
+async def test_a_result_the_guardrail_cannot_read_never_reaches_the_model(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, presidio_analyzer: Any, tmp_path: Path
+) -> None:
+    app = await make_app(
+        tools={"servers": [server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)]}
+    )
+    guardrail = PresidioGuardrail(_CrashesOnToolResults(presidio_analyzer), app.vault)
+    tools = build_tools(app.settings)
+    assert tools is not None
+    conversation = conversation_with(app, guardrail, tools)
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    thread = unique_thread()
+    try:
+        reply = await conversation.handle(message(ASKED, thread, private=True))
+    finally:
+        await tools.aclose()
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    assert reply.text == (
+        "The lookup said: error: the tool's result could not be checked for personal data"
+    )
+    assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
+    [row] = await audit_rows(app, thread)
+    assert metadata(row)["tools"][0]["status"] == "guardrail_error"
