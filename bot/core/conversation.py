@@ -61,7 +61,7 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
-from bot.core.tool_rounds import ROUND_BREAK, ToolRounds, combined
+from bot.core.tool_rounds import ToolRounds
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -315,6 +315,8 @@ class Conversation:
         # What retention must look at beside the messages the write drops: what this turn
         # (and a turn that kept nothing) placed, and what the output scan placed since.
         placed = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
+        if rounds is not None:
+            placed |= rounds.placed
         answer = ChatMessage("assistant", stored.text, tuple(rounds.uses) if rounds else ())
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
@@ -361,22 +363,8 @@ class Conversation:
         Each call's text is part of the answer (streamed as it comes); the calls' usage and
         cost are summed into the turn's.
         """
-        results: list[ModelResult] = []
-        texts: list[str] = []
-        while True:
-            asked = replace(request, pending=tuple(rounds.uses), answer_now=rounds.must_answer())
-            if sink is None:
-                result = await self._model.complete(asked)
-            else:
-                result = await self._streamed(asked, restorer, sink, gap=bool(texts))
-            results.append(result)
-            if result.text:
-                texts.append(result.text)
-            if not result.tool_calls or asked.answer_now:
-                break
-            await rounds.run(result.tool_calls)
+        total = await rounds.answer(self._model, request, restorer, sink)
         turn.lap("model")
-        total = combined(results, ROUND_BREAK.join(texts))
         turn.used(total)
         if sink is None:
             restored = await restore(restorer, total.text)
@@ -386,21 +374,6 @@ class Conversation:
             turn.record.metadata["streamed"] = True
         turn.lap("deanonymize")
         return total, restored
-
-    async def _streamed(
-        self, request: ModelRequest, restorer: StreamRestorer, sink: ReplySink, *, gap: bool
-    ) -> ModelResult:
-        """One model call of a tool turn, streamed; ``gap``: a text came before it."""
-        stream = self._model.stream(request)
-        first = True
-        async for delta in stream:
-            if first and gap:
-                delta = ROUND_BREAK + delta
-            first = False
-            await restorer.fetch(delta)
-            if visible := restorer.feed(delta):
-                await sink.delta(visible)
-        return stream.result
 
     async def _anonymized(
         self,

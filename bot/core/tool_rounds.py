@@ -20,13 +20,21 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.core.errors import GuardrailError, InputRejected, StoreError
-from bot.core.ports import Guardrail, ToolBox
+from bot.core.ports import Guardrail, ModelClient, ReplySink, StreamRestorer, ToolBox
 from bot.core.turn import Turn
-from bot.core.types import ModelResult, ToolCall, ToolOutput, ToolSpec, ToolUse, Usage
+from bot.core.types import (
+    ModelRequest,
+    ModelResult,
+    ToolCall,
+    ToolOutput,
+    ToolSpec,
+    ToolUse,
+    Usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +53,8 @@ class ToolRounds:
     started: float = field(default_factory=time.monotonic)
     uses: list[ToolUse] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
+    placed: set[str] = field(default_factory=set)
+    """The placeholders the results were given: retention's candidates, as the answer's are."""
     rounds: int = 0
 
     def left(self) -> float:
@@ -54,6 +64,34 @@ class ToolRounds:
     def must_answer(self) -> bool:
         """Whether the next model call must answer: rounds or time used up."""
         return self.rounds >= self.tools.max_rounds or self.left() <= 0
+
+    async def answer(
+        self,
+        model: ModelClient,
+        request: ModelRequest,
+        restorer: StreamRestorer,
+        sink: ReplySink | None,
+    ) -> ModelResult:
+        """Model calls and tool rounds until the model answers (or must: rounds, deadline).
+
+        Each call's text is part of the answer (streamed through ``restorer`` to ``sink`` as
+        it comes); the calls' usage and cost are summed. The result's ``tool_calls`` are not
+        empty when the last call still asked for tools instead of answering.
+        """
+        results: list[ModelResult] = []
+        texts: list[str] = []
+        while True:
+            asked = replace(request, pending=tuple(self.uses), answer_now=self.must_answer())
+            if sink is None:
+                result = await model.complete(asked)
+            else:
+                result = await _streamed(model, asked, restorer, sink, gap=bool(texts))
+            results.append(result)
+            if result.text:
+                texts.append(result.text)
+            if not result.tool_calls or asked.answer_now:
+                return combined(results, ROUND_BREAK.join(texts))
+            await self.run(result.tool_calls)
 
     async def run(self, asked: tuple[ToolCall, ...]) -> None:
         """Make one round's calls (in parallel: the model asked for them together)."""
@@ -116,6 +154,7 @@ class ToolRounds:
             else:
                 text = redaction.text
                 entry["entities"] = redaction.counts()
+                self.placed.update(e.placeholder for e in redaction.entities)
         entry["ms"] = round((time.perf_counter() - began) * 1000, 3)
         log.info(
             "tool call run=%s tool=%s status=%s entities=%d ms=%.1f",
@@ -154,6 +193,26 @@ class ToolRounds:
             values = iter(filled)
             arguments = _walk(call.arguments, lambda _: next(values))
         return await self.tools.call(call.name, arguments)
+
+
+async def _streamed(
+    model: ModelClient,
+    request: ModelRequest,
+    restorer: StreamRestorer,
+    sink: ReplySink,
+    *,
+    gap: bool,
+) -> ModelResult:
+    """One model call of a tool turn, streamed; ``gap``: an earlier call wrote text."""
+    stream = model.stream(request)
+    first = True
+    async for delta in stream:
+        text = ROUND_BREAK + delta if first and gap else delta
+        first = False
+        await restorer.fetch(text)
+        if visible := restorer.feed(text):
+            await sink.delta(visible)
+    return stream.result
 
 
 def _kept(found: list[str], text: str) -> str:

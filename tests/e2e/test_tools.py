@@ -80,8 +80,11 @@ def results_text(body: dict[str, Any]) -> str:
     )
 
 
-def calling(*tools: str, arguments: dict[str, Any] | None = None) -> Any:
-    """A model that asks ``tools`` about the user's e-mail placeholder, then reports the results."""
+def calling(*tools: str, arguments: dict[str, Any] | None = None, say: bool = False) -> Any:
+    """A model that asks ``tools`` about the user's e-mail placeholder, then reports the results.
+
+    ``say``: it writes that it looks the address up before asking (text, then ``tool_use``).
+    """
 
     def respond(body: dict[str, Any]) -> Any:
         if last_tool_results(body):
@@ -89,7 +92,8 @@ def calling(*tools: str, arguments: dict[str, Any] | None = None) -> Any:
         asked = FakeAnthropic.last_user_text(body)
         found = EMAIL.search(asked)
         args = arguments or {"email": found.group() if found else "nobody"}
-        return ToolCalls(tuple((tool, args) for tool in tools))
+        text = f"Looking up {args['email']}." if say else ""
+        return ToolCalls(tuple((tool, args) for tool in tools), text)
 
     return respond
 
@@ -121,7 +125,7 @@ async def test_tools_see_placeholders_or_values_by_server_and_the_model_sees_non
             ]
         }
     )
-    fake_anthropic.responder = calling("crm__lookup_customer", "web__lookup_customer")
+    fake_anthropic.responder = calling("crm__lookup_customer", "web__lookup_customer", say=True)
     thread = unique_thread()
     shown = Shown()
     reply = await app.conversation.handle(
@@ -153,6 +157,7 @@ async def test_tools_see_placeholders_or_values_by_server_and_the_model_sees_non
     assert received(web) == [{"tool": "lookup_customer", "arguments": {"email": email[0]}}]
     # The person who asked reads the real values.
     seen = "".join(shown.parts) if streamed else reply.text
+    assert seen.startswith("Looking up jane.doe@example.com.\n\nThe lookup said: Customer: ")
     assert leaked(FROM_TOOL, seen) == FROM_TOOL
     assert "jane.doe@example.com" in seen
     if streamed:
