@@ -158,7 +158,8 @@ class Settings(BaseSettings):
     ``slack:TEAM``, ``slack:TEAM:CHANNEL``, ``discord:GUILD``, …: where they are offered),
     ``reveal`` (``false``: the server receives placeholders; ``true``: the thread's real
     values), ``timeout_seconds`` (15) and ``max_result_chars`` (20000). Tools are offered
-    with the Anthropic provider only ([tools](tools.md))."""
+    to Claude (Anthropic, Bedrock, Vertex AI), not to OpenAI-compatible servers or the echo
+    model ([tools](tools.md))."""
 
     scopes: dict[Annotated[str, Field(pattern=SCOPE_ID)], ScopeSettings] = Field(
         default_factory=dict

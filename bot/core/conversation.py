@@ -61,7 +61,7 @@ from bot.core.text import (
     model_reply,
     rejection_reply,
 )
-from bot.core.tool_rounds import ToolRounds
+from bot.core.tool_rounds import CountedSink, ToolRounds
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -363,14 +363,17 @@ class Conversation:
         Each call's text is part of the answer (streamed as it comes); the calls' usage and
         cost are summed into the turn's.
         """
-        total = await rounds.answer(self._model, request, restorer, sink)
+        shown = None if sink is None else CountedSink(sink)
+        total = await rounds.answer(self._model, request, restorer, shown)
         turn.lap("model")
         turn.used(total)
-        if sink is None:
+        if shown is None:
             restored = await restore(restorer, total.text)
         else:
             await restorer.fetch("", end=True)
             restored = restorer.finish()
+            if tail := restored.text[shown.chars :]:  # what the restorer held back at the end
+                await shown.delta(tail)
             turn.record.metadata["streamed"] = True
         turn.lap("deanonymize")
         return total, restored

@@ -195,6 +195,19 @@ class ToolRounds:
         return await self.tools.call(call.name, arguments)
 
 
+class CountedSink:
+    """A ``ReplySink`` that counts the characters it passed on."""
+
+    def __init__(self, sink: ReplySink) -> None:
+        self._sink = sink
+        self.chars = 0
+
+    async def delta(self, text: str) -> None:
+        """Show ``text`` through the wrapped sink."""
+        self.chars += len(text)
+        await self._sink.delta(text)
+
+
 async def _streamed(
     model: ModelClient,
     request: ModelRequest,

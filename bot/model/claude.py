@@ -277,9 +277,9 @@ class ClaudeClient:
 
     _caught: tuple[type[Exception], ...] = (anthropic.AnthropicError, httpx2.HTTPError)
     """What a call may raise; a provider whose credentials come from elsewhere adds theirs."""
-    _tools_api = False
-    """Whether the model is offered tools: the Messages API's tool use, so far only on
-    Anthropic's own API (Bedrock and Vertex serve it too; not yet tested here)."""
+    _tools_api = True
+    """Whether the model is offered tools: the Messages API's tool use, which Anthropic's API,
+    Bedrock and Vertex AI all serve."""
     _encodes_body = False
     """Whether requests go out as JSON this client encodes (``_encoded``); the cloud SDKs
     rewrite the body they are given (the model moves into the address), so they get it whole."""
@@ -444,7 +444,6 @@ class AnthropicModelClient(ClaudeClient):
     """
 
     _encodes_body = True
-    _tools_api = True
 
     def __init__(
         self,

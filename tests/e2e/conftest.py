@@ -24,6 +24,7 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 MakeApp = Callable[..., Awaitable[App]]
+MakeProviderApp = Callable[..., Awaitable[App]]
 
 
 @pytest.fixture
@@ -88,6 +89,21 @@ async def make_app(
                 **overrides,
             )
             return await stack.enter_async_context(build_app(settings))
+
+        yield make
+
+
+@pytest.fixture
+async def make_provider_app(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> AsyncIterator[MakeProviderApp]:
+    """Build apps for a provider's settings (``tests.fixtures.providers``); closed after."""
+    async with AsyncExitStack() as stack:
+
+        async def make(settings: dict[str, Any], **overrides: Any) -> App:
+            values = {**settings, **overrides}
+            built = settings_for(tmp_path / "data", redis_url, redis_prefix, "", **values)
+            return await stack.enter_async_context(build_app(built))
 
         yield make
 

@@ -29,6 +29,7 @@ from bot.core.types import Reply, TurnStatus
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import (
     MakeApp,
+    MakeProviderApp,
     audit_dump,
     audit_rows,
     conversation_with,
@@ -37,6 +38,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
+from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port, redis_dump
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -477,3 +479,32 @@ async def test_a_result_the_guardrail_cannot_read_never_reaches_the_model(
     assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
     [row] = await audit_rows(app, thread)
     assert metadata(row)["tools"][0]["status"] == "guardrail_error"
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
+async def test_claude_on_every_cloud_calls_tools_and_other_models_get_none(
+    make_provider_app: MakeProviderApp, provider: Provider, tmp_path: Path, streamed: bool
+) -> None:
+    record = tmp_path / "r"
+    crm = server("crm", record, ["lookup_customer"], reveal=True)
+    app = await make_provider_app(provider.settings, tools={"servers": [crm]})
+    if provider.name != "openai":  # an OpenAI-compatible server is never offered tools
+        provider.fake.responder = calling("crm__lookup_customer")
+    shown = Shown()
+    reply = await app.conversation.handle(
+        message(ASKED, unique_thread(), private=True), shown if streamed else None
+    )
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    assert leaked(FROM_CHAT + FROM_TOOL, provider.fake.everything_received()) == []
+    if provider.name == "openai":
+        assert received(record) == []
+        assert all("tools" not in r.body for r in provider.fake.requests)
+        return
+    assert received(record) == [
+        {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
+    ]
+    assert leaked(FROM_TOOL, reply.text) == FROM_TOOL
+    if streamed:
+        assert "".join(shown.parts) == reply.text
