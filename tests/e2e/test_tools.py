@@ -110,22 +110,30 @@ class Shown:
         self.parts.append(text)
 
 
-@pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
+@pytest.mark.parametrize(
+    ("streamed", "database"),
+    [(False, "sqlite"), (True, "sqlite"), (False, "postgres")],
+    ids=["complete", "stream", "postgres"],
+)
 async def test_tools_see_placeholders_or_values_by_server_and_the_model_sees_none(
     make_app: MakeApp,
     fake_anthropic: FakeAnthropic,
     redis_url: str,
     tmp_path: Path,
+    request: pytest.FixtureRequest,
     streamed: bool,
+    database: str,
 ) -> None:
     crm, web = tmp_path / "crm.jsonl", tmp_path / "web.jsonl"
+    url = request.getfixturevalue("postgres_url") if database == "postgres" else None
     app = await make_app(
+        database_url=url,
         tools={
             "servers": [
                 server("crm", crm, ["lookup_customer"], reveal=True),
                 server("web", web, ["lookup_customer"]),
             ]
-        }
+        },
     )
     fake_anthropic.responder = calling("crm__lookup_customer", "web__lookup_customer", say=True)
     thread = unique_thread()
