@@ -25,7 +25,8 @@ from prometheus_client import generate_latest
 
 from bot.app import build_tools
 from bot.core.text import TOOLS_EXHAUSTED_REPLY
-from bot.core.types import Reply, TurnStatus
+from bot.core.types import Reply, TurnStatus, Usage
+from bot.model.pricing import Pricing
 from guardrails.presidio import PresidioGuardrail
 from tests.e2e.conftest import (
     MakeApp,
@@ -516,3 +517,26 @@ async def test_claude_on_every_cloud_calls_tools_and_other_models_get_none(
     assert leaked(FROM_TOOL, reply.text) == FROM_TOOL
     if streamed:
         assert "".join(shown.parts) == reply.text
+
+
+async def test_budgets_are_charged_every_model_round(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
+    fake_anthropic.usage = {"input_tokens": 1000, "output_tokens": 100}
+    fake_anthropic.responder = calling("crm__lookup_customer", arguments={"email": "x@example.org"})
+    app = await make_app(budgets={"workspace_usd": 1000}, tools={"servers": [crm]})
+    thread = unique_thread()
+    answered = await app.conversation.handle(message("Who manages the account?", thread))
+
+    assert answered is not None
+    assert answered.ok
+    # two model calls (the question, then the tool's result): both counted and charged
+    [row] = await audit_rows(app, thread)
+    assert (row["input_tokens"], row["output_tokens"]) == (2000, 200)
+    tokens = Usage(2000, 200, row["cache_read_tokens"], row["cache_write_tokens"])
+    summed, _ = Pricing("anthropic").cost(row["model"], tokens)
+    assert row["cost_usd"] == pytest.approx(summed)
+    ref = app.ledger.budgets.ref("workspace", "console:local")
+    (state,) = await app.ledger.states([ref])
+    assert state.spent_usd == pytest.approx(row["cost_usd"], abs=1e-5)
