@@ -97,6 +97,7 @@ class ToolRounds:
         """Make one round's calls (in parallel: the model asked for them together)."""
         round_no = self.rounds
         self.rounds += 1
+        await self._show_status(asked)
         tasks = [asyncio.ensure_future(self._one(call, round_no)) for call in asked]
         done, late = await asyncio.wait(tasks, timeout=max(self.left(), 0.001))
         for task in late:
@@ -124,6 +125,17 @@ class ToolRounds:
             self.calls.append(entry)
         self.turn.record.metadata["tools"] = self.calls
         self.turn.record.metadata["tool_rounds"] = self.rounds
+
+    async def _show_status(self, asked: tuple[ToolCall, ...]) -> None:
+        """Tell the adapter which tools run (their names only): never the turn's problem."""
+        show = self.turn.message.status
+        if show is None:
+            return
+        names = sorted({call.name.rpartition("__")[2] or call.name for call in asked})
+        try:
+            await show(f"is looking up {', '.join(names)}…")
+        except Exception as exc:  # noqa: BLE001  (a status is a courtesy, never a failure)
+            log.debug("tool status not shown error=%s", type(exc).__name__)
 
     async def _one(self, call: ToolCall, round_no: int) -> tuple[ToolUse, dict[str, Any]]:
         began = time.perf_counter()

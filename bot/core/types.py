@@ -181,6 +181,8 @@ class InboundMessage:
         withdrawn: a queued message's check that it was dropped while it ran (its workspace
             uninstalled the app), asked before the model is called and before the answer is
             stored: then the turn ends there, audited ``dropped``, and nothing is posted.
+        status: where the adapter shows a short status while the answer waits ("is looking
+            up lookup_customer…" while tools run); ``None`` where it cannot.
     """
 
     thread_id: ThreadId
@@ -200,6 +202,9 @@ class InboundMessage:
     files: tuple[Attachment, ...] = ()
     file_source: FileSource | None = field(default=None, compare=False, repr=False)
     withdrawn: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False, repr=False)
+    status: Callable[[str], Awaitable[None]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True, slots=True)

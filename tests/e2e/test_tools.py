@@ -37,8 +37,10 @@ from tests.e2e.conftest import (
     message,
     unique_thread,
 )
+from tests.e2e.slack_harness import slack_harness
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
+from tests.fakes.slack_payloads import dm, new_ts
 from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port, redis_dump
 
@@ -540,3 +542,26 @@ async def test_budgets_are_charged_every_model_round(
     ref = app.ledger.budgets.ref("workspace", "console:local")
     (state,) = await app.ledger.states([ref])
     assert state.spent_usd == pytest.approx(row["cost_usd"], abs=1e-5)
+
+
+async def test_slack_shows_which_tools_run_in_an_assistant_thread(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
+    crm["scopes"] = ["slack:T1"]
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    async with slack_harness(make_app, tools={"servers": [crm]}) as h:
+        asked = dm(ASKED, thread_ts=new_ts())
+        await h.send(asked)
+        thread_ts = asked["event"]["thread_ts"]
+        await h.until(lambda: len(h.slack.thread("D1", thread_ts)) >= 1, "the answer")
+        await h.settle()
+        statuses = [c["status"] for c in h.slack.calls_to("assistant.threads.setStatus")]
+        answer = h.slack.thread("D1", thread_ts)[-1]
+
+    assert statuses[:2] == ["is thinking…", "is looking up lookup_customer…"]
+    assert received(tmp_path / "r") == [
+        {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
+    ]
+    assert "Robert Chen" in answer
+    assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
