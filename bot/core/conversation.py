@@ -301,7 +301,7 @@ class Conversation:
             result, restored = await self._ask(turn, request, restorer, sink)
         else:
             result, restored = await self._ask_with_tools(turn, request, restorer, sink, rounds)
-            if result.tool_calls or not result.text.strip():
+            if result.tool_calls or (rounds.must_answer() and not result.text.strip()):
                 turn.record.metadata["tool_rounds_exhausted"] = True
                 return turn.reply(TOOLS_EXHAUSTED_REPLY, TurnStatus.MODEL_ERROR)
         if not result.text.strip():

@@ -99,32 +99,38 @@ class ToolRounds:
         self.rounds += 1
         await self._show_status(asked)
         tasks = [asyncio.ensure_future(self._one(call, round_no)) for call in asked]
-        done, late = await asyncio.wait(tasks, timeout=max(self.left(), 0.001))
-        for task in late:
-            task.cancel()
-        await asyncio.gather(*late, return_exceptions=True)
+        try:
+            await asyncio.wait(tasks, timeout=max(self.left(), 0.001))
+        finally:  # the deadline, or the turn itself cancelled: no call outlives it
+            late = [task for task in tasks if not task.done()]
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
         for call, task in zip(asked, tasks, strict=True):
-            if task in done and not task.cancelled() and task.exception() is None:
+            if not task.cancelled() and task.exception() is None:
                 use, entry = task.result()
             else:
-                if task in done and not task.cancelled():
-                    exc = task.exception()
-                    log.warning(
-                        "tool call failed run=%s error=%s",
-                        self.turn.record.run_id,
-                        type(exc).__name__,
-                    )
-                    note = "the tool call failed inside veilbot"
-                    status = "error"
-                else:
-                    note = "the turn's time for tools ran out before this call finished"
-                    status = "timeout"
-                use = ToolUse(call.id, call.name, "{}", note, True, round_no)
-                entry = {"tool": call.name, "status": status, "ms": 0, "entities": {}}
+                use, entry = self._unfinished(call, task, round_no)
             self.uses.append(use)
             self.calls.append(entry)
         self.turn.record.metadata["tools"] = self.calls
         self.turn.record.metadata["tool_rounds"] = self.rounds
+
+    def _unfinished(
+        self, call: ToolCall, task: asyncio.Future[Any], round_no: int
+    ) -> tuple[ToolUse, dict[str, Any]]:
+        """The error result of a call stopped at the deadline, or failed in veilbot's code."""
+        if task.cancelled():
+            note, status = "the turn's time for tools ran out before this call finished", "timeout"
+        else:
+            log.warning(
+                "tool call failed run=%s error=%s",
+                self.turn.record.run_id,
+                type(task.exception()).__name__,
+            )
+            note, status = "the tool call failed inside veilbot", "error"
+        entry = {"tool": call.name, "status": status, "ms": 0, "entities": {}}
+        return ToolUse(call.id, call.name, "{}", note, True, round_no), entry
 
     async def _show_status(self, asked: tuple[ToolCall, ...]) -> None:
         """Tell the adapter which tools run (their names only): never the turn's problem."""

@@ -202,9 +202,7 @@ class InboundMessage:
     files: tuple[Attachment, ...] = ()
     file_source: FileSource | None = field(default=None, compare=False, repr=False)
     withdrawn: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False, repr=False)
-    status: Callable[[str], Awaitable[None]] | None = field(
-        default=None, compare=False, repr=False
-    )
+    status: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
