@@ -24,7 +24,7 @@ import pytest
 from prometheus_client import generate_latest
 
 from bot.app import build_tools
-from bot.core.text import TOOLS_EXHAUSTED_REPLY
+from bot.core.text import MODEL_EMPTY_REPLY, TOOLS_EXHAUSTED_REPLY
 from bot.core.types import Reply, TurnStatus, Usage
 from bot.model.pricing import Pricing
 from guardrails.presidio import PresidioGuardrail
@@ -565,3 +565,18 @@ async def test_slack_shows_which_tools_run_in_an_assistant_thread(
     ]
     assert "Robert Chen" in answer
     assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
+
+
+async def test_an_empty_answer_after_tools_is_an_empty_answer(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    app = await make_app(
+        tools={"servers": [server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)]}
+    )
+    looks_up = calling("crm__lookup_customer")
+    fake_anthropic.responder = lambda body: "" if last_tool_results(body) else looks_up(body)
+    reply = await app.conversation.handle(message(ASKED, unique_thread(), private=True))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.MODEL_ERROR
+    assert reply.text == MODEL_EMPTY_REPLY  # not "ran out of lookups": one round was used
