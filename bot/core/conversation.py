@@ -74,6 +74,7 @@ from bot.core.types import (
     Restoration,
     TextAnalysis,
     ThreadId,
+    ToolSpec,
     TurnStatus,
 )
 from bot.core.window import fit_to_window
@@ -166,6 +167,7 @@ class Conversation:
             analysis = asyncio.ensure_future(
                 self._guardrail.analyze(text, platform=message.platform, policy=turn.scope.policy)
             )
+            turn.listing = self._list_tools(turn)  # a stdio server starts: not under the lock
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
                 reply = await self._guarded(turn, analysis, fetching, sink)
@@ -184,7 +186,7 @@ class Conversation:
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
         finally:
-            for pending in (analysis, fetching):
+            for pending in (analysis, fetching, turn.listing):
                 if pending is not None:
                     drop_pending(pending)
         await (finishing if finishing is not None else self._finish(turn))
@@ -337,11 +339,20 @@ class Conversation:
         turn.hold = held
         return None
 
+    def _list_tools(self, turn: Turn) -> asyncio.Future[tuple[ToolSpec, ...]] | None:
+        """The listing of the tools the turn's place may use, begun; ``None``: no tools."""
+        if self._tools is None:
+            return None
+        provider = ModelRequest(system="", messages=(), provider=turn.scope.provider)
+        if not self._model.takes_tools(provider):
+            return None
+        return asyncio.ensure_future(self._tools.offered(turn.message))
+
     async def _offer_tools(self, turn: Turn, request: ModelRequest) -> ModelRequest:
         """``request`` with the tools the turn's place may use, if its model takes tools."""
-        if self._tools is None or not self._model.takes_tools(request):
+        if turn.listing is None:
             return request
-        offered = await self._tools.offered(turn.message)
+        offered = await turn.listing
         turn.lap("tools_list")
         return replace(request, tools=offered) if offered else request
 
