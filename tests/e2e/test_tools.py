@@ -37,9 +37,11 @@ from tests.e2e.conftest import (
     message,
     unique_thread,
 )
+from tests.e2e.discord_harness import StartBot
 from tests.e2e.slack_harness import slack_harness
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
+from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.slack_payloads import dm, new_ts
 from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port, redis_dump
@@ -580,3 +582,23 @@ async def test_an_empty_answer_after_tools_is_an_empty_answer(
     assert reply is not None
     assert reply.status is TurnStatus.MODEL_ERROR
     assert reply.text == MODEL_EMPTY_REPLY  # not "ran out of lookups": one round was used
+
+
+async def test_discord_shows_which_tools_run_until_the_answer_replaces_it(
+    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
+    crm["scopes"] = ["*"]
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    bot = await start_bot(discord_progressive_edits=True, tools={"servers": [crm]})
+    dm = 650000000000000077
+    await fake_discord.dispatch(
+        "MESSAGE_CREATE", fake_discord.message(ASKED, channel=dm, guild=None)
+    )
+    await bot.until(lambda: any("Robert Chen" in r.body["content"] for r in fake_discord.edits()))
+
+    [first] = fake_discord.posts(dm)
+    assert first.body["content"] == "_is looking up lookup_customer…_"
+    assert received(tmp_path / "r") == [
+        {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
+    ]
