@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bot.admin.budgets import BudgetAdmin
 from bot.admin.commands import AdminService, parse_admins, parse_roles
@@ -55,6 +56,9 @@ from guardrails.vault.keys import KeyRing, derive_queue_key
 from guardrails.vault.rotation import check_keys
 from guardrails.vault.sealing import AesGcmSealer
 from guardrails.vault.store import RedisVault
+
+if TYPE_CHECKING:
+    from bot.tools.mcp_servers import McpToolBox
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +301,18 @@ def build_queue(
     )
 
 
+def build_tools(settings: Settings) -> McpToolBox | None:
+    """The MCP servers of ``[tools]``, or ``None`` when none is configured.
+
+    The ``mcp`` SDK is imported only then: it is a second or so of start-up.
+    """
+    if not settings.tools.servers:
+        return None
+    from bot.tools.mcp_servers import McpToolBox  # noqa: PLC0415
+
+    return McpToolBox(settings.tools)
+
+
 @asynccontextmanager
 async def build_app(settings: Settings, *, warm_in_background: bool = False) -> AsyncIterator[App]:
     """Start every component; stop them in reverse order on exit.
@@ -334,6 +350,9 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
         ledger = RedisSpendLedger(client, keys, budgets(settings))
         if settings.budgets.any and await ledger.claim_rebuild():
             await rebuild_budgets(ledger, audit)
+        tools = build_tools(settings)
+        if tools is not None:
+            stack.push_async_callback(tools.aclose)
         conversation = Conversation(
             guardrail=guardrail,
             history=history,
@@ -354,6 +373,7 @@ async def build_app(settings: Settings, *, warm_in_background: bool = False) -> 
                 guardrail, FileLimits.of(settings), tesseract=settings.files_tesseract
             ),
             vault_copier=RedisVaultCopier(vault),
+            tools=tools,
         )
         yield App(
             settings,

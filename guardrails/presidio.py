@@ -349,6 +349,32 @@ class PresidioGuardrail:
             shown, known_types=self._policy.enabled | also, fetch=fetch, placed=placed
         )
 
+    async def fill(self, thread_id: ThreadId, texts: Sequence[str]) -> tuple[list[str], set[str]]:
+        """``texts`` with each placeholder replaced by this thread's value, for a tool call.
+
+        Only this thread's vault is read, values as stored (no reveal policy: the call goes to
+        a server the configuration trusts with them). A placeholder the vault lacks is left
+        as written and named in the second item; the caller must not make the call then.
+
+        Raises:
+            StoreError: the vault could not be read.
+        """
+        types = self._ref_types | {TYPED}
+        found = [[(m.span("ph"), canonical(m)) for m in find_placeholders(t, types)] for t in texts]
+        wanted = {p for spans in found for _, p in spans}
+        if not wanted:
+            return list(texts), set()
+        mapping = self._vault.recalling(thread_id)
+        await mapping.recall(wanted)
+        missing = {p for p in wanted if p not in mapping}
+        filled = []
+        for text, spans in zip(texts, found, strict=True):
+            for (start, end), placeholder in reversed(spans):
+                if placeholder in mapping:
+                    text = text[:start] + mapping[placeholder][1] + text[end:]
+            filled.append(text)
+        return filled, missing
+
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact identifiers the model produced itself, for the stored copy of an answer.
 

@@ -70,6 +70,12 @@ class ReplyPoster:
         self._last_edit = now
         await self._show(split_message(self._buffer)[0])
 
+    async def status(self, text: str) -> None:
+        """Show a short status (tools running) while nothing of the answer shows yet."""
+        if self._interval is None or self._buffer.strip():
+            return
+        await self._show(f"_{text}_")
+
     async def finish(self, text: str) -> None:
         """Post the whole answer: the live message becomes the first part, the rest follow."""
         chunks = split_message(text)

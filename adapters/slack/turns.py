@@ -183,6 +183,11 @@ class Turns:
     ) -> None:
         if delivery.message.private and delivery.message.metadata.get("in_thread"):
             await self._assistant.set_status(target, "is thinking…")
+
+            async def status(text: str) -> None:  # e.g. while tools run
+                await self._assistant.set_status(target, text)
+
+            delivery = replace(delivery, message=replace(delivery.message, status=status))
         sink = LiveReply(
             self._client,
             target,

@@ -123,6 +123,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Guardrail", ("vault_", "spacy_", "guardrail_", "reveal_", "max_input")),
     ("Who may use it", ("access", "rate_limits", "budgets", "scopes")),
+    ("Tools", ("tools",)),
     ("Queue and replicas", ("queue_", "replica_id")),
     ("Audit and admin", ("audit_", "admin_", "forget_")),
     ("Storage", ("data_dir", "redis_", "database_", "history_", "dedupe_", "lock_", "store_")),
@@ -150,6 +151,7 @@ DEFAULTS = {
     "rate_limits": "no limit",
     "budgets": "no budget",
     "scopes": "none: the settings above everywhere",
+    "tools": "no tools",
 }
 """Defaults computed at start, described instead of shown."""
 

@@ -19,6 +19,7 @@ from bot.config.tables import (
     BudgetSettings,
     RateLimitSettings,
     ScopeSettings,
+    ToolSettings,
 )
 from bot.core.errors import ConfigError
 from bot.core.redis_url import parse_redis_url
@@ -147,6 +148,18 @@ class Settings(BaseSettings):
     per calendar month (UTC) in Redis, shared by every replica; a turn over a budget is
     refused, nothing is sent to the model, and the audit records ``over_budget``. A raise from
     chat, the CLI or the admin console wins over the file for the rest of the month."""
+
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    """MCP servers whose tools the model may call, a table in the config file (JSON here):
+    ``max_rounds`` (4) model calls that may ask for tools per turn, ``deadline_seconds`` (60)
+    for a turn's tool rounds together, and ``[[tools.servers]]`` entries, each with ``name``,
+    ``command`` and ``args`` (a stdio server) or ``url`` (streamable HTTP), ``env``,
+    ``tools`` (the tools the model may call), ``scopes`` (``*``, ``console``,
+    ``slack:TEAM``, ``slack:TEAM:CHANNEL``, ``discord:GUILD``, …: where they are offered),
+    ``reveal`` (``false``: the server receives placeholders; ``true``: the thread's real
+    values), ``timeout_seconds`` (15) and ``max_result_chars`` (20000). Tools are offered
+    to Claude (Anthropic, Bedrock, Vertex AI), not to OpenAI-compatible servers or the echo
+    model ([tools](tools.md))."""
 
     scopes: dict[Annotated[str, Field(pattern=SCOPE_ID)], ScopeSettings] = Field(
         default_factory=dict

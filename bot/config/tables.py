@@ -146,3 +146,66 @@ class BudgetSettings(BaseModel):
         return any(d is not None for d in defaults) or bool(
             self.workspaces or self.channels or self.users
         )
+
+
+TOOL_SERVER_NAME = r"^[a-z][a-z0-9_]{0,23}$"
+"""A tool server's name: the model sees its tools as ``NAME__TOOL``."""
+TOOL_NAME = r"^[A-Za-z0-9_-]{1,40}$"
+TOOL_SCOPE = r"^(\*|console|(slack|discord|console):[A-Za-z0-9_.-]{1,64}(:[A-Za-z0-9_.-]{1,64})?)$"
+"""Where a server's tools are offered: ``*`` (everywhere), ``console``, ``PLATFORM:WORKSPACE``
+or ``PLATFORM:WORKSPACE:CHANNEL`` (a workspace's servers serve its channels too)."""
+
+
+class ToolServer(BaseModel):
+    """One MCP server the model may call (``[[tools.servers]]``; see ``bot.tools``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=TOOL_SERVER_NAME)]
+    command: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+    """A stdio server: the program to start (``python``)."""
+    args: list[str] = []
+    """The stdio server's arguments (``["-m", "crm_mcp"]``)."""
+    url: Annotated[str, Field(pattern=r"^https?://[^\s]{1,2000}$")] | None = None
+    """A streamable HTTP server's endpoint (``http://crm.internal:8080/mcp``)."""
+    env: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")], str] = {}
+    """Extra environment variables of a stdio server."""
+    tools: list[Annotated[str, Field(pattern=TOOL_NAME)]] = Field(min_length=1)
+    """The server's tools the model may call; any other it lists is not offered."""
+    scopes: list[Annotated[str, Field(pattern=TOOL_SCOPE)]] = Field(min_length=1)
+    """Where its tools are offered."""
+    reveal: bool = False
+    """``true``: placeholders in the model's arguments are filled with the thread's real
+    values before the call; ``false``: the server receives the placeholders."""
+    timeout_seconds: float = Field(default=15.0, gt=0, le=300)
+    """The longest one call (connecting included) may take; then the model gets an error."""
+    max_result_chars: int = Field(default=20_000, ge=1, le=1_000_000)
+    """A longer result is refused (the model gets an error), never cut and read."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ToolServer:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"tool server {self.name}: give either command (stdio) or url")
+        if self.args and self.command is None:
+            raise ValueError(f"tool server {self.name}: args go with command")
+        return self
+
+
+class ToolSettings(BaseModel):
+    """MCP servers whose tools the model may call, and the loop's limits (``[tools]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    servers: list[ToolServer] = []
+    max_rounds: int = Field(default=4, ge=1, le=20)
+    """Model calls that may ask for tools in one turn; the next must answer."""
+    deadline_seconds: float = Field(default=60.0, gt=0, le=900)
+    """The time a turn's tool rounds may take together; then the model must answer."""
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> ToolSettings:
+        names = [s.name for s in self.servers]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"tool server names used twice: {', '.join(twice)}")
+        return self

@@ -46,6 +46,7 @@ from bot.core.ports import (
     SpendLedger,
     StreamRestorer,
     ThreadLocks,
+    ToolBox,
     TurnLimiter,
     VaultCopier,
 )
@@ -56,12 +57,14 @@ from bot.core.text import (
     MODEL_EMPTY_REPLY,
     NOT_SAVED_NOTE,
     REFUSED_REPLY,
+    TOOLS_EXHAUSTED_REPLY,
     check_input,
     clean_user_text,
     model_reply,
     rejection_reply,
 )
 from bot.core.thread_fork import ThreadForks
+from bot.core.tool_rounds import CountedSink, ToolRounds
 from bot.core.turn import Turn, count_placeholders, drop_pending, finish, stored_exchange
 from bot.core.types import (
     ChatMessage,
@@ -74,6 +77,7 @@ from bot.core.types import (
     Restoration,
     TextAnalysis,
     ThreadId,
+    ToolSpec,
     TurnStatus,
 )
 from bot.core.window import fit_to_window
@@ -104,6 +108,7 @@ class Conversation:
         ledger: SpendLedger | None = None,
         files: FileReader | None = None,
         vault_copier: VaultCopier | None = None,
+        tools: ToolBox | None = None,
     ) -> None:
         self._guardrail = guardrail
         self._history = history
@@ -120,6 +125,7 @@ class Conversation:
         self._scopes = scopes or Scopes()
         self.budgets = BudgetWatch(ledger)
         self._files = files
+        self._tools = tools
         # The one cap on turns in flight, whoever calls (every platform adapter): a burst
         # waits here rather than for Redis connections or model slots further in. Always
         # taken after the thread lock (never the other way round: no deadlock).
@@ -170,6 +176,7 @@ class Conversation:
             analysis = asyncio.ensure_future(
                 self._guardrail.analyze(text, platform=message.platform, policy=turn.scope.policy)
             )
+            turn.listing = self._list_tools(turn)  # a stdio server starts: not under the lock
             async with self._locks.hold(message.thread_id), self._in_flight:
                 turn.lap("lock_wait")
                 reply = await self._guarded(turn, analysis, fetching, sink)
@@ -188,7 +195,7 @@ class Conversation:
         except Exception as exc:  # noqa: BLE001  (the user gets an answer, the log a location)
             reply = self._unexpected(turn, exc)
         finally:
-            for pending in (analysis, fetching):
+            for pending in (analysis, fetching, turn.listing):
                 if pending is not None:
                     drop_pending(pending)
         await (finishing if finishing is not None else self._finish(turn))
@@ -352,11 +359,19 @@ class Conversation:
             provider=scope.provider,
             images=files.images,
         )
+        request = await self._offer_tools(turn, request)
         if await _withdrawn(turn):
             return await self._dropped(turn)
         if (spent := await self._hold(turn, request)) is not None:
             return spent
-        result, restored = await self._ask(turn, request, restorer, sink)
+        rounds = self._rounds(turn, request)
+        if rounds is None:
+            result, restored = await self._ask(turn, request, restorer, sink)
+        else:
+            result, restored = await self._ask_with_tools(turn, request, restorer, sink, rounds)
+            if result.tool_calls or (rounds.must_answer() and not result.text.strip()):
+                turn.record.metadata["tool_rounds_exhausted"] = True
+                return turn.reply(TOOLS_EXHAUSTED_REPLY, TurnStatus.MODEL_ERROR)
         if not result.text.strip():
             return turn.reply(MODEL_EMPTY_REPLY, TurnStatus.MODEL_ERROR)
         count_placeholders(record, restored)
@@ -368,7 +383,9 @@ class Conversation:
         # What retention must look at beside the messages the write drops: what this turn
         # (and a turn that kept nothing) placed, and what the output scan placed since.
         placed = {*restorer.placeholders, *(e.placeholder for e in stored.entities)}
-        answer = ChatMessage("assistant", stored.text)
+        if rounds is not None:
+            placed |= rounds.placed
+        answer = ChatMessage("assistant", stored.text, tuple(rounds.uses) if rounds else ())
         if await _withdrawn(turn):  # uninstalled while the model answered: keep nothing
             return await self._dropped(turn)
         return await self._remember(turn, history, (user, answer), restored, sink, placed)
@@ -378,14 +395,65 @@ class Conversation:
 
         The turn's settle (``finish``) gives the hold back with the real cost.
         """
-        held = await self.budgets.reserve(
-            turn.message, turn.record.run_id, self._model.max_cost(request)
-        )
+        most = self._model.max_cost(request)
+        if most is not None and request.tools and self._tools is not None:
+            most *= self._tools.max_rounds + 1  # each round is a model call
+        held = await self.budgets.reserve(turn.message, turn.record.run_id, most)
         turn.lap("budget_hold")
         if isinstance(held, OverBudget):
             return _over_budget(turn, held)
         turn.hold = held
         return None
+
+    def _list_tools(self, turn: Turn) -> asyncio.Future[tuple[ToolSpec, ...]] | None:
+        """The listing of the tools the turn's place may use, begun; ``None``: no tools."""
+        if self._tools is None:
+            return None
+        provider = ModelRequest(system="", messages=(), provider=turn.scope.provider)
+        if not self._model.takes_tools(provider):
+            return None
+        return asyncio.ensure_future(self._tools.offered(turn.message))
+
+    async def _offer_tools(self, turn: Turn, request: ModelRequest) -> ModelRequest:
+        """``request`` with the tools the turn's place may use, if its model takes tools."""
+        if turn.listing is None:
+            return request
+        offered = await turn.listing
+        turn.lap("tools_list")
+        return replace(request, tools=offered) if offered else request
+
+    def _rounds(self, turn: Turn, request: ModelRequest) -> ToolRounds | None:
+        if not request.tools or self._tools is None:
+            return None
+        return ToolRounds(self._tools, self._guardrail, turn, request.tools)
+
+    async def _ask_with_tools(
+        self,
+        turn: Turn,
+        request: ModelRequest,
+        restorer: StreamRestorer,
+        sink: ReplySink | None,
+        rounds: ToolRounds,
+    ) -> tuple[ModelResult, Restoration]:
+        """Model calls and tool rounds until the model answers (or must: rounds, deadline).
+
+        Each call's text is part of the answer (streamed as it comes); the calls' usage and
+        cost are summed into the turn's.
+        """
+        shown = None if sink is None else CountedSink(sink)
+        total = await rounds.answer(self._model, request, restorer, shown)
+        turn.lap("model")
+        turn.used(total)
+        if shown is None:
+            restored = await restore(restorer, total.text)
+        else:
+            await restorer.fetch("", end=True)
+            restored = restorer.finish()
+            if tail := restored.text[shown.chars :]:  # what the restorer held back at the end
+                await shown.delta(tail)
+            turn.record.metadata["streamed"] = True
+        turn.lap("deanonymize")
+        return total, restored
 
     async def _anonymized(
         self,
@@ -488,7 +556,7 @@ class Conversation:
         try:
             await self._guardrail.retain(
                 turn.message.thread_id,
-                [m.text for m in kept],
+                [m.all_text for m in kept],
                 dropped=_dropped([*history, *exchange], kept),
                 placed=placed,
             )
@@ -517,7 +585,7 @@ def _dropped(written: list[ChatMessage], kept: list[ChatMessage]) -> list[str] |
     cut = len(written) - len(kept)
     if cut < 0 or written[cut:] != kept:  # the same objects when the write trimmed only
         return None
-    return [m.text for m in written[:cut]]
+    return [m.all_text for m in written[:cut]]
 
 
 async def _withdrawn(turn: Turn) -> bool:

@@ -119,18 +119,22 @@ class ThreadEdits:
     async def retain(self, thread_id: ThreadId) -> None:
         """Keep in the vault only the values the thread's kept history still refers to."""
         kept = await self._history.load(thread_id)
-        await self._guardrail.retain(thread_id, [m.text for m in kept])
+        await self._guardrail.retain(thread_id, [m.all_text for m in kept])
 
 
 def _without_answer_refs(
     history: Sequence[ChatMessage], edited: Redaction, dropped: Collection[str]
 ) -> list[str]:
     """The kept texts, the edited message's answer without the placeholders edited out."""
-    texts = [m.text for m in history]
+    texts = [m.all_text for m in history]
     for i in range(len(history) - 2, -1, -1):
         if history[i].role == "user" and history[i].text == edited.text:
-            if history[i + 1].role == "assistant":
+            answer = history[i + 1]
+            if answer.role == "assistant":
+                text = answer.text
                 for placeholder in dropped:
-                    texts[i + 1] = texts[i + 1].replace(placeholder, "")
+                    text = text.replace(placeholder, "")
+                # its tool calls still name what they were given and read back
+                texts[i + 1] = ChatMessage(answer.role, text, answer.tools).all_text
             break
     return texts

@@ -142,6 +142,8 @@ NOISY_LOGGERS = (
     "s3transfer",
     "asyncio",
     "presidio-analyzer",
+    # the MCP SDK logs every JSON-RPC message (a tool's arguments and result) at DEBUG
+    "mcp",
 )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.core.attachments import FileIntake, IncomingFile
 from bot.core.budgets import BudgetNotice, Hold, OverBudget
@@ -29,6 +29,8 @@ from bot.core.types import (
     Restoration,
     TextAnalysis,
     ThreadId,
+    ToolOutput,
+    ToolSpec,
 )
 
 
@@ -194,6 +196,18 @@ class Guardrail(Protocol):
         """
         ...
 
+    async def fill(self, thread_id: ThreadId, texts: Sequence[str]) -> tuple[list[str], set[str]]:
+        """``texts`` with this thread's placeholders replaced by their values (a tool's call).
+
+        Returns:
+            The filled texts, and the placeholders they hold that the thread's vault lacks
+            (left as written: the caller must not use the texts then).
+
+        Raises:
+            StoreError: the vault could not be read.
+        """
+        ...
+
     async def scan_output(self, thread_id: ThreadId, text: str, *, platform: Platform) -> Redaction:
         """Redact personal data the model produced itself, for the stored copy of an answer."""
         ...
@@ -257,6 +271,10 @@ class ModelClient(Protocol):
         """The same answer as a stream of text deltas (same errors as ``complete``)."""
         ...
 
+    def takes_tools(self, request: ModelRequest) -> bool:
+        """Whether the client that answers ``request`` offers the model tools (``tools``)."""
+        ...
+
     def max_cost(self, request: ModelRequest) -> float | None:
         """The most ``request`` can cost in US dollars (what a turn holds of its budgets).
 
@@ -267,6 +285,27 @@ class ModelClient(Protocol):
 
     async def aclose(self) -> None:
         """Release connections; the composition root calls it at shutdown."""
+        ...
+
+
+class ToolBox(Protocol):
+    """The tools (MCP servers) a turn may offer the model, and their calls."""
+
+    max_rounds: int
+    """Model calls of one turn that may ask for tools; the next one must answer."""
+    deadline_seconds: float
+    """The time a turn's tool rounds may take together."""
+
+    async def offered(self, message: InboundMessage) -> tuple[ToolSpec, ...]:
+        """The tools the message's place may use; a server that cannot list them gives none."""
+        ...
+
+    def reveals(self, name: str) -> bool:
+        """Whether the tool's server is given the thread's real values (``reveal = true``)."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Call one tool; never raises: a failure, timeout or oversized result is an error."""
         ...
 
 

@@ -135,6 +135,10 @@ def model_reply(exc: ModelError) -> str:
 
 
 MODEL_EMPTY_REPLY = "The model returned an empty answer. Please try again."
+TOOLS_EXHAUSTED_REPLY = (
+    "I kept looking things up and ran out of lookups before I had an answer. "
+    "Please ask again, more narrowly."
+)
 NOT_SAVED_NOTE = "\n\n_(I couldn't save this exchange, so I may not remember it next time.)_"
 INTERNAL_REPLY = (
     "Something went wrong on my side and your message was not processed. Please try again."

@@ -74,7 +74,7 @@ class ThreadForks:
     async def _copy(self, source: ThreadId, target: ThreadId, kept: list[ChatMessage]) -> int:
         if await self._history.exists(target):
             raise InputRejected("the new thread has history already", reason="exists")
-        values = await self._values.copy(source, target, [m.text for m in kept])
+        values = await self._values.copy(source, target, [m.all_text for m in kept])
         try:
             await self._history.append(target, kept)  # refreshes the new vault's TTL too
         except StoreError:

@@ -24,6 +24,7 @@ from bot.core.types import (
     ModelResult,
     Reply,
     Restoration,
+    ToolSpec,
     TurnStatus,
     new_run_id,
     utcnow,
@@ -43,6 +44,8 @@ class Turn:
     clock: float = field(default_factory=time.perf_counter)
     hold: Reservation | None = None
     """The spend held against the turn's budgets for its model call, settled at its finish."""
+    listing: asyncio.Future[tuple[ToolSpec, ...]] | None = None
+    """The tools its place may use, being listed (begun before the thread's lock)."""
 
     @classmethod
     def begin(cls, message: InboundMessage, scope: Scope) -> Turn:

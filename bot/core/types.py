@@ -68,15 +68,67 @@ def platform_of(tid: ThreadId) -> Platform:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolUse:
+    """One tool call of an answer and its result, both in placeholder form.
+
+    Attributes:
+        id: the model's id of the call (``toolu_…``), which its result names.
+        name: the tool as the model knows it (``SERVER__TOOL``).
+        arguments: the model's arguments as a JSON object (placeholders, never values).
+        result: what the model read back: the redacted result, or an error message.
+        error: whether ``result`` is an error.
+        round: which of the answer's model calls asked for it (0, 1, ...).
+    """
+
+    id: str
+    name: str
+    arguments: str
+    result: str
+    error: bool = False
+    round: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The call as stored in the history."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "result": self.result,
+            "error": self.error,
+            "round": self.round,
+        }
+
+    @classmethod
+    def of_json(cls, data: dict[str, Any]) -> ToolUse:
+        """Read what ``as_json`` wrote."""
+        return cls(
+            id=str(data["id"]),
+            name=str(data["name"]),
+            arguments=str(data["arguments"]),
+            result=str(data["result"]),
+            error=bool(data.get("error")),
+            round=int(data.get("round") or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
-    """One message of a thread's history, always in placeholder form."""
+    """One message of a thread's history, always in placeholder form.
+
+    ``tools``: an answer's tool calls and their results, before its ``text`` (assistant
+    messages only; empty for most).
+    """
 
     role: Role
     text: str
+    tools: tuple[ToolUse, ...] = ()
 
     def to_json(self) -> str:
         """Serialise for the history store."""
-        return json.dumps({"role": self.role, "text": self.text}, ensure_ascii=False)
+        data: dict[str, Any] = {"role": self.role, "text": self.text}
+        if self.tools:
+            data["tools"] = [t.as_json() for t in self.tools]
+        return json.dumps(data, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> ChatMessage:
@@ -85,7 +137,19 @@ class ChatMessage:
         role = data["role"]
         if role not in ("user", "assistant"):
             raise ValueError(f"unknown role {role!r}")
-        return cls(role=role, text=str(data["text"]))
+        tools = data.get("tools")
+        calls = tuple(ToolUse.of_json(t) for t in tools) if isinstance(tools, list) else ()
+        return cls(role=role, text=str(data["text"]), tools=calls)
+
+    @property
+    def all_text(self) -> str:
+        """The text and every tool call's arguments and result: what refers to placeholders."""
+        if not self.tools:
+            return self.text
+        parts = [self.text]
+        for use in self.tools:
+            parts += (use.arguments, use.result)
+        return "\n".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +181,8 @@ class InboundMessage:
         withdrawn: a queued message's check that it was dropped while it ran (its workspace
             uninstalled the app), asked before the model is called and before the answer is
             stored: then the turn ends there, audited ``dropped``, and nothing is posted.
+        status: where the adapter shows a short status while the answer waits ("is looking
+            up lookup_customer…" while tools run); ``None`` where it cannot.
     """
 
     thread_id: ThreadId
@@ -136,6 +202,7 @@ class InboundMessage:
     files: tuple[Attachment, ...] = ()
     file_source: FileSource | None = field(default=None, compare=False, repr=False)
     withdrawn: Callable[[], Awaitable[bool]] | None = field(default=None, compare=False, repr=False)
+    status: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +284,12 @@ class ModelRequest:
     """The provider that answers (a scope's), else the service's own."""
     images: tuple[ImagePart, ...] = ()
     """Redacted images that go with the last user message (this turn's files), never history's."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools the model may call (only for a client that ``takes_tools``)."""
+    pending: tuple[ToolUse, ...] = ()
+    """This answer's tool calls so far, with their results: after the last user message."""
+    answer_now: bool = False
+    """The model must answer without calling a tool (the turn's rounds or time are up)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +308,55 @@ class ModelResult:
     stop_reason: str | None = None
     provider: str = ""
     cost_note: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools the model asked for (``stop_reason`` ``tool_use``); arguments as it wrote them."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model is offered it.
+
+    Attributes:
+        name: what the model calls it, ``SERVER__TOOL``.
+        description: the server's description of the tool.
+        schema: the JSON Schema of its arguments.
+    """
+
+    name: str
+    description: str
+    schema: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call the model asked for: its id, the tool, the arguments (a JSON object)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool call gave back, before the guardrail read it (may hold raw values).
+
+    Attributes:
+        text: the result's text, or what went wrong (no values of ours in it).
+        status: ``ok``, ``error`` (the tool said so, or the server failed), ``timeout``,
+            ``too_large`` or ``unknown_tool``.
+        server: the configured server's name (for the audit).
+        tool: the tool's own name on its server.
+    """
+
+    text: str
+    status: str = "ok"
+    server: str = ""
+    tool: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call gave a result (not an error)."""
+        return self.status == "ok"
 
 
 class TurnStatus(StrEnum):

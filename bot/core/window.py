@@ -7,6 +7,7 @@ turns, oldest first, so the request always starts with a user message and altern
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -36,7 +37,7 @@ def estimate_tokens(text: str) -> int:
 
 def message_tokens(message: ChatMessage) -> int:
     """The estimated tokens of one message, overhead included."""
-    return estimate_tokens(message.text) + MESSAGE_OVERHEAD_TOKENS
+    return estimate_tokens(message.all_text) + MESSAGE_OVERHEAD_TOKENS
 
 
 def max_input_tokens(request: ModelRequest) -> int:
@@ -45,7 +46,9 @@ def max_input_tokens(request: ModelRequest) -> int:
     A token is one byte of UTF-8 at the least, so the byte count bounds it from above (the
     estimate above is typical, not a bound: text in other scripts takes more tokens).
     """
-    texts = (request.system, *(m.text for m in request.messages))
+    texts = [request.system, *(m.all_text for m in request.messages)]
+    texts += [ChatMessage("assistant", "", request.pending).all_text] if request.pending else []
+    texts += [f"{t.name}{t.description}{json.dumps(t.schema)}" for t in request.tools]
     text_tokens = sum(len(t.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for t in texts)
     return text_tokens + IMAGE_MAX_TOKENS * len(request.images)
 
@@ -99,7 +102,7 @@ def _overflowing_tail(history: Sequence[ChatMessage], remaining: int) -> int:
     total = 0
     ceil = math.ceil
     for index in range(len(history) - 1, -1, -1):
-        total += ceil(len(history[index].text) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
+        total += ceil(len(history[index].all_text) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
         if total > remaining:
             return max(0, index - 1)
     return 0
@@ -110,7 +113,7 @@ def _fit(turns: Sequence[_Turn], remaining: int) -> tuple[list[_Turn], bool]:
     kept: list[_Turn] = []
     ceil, overhead = math.ceil, 2 * MESSAGE_OVERHEAD_TOKENS
     for turn in reversed(turns):
-        question, answer = turn[0].text, turn[1].text
+        question, answer = turn[0].all_text, turn[1].all_text
         remaining -= ceil(len(question) / CHARS_PER_TOKEN) + ceil(len(answer) / CHARS_PER_TOKEN)
         remaining -= overhead
         if remaining < 0:

@@ -14,7 +14,7 @@ import base64
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 import anthropic
@@ -23,7 +23,7 @@ import pydantic
 from anthropic.types import Message, RawMessageStreamEvent
 
 from bot.core.errors import ModelError, ModelUnavailable
-from bot.core.types import ModelRequest, ModelResult, Usage
+from bot.core.types import ChatMessage, ModelRequest, ModelResult, ToolCall, ToolUse, Usage
 from bot.core.window import max_input_tokens
 from bot.model.errors import connection_error, status_error, timeout_error
 from bot.model.pricing import Pricing
@@ -42,6 +42,7 @@ _SDK_LOGGERS = (
     "boto3",
     "google.auth",
     "urllib3",
+    "mcp",
 )
 
 
@@ -93,6 +94,9 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
     system: list[_Json] = [
         {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
     ]
+    tools = bool(request.tools)  # without tools, the API refuses tool blocks: text only then
+    if tools and any(m.tools for m in request.messages):
+        return system, _with_tool_rounds(request)
     messages: list[_Json] = [{"role": m.role, "content": m.text} for m in request.messages]
     if len(messages) >= 2:
         prefix_end = request.messages[-2]
@@ -116,7 +120,65 @@ def _request_params(request: ModelRequest) -> tuple[list[_Json], list[_Json]]:
         ]
         text = request.messages[-1].text
         messages[-1] = {"role": "user", "content": [*images, {"type": "text", "text": text}]}
+    if tools and request.pending:
+        messages += tool_rounds(request.pending)
     return system, messages
+
+
+def _with_tool_rounds(request: ModelRequest) -> list[_Json]:
+    """``_request_params``'s messages when the history holds tool calls.
+
+    The cache breakpoint stays where it is without tools: on the previous answer's text.
+    """
+    plain = ModelRequest(
+        system=request.system,
+        messages=tuple(ChatMessage(m.role, m.text) for m in request.messages),
+        images=request.images,
+    )
+    _, flat = _request_params(plain)
+    messages: list[_Json] = []
+    for message, sent in zip(request.messages, flat, strict=True):
+        messages += tool_rounds(message.tools)
+        messages.append(sent)
+    messages += tool_rounds(request.pending)
+    return messages
+
+
+def tool_rounds(uses: Sequence[ToolUse]) -> list[_Json]:
+    """Tool calls as the Messages API has them.
+
+    Per round, the model's ``tool_use`` blocks, then a user message of their ``tool_result``s.
+    """
+    rounds: dict[int, list[ToolUse]] = {}
+    for use in uses:
+        rounds.setdefault(use.round, []).append(use)
+    messages: list[_Json] = []
+    for _, calls in sorted(rounds.items()):
+        asked = [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": _arguments(c.arguments)}
+            for c in calls
+        ]
+        results = [
+            {"type": "tool_result", "tool_use_id": c.id, "content": c.result, "is_error": c.error}
+            for c in calls
+        ]
+        messages += [{"role": "assistant", "content": asked}, {"role": "user", "content": results}]
+    return messages
+
+
+def _arguments(stored: str) -> _Json:
+    try:
+        value = json.loads(stored)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _tool_specs(request: ModelRequest) -> list[_Json]:
+    return [
+        {"name": t.name, "description": t.description, "input_schema": t.schema}
+        for t in request.tools
+    ]
 
 
 def _encoded(kwargs: _Json) -> bytes:
@@ -161,7 +223,13 @@ def _result_of_body(
     The SDK builds a tree of pydantic models for every response (``construct``, recursively);
     the turn reads five fields of it.
     """
-    texts = [b.get("text") or "" for b in body.get("content") or () if b.get("type") == "text"]
+    blocks = body.get("content") or ()
+    texts = [b.get("text") or "" for b in blocks if b.get("type") == "text"]
+    calls = tuple(
+        ToolCall(str(b.get("id")), str(b.get("name")), b.get("input") or {})
+        for b in blocks
+        if b.get("type") == "tool_use" and isinstance(b.get("input") or {}, dict)
+    )
     raw = body.get("usage") or {}
     usage = Usage(
         input_tokens=raw.get("input_tokens") or 0,
@@ -179,6 +247,7 @@ def _result_of_body(
         stop_reason=body.get("stop_reason"),
         provider=provider,
         cost_note=note,
+        tool_calls=calls if body.get("stop_reason") == "tool_use" else (),
     )
 
 
@@ -208,6 +277,9 @@ class ClaudeClient:
 
     _caught: tuple[type[Exception], ...] = (anthropic.AnthropicError, httpx2.HTTPError)
     """What a call may raise; a provider whose credentials come from elsewhere adds theirs."""
+    _tools_api = True
+    """Whether the model is offered tools: the Messages API's tool use, which Anthropic's API,
+    Bedrock and Vertex AI all serve."""
     _encodes_body = False
     """Whether requests go out as JSON this client encodes (``_encoded``); the cloud SDKs
     rewrite the body they are given (the model moves into the address), so they get it whole."""
@@ -250,10 +322,18 @@ class ClaudeClient:
             "system": system,
             "messages": messages,
         }
+        if request.tools and self._tools_api:
+            kwargs["tools"] = _tool_specs(request)
+            if request.answer_now:
+                kwargs["tool_choice"] = {"type": "none"}
         if self._temperature is not None:
             # anthropic 2.x has no `temperature` keyword; the API still accepts the field.
             kwargs["extra_body"] = {"temperature": self._temperature}
         return kwargs
+
+    def takes_tools(self, request: ModelRequest) -> bool:
+        """Whether tools are offered through this client (``ModelClient.takes_tools``)."""
+        return self._tools_api
 
     def max_cost(self, request: ModelRequest) -> float | None:
         """The most ``request`` can cost (``ModelClient.max_cost``)."""
@@ -420,6 +500,7 @@ class AnthropicStream:
         owner = self._owner
         parts: list[str] = []
         body: _Json = {"usage": {}}
+        calls: dict[int, _Json] = {}
         try:
             events = await owner._events(self._kwargs)
             async with events:
@@ -428,6 +509,12 @@ class AnthropicStream:
                         if event.delta.type == "text_delta":
                             parts.append(event.delta.text)
                             yield event.delta.text
+                        elif event.delta.type == "input_json_delta" and event.index in calls:
+                            calls[event.index]["json"].append(event.delta.partial_json)
+                    elif event.type == "content_block_start":
+                        block = event.content_block
+                        if block.type == "tool_use":
+                            calls[event.index] = {"id": block.id, "name": block.name, "json": []}
                     elif event.type == "message_start":
                         body["model"] = event.message.model
                         body["usage"] = event.message.usage.to_dict()
@@ -442,6 +529,7 @@ class AnthropicStream:
         if not body.get("stopped"):
             raise ModelUnavailable(f"{owner.provider} stream ended before the answer did")
         body["content"] = [{"type": "text", "text": "".join(parts)}]
+        body["content"] += [_streamed_call(calls[i]) for i in sorted(calls)]
         model = self._kwargs["model"]
         self._result = _result_of_body(body, model, owner.provider, owner._pricing)
 
@@ -455,3 +543,13 @@ class AnthropicStream:
         if self._result is None:
             raise RuntimeError("the stream has not finished")
         return self._result
+
+
+def _streamed_call(call: _Json) -> _Json:
+    """A ``tool_use`` block from its streamed pieces (its input arrives as JSON text)."""
+    raw = "".join(call["json"]) or "{}"
+    try:
+        arguments = json.loads(raw)
+    except ValueError:
+        arguments = None  # not an object: the turn answers the call with an error
+    return {"type": "tool_use", "id": call["id"], "name": call["name"], "input": arguments}

@@ -48,6 +48,10 @@ class EchoModelClient:
             provider="echo",
         )
 
+    def takes_tools(self, request: ModelRequest) -> bool:
+        """The echo model calls no tools."""
+        return False
+
     def max_cost(self, request: ModelRequest) -> float:
         """Nothing: the echo model is free."""
         return 0.0

@@ -177,6 +177,10 @@ class OpenAIModelClient:
             cost_note="; ".join([pricing, *notes]),
         )
 
+    def takes_tools(self, request: ModelRequest) -> bool:
+        """Tools are not offered through OpenAI-compatible servers (yet)."""
+        return False
+
     def max_cost(self, request: ModelRequest) -> float | None:
         """The most ``request`` can cost (``ModelClient.max_cost``): 0 when self-hosted."""
         model = request.model or self._model

@@ -51,6 +51,10 @@ class ModelRouter:
         """The streamed answer of the request's provider."""
         return self._client(request).stream(request)
 
+    def takes_tools(self, request: ModelRequest) -> bool:
+        """Whether the request's provider offers the model tools."""
+        return self._client(request).takes_tools(request)
+
     def max_cost(self, request: ModelRequest) -> float | None:
         """The most the request's provider can charge for it."""
         return self._client(request).max_cost(request)

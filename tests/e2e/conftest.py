@@ -24,6 +24,7 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 MakeApp = Callable[..., Awaitable[App]]
+MakeProviderApp = Callable[..., Awaitable[App]]
 
 
 @pytest.fixture
@@ -92,6 +93,21 @@ async def make_app(
         yield make
 
 
+@pytest.fixture
+async def make_provider_app(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> AsyncIterator[MakeProviderApp]:
+    """Build apps for a provider's settings (``tests.fixtures.providers``); closed after."""
+    async with AsyncExitStack() as stack:
+
+        async def make(settings: dict[str, Any], **overrides: Any) -> App:
+            values = {**settings, **overrides}
+            built = settings_for(tmp_path / "data", redis_url, redis_prefix, "", **values)
+            return await stack.enter_async_context(build_app(built))
+
+        yield make
+
+
 def message(
     text: str, thread: str, *, event_id: str | None = None, private: bool = False
 ) -> InboundMessage:
@@ -147,9 +163,10 @@ async def audit_dump(app: App) -> str:
     return "\n".join(parts)
 
 
-def conversation_with(app: App, guardrail: Any) -> Conversation:
+def conversation_with(app: App, guardrail: Any, tools: Any = None) -> Conversation:
     """The app's turn, but guarded by ``guardrail`` (to inject a guardrail failure)."""
     return Conversation(
+        tools=tools,
         guardrail=guardrail,
         history=app.history,
         model=app.model,

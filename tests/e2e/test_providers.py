@@ -8,24 +8,18 @@ get theirs back (at once and streamed), and an outage gives the answer Anthropic
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.app import App, build_app
 from bot.core.errors import ConfigError
 from bot.core.types import Reply, TurnStatus
-from tests.e2e.conftest import audit_rows, message, settings_for, unique_thread
+from tests.e2e.conftest import MakeProviderApp, audit_rows, message, unique_thread
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.base import Outage
 from tests.fixtures.providers import Provider, provider_settings
 from tests.fixtures.services import free_port, redis_dump
-
-MakeProviderApp = Callable[..., Awaitable[App]]
 
 
 def meta(row: dict[str, Any]) -> dict[str, Any]:
@@ -42,21 +36,6 @@ class Collect:
 
     async def delta(self, text: str) -> None:
         self.deltas.append(text)
-
-
-@pytest.fixture
-async def make_provider_app(
-    tmp_path: Path, redis_url: str, redis_prefix: str
-) -> AsyncIterator[MakeProviderApp]:
-    """Build apps for a provider's settings; all are closed after the test."""
-    async with AsyncExitStack() as stack:
-
-        async def make(settings: dict[str, Any], **overrides: Any) -> App:
-            values = {**settings, **overrides}
-            built = settings_for(tmp_path / "data", redis_url, redis_prefix, "", **values)
-            return await stack.enter_async_context(build_app(built))
-
-        yield make
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])

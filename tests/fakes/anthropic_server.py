@@ -19,6 +19,8 @@ import base64
 import binascii
 import hashlib
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -35,7 +37,15 @@ from tests.fakes.base import (
     fake_tokens,
 )
 
-__all__ = ["DISCONNECT", "FakeAnthropic", "Outage", "block_text", "last_user_text"]
+__all__ = [
+    "DISCONNECT",
+    "FakeAnthropic",
+    "Outage",
+    "ToolCalls",
+    "block_text",
+    "last_tool_results",
+    "last_user_text",
+]
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 """The media types the Messages API takes in a base64 image source."""
@@ -55,6 +65,83 @@ def last_user_text(body: Body) -> str:
     """The text of the last user message of a request body."""
     users = [m for m in body.get("messages", ()) if m.get("role") == "user"]
     return block_text(users[-1].get("content")) if users else ""
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    """A scripted answer that asks for tools: ``stop_reason`` ``tool_use``.
+
+    ``calls``: ``(tool name, input object)`` in order; ``text`` comes before them. A request
+    with ``tool_choice`` ``none`` gets the text alone (the real API then writes no calls).
+    """
+
+    calls: tuple[tuple[str, Body], ...]
+    text: str = ""
+
+
+def last_tool_results(body: Body) -> list[Body]:
+    """The ``tool_result`` blocks of a request's last message (none when it holds none)."""
+    messages = body.get("messages") or [{}]
+    return _blocks_of(messages[-1].get("content"), "tool_result")
+
+
+def _blocks_of(content: Any, kind: str) -> list[Body]:
+    if isinstance(content, str):
+        return []
+    return [b for b in content or () if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _tool_pairs_ok(messages: list[Body]) -> bool:
+    """Every ``tool_result`` answers a ``tool_use`` of the message before it, and each
+    ``tool_use`` is answered by the next message, as the Messages API demands."""
+    for i, message in enumerate(messages):
+        asked = {b.get("id") for b in _blocks_of(message.get("content"), "tool_use")}
+        if asked and message.get("role") != "assistant":
+            return False
+        answered = {b.get("tool_use_id") for b in _blocks_of(message.get("content"), "tool_result")}
+        before = messages[i - 1] if i else {}
+        earlier = {b.get("id") for b in _blocks_of(before.get("content"), "tool_use")}
+        if answered and (message.get("role") != "user" or answered != earlier):
+            return False
+        if asked:
+            after = messages[i + 1] if i + 1 < len(messages) else None
+            if after is None:
+                return False
+            replies = {
+                b.get("tool_use_id") for b in _blocks_of(after.get("content"), "tool_result")
+            }
+            if replies != asked:
+                return False
+    return True
+
+
+def _tools_ok(body: Body) -> bool:
+    """The ``tools`` definitions, and that tool blocks come only with tools defined."""
+    tools = body.get("tools")
+    used = any(
+        _blocks_of(m.get("content"), "tool_use") or _blocks_of(m.get("content"), "tool_result")
+        for m in body.get("messages") or ()
+    )
+    if tools is None:
+        return not used and "tool_choice" not in body
+    if not isinstance(tools, list) or not tools:
+        return False
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
+            return False
+        if not isinstance(tool.get("input_schema"), dict):
+            return False
+    return True
+
+
+def _content_ok(content: Any) -> bool:
+    """A message's content: non-blank text, or blocks with non-blank text blocks."""
+    if isinstance(content, str):
+        return bool(content.strip())
+    if not isinstance(content, list) or not content:
+        return False
+    return all(b.get("text", "").strip() for b in content if b.get("type") == "text")
 
 
 def _image_blocks(content: Any) -> list[Body]:
@@ -186,15 +273,31 @@ class FakeAnthropic(FakeServer):
         scripted = self._next_error(streaming=streaming)
         if isinstance(scripted, ScriptedError):
             return self._error_response(scripted)
-        text = self._next_answer(body)
+        answer: Any = self._next_answer(body)
+        calls: tuple[tuple[str, Body], ...] = ()
+        if isinstance(answer, ToolCalls):
+            no_tools = (body.get("tool_choice") or {}).get("type") == "none"
+            calls = () if no_tools or not body.get("tools") else answer.calls
+            answer = answer.text
+        text = str(answer)
         if not await self._wait():  # reset while waiting: the client has moved on
             return self._error_response(ScriptedError(500, "api_error", "fake was reset"))
         if streaming:
-            return await self._stream(request, body, model, text, scripted)
-        usage = self._usage(body, model, text)
-        return web.json_response(
-            self._message(model, text, usage), headers=self._response_headers(usage)
-        )
+            return await self._stream(request, body, model, text, scripted, calls)
+        usage = self._usage(body, model, text + json.dumps(calls))
+        message = self._message(model, text, usage)
+        if calls:
+            message["content"] += [self._tool_block(name, data) for name, data in calls]
+            message["stop_reason"] = "tool_use"
+        return web.json_response(message, headers=self._response_headers(usage))
+
+    def _tool_block(self, name: str, data: Body) -> Body:
+        return {
+            "type": "tool_use",
+            "id": f"toolu_fake_{next(self._ids)}",
+            "name": name,
+            "input": data,
+        }
 
     def _check_auth(self, request: web.Request) -> web.Response | None:
         key = request.headers.get("x-api-key") or request.headers.get(
@@ -211,7 +314,9 @@ class FakeAnthropic(FakeServer):
             not isinstance(body.get("max_tokens"), int),
             not messages,
             any(m.get("role") not in ("user", "assistant") for m in messages or ()),
-            any(not block_text(m.get("content")).strip() for m in messages or ()),
+            any(not _content_ok(m.get("content")) for m in messages or ()),
+            not _tools_ok(body),
+            not _tool_pairs_ok(messages or []),
             any(
                 not _valid_image(b) for m in messages or () for b in _image_blocks(m.get("content"))
             ),
@@ -237,7 +342,7 @@ class FakeAnthropic(FakeServer):
     def _usage(self, body: Body, model: str, answer: str) -> dict[str, int]:
         """Simulated usage: the prefix up to the last breakpoint is written, then read."""
         texts = [block_text(body.get("system", ""))] + [
-            block_text(m.get("content")) for m in body["messages"]
+            block_text(m.get("content")) or json.dumps(m.get("content")) for m in body["messages"]
         ]
         marks = [
             i
@@ -307,11 +412,17 @@ class FakeAnthropic(FakeServer):
         ]
 
     async def _stream(
-        self, request: web.Request, body: Body, model: str, text: str, failure: Any
+        self,
+        request: web.Request,
+        body: Body,
+        model: str,
+        text: str,
+        failure: Any,
+        calls: tuple[tuple[str, Body], ...] = (),
     ) -> web.StreamResponse:
         """Send the answer as events through ``_open_stream``/``_send``/``_send_error``."""
         response = await self._open_stream(request)
-        usage = self._usage(body, model, text)
+        usage = self._usage(body, model, text + (json.dumps(calls) if calls else ""))
         for event in self._opening(model, usage):
             await self._send(response, event)
         for n, event in enumerate(self._text_events(text)):
@@ -331,10 +442,36 @@ class FakeAnthropic(FakeServer):
             await self._send_error(response, failure)
             await response.write_eof()
             return response
-        for event in self._closing(usage):
+        closing = self._closing(usage)
+        if calls:
+            await self._send(response, closing.pop(0))  # the text block ends
+            for index, (name, data) in enumerate(calls, start=1):
+                for event in self._tool_events(index, self._tool_block(name, data)):
+                    await self._send(response, event)
+            closing[0]["delta"]["stop_reason"] = "tool_use"
+        for event in closing:
             await self._send(response, event)
         await response.write_eof()
         return response
+
+    @staticmethod
+    def _tool_events(index: int, block: Body) -> list[Body]:
+        """A ``tool_use`` block as the API streams it: its input in ``input_json_delta``s."""
+        raw = json.dumps(block["input"])
+        pieces = [raw[i : i + 7] for i in range(0, len(raw), 7)]
+        start = {**block, "input": {}}
+        return [
+            {"type": "content_block_start", "index": index, "content_block": start},
+            *(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                }
+                for piece in pieces
+            ),
+            {"type": "content_block_stop", "index": index},
+        ]
 
     async def _open_stream(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(

@@ -192,6 +192,37 @@ async def test_every_view_is_recorded_with_who_and_filter(rig: Rig) -> None:
     assert "Mail" not in repr(actions)  # ids only, never text
 
 
+async def test_a_run_shows_its_tool_calls(rig: Rig) -> None:
+    record = run()
+    record.metadata["tool_rounds"] = 1
+    record.metadata["tools"] = [
+        {
+            "tool": "crm__lookup_customer",
+            "server": "crm",
+            "status": "timeout",
+            "ms": 1500.25,
+            "entities": {"PERSON": 2, "EMAIL_ADDRESS": 1},
+            "arguments": '{"email": "<EMAIL_ADDRESS_1>"}',
+        }
+    ]
+    await rig.stores.audit.record(record)
+    await sign_in(rig.client)
+    page = await (await rig.client.get(f"/admin/ui/run/{record.run_id}")).text()
+
+    table = page[page.index('id="tool-calls"') :]
+    table = table[: table.index("</table>")]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", table)
+    assert cells == [
+        "crm",
+        "crm__lookup_customer",
+        "timeout",
+        "1500.2",
+        "EMAIL_ADDRESS 1, PERSON 2",
+        "<code>{&#34;email&#34;: &#34;&lt;EMAIL_ADDRESS_1&gt;&#34;}</code>",
+    ]
+    assert "<td>tool_rounds</td><td>1</td>" in page
+
+
 async def test_bad_filter_is_a_clear_400(rig: Rig) -> None:
     await sign_in(rig.client)
     response = await rig.client.get("/admin/?status=exploded")

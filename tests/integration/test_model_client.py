@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
 from bot.core.errors import ModelMisconfigured, ModelRejected, ModelUnavailable
-from bot.core.types import ChatMessage, ModelRequest
+from bot.core.types import ChatMessage, ModelRequest, ToolSpec, ToolUse
 from bot.model.claude import AnthropicModelClient, quiet_sdk_loggers
 from bot.model.echo import ECHO_PREFIX, EchoModelClient
 from bot.model.prompt import build_system_prompt
-from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic
+from tests.fakes.anthropic_server import DISCONNECT, FakeAnthropic, ToolCalls
 from tests.fakes.base import CUT_SHORT
 
 MODEL = "claude-sonnet-4-6"
@@ -367,3 +368,64 @@ def test_quiet_sdk_loggers_raises_debug_to_info():
         assert sdk_logger.level == logging.WARNING
     finally:
         sdk_logger.setLevel(old)
+
+
+LOOKUP = ToolSpec(
+    "crm__lookup_customer",
+    "Find a customer by e-mail.",
+    {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]},
+)
+
+
+async def test_tool_use_round_trips_at_once_and_streamed(client, fake_anthropic):
+    """The SDK's strict validation accepts the fake's tool_use answers (JSON and SSE), and
+    the tool's result goes back in the request as the Messages API wants it."""
+    asked = (("crm__lookup_customer", {"email": "<EMAIL_ADDRESS_1>", "limit": [1, 2]}),)
+    fake_anthropic.answer(ToolCalls(asked, "Looking."), ToolCalls(asked))
+    base = replace(request("Who is <EMAIL_ADDRESS_1>?"), tools=(LOOKUP,))
+
+    at_once = await client.complete(base)
+    stream = client.stream(base)
+    deltas = await collect(stream)
+
+    for result in (at_once, stream.result):
+        assert result.stop_reason == "tool_use"
+        [call] = result.tool_calls
+        assert (call.name, call.arguments) == asked[0]
+        assert call.id.startswith("toolu_")
+    assert at_once.text == "Looking."
+    assert "".join(deltas) == ""
+    sent = fake_anthropic.requests[0].body
+    assert sent["tools"] == [
+        {"name": LOOKUP.name, "description": LOOKUP.description, "input_schema": LOOKUP.schema}
+    ]
+    assert "tool_choice" not in sent
+
+    use = ToolUse(at_once.tool_calls[0].id, LOOKUP.name, '{"email": "<EMAIL_ADDRESS_1>"}', "ok")
+    final = await client.complete(replace(base, pending=(use,), answer_now=True))
+    assert final.tool_calls == ()
+    body = fake_anthropic.requests[-1].body
+    assert body["tool_choice"] == {"type": "none"}
+    assert body["messages"][-2]["content"][0]["input"] == {"email": "<EMAIL_ADDRESS_1>"}
+    assert body["messages"][-1]["content"] == [
+        {"type": "tool_result", "tool_use_id": use.id, "content": "ok", "is_error": False}
+    ]
+
+
+async def test_history_tool_calls_are_sent_only_with_tools(client, fake_anthropic):
+    use = ToolUse("toolu_1", LOOKUP.name, '{"email": "<EMAIL_ADDRESS_1>"}', "<PERSON_1>")
+    history = (
+        ChatMessage("user", "Who is <EMAIL_ADDRESS_1>?"),
+        ChatMessage("assistant", "It is <PERSON_1>.", (use,)),
+        ChatMessage("user", "Thanks"),
+    )
+    plain = ModelRequest(system="s", messages=history)
+    await client.complete(plain)
+    await client.complete(replace(plain, tools=(LOOKUP,)))
+
+    without, with_tools = (r.body["messages"] for r in fake_anthropic.requests)
+    assert len(without) == 3  # no tools offered: the answer's text alone
+    assert [m["role"] for m in with_tools] == ["user", "assistant", "user", "assistant", "user"]
+    assert with_tools[1]["content"][0]["type"] == "tool_use"
+    assert with_tools[2]["content"][0]["content"] == "<PERSON_1>"
+    assert with_tools[3]["content"][0]["cache_control"] == {"type": "ephemeral"}

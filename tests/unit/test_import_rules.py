@@ -37,7 +37,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = ("bot", "adapters", "guardrails")
 
-SUBPACKAGES = {f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin", "files", "cli")}
+SUBPACKAGES = {
+    f"bot.{p}": p for p in ("core", "state", "model", "audit", "admin", "files", "tools", "cli")
+}
 NAMED = {
     "bot": "version",  # bot/__init__.py: __version__ only
     "bot.__main__": "cli",
@@ -63,6 +65,7 @@ BELOW_ROOT = {
     "guardrails",
     "admin",
     "files",
+    "tools",
     "settings",
     "http_server",
 }
@@ -75,6 +78,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "guardrails": {"core"},
     "admin": {"core", "audit"},
     "files": {"core"},
+    "tools": {"core", "settings"},
     "settings": {"core"},
     "http_server": {"core"},
     "adapters": {"core", "settings", "http_server"},
@@ -105,6 +109,7 @@ SDK_HOMES: dict[str, set[str]] = {
     "aiohttp": {"admin", "adapters", "http_server"},
     "pydantic_settings": {"settings"},
     "charset_normalizer": {"files"},
+    "mcp": {"tools"},
 }
 
 GUARDRAIL_MAY_IMPORT: dict[str, set[str]] = {
