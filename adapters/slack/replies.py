@@ -190,6 +190,34 @@ class LiveReply:
             self._last_flush = now
             await self._show(final=False)
 
+    async def status(self, text: str) -> None:
+        """Show a short status (tools running) while nothing of the answer shows yet.
+
+        Only where the answer grows by edits (``update``): the status is the message the answer
+        then replaces. A stream cannot take back what it showed, so there none is shown.
+        """
+        if self._mode != "update" or self._broken or self._received:
+            return
+        head = f"_{text}_"
+        try:
+            if self._update_ts is None:
+                resp = await self._client.chat_postMessage(
+                    channel=self._target.channel,
+                    thread_ts=self._target.thread_ts,
+                    text=head,
+                    unfurl_links=False,
+                    metadata=self._metadata,
+                )
+                self._update_ts = str(resp["ts"])
+            elif head != self._live_head:
+                await self._client.chat_update(
+                    channel=self._target.channel, ts=self._update_ts, text=head
+                )
+        except SLACK_ERRORS as exc:
+            logger.warning("slack status not shown: %s", _err(exc))
+            return
+        self._live_head = head
+
     async def finish(self, text: str, *, streamed: bool) -> None:
         """Complete the answer with the core's final ``text``.
 

@@ -181,13 +181,6 @@ class Turns:
     async def _answer(
         self, delivery: Delivery, target: Target, queued: QueuedEvent | None = None
     ) -> None:
-        if delivery.message.private and delivery.message.metadata.get("in_thread"):
-            await self._assistant.set_status(target, "is thinking…")
-
-            async def status(text: str) -> None:  # e.g. while tools run
-                await self._assistant.set_status(target, text)
-
-            delivery = replace(delivery, message=replace(delivery.message, status=status))
         sink = LiveReply(
             self._client,
             target,
@@ -196,6 +189,15 @@ class Turns:
             interval=self._settings.slack_update_interval_seconds,
             on_stream_unavailable=self._stream_unavailable,
         )
+        if delivery.message.private and delivery.message.metadata.get("in_thread"):
+            await self._assistant.set_status(target, "is thinking…")
+
+            async def status(text: str) -> None:  # e.g. while tools run
+                await self._assistant.set_status(target, text)
+
+            delivery = replace(delivery, message=replace(delivery.message, status=status))
+        elif sink.live:  # elsewhere the status is the message the answer then replaces
+            delivery = replace(delivery, message=replace(delivery.message, status=sink.status))
         try:
             reply = await self._handler.handle(delivery.message, sink if sink.live else None)
         except Exception as exc:

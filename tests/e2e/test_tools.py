@@ -42,7 +42,7 @@ from tests.e2e.slack_harness import slack_harness
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
 from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.slack_payloads import dm, new_ts
+from tests.fakes.slack_payloads import dm, mention, new_ts
 from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port, redis_dump
 
@@ -567,6 +567,30 @@ async def test_slack_shows_which_tools_run_in_an_assistant_thread(
     ]
     assert "Robert Chen" in answer
     assert leaked(FROM_CHAT + FROM_TOOL, "\n".join(r.raw for r in fake_anthropic.requests)) == []
+
+
+async def test_slack_shows_which_tools_run_in_a_channel_thread_until_the_answer_replaces_it(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
+    crm["scopes"] = ["slack:T1"]
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    async with slack_harness(make_app, tools={"servers": [crm]}) as h:
+        asked = mention(ASKED, ts=new_ts())
+        await h.send(asked)
+        thread_ts = asked["event"]["ts"]
+        await h.until(
+            lambda: any("Robert Chen" in c["text"] for c in h.slack.calls_to("chat.update")),
+            "the answer in place of the status",
+        )
+        await h.settle()
+        posts = [c["text"] for c in h.slack.calls_to("chat.postMessage")]
+        shown = h.slack.thread("C1", thread_ts)
+
+    assert posts[0] == "_is looking up lookup_customer…_"
+    assert len(posts) == 1, "the answer replaced the status instead of following it"
+    assert "Robert Chen" in shown[-1]
+    assert not any("looking up" in text for text in shown)
 
 
 async def test_an_empty_answer_after_tools_is_an_empty_answer(
