@@ -193,13 +193,20 @@ class LiveReply:
     async def status(self, text: str) -> None:
         """Show a short status (tools running) while nothing of the answer shows yet.
 
-        Only where the answer grows by edits (``update``): the status is the message the answer
-        then replaces. A stream cannot take back what it showed, so there none is shown.
+        Streamed (a stream cannot take back what it showed): as the thread's loading status
+        (``assistant.threads.setStatus``, which Slack takes with ``chat:write`` in channels
+        too and clears when the answer comes). Grown by edits: as the answer's first message,
+        which the answer then replaces.
         """
-        if self._mode != "update" or self._broken or self._received:
+        if self._mode == "off" or self._broken or self._received:
             return
         head = f"_{text}_"
         try:
+            if self._mode == "stream":
+                await self._client.assistant_threads_setStatus(
+                    channel_id=self._target.channel, thread_ts=self._target.thread_ts, status=text
+                )
+                return
             if self._update_ts is None:
                 resp = await self._client.chat_postMessage(
                     channel=self._target.channel,

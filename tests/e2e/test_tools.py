@@ -593,6 +593,28 @@ async def test_slack_shows_which_tools_run_in_a_channel_thread_until_the_answer_
     assert not any("looking up" in text for text in shown)
 
 
+async def test_slack_shows_which_tools_run_as_a_streamed_channel_threads_status(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
+    crm["scopes"] = ["slack:T1"]
+    fake_anthropic.responder = calling("crm__lookup_customer")
+    async with slack_harness(make_app, slack_streaming="stream", tools={"servers": [crm]}) as h:
+        asked = mention(ASKED, ts=new_ts())
+        await h.send(asked)
+        thread_ts = asked["event"]["ts"]
+        await h.until(lambda: h.slack.calls_to("chat.stopStream"), "the streamed answer")
+        await h.settle()
+        statuses = h.slack.calls_to("assistant.threads.setStatus")
+        shown = h.slack.thread("C1", thread_ts)
+
+    assert [(c["channel_id"], c["thread_ts"], c["status"]) for c in statuses] == [
+        ("C1", thread_ts, "is looking up lookup_customer…")
+    ]
+    assert "Robert Chen" in shown[-1]
+    assert not any("looking up" in text for text in shown), "the status is no message"
+
+
 async def test_an_empty_answer_after_tools_is_an_empty_answer(
     make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
