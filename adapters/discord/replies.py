@@ -71,8 +71,12 @@ class ReplyPoster:
         await self._show(split_message(self._buffer)[0])
 
     async def status(self, text: str) -> None:
-        """Show a short status (tools running) while nothing of the answer shows yet."""
-        if self._interval is None or self._buffer.strip():
+        """Show a short status (tools running) while nothing of the answer shows yet.
+
+        Without progressive edits too: the status is the message the answer's first part
+        then replaces (``finish`` edits the live message).
+        """
+        if self._buffer.strip():
             return
         await self._show(f"_{text}_")
 

@@ -152,8 +152,8 @@ class Turns:
             nonce=inbound.message_id,
             ping_reply=ping_reply,
         )
-        if poster.streaming:  # the live message says which tools run until the answer comes
-            inbound = replace(inbound, status=poster.status)
+        # a live message says which tools run until the answer replaces it
+        inbound = replace(inbound, status=poster.status)
         async with target.typing():
             reply = await self._handler.handle(inbound, poster if poster.streaming else None)
         if reply is None:

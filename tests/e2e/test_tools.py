@@ -630,13 +630,18 @@ async def test_an_empty_answer_after_tools_is_an_empty_answer(
     assert reply.text == MODEL_EMPTY_REPLY  # not "ran out of lookups": one round was used
 
 
+@pytest.mark.parametrize("progressive", [True, False])
 async def test_discord_shows_which_tools_run_until_the_answer_replaces_it(
-    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic, tmp_path: Path
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    progressive: bool,
 ) -> None:
     crm = server("crm", tmp_path / "r", ["lookup_customer"], reveal=True)
     crm["scopes"] = ["*"]
     fake_anthropic.responder = calling("crm__lookup_customer")
-    bot = await start_bot(discord_progressive_edits=True, tools={"servers": [crm]})
+    bot = await start_bot(discord_progressive_edits=progressive, tools={"servers": [crm]})
     dm = 650000000000000077
     await fake_discord.dispatch(
         "MESSAGE_CREATE", fake_discord.message(ASKED, channel=dm, guild=None)
