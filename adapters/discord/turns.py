@@ -116,7 +116,7 @@ class Turns:
         reply = await self._handler.answer_edit(replace(inbound, event_id=None), before)
         if reply is None:
             return
-        if reply.ephemeral:
+        if not reply.ok:  # refused or failed: the old answer stays, the asker is told
             await _tell_privately(client, int(inbound.user_id), reply.text)
             return
         await replace_answer(answer, reply.text, ())

@@ -121,7 +121,7 @@ class Turns:
             reply = await self._handler.answer_edit(message, before)
             if reply is None:
                 return
-            if reply.ephemeral:
+            if not reply.ok:  # refused or failed: the old answer stays, the asker is told
                 await post_ephemeral(self._client, target, reply.text)
                 return
             await replace_answer(

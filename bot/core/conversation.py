@@ -278,15 +278,27 @@ class Conversation:
         turn, and the returned reply replaces the old answer. An older message, or an edit to
         nothing, is kept as ``message_edited`` keeps it, and ``None`` says nothing is to be
         shown. An edit that arrives while its answer is still being written waits for the
-        thread's lock, so it is answered again once that answer is stored.
+        thread's lock, so it is answered again once that answer is stored. A new turn that
+        gives no answer (refused, failed) leaves the old exchange in the history, as people
+        still see it: the adapters tell the asker alone.
         """
         tid, platform = message.thread_id, message.platform
-        if not clean_user_text(message.text) or not await self._edits.withdraw_last(
-            tid, before, platform=platform
-        ):
+        withdrawn = (
+            await self._edits.withdraw_last(tid, before, platform=platform)
+            if clean_user_text(message.text)
+            else ()
+        )
+        if not withdrawn:
             await self.message_edited(tid, before, message.text, platform=platform)
             return None
         reply = await self.handle(replace(message, event_id=None), sink)
+        if reply is not None and not reply.ok:
+            # refused or failed: the adapters tell the asker alone and leave the old answer
+            # where people see it, so the exchange goes back, its question kept as edited, as
+            # an older edit's is
+            await self._edits.restore(tid, withdrawn)
+            await self.message_edited(tid, before, message.text, platform=platform)
+            return reply
         try:
             await self._edits.settle(tid)
         except StoreError as exc:  # answered; the values edited out go at the next write

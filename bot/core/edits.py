@@ -86,30 +86,39 @@ class ThreadEdits:
         log.info("edited message kept thread=%s changed=%d", thread_id, changed)
         return changed
 
-    async def withdraw_last(self, thread_id: ThreadId, before: str, *, platform: Platform) -> bool:
+    async def withdraw_last(
+        self, thread_id: ThreadId, before: str, *, platform: Platform
+    ) -> tuple[ChatMessage, ...]:
         """Take the thread's last exchange out if its user message reads ``before``.
 
         For an edit answered again: the turn on the new text then takes the exchange's place,
         so the history holds one turn, not two. The vault is left as it is until that turn
-        has run (``settle``): a value the edit kept keeps its placeholder. ``False`` (nothing
-        changed) when ``before`` is not the thread's last user message.
+        has run (``settle``): a value the edit kept keeps its placeholder. Returns the
+        messages taken out (``restore`` puts them back), none when ``before`` is not the
+        thread's last user message.
         """
         old = clean_user_text(before)
         if not old:
-            return False
+            return ()
         async with self._locks.hold(thread_id), self._in_flight:
             history = await self._history.load(thread_id)
-            last = next((m for m in reversed(history) if m.role == "user"), None)
-            if last is None:
-                return False
+            at = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), -1)
+            if at < 0:
+                return ()
+            last = history[at]
             earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
             if last.text != earlier.text and not last.text.startswith(
                 earlier.text + FILES_SEPARATOR
             ):
-                return False
+                return ()
             removed = await self._history.remove_user_message(thread_id, earlier.text)
         log.info("edited last message withdrawn thread=%s removed=%d", thread_id, removed)
-        return removed > 0
+        return tuple(history[at : at + removed])
+
+    async def restore(self, thread_id: ThreadId, exchange: tuple[ChatMessage, ...]) -> None:
+        """Put back an exchange ``withdraw_last`` took out (its new turn was refused)."""
+        async with self._locks.hold(thread_id):
+            await self._history.append(thread_id, list(exchange))
 
     async def settle(self, thread_id: ThreadId) -> None:
         """``retain`` under the thread's lock: after an edit's new turn, values edited out go."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.config.settings import load_settings
 from bot.core.types import thread_id
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import slack_harness
@@ -97,3 +100,38 @@ async def test_an_edit_while_the_answer_is_being_written_replaces_it_once_it_is_
         history = await h.app.history.load(tid)
         assert [m.role for m in history] == ["user", "assistant"]
         assert "14th" in history[0].text
+
+
+async def test_a_refused_edit_keeps_the_answer_people_still_see_in_the_history(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The asker's limit is spent: the edit is refused to the asker alone, the old answer stays
+    in the thread, so the history keeps the exchange, its question as edited (a value edited
+    out is gone)."""
+    config = tmp_path / "veilbot.toml"
+    config.write_text("[rate_limits]\nuser = { turns = 2, per_seconds = 3600 }\n", "utf-8")
+    limits = load_settings(config_file=config, _env_file=None).rate_limits
+    async with slack_harness(make_app, rate_limits=limits) as h:
+        first = mention("Write to maria.gonzalez@example.com about the invoice.")
+        ts = str(first["event"]["ts"])
+        tid = thread_id("slack", "T1", "C1", ts)
+        await h.send(first)
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 1, "first answer")
+        fake_anthropic.answer("The 12th works for <EMAIL_ADDRESS_1>.")
+        second = message("Is the 12th fine? Call +1 415 555 0134 if not.", thread_ts=ts)
+        await h.send(second)
+        await h.until(lambda: len(h.slack.thread("C1", ts)) == 2, "second answer")
+        await h.settle()
+        asked, shown = len(fake_anthropic.requests), h.slack.thread("C1", ts)
+
+        await h.send(edited(second["event"], "Is the 14th fine?"))
+        await h.until(lambda: h.slack.calls_to("chat.postEphemeral"), "the refusal")
+        await h.settle()
+
+        assert len(fake_anthropic.requests) == asked, "a refused turn asks the model nothing"
+        assert h.slack.thread("C1", ts) == shown
+        history = await h.app.history.load(tid)
+        assert [m.role for m in history] == ["user", "assistant"] * 2
+        assert history[2].text == "Is the 14th fine?"
+        assert history[3].text == "The 12th works for <EMAIL_ADDRESS_1>."
+        assert "415" not in str(history)
