@@ -708,7 +708,7 @@ async def test_a_model_the_server_refuses_tools_for_answers_without_them(
         provider_settings("openai", fake_openai), tools={"servers": [crm]}
     )
     fake_openai.refuse_tools = True
-    fake_openai.responder = calling("crm__lookup_customer")
+    fake_openai.responder = calling("crm__lookup_customer", say=True)  # without tools: its text
     shown = Shown()
     reply = await app.conversation.handle(
         message(ASKED, unique_thread(), private=True), shown if streamed else None
@@ -716,7 +716,7 @@ async def test_a_model_the_server_refuses_tools_for_answers_without_them(
 
     assert reply is not None
     assert reply.status is TurnStatus.OK
-    assert reply.text  # answered, without tools
+    assert reply.text == "Looking up jane.doe@example.com."  # answered, without tools
     if streamed:
         assert "".join(shown.parts) == reply.text
     assert ["tools" in r.body for r in fake_openai.requests] == [True, False]
