@@ -421,8 +421,9 @@ class Conversation:
         """The listing of the tools the turn's place may use, begun; ``None``: no tools."""
         if self._tools is None:
             return None
-        provider = ModelRequest(system="", messages=(), provider=turn.scope.provider)
-        if not self._model.takes_tools(provider):
+        scope = turn.scope
+        asked = ModelRequest(system="", messages=(), model=scope.model, provider=scope.provider)
+        if not self._model.takes_tools(asked):
             return None
         return asyncio.ensure_future(self._tools.offered(turn.message))
 

@@ -72,7 +72,7 @@ class ToolUse:
     """One tool call of an answer and its result, both in placeholder form.
 
     Attributes:
-        id: the model's id of the call (``toolu_…``), which its result names.
+        id: the model's id of the call (``toolu_…``, ``call_…``), which its result names.
         name: the tool as the model knows it (``SERVER__TOOL``).
         arguments: the model's arguments as a JSON object (placeholders, never values).
         result: what the model read back: the redacted result, or an error message.
@@ -309,7 +309,7 @@ class ModelResult:
     provider: str = ""
     cost_note: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
-    """The tools the model asked for (``stop_reason`` ``tool_use``); arguments as it wrote them."""
+    """The tools the model asked for (``tool_use``, ``tool_calls``); arguments as it wrote them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,8 +42,9 @@ from tests.e2e.slack_harness import slack_harness
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls, last_tool_results
 from tests.fakes.discord_server import FakeDiscord
+from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.slack_payloads import dm, mention, new_ts
-from tests.fixtures.providers import Provider
+from tests.fixtures.providers import Provider, provider_settings
 from tests.fixtures.services import free_port, redis_dump
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +82,9 @@ def received(record: Path) -> list[dict[str, Any]]:
 
 
 def results_text(body: dict[str, Any]) -> str:
-    """The tool results of a request's last message, as the model reads them."""
+    """The tool results at the end of a request, as the model reads them (either format)."""
+    if answered := FakeOpenAI.last_tool_results(body):
+        return " | ".join(str(r["content"]) for r in answered)
     return " | ".join(
         f"{'error: ' if r.get('is_error') else ''}{r['content']}" for r in last_tool_results(body)
     )
@@ -94,7 +97,7 @@ def calling(*tools: str, arguments: dict[str, Any] | None = None, say: bool = Fa
     """
 
     def respond(body: dict[str, Any]) -> Any:
-        if last_tool_results(body):
+        if results_text(body):
             return f"The lookup said: {results_text(body)}"
         asked = FakeAnthropic.last_user_text(body)
         found = EMAIL.search(asked)
@@ -495,14 +498,13 @@ async def test_a_result_the_guardrail_cannot_read_never_reaches_the_model(
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
-async def test_claude_on_every_cloud_calls_tools_and_other_models_get_none(
+async def test_every_provider_calls_tools(
     make_provider_app: MakeProviderApp, provider: Provider, tmp_path: Path, streamed: bool
 ) -> None:
     record = tmp_path / "r"
     crm = server("crm", record, ["lookup_customer"], reveal=True)
     app = await make_provider_app(provider.settings, tools={"servers": [crm]})
-    if provider.name != "openai":  # an OpenAI-compatible server is never offered tools
-        provider.fake.responder = calling("crm__lookup_customer")
+    provider.fake.responder = calling("crm__lookup_customer")
     shown = Shown()
     reply = await app.conversation.handle(
         message(ASKED, unique_thread(), private=True), shown if streamed else None
@@ -511,10 +513,6 @@ async def test_claude_on_every_cloud_calls_tools_and_other_models_get_none(
     assert reply is not None
     assert reply.status is TurnStatus.OK
     assert leaked(FROM_CHAT + FROM_TOOL, provider.fake.everything_received()) == []
-    if provider.name == "openai":
-        assert received(record) == []
-        assert all("tools" not in r.body for r in provider.fake.requests)
-        return
     assert received(record) == [
         {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
     ]
@@ -653,3 +651,133 @@ async def test_discord_shows_which_tools_run_until_the_answer_replaces_it(
     assert received(tmp_path / "r") == [
         {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
     ]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
+async def test_an_openai_compatible_server_calls_tools_and_the_model_sees_no_value(
+    make_provider_app: MakeProviderApp,
+    fake_openai: FakeOpenAI,
+    redis_url: str,
+    tmp_path: Path,
+    streamed: bool,
+) -> None:
+    crm, web = tmp_path / "crm.jsonl", tmp_path / "web.jsonl"
+    servers = [server("crm", crm, ["lookup_customer"], reveal=True)]
+    servers += [server("web", web, ["lookup_customer"])]
+    app = await make_provider_app(
+        provider_settings("openai", fake_openai), tools={"servers": servers}
+    )
+    fake_openai.responder = calling("crm__lookup_customer", "web__lookup_customer", say=True)
+    thread = unique_thread()
+    shown = Shown()
+    reply = await app.conversation.handle(
+        message(ASKED, thread, private=True), shown if streamed else None
+    )
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    bodies = [r.body for r in fake_openai.requests]
+    assert len(bodies) == 2  # the question, then the tools' results
+    offered = bodies[0]["tools"]
+    assert [t["function"]["name"] for t in offered] == [
+        "crm__lookup_customer",
+        "web__lookup_customer",
+    ]
+    assert all(t["type"] == "function" and t["function"]["parameters"] for t in offered)
+    # The model never read a raw value: not the chat's, not the tools'.
+    raw = "\n".join(r.raw for r in fake_openai.requests)
+    assert leaked(FROM_CHAT + FROM_TOOL, raw) == []
+    email = EMAIL.findall(FakeOpenAI.last_user_text(bodies[0]))
+    assert len(email) == 1
+    # The calls went back as the model wrote them, each result naming its call.
+    asked = bodies[1]["messages"][-3]
+    assert [json.loads(c["function"]["arguments"]) for c in asked["tool_calls"]] == [
+        {"email": email[0]},
+        {"email": email[0]},
+    ]
+    results = FakeOpenAI.last_tool_results(bodies[1])
+    assert [r["tool_call_id"] for r in results] == [c["id"] for c in asked["tool_calls"]]
+    assert email[0] in results[0]["content"]
+    assert "<PERSON_" in results[0]["content"]
+    # The server marked reveal = true got the real address, the other the placeholder.
+    assert received(crm) == [
+        {"tool": "lookup_customer", "arguments": {"email": "jane.doe@example.com"}}
+    ]
+    assert received(web) == [{"tool": "lookup_customer", "arguments": {"email": email[0]}}]
+    # The person who asked reads the real values.
+    seen = "".join(shown.parts) if streamed else reply.text
+    assert seen.startswith("Looking up jane.doe@example.com.\n\nThe lookup said: Customer: ")
+    assert leaked(FROM_TOOL, seen) == FROM_TOOL
+    if streamed:
+        assert seen == reply.text
+    assert leaked(FROM_CHAT + FROM_TOOL, redis_dump(redis_url, app.settings.redis_prefix)) == []
+    assert leaked(FROM_CHAT + FROM_TOOL, await audit_dump(app)) == []
+
+    # The next turn sends the calls back from the history, before the answer they led to.
+    fake_openai.responder = lambda body: "Noted."
+    await app.conversation.handle(message("Thanks!", thread, private=True))
+    history = fake_openai.requests[-1].body["messages"]
+    roles = [m["role"] for m in history]
+    assert roles == ["system", "user", "assistant", "tool", "tool", "assistant", "user"]
+    assert history[2]["tool_calls"] == asked["tool_calls"]
+    assert leaked(FROM_CHAT + FROM_TOOL, fake_openai.requests[-1].raw) == []
+
+
+async def test_an_openai_compatible_model_that_keeps_asking_must_answer_after_its_rounds(
+    make_provider_app: MakeProviderApp, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    record = tmp_path / "r"
+    crm = server("crm", record, ["lookup_customer"], reveal=True)
+    app = await make_provider_app(
+        provider_settings("openai", fake_openai), tools={"max_rounds": 2, "servers": [crm]}
+    )
+    fake_openai.responder = lambda body: ToolCalls(
+        (("crm__lookup_customer", {"email": "<EMAIL_ADDRESS_1>"}),)
+    )
+    reply = await app.conversation.handle(message(ASKED, unique_thread()))
+
+    assert reply is not None
+    assert reply.status is TurnStatus.MODEL_ERROR
+    assert reply.text == TOOLS_EXHAUSTED_REPLY
+    bodies = [r.body for r in fake_openai.requests]
+    assert len(bodies) == 3
+    assert len(received(record)) == 2
+    assert [b.get("tool_choice") for b in bodies] == [None, None, "none"]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
+async def test_a_model_the_server_refuses_tools_for_answers_without_them(
+    make_provider_app: MakeProviderApp,
+    fake_openai: FakeOpenAI,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    streamed: bool,
+) -> None:
+    record = tmp_path / "r"
+    crm = server("crm", record, ["lookup_customer"], reveal=True)
+    app = await make_provider_app(
+        provider_settings("openai", fake_openai), tools={"servers": [crm]}
+    )
+    fake_openai.refuse_tools = True
+    fake_openai.responder = calling("crm__lookup_customer", say=True)  # without tools: its text
+    shown = Shown()
+    reply = await app.conversation.handle(
+        message(ASKED, unique_thread(), private=True), shown if streamed else None
+    )
+
+    assert reply is not None
+    assert reply.status is TurnStatus.OK
+    assert reply.text == "Looking up jane.doe@example.com."  # answered, without tools
+    if streamed:
+        assert "".join(shown.parts) == reply.text
+    assert ["tools" in r.body for r in fake_openai.requests] == [True, False]
+    assert received(record) == []
+    assert "refused tools for model llama3.1:8b" in caplog.text
+    assert leaked(FROM_CHAT, caplog.text) == []
+
+    # From then on the model is offered none: one request per turn.
+    again = await app.conversation.handle(message("And now?", unique_thread()))
+    assert again is not None
+    assert again.ok
+    assert len(fake_openai.requests) == 3
+    assert "tools" not in fake_openai.requests[-1].body

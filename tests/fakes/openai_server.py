@@ -13,6 +13,13 @@ is accepted. Usage comes back as ``prompt_tokens``/``completion_tokens`` with
 reports it); a stream carries it in a last chunk only when ``stream_options.include_usage``
 asks for it. Errors are OpenAI's ``{"error": {"message", "type", "param", "code"}}``;
 mid-stream errors a ``data: {"error": ...}`` chunk.
+
+Tools: a request may define function ``tools`` (and ``tool_choice``); a scripted
+``ToolCalls`` answer comes back as ``tool_calls`` (arguments as JSON text, streamed in
+fragments by index) with ``finish_reason`` ``tool_calls``, unless ``tool_choice`` is
+``none``. Each ``tool`` message must answer a call of the assistant message before it. With
+``refuse_tools`` set, a request with tools gets the 400 Ollama gives for a model without tool
+support.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.anthropic_server import ToolCalls
 from tests.fakes.base import (
     DISCONNECT,
     Body,
@@ -78,6 +86,8 @@ class FakeOpenAI(FakeServer):
         self.report_usage = True
         self.list_models = True
         """``False``: a server without ``/v1/models`` (404, as some minimal servers)."""
+        self.refuse_tools = False
+        """``True``: a model without tool support (400 for any request with ``tools``)."""
 
     @property
     def base_url(self) -> str:
@@ -89,6 +99,16 @@ class FakeOpenAI(FakeServer):
         """The text of the last user message of a request body."""
         users = [m for m in body.get("messages", ()) if m.get("role") == "user"]
         return _text(users[-1].get("content", "")) if users else ""
+
+    @staticmethod
+    def last_tool_results(body: Body) -> list[Body]:
+        """The ``tool`` messages at the end of a request body (none when it ends otherwise)."""
+        found: list[Body] = []
+        for message in reversed(body.get("messages") or ()):
+            if message.get("role") != "tool":
+                break
+            found.insert(0, message)
+        return found
 
     def all_text_sent(self) -> str:
         """Every message text (system prompt included) the fake received, joined."""
@@ -128,15 +148,31 @@ class FakeOpenAI(FakeServer):
         if (problem := self._check_body(body)) is not None:
             return problem
         streaming = bool(body.get("stream"))
+        if self.refuse_tools and "tools" in body:
+            refused = f"registry.ollama.ai/library/{body['model']} does not support tools"
+            return self._error_response(ScriptedError(400, "api_error", refused))
         scripted = self._next_error(streaming=streaming)
         if isinstance(scripted, ScriptedError):
             return self._error_response(scripted)
-        text = self._next_answer(body)
+        answer: Any = self._next_answer(body)
+        calls: list[Body] = []
+        if isinstance(answer, ToolCalls):
+            if body.get("tools") and body.get("tool_choice") != "none":
+                calls = [self._tool_call(name, data) for name, data in answer.calls]
+            answer = answer.text
+        text = str(answer)
         if not await self._wait():
             return self._error_response(ScriptedError(500, "server_error", "fake was reset"))
         if streaming:
-            return await self._stream(request, body, text, scripted)
-        return web.json_response(self._completion(body, text))
+            return await self._stream(request, body, text, scripted, calls)
+        return web.json_response(self._completion(body, text, calls))
+
+    def _tool_call(self, name: str, data: Body) -> Body:
+        return {
+            "id": f"call_fake_{next(self._ids)}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(data)},
+        }
 
     def _check_auth(self, request: web.Request) -> web.Response | None:
         if self.api_key is None:
@@ -149,14 +185,15 @@ class FakeOpenAI(FakeServer):
         messages = body.get("messages") or []
         if body.get("model") not in self.models:
             return self._error_response(self.OUTAGES[Outage.NOT_FOUND])
-        roles_ok = all(m.get("role") in ("system", "user", "assistant") for m in messages)
-        texts_ok = all(_text(m.get("content")).strip() for m in messages)
+        roles_ok = all(m.get("role") in ("system", "user", "assistant", "tool") for m in messages)
+        texts_ok = all(_text(m.get("content")).strip() or m.get("tool_calls") for m in messages)
         images_ok = all(
             _DATA_URL.match(str(p.get("image_url", {}).get("url", "")))
             for m in messages
             for p in _parts(m.get("content"), "image_url")
         )
-        if not messages or not roles_ok or not texts_ok or not images_ok:
+        tools_ok = _tools_ok(body) and _tool_pairs_ok(messages)
+        if not messages or not roles_ok or not texts_ok or not images_ok or not tools_ok:
             return self._error_response(ScriptedError(400, "invalid_request_error", "bad messages"))
         return None
 
@@ -169,13 +206,13 @@ class FakeOpenAI(FakeServer):
 
     def _usage(self, body: Body, text: str) -> dict[str, Any]:
         messages = body["messages"]
-        prompt = sum(fake_tokens(_text(m["content"])) for m in messages)
+        prompt = sum(fake_tokens(_text(m.get("content"))) for m in messages)
         prefix = json.dumps(messages[:-1])
         key = hashlib.sha256(f"{body['model']}\x00{prefix}".encode()).hexdigest()
         with self._lock:  # a prefix seen before is served from the cache
             hit = len(messages) > 1 and key in self._cached
             self._cached.add(key)
-        cached = sum(fake_tokens(_text(m["content"])) for m in messages[:-1]) if hit else 0
+        cached = sum(fake_tokens(_text(m.get("content"))) for m in messages[:-1]) if hit else 0
         completion = fake_tokens(text)
         return {
             "prompt_tokens": prompt,
@@ -184,7 +221,7 @@ class FakeOpenAI(FakeServer):
             "prompt_tokens_details": {"cached_tokens": cached},
         }
 
-    def _completion(self, body: Body, text: str) -> Body:
+    def _completion(self, body: Body, text: str, calls: list[Body]) -> Body:
         answer: Body = {
             "id": f"chatcmpl-fake{next(self._ids)}",
             "object": "chat.completion",
@@ -193,14 +230,18 @@ class FakeOpenAI(FakeServer):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "message": {
+                        "role": "assistant",
+                        "content": text or (None if calls else ""),
+                        **({"tool_calls": calls} if calls else {}),
+                    },
+                    "finish_reason": "tool_calls" if calls else "stop",
                     "logprobs": None,
                 }
             ],
         }
         if self.report_usage:
-            answer["usage"] = self._usage(body, text)
+            answer["usage"] = self._usage(body, text + json.dumps(calls))
         return answer
 
     def _chunk(self, body: Body, delta: Body, finish: str | None = None) -> Body:
@@ -213,7 +254,7 @@ class FakeOpenAI(FakeServer):
         }
 
     async def _stream(
-        self, request: web.Request, body: Body, text: str, failure: Any
+        self, request: web.Request, body: Body, text: str, failure: Any, calls: list[Body]
     ) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -240,16 +281,73 @@ class FakeOpenAI(FakeServer):
             await send({"error": error})
             await response.write_eof()
             return response
-        await send(self._chunk(body, {}, finish="stop"))
+        for index, call in enumerate(calls):
+            for delta in _call_deltas(index, call):
+                await send(self._chunk(body, {"tool_calls": [delta]}))
+        await send(self._chunk(body, {}, finish="tool_calls" if calls else "stop"))
         wants_usage = (body.get("stream_options") or {}).get("include_usage")
         if self.report_usage and wants_usage:
-            await send({**self._chunk(body, {}), "choices": [], "usage": self._usage(body, text)})
+            usage = self._usage(body, text + json.dumps(calls))
+            await send({**self._chunk(body, {}), "choices": [], "usage": usage})
         await send("[DONE]")
         await response.write_eof()
         return response
 
 
 _DATA_URL = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$")
+
+
+def _call_deltas(index: int, call: Body) -> list[Body]:
+    """A tool call as servers stream it: id and name first, the arguments' JSON in pieces."""
+    first = {"index": index, "id": call["id"], "type": "function"}
+    first["function"] = {"name": call["function"]["name"], "arguments": ""}
+    arguments = call["function"]["arguments"]
+    cut = max(len(arguments) // 3, 1)
+    pieces = [arguments[i : i + cut] for i in range(0, len(arguments), cut)]
+    return [first, *({"index": index, "function": {"arguments": p}} for p in pieces)]
+
+
+def _tools_ok(body: Body) -> bool:
+    """The function ``tools`` definitions, and tool messages and choice only with tools."""
+    tools = body.get("tools")
+    used = any(m.get("role") == "tool" or m.get("tool_calls") for m in body.get("messages") or ())
+    if tools is None:
+        return not used and "tool_choice" not in body
+    if not isinstance(tools, list) or not tools:
+        return False
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if tool.get("type") != "function" or not isinstance(function, dict):
+            return False
+        name = function.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
+            return False
+        if not isinstance(function.get("parameters"), dict):
+            return False
+    return body.get("tool_choice", "auto") in ("auto", "none", "required")
+
+
+def _tool_pairs_ok(messages: list[Body]) -> bool:
+    """Each ``tool`` message answers a call of the assistant message before its run, and
+    every call is answered before the next non-tool message, as OpenAI's API demands."""
+    waiting: set[str] = set()
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting or not isinstance(message.get("content"), str):
+                return False
+            waiting.discard(call_id)
+            continue
+        if waiting:
+            return False
+        for call in message.get("tool_calls") or ():
+            if role != "assistant" or not isinstance(
+                call.get("function", {}).get("arguments"), str
+            ):
+                return False
+            waiting.add(call.get("id"))
+    return not waiting
 
 
 def _parts(content: Any, kind: str) -> list[Body]:

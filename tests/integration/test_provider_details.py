@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bot.core.errors import ModelMisconfigured
+from bot.core.errors import ModelMisconfigured, ModelRejected
+from bot.core.types import ChatMessage, ModelRequest, ToolSpec, ToolUse
 from bot.model.errors import CredentialsRefused, ModelNotFound
-from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.anthropic_server import FakeAnthropic, ToolCalls
 from tests.fakes.aws import AwsCredentials
 from tests.fakes.base import Outage
 from tests.fakes.bedrock_server import FakeBedrock
@@ -308,3 +310,109 @@ async def test_a_server_without_a_model_list_still_starts(fake_openai: FakeOpenA
 async def test_a_good_start_check_has_nothing_to_say(provider: Provider):
     assert await start_notices(provider) == []
     assert provider.fake.checks
+
+
+# OpenAI-compatible tools ---------------------------------------------------------------
+
+LOOKUP = ToolSpec(
+    "crm__lookup_customer",
+    "Find a customer by e-mail.",
+    {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]},
+)
+
+
+async def test_openai_tool_calls_round_trip_at_once_and_streamed(fake_openai: FakeOpenAI):
+    """The SDK's strict validation accepts the fake's tool_calls (JSON and fragments by
+    index), and results go back as ``tool`` messages naming their calls."""
+    asked = (("crm__lookup_customer", {"email": "<EMAIL_ADDRESS_1>", "limit": [1, 2]}),)
+    asked += (("crm__lookup_customer", {"email": "<EMAIL_ADDRESS_2>"}),)
+    fake_openai.answer(ToolCalls(asked, "Looking."), ToolCalls(asked))
+    model = make_client(openai_(fake_openai))
+    base = replace(request("Who are <EMAIL_ADDRESS_1> and <EMAIL_ADDRESS_2>?"), tools=(LOOKUP,))
+    try:
+        at_once = await model.complete(base)
+        stream = model.stream(base)
+        deltas = [d async for d in stream]
+        for result in (at_once, stream.result):
+            assert result.stop_reason == "tool_calls"
+            assert [(c.name, c.arguments) for c in result.tool_calls] == list(asked)
+            assert all(c.id.startswith("call_") for c in result.tool_calls)
+        assert at_once.text == "Looking."
+        assert deltas == []
+        sent = fake_openai.requests[0].body
+        assert sent["tools"] == [
+            {
+                "type": "function",
+                "function": {
+                    "name": LOOKUP.name,
+                    "description": LOOKUP.description,
+                    "parameters": LOOKUP.schema,
+                },
+            }
+        ]
+        assert "tool_choice" not in sent
+
+        first, second = at_once.tool_calls
+        uses = (
+            ToolUse(first.id, LOOKUP.name, '{"email": "<EMAIL_ADDRESS_1>"}', "<PERSON_1>"),
+            ToolUse(second.id, LOOKUP.name, '{"email": "<EMAIL_ADDRESS_2>"}', "timed out", True),
+        )
+        final = await model.complete(replace(base, pending=uses, answer_now=True))
+    finally:
+        await model.aclose()
+    assert final.tool_calls == ()
+    body = fake_openai.requests[-1].body
+    assert body["tool_choice"] == "none"
+    call_message, *results = body["messages"][-3:]
+    assert call_message["role"] == "assistant"
+    assert [c["function"]["arguments"] for c in call_message["tool_calls"]] == [
+        u.arguments for u in uses
+    ]
+    assert results == [
+        {"role": "tool", "tool_call_id": first.id, "content": "<PERSON_1>"},
+        {"role": "tool", "tool_call_id": second.id, "content": "Error: timed out"},
+    ]
+
+
+async def test_openai_history_tool_calls_are_sent_only_with_tools(fake_openai: FakeOpenAI):
+    use = ToolUse("call_1", LOOKUP.name, '{"email": "<EMAIL_ADDRESS_1>"}', "<PERSON_1>")
+    history = (
+        ChatMessage("user", "Who is <EMAIL_ADDRESS_1>?"),
+        ChatMessage("assistant", "It is <PERSON_1>.", (use,)),
+        ChatMessage("user", "Thanks"),
+    )
+    plain = ModelRequest(system="s", messages=history)
+    model = make_client(openai_(fake_openai))
+    try:
+        await model.complete(plain)
+        await model.complete(replace(plain, tools=(LOOKUP,)))
+    finally:
+        await model.aclose()
+    without, with_tools = (r.body["messages"] for r in fake_openai.requests)
+    assert [m["role"] for m in without] == ["system", "user", "assistant", "user"]
+    roles = [m["role"] for m in with_tools]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert with_tools[2]["tool_calls"][0]["id"] == "call_1"
+    assert with_tools[3] == {"role": "tool", "tool_call_id": "call_1", "content": "<PERSON_1>"}
+
+
+async def test_openai_refused_tools_are_dropped_for_the_model_other_refusals_are_not(
+    fake_openai: FakeOpenAI,
+):
+    model = make_client(openai_(fake_openai))
+    asking = replace(request("hi"), tools=(LOOKUP,))
+    try:
+        fake_openai.fail_as(Outage.BAD_REQUEST)  # too long: nothing to do with tools
+        with pytest.raises(ModelRejected):
+            await model.complete(asking)
+        assert model.takes_tools(asking)
+
+        fake_openai.refuse_tools = True
+        assert (await model.complete(asking)).text == "Noted: hi"
+        assert not model.takes_tools(asking)
+        assert model.takes_tools(replace(asking, model="qwen2.5:7b-instruct"))
+        await model.complete(asking)
+    finally:
+        await model.aclose()
+    sent = [("tools" in r.body) for r in fake_openai.requests]
+    assert sent == [True, True, False, False]  # refused once, then never offered again
