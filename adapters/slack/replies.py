@@ -207,19 +207,8 @@ class LiveReply:
                     channel_id=self._target.channel, thread_ts=self._target.thread_ts, status=text
                 )
                 return
-            if self._update_ts is None:
-                resp = await self._client.chat_postMessage(
-                    channel=self._target.channel,
-                    thread_ts=self._target.thread_ts,
-                    text=head,
-                    unfurl_links=False,
-                    metadata=self._metadata,
-                )
-                self._update_ts = str(resp["ts"])
-            elif head != self._live_head:
-                await self._client.chat_update(
-                    channel=self._target.channel, ts=self._update_ts, text=head
-                )
+            if head != self._live_head:
+                await self._set_live(head)
         except SLACK_ERRORS as exc:
             logger.warning("slack status not shown: %s", _err(exc))
             return
@@ -301,6 +290,20 @@ class LiveReply:
         if not final and head == self._live_head:
             return  # nothing new to show: spare Slack an identical edit
         self._live_head = head
+        await self._set_live(head)
+        if final:
+            for chunk in chunks[1:]:
+                await self._client.chat_postMessage(
+                    channel=self._target.channel,
+                    thread_ts=self._target.thread_ts,
+                    text=chunk,
+                    unfurl_links=False,
+                    metadata=self._metadata,
+                )
+            self._shown = len(self._received)
+
+    async def _set_live(self, head: str) -> None:
+        """Post the message the answer grows in, or edit it to read ``head``."""
         if self._update_ts is None:
             resp = await self._client.chat_postMessage(
                 channel=self._target.channel,
@@ -314,16 +317,6 @@ class LiveReply:
             await self._client.chat_update(
                 channel=self._target.channel, ts=self._update_ts, text=head
             )
-        if final:
-            for chunk in chunks[1:]:
-                await self._client.chat_postMessage(
-                    channel=self._target.channel,
-                    thread_ts=self._target.thread_ts,
-                    text=chunk,
-                    unfurl_links=False,
-                    metadata=self._metadata,
-                )
-            self._shown = len(self._received)
 
     def _open_head(self) -> str:
         """The first message of the answer so far; sealed (never re-split) once it is full.
