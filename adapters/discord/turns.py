@@ -106,7 +106,7 @@ class Turns:
         """
         assert client.user is not None  # noqa: S101  (a connected client)
         answer = await answer_of(client, inbound, client.user.id)
-        if answer is None:  # nothing of ours to replace: keep the new text only
+        if not answer:  # nothing of ours to replace: keep the new text only
             await self._handler.message_edited(
                 inbound.thread_id, before, inbound.text, platform="discord"
             )

@@ -1,10 +1,11 @@
 """An edited message answered again: the bot's answer to it found and updated in place.
 
 ``Turns.edited`` reads the ``message_changed`` event as the message now reads, finds the
-bot's answer to it in the thread (``answer_of``: the bot's first message after it), and asks
-the core to answer again (``MessageHandler.answer_edit``). The core answers only the thread's
-last user message again; the new answer replaces the old one with ``chat.update``
-(``replace_answer``: the first message updated, the rest of a long answer posted after it).
+bot's answer to it in the thread (``answer_of``: the bot's messages right after it, a long
+answer being several), and asks the core to answer again (``MessageHandler.answer_edit``). The
+core answers only the thread's last user message again; the new answer replaces the old one
+(``replace_answer``: its messages updated in order with ``chat.update``, more posted after
+them, and those the new answer does not need deleted).
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ _PAGES = 5
 
 async def answer_of(
     client: AsyncWebClient, target: Target, asked_ts: str, bot_user_id: str | None
-) -> str | None:
-    """The ``ts`` of the bot's first message after ``asked_ts`` in the thread, if any.
+) -> list[str]:
+    """The ``ts`` of the bot's messages after ``asked_ts``: its answer, in order.
 
-    ``None`` when there is none (the question was never answered, or the answer was deleted)
-    or Slack cannot be asked: then the edit is kept without a new answer.
+    The answer is the bot's first message after the question and the bot's messages right
+    after that one (a long answer is several). Empty when there is none (the question was
+    never answered, or the answer was deleted) or Slack cannot be asked: then the edit is kept
+    without a new answer.
     """
+    parts: list[str] = []
     cursor: str | None = None
     try:
         for _ in range(_PAGES):
@@ -42,13 +46,16 @@ async def answer_of(
             )
             for message in after:
                 if _ours(message, bot_user_id):
-                    return str(message["ts"])
+                    parts.append(str(message["ts"]))
+                elif parts:
+                    return parts  # someone wrote after the answer: it ends here
             cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
             if not cursor:
-                return None
+                return parts
     except SLACK_ERRORS as exc:
         logger.warning("slack: could not find the answer to an edited message: %s", _err(exc))
-    return None
+        return []
+    return parts
 
 
 def _ours(message: dict[str, Any], bot_user_id: str | None) -> bool:
@@ -56,12 +63,22 @@ def _ours(message: dict[str, Any], bot_user_id: str | None) -> bool:
 
 
 async def replace_answer(
-    client: AsyncWebClient, target: Target, answer_ts: str, text: str, limit: int
+    client: AsyncWebClient, target: Target, parts: list[str], text: str, limit: int
 ) -> None:
-    """Show ``text`` in place of the answer at ``answer_ts``; a long one continues below it."""
+    """Show ``text`` in place of the answer whose messages are ``parts`` (``answer_of``).
+
+    Its messages are updated in order; a longer answer continues in new messages after them,
+    and the old answer's messages a shorter one does not need are deleted.
+    """
     chunks = split_message(to_mrkdwn(text, target.asked), limit) or [""]
-    await client.chat_update(channel=target.channel, ts=answer_ts, text=chunks[0])
-    for chunk in chunks[1:]:
+    for ts, chunk in zip(parts, chunks, strict=False):
+        await client.chat_update(channel=target.channel, ts=ts, text=chunk)
+    for chunk in chunks[len(parts) :]:
         await client.chat_postMessage(
             channel=target.channel, thread_ts=target.thread_ts, text=chunk, unfurl_links=False
         )
+    for ts in parts[len(chunks) :]:
+        try:
+            await client.chat_delete(channel=target.channel, ts=ts)
+        except SLACK_ERRORS as exc:  # the new answer is shown; a stale part is logged
+            logger.warning("slack: part of an old answer not deleted: %s", _err(exc))

@@ -115,7 +115,7 @@ class Turns:
         async with self._locks.hold(tid):
             target = _target(delivery)
             answer = await answer_of(self._client, target, message.message_id, bot_user_id)
-            if answer is None:  # nothing of ours to replace: keep the new text only
+            if not answer:  # nothing of ours to replace: keep the new text only
                 await self._handler.message_edited(tid, before, after, platform="slack")
                 return
             reply = await self._handler.answer_edit(message, before)

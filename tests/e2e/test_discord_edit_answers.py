@@ -128,3 +128,20 @@ async def test_an_edit_while_the_answer_is_being_written_replaces_it_once_it_is_
     history = await bot.app.history.load(tid)
     assert [m.role for m in history] == ["user", "assistant"]
     assert "14th" in history[0].text
+
+
+async def test_a_long_answer_edited_into_a_short_one_leaves_none_of_its_old_parts(
+    start_bot: StartBot, fake_discord: FakeDiscord, fake_anthropic: FakeAnthropic
+) -> None:
+    bot = await start_bot()
+    fake_anthropic.answer(" ".join(["The invoice lists every item we shipped."] * 120))
+    first = fake_discord.message(f"{MENTION} Tell me about the invoice.", mentions=(BOT_ID,))
+    thread = int(first["id"])
+    await bot.say(first, channel=thread)
+    await bot.settle()
+    assert len(fake_discord.shown(thread)) >= 3, "a long answer, in parts"
+
+    fake_anthropic.answer("It is paid.")
+    edit = {**first, "content": f"{MENTION} Is the invoice paid?", "edited_timestamp": EDITED_AT}
+    await fake_discord.dispatch("MESSAGE_UPDATE", edit)
+    await bot.until(lambda: fake_discord.shown(thread) == ["It is paid."])

@@ -135,3 +135,20 @@ async def test_a_refused_edit_keeps_the_answer_people_still_see_in_the_history(
         assert history[2].text == "Is the 14th fine?"
         assert history[3].text == "The 12th works for <EMAIL_ADDRESS_1>."
         assert "415" not in str(history)
+
+
+async def test_a_long_answer_edited_into_a_short_one_leaves_none_of_its_old_parts(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic
+) -> None:
+    async with slack_harness(make_app, slack_message_chars=500) as h:
+        question = mention("Tell me about the invoice.")
+        ts = str(question["event"]["ts"])
+        fake_anthropic.answer(" ".join(["The invoice lists every item we shipped."] * 30))
+        await h.send(question)
+        await h.until(lambda: len(h.slack.thread("C1", ts)) >= 3, "a long answer, in parts")
+        await h.settle()
+        assert len(h.slack.thread("C1", ts)) >= 3
+
+        fake_anthropic.answer("It is paid.")
+        await h.send(edited(question["event"], "<@UBOT> Is the invoice paid?"))
+        await h.until(lambda: h.slack.thread("C1", ts) == ["It is paid."], "the short answer")
