@@ -160,18 +160,26 @@ class PresidioGuardrail:
         platform: Platform,
         policy: PolicyOverride | None = None,
         ocr: bool = False,
+        sent: Sequence[str] = (),
     ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
 
         ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
         ``ocr``: the text was read by OCR (see ``analyze``).
+        ``sent``: texts the thread sent out holding its placeholders (a tool call's
+        arguments, for a server that gets no values): a placeholder of theirs quoted back
+        stays the thread's own (``<PERSON_1>``, which the restorer shows as its value), not
+        a typed one (``<PLACEHOLDER_n>``, shown as typed).
 
         Raises:
             GuardrailError: detection could not run; nothing may be sent to the model.
             StoreError: the vault could not be read or written.
         """
         analysis = self.analyze(text, platform=platform, policy=policy, ocr=ocr)
-        redaction, _, _ = await self._anonymize(thread_id, analysis, None)
+        issued = frozenset(
+            canonical(m) for t in sent for m in find_placeholders(t, self._ref_types)
+        )
+        redaction, _, _ = await self._anonymize(thread_id, analysis, None, issued)
         return redaction
 
     async def analyze(
@@ -255,10 +263,12 @@ class PresidioGuardrail:
         tid: ThreadId,
         analysis: Awaitable[TextAnalysis],
         placed: dict[str, tuple[str, str]] | None,
+        issued: frozenset[str] = frozenset(),
     ) -> tuple[Redaction, VaultPeek, PolicyOverride | None]:
         """The redaction, what the vault was before it, and the analysis's scope policy.
 
-        ``placed`` collects the values the redaction issued new placeholders for.
+        ``placed`` collects the values the redaction issued new placeholders for; a typed
+        placeholder in ``issued`` (canonical forms) is left as written: the thread's own.
         """
         done, peeked = await self._analysis_and_vault(tid, analysis)
         found: _Found = done.found
@@ -266,7 +276,12 @@ class PresidioGuardrail:
         if peeked.exists:
             spans = await self._link_known(tid, found.masked, spans)
         # A typed placeholder inside a value ("<mailto:a@b.c|EMAIL_ADDRESS_1>") goes with it.
-        typed = [t for t in found.typed if not any(_inside(t, s) for s in spans)]
+        typed = [
+            t
+            for t in found.typed
+            if not any(_inside(t, s) for s in spans)
+            and not (issued and self._issued(done.text[t.start : t.end], issued))
+        ]
         if typed:
             ranges = [(s.start, s.end) for s in typed]
             spans = sorted([*(s for s in spans if not _overlaps(s, ranges)), *typed], key=_start)
@@ -296,6 +311,11 @@ class PresidioGuardrail:
         if peeked.exists and not peeked.listed:
             await list_vault(self._vault, tid)
         return done, peeked
+
+    def _issued(self, written: str, issued: frozenset[str]) -> bool:
+        """Whether ``written`` (a typed placeholder) is one of ``issued`` (canonical forms)."""
+        found = list(find_placeholders(written, self._ref_types))
+        return len(found) == 1 and canonical(found[0]) in issued
 
     def _typed_placeholders(
         self, text: str, platform: Platform, also: frozenset[str] = frozenset()

@@ -151,12 +151,16 @@ class Guardrail(Protocol):
         platform: Platform,
         policy: PolicyOverride | None = None,
         ocr: bool = False,
+        sent: Sequence[str] = (),
     ) -> Redaction:
         """Replace personal data in a user's text by this thread's placeholders.
 
         ``policy``: the scope's changes to the guardrail policy (``None``: the service's).
         ``ocr``: the text was read from a picture by OCR; OCR's slips inside values
         ("jane.doe@example. com") are allowed for, which typed text does not get.
+        ``sent``: texts this thread sent out with its placeholders in them (a tool call's
+        arguments): a placeholder of theirs that ``text`` quotes back stays the thread's
+        own, where any other placeholder-shaped text is kept as typed.
 
         Raises:
             GuardrailError: detection could not run; the caller must not call the model.

@@ -148,7 +148,7 @@ class ToolRounds:
         tid = self.turn.message.thread_id
         stored = await self._stored_arguments(call)
         entry: dict[str, Any] = {"tool": call.name, "arguments": stored, "entities": {}}
-        output = await self._call(call)
+        output, sent = await self._call(call)
         entry.update(server=output.server, status=output.status)
         text, failed = output.text, not output.ok
         if output.ok or output.status == "error":  # the server's own words may name people
@@ -158,6 +158,7 @@ class ToolRounds:
                     text,
                     platform=self.turn.message.platform,
                     policy=self.turn.scope.policy,
+                    sent=sent,
                 )
             except (GuardrailError, InputRejected, StoreError) as exc:
                 # Fail closed: a result the guardrail could not read never reaches the model.
@@ -192,10 +193,14 @@ class ToolRounds:
         )
         return scanned.text
 
-    async def _call(self, call: ToolCall) -> ToolOutput:
-        """The tool's output, or why it was not called (an unknown tool or placeholder)."""
+    async def _call(self, call: ToolCall) -> tuple[ToolOutput, list[str]]:
+        """The tool's output, or why it was not called (an unknown tool or placeholder).
+
+        Also the arguments' texts as the server got them when they held placeholders (a
+        server without ``reveal``): the thread's own placeholders that its result quotes.
+        """
         if call.name not in {t.name for t in self.offered}:
-            return ToolOutput(f"there is no tool named {call.name!r}", "unknown_tool")
+            return ToolOutput(f"there is no tool named {call.name!r}", "unknown_tool"), []
         strings: list[str] = []
         _walk(call.arguments, lambda s: _kept(strings, s))
         filled, missing = await self.guardrail.fill(self.turn.message.thread_id, strings)
@@ -205,12 +210,12 @@ class ToolRounds:
                 f"unknown placeholder {names}: this conversation has no such value, so the "
                 "tool was not called; ask the user for it",
                 "unknown_placeholder",
-            )
-        arguments = call.arguments
-        if self.tools.reveals(call.name):
-            values = iter(filled)
-            arguments = _walk(call.arguments, lambda _: next(values))
-        return await self.tools.call(call.name, arguments)
+            ), []
+        if not self.tools.reveals(call.name):
+            return await self.tools.call(call.name, call.arguments), strings
+        values = iter(filled)
+        arguments = _walk(call.arguments, lambda _: next(values))
+        return await self.tools.call(call.name, arguments), []
 
 
 class CountedSink:

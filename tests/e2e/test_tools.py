@@ -166,6 +166,10 @@ async def test_tools_see_placeholders_or_values_by_server_and_the_model_sees_non
     assert len(email) == 1
     result = results_text(bodies[1])
     assert email[0] in result
+    # The placeholder the reveal = false server quotes back is still the thread's own, so
+    # the model can refer to it and the person reads the address (not "<PLACEHOLDER_1>").
+    assert f"No customer with the e-mail {email[0]}." in result
+    assert "PLACEHOLDER" not in result
     assert "<PERSON_" in result
     assert "<PHONE_NUMBER_" in result
     # The server marked reveal = true got the real address, the other the placeholder.
@@ -178,6 +182,7 @@ async def test_tools_see_placeholders_or_values_by_server_and_the_model_sees_non
     assert seen.startswith("Looking up jane.doe@example.com.\n\nThe lookup said: Customer: ")
     assert leaked(FROM_TOOL, seen) == FROM_TOOL
     assert "jane.doe@example.com" in seen
+    assert "No customer with the e-mail jane.doe@example.com." in seen
     if streamed:
         assert reply.streamed
         assert seen == reply.text
