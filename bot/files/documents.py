@@ -24,6 +24,7 @@ from bot.files.extracted import Extracted, Scan, TextAllowance, unreadable
 from bot.files.kinds import FileKind
 from bot.files.limits import FileLimits
 from bot.files.office import read_pptx, read_xlsx
+from bot.files.out import pdf
 from bot.files.word import read_docx
 
 IMAGES_PER_PAGE = 4
@@ -53,20 +54,29 @@ def read_document(kind: FileKind, data: bytes, position: int, limits: FileLimits
 def _read_pdf(data: bytes, position: int, limits: FileLimits) -> Extracted:
     """Each page's text layer; a page without one is a scan, whose pictures OCR will read.
 
+    The text is PDFium's, in lines, a table's rows (cells drawn apart, with no separator in
+    the text but the gap) as pipe-table rows (``bot.files.out.pdf.page_reading``): pypdf
+    gives such a table one cell a line, which neither the model nor detection can read as a
+    table. pypdf finds the pictures of scanned pages.
+
     A PDF may mix both (a typed letter with a signed, scanned page): the parts keep the
     pages' order. More than ``IMAGES_PER_PAGE`` pictures a page on average is refused before
     they cost more.
     """
     reader = _open_pdf(data, position, limits)
+    document = pdf.opened(data, position, limits)
     allowance = TextAllowance(position, limits)
     parts: list[str | Scan] = []
     pictures = _Pictures(position, IMAGES_PER_PAGE * len(reader.pages), limits)
-    for number, page in enumerate(reader.pages, start=1):
-        placed = _Placed()
-        text = page.extract_text(visitor_operand_before=placed.visit)
+    texts = pdf.page_texts(document)
+    for number, (page, text) in enumerate(
+        zip(reader.pages, pdf.page_reading(document, texts), strict=True), start=1
+    ):
         if text.strip():
             allowance.add(text)
             continue
+        placed = _Placed()
+        page.extract_text(visitor_operand_before=placed.visit)  # where it draws its pictures
         scan = pictures.of_page(page, number, placed)
         if scan is not None:
             if written := allowance.take():

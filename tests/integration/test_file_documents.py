@@ -38,6 +38,7 @@ from tests.fixtures.documents import (
     seeded_pdf,
     seeded_pptx,
     seeded_xlsx,
+    table_pdf,
     with_jbig2_page,
 )
 
@@ -75,6 +76,30 @@ async def test_every_seeded_value_in_a_document_reaches_the_model_as_a_placehold
 def test_a_spreadsheets_rows_are_tab_separated_under_their_sheet_names():
     extracted = extract("xlsx", seeded_xlsx(), 1, LIMITS)
     assert extracted.text.startswith("# Summary\nQuarter\tRevenue\nQ1\t1200\n# Contacts\n")
+
+
+async def test_an_invoices_table_reaches_the_model_as_a_table_read_cell_by_cell(guardrail):
+    """Cells placed by column have no separator in the PDF's text but the gap: the model reads
+    each row as a table row, no value runs into the next cell, a lone city is found under its
+    "City" header, and items and amounts are kept."""
+    rows = [
+        ("Item", "City", "Contact", "Qty", "Amount"),
+        ("Oak desk", "Springfield", NAME, "2", "310.00"),
+        ("Lamp", "Lyon", "maria.oliveira@example.org", "1", "45.50"),
+        ("Chair", "Portland", "Jordan Whitfield", "4", "690.00"),
+    ]
+    data = table_pdf(["Invoice 2024-118"], rows, ["Total due 1,165.50 EUR. Thank you."])
+    files = [IncomingFile(name="invoice.pdf", data=data)]
+    intake = await redact_files(guardrail, T1, files, platform="slack", limits=LIMITS)
+    lines = intake.blocks[0].splitlines()[1:-1]
+    assert lines[0] == "Invoice 2024-118"
+    assert lines[1] == "| Item | City | Contact | Qty | Amount |"
+    assert re.fullmatch(r"\| Oak desk \| <LOCATION_\d> \| <PERSON_\d> \| 2 \| 310\.00 \|", lines[2])
+    email = r"<EMAIL_ADDRESS_1>"
+    assert re.fullmatch(rf"\| Lamp \| <LOCATION_\d> \| {email} \| 1 \| 45\.50 \|", lines[3])
+    assert re.fullmatch(r"\| Chair \| <LOCATION_\d> \| <PERSON_\d> \| 4 \| 690\.00 \|", lines[4])
+    assert lines[5] == "Total due 1,165.50 EUR. Thank you."
+    assert intake.facts[0].entities["LOCATION"] == 3
 
 
 async def test_the_same_person_in_the_file_name_and_the_body_gets_one_placeholder(guardrail):

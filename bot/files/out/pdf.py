@@ -9,7 +9,8 @@ several operations. So a redacted PDF is drawn afresh (PDFium, through pypdfium2
   (``page_units``): a line whose characters stand apart by more than ``CELL_GAP`` font sizes
   is a table row, each of its cells a unit under the header cell above it (the first row of
   its table), so no finding runs from one cell into the next; runs of other lines are a
-  unit each, so a name wrapped over two lines is still read whole;
+  unit each, so a name wrapped over two lines is still read whole; a turn reads the same
+  rows as pipe-table rows (``page_reading``);
 - the writer renders each page at ``DPI`` with annotations and form fields left out, paints a
   black box over the characters of every finding, and puts the picture (JPEG) on a new page
   of the same size and rotation; over it goes an invisible text layer (render mode 3, as OCR
@@ -113,6 +114,27 @@ def page_units(document: Any, texts: Sequence[str]) -> list[PageUnit]:
         if prose:
             units.append((number, prose[0][0], prose[-1][1], None))
     return units
+
+
+def page_reading(document: Any, texts: Sequence[str]) -> list[str]:
+    """Each page's text as a turn reads it: a line a line, a table row as a pipe-table row.
+
+    The cells of a row (``_rows``) are set between bars (``| Oak desk | Lyon | 2 |``), the
+    first row of a table being its header, so the model reads the table as one and detection
+    reads each cell on its own, under its column's header (``guardrails.text.fields``);
+    other lines are kept as they are.
+    """
+    pages = []
+    for page, text in zip(document, texts, strict=True):
+        if not text.strip():
+            pages.append("")
+            continue
+        lines = []
+        for row in _rows(page.get_textpage(), text):
+            cells = [" ".join(text[a:b].split()) for a, b in row]
+            lines.append(f"| {' | '.join(cells)} |" if len(cells) > 1 else cells[0])
+        pages.append("\n".join(lines))
+    return pages
 
 
 def _rows(textpage: Any, text: str) -> list[list[Span]]:
