@@ -117,7 +117,9 @@ class QueuedTurns:
         facts, bot_id = queued.facts, queued.bot_id
         inbound = to_inbound(facts, queued.channel, bot_id)
         if queued.trigger == DELETED:
-            await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
+            await self._handler.message_deleted(
+                inbound.thread_id, inbound.text, platform="discord", parent=inbound.parent_channel
+            )
             return
         if queued.trigger == EDITED:
             earlier = replace(facts, content=queued.previous or "")

@@ -85,7 +85,9 @@ class Turns:
         if read is None:
             return
         inbound = read[2]
-        await self._handler.message_deleted(inbound.thread_id, inbound.text, platform="discord")
+        await self._handler.message_deleted(
+            inbound.thread_id, inbound.text, platform="discord", parent=inbound.parent_channel
+        )
 
     async def on_edit(self, client: discord.Client, before: str, after: discord.Message) -> None:
         """An edited message the bot read (``before``: its earlier text): the core swaps it."""
@@ -108,7 +110,11 @@ class Turns:
         answer = await answer_of(client, inbound, client.user.id)
         if not answer:  # nothing of ours to replace: keep the new text only
             await self._handler.message_edited(
-                inbound.thread_id, before, inbound.text, platform="discord"
+                inbound.thread_id,
+                before,
+                inbound.text,
+                platform="discord",
+                parent=inbound.parent_channel,
             )
             return
         if inbound.files:

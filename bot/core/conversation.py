@@ -258,15 +258,28 @@ class Conversation:
         """Whether the thread has kept history: the bot takes part in it (follow-ups)."""
         return await self._history.exists(thread_id)
 
-    async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
-        """Drop a deleted user message (and the answer to it) from the thread's history."""
-        return await self._edits.message_deleted(thread_id, text, platform=platform)
+    async def message_deleted(
+        self, thread_id: ThreadId, text: str, *, platform: Platform, parent: str = ""
+    ) -> int:
+        """Drop a deleted user message (and the answer to it) from the thread's history.
+
+        The text is redacted again under the guardrail policy of the thread's scope, as its
+        turn was, so the message kept is the one found (``parent``: a Discord thread's channel).
+        """
+        policy = self._scopes.of_thread(thread_id, parent).policy
+        return await self._edits.message_deleted(thread_id, text, platform=platform, policy=policy)
 
     async def message_edited(
-        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform, parent: str = ""
     ) -> int:
-        """Keep a user's edited message in place of its earlier text (``ThreadEdits``)."""
-        return await self._edits.message_edited(thread_id, before, after, platform=platform)
+        """Keep a user's edited message in place of its earlier text (``ThreadEdits``).
+
+        Both texts go through the guardrail under the policy of the thread's scope.
+        """
+        policy = self._scopes.of_thread(thread_id, parent).policy
+        return await self._edits.message_edited(
+            thread_id, before, after, platform=platform, policy=policy
+        )
 
     async def answer_edit(
         self, message: InboundMessage, before: str, sink: ReplySink | None = None
@@ -282,14 +295,15 @@ class Conversation:
         gives no answer (refused, failed) leaves the old exchange in the history, as people
         still see it: the adapters tell the asker alone.
         """
-        tid, platform = message.thread_id, message.platform
+        tid, platform, parent = message.thread_id, message.platform, message.parent_channel
+        policy = self._scopes.of(message).policy
         withdrawn = (
-            await self._edits.withdraw_last(tid, before, platform=platform)
+            await self._edits.withdraw_last(tid, before, platform=platform, policy=policy)
             if clean_user_text(message.text)
             else ()
         )
         if not withdrawn:
-            await self.message_edited(tid, before, message.text, platform=platform)
+            await self.message_edited(tid, before, message.text, platform=platform, parent=parent)
             return None
         reply = await self.handle(replace(message, event_id=None), sink)
         if reply is not None and not reply.ok:
@@ -297,7 +311,7 @@ class Conversation:
             # where people see it, so the exchange goes back, its question kept as edited, as
             # an older edit's is
             await self._edits.restore(tid, withdrawn)
-            await self.message_edited(tid, before, message.text, platform=platform)
+            await self.message_edited(tid, before, message.text, platform=platform, parent=parent)
             return reply
         try:
             await self._edits.settle(tid)

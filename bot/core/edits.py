@@ -2,7 +2,10 @@
 
 ``Conversation`` (``bot.core.conversation``) hands these to ``ThreadEdits``. Each takes the
 thread's lock, as a turn does, and one of the turns-in-flight slots, so an edit never races a
-turn of its thread. The vault keeps only the values the kept history still refers to.
+turn of its thread. The vault keeps only the values the kept history still refers to. A
+message is found again by its text redacted afresh, under the guardrail policy of the
+thread's scope that its turn ran under (another policy would redact it otherwise, and find
+nothing).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Collection, Sequence
 
 from bot.core.attachments import FILES_SEPARATOR
 from bot.core.ports import Guardrail, HistoryStore, ThreadLocks
+from bot.core.scopes import PolicyOverride
 from bot.core.text import clean_user_text
 from bot.core.types import ChatMessage, Platform, Redaction, ThreadId
 
@@ -42,20 +46,38 @@ class ThreadEdits:
         log.info("thread forgotten thread=%s keys=%d", thread_id, removed)
         return removed
 
-    async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
-        """Drop a deleted user message (and the answer to it) from the thread's history."""
+    async def message_deleted(
+        self,
+        thread_id: ThreadId,
+        text: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
+    ) -> int:
+        """Drop a deleted user message (and the answer to it) from the thread's history.
+
+        ``policy``: the scope's guardrail policy, under which the message was kept.
+        """
         cleaned = clean_user_text(text)
         if not cleaned:
             return 0
         async with self._locks.hold(thread_id), self._in_flight:
-            redacted = await self._guardrail.anonymize(thread_id, cleaned, platform=platform)
+            redacted = await self._guardrail.anonymize(
+                thread_id, cleaned, platform=platform, policy=policy
+            )
             removed = await self._history.remove_user_message(thread_id, redacted.text)
             await self.retain(thread_id)
         log.info("deleted message purged thread=%s removed=%d", thread_id, removed)
         return removed
 
     async def message_edited(
-        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+        self,
+        thread_id: ThreadId,
+        before: str,
+        after: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
     ) -> int:
         """Keep a user's edited message in place of its earlier text, redacted afresh.
 
@@ -69,12 +91,16 @@ class ThreadEdits:
         if not old or old == new or not await self._history.exists(thread_id):
             return 0
         async with self._locks.hold(thread_id), self._in_flight:
-            earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
+            earlier = await self._guardrail.anonymize(
+                thread_id, old, platform=platform, policy=policy
+            )
             if not new:
                 changed = await self._history.remove_user_message(thread_id, earlier.text)
                 await self.retain(thread_id)
                 return changed
-            redacted = await self._guardrail.anonymize(thread_id, new, platform=platform)
+            redacted = await self._guardrail.anonymize(
+                thread_id, new, platform=platform, policy=policy
+            )
             changed = await self._history.replace_user_message(
                 thread_id, earlier.text, redacted.text
             )
@@ -87,7 +113,12 @@ class ThreadEdits:
         return changed
 
     async def withdraw_last(
-        self, thread_id: ThreadId, before: str, *, platform: Platform
+        self,
+        thread_id: ThreadId,
+        before: str,
+        *,
+        platform: Platform,
+        policy: PolicyOverride | None = None,
     ) -> tuple[ChatMessage, ...]:
         """Take the thread's last exchange out if its user message reads ``before``.
 
@@ -106,7 +137,9 @@ class ThreadEdits:
             if at < 0:
                 return ()
             last = history[at]
-            earlier = await self._guardrail.anonymize(thread_id, old, platform=platform)
+            earlier = await self._guardrail.anonymize(
+                thread_id, old, platform=platform, policy=policy
+            )
             if last.text != earlier.text and not last.text.startswith(
                 earlier.text + FILES_SEPARATOR
             ):

@@ -399,12 +399,17 @@ class MessageHandler(Protocol):
         """Erase a thread's history and vault (the ``forget`` command)."""
         ...
 
-    async def message_deleted(self, thread_id: ThreadId, text: str, *, platform: Platform) -> int:
-        """A user deleted a message: drop it (and its answer) from the thread's history."""
+    async def message_deleted(
+        self, thread_id: ThreadId, text: str, *, platform: Platform, parent: str = ""
+    ) -> int:
+        """A user deleted a message: drop it (and its answer) from the thread's history.
+
+        ``parent``: the channel a Discord thread belongs to (whose scope it takes).
+        """
         ...
 
     async def message_edited(
-        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform
+        self, thread_id: ThreadId, before: str, after: str, *, platform: Platform, parent: str = ""
     ) -> int:
         """A user edited a message: keep the new text (through the guardrail) in its place."""
         ...

@@ -126,6 +126,14 @@ class Scopes:
         """The most specific scope of ``message``: its channel's, its workspace's, or none."""
         return self.at(message.platform, message.workspace, message.channel, message.parent_channel)
 
+    def of_thread(self, thread_id: str, parent: str = "") -> Scope:
+        """The scope of a thread by its id (``platform:workspace:channel:…``).
+
+        ``parent``: the channel a Discord thread belongs to, whose id the thread's lacks.
+        """
+        platform, workspace, channel, *_ = [*thread_id.split(":"), "", "", ""]
+        return self.at(platform, workspace or None, channel or None, parent or None)
+
     def at(self, platform: str, workspace: str | None, *channels: str | None) -> Scope:
         """The most specific scope of the first of ``channels`` that has one, or the workspace's."""
         base = f"{platform}:{workspace}"

@@ -14,12 +14,13 @@ import sqlalchemy as sa
 
 from adapters.slack.commands import SETTINGS_ADMINS_ONLY
 from bot.config.settings import load_settings
+from bot.core.types import thread_id
 from bot.model.echo import ECHO_PREFIX
 from tests.e2e.conftest import MakeApp
 from tests.e2e.slack_harness import Harness, slack_harness
 from tests.e2e.test_guarded_turn import leaked
 from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.slack_payloads import mention, message, slash_command
+from tests.fakes.slack_payloads import deleted, edited, mention, message, slash_command
 from tests.fixtures.services import redis_dump
 
 CONFIG = """\
@@ -188,6 +189,43 @@ async def test_a_channel_s_guardrail_policy_is_applied_by_the_detection_worker(
     assert asked["C5"][1]
     assert not any(MAIL in answer for answer in asked["C5"][1])
     assert any("EMAIL_ADDRESS_1" in answer for answer in asked["C5"][1])
+
+
+async def test_a_message_deleted_or_edited_where_a_policy_is_the_channels_own_is_found(
+    make_app: MakeApp, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    """In C4 links are personal data: a message is found again by its text redacted under that
+    policy, so deleting one removes it and its values, and editing one replaces it (under the
+    service's policy the link stays in the text, which matches nothing kept)."""
+    other = "https://intranet.example.com/y"
+    async with slack_harness(make_app, **scoped(tmp_path, POLICIES)) as h:
+        first = mention(f"I'm {NAME}, see {LINK}", channel="C4")
+        ts = first["event"]["ts"]
+        tid = thread_id("slack", "T1", "C4", ts)
+        await h.send(first)
+        await h.settle()
+        second = message(f"and {other} too", channel="C4", thread_ts=ts)
+        await h.send(second)
+        await h.settle()
+        third = message("thanks", channel="C4", thread_ts=ts)
+        await h.send(third)
+        await h.settle()
+        assert [m.role for m in await h.app.history.load(tid)] == ["user", "assistant"] * 3
+
+        async def values() -> set[str]:
+            return {value for _, value in (await h.app.vault.mapping(tid)).values()}
+
+        assert {LINK, other} <= await values()
+        await h.send(deleted(first["event"], channel="C4"))
+        await h.settle()
+        kept = await h.app.history.load(tid)
+        assert len(kept) == 4, "the deleted message and its answer are gone"
+        assert LINK not in await values()
+        await h.send(edited(second["event"], "never mind that link", channel="C4"))
+        await h.settle()
+        kept = await h.app.history.load(tid)
+        assert [m.text for m in kept if m.role == "user"] == ["never mind that link", "thanks"]
+        assert other not in await values()
 
 
 LANGUAGES = """\
