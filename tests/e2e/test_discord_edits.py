@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
 
+from bot.config.settings import load_settings
 from bot.core.types import thread_id
 from tests.e2e.conftest import audit_dump
 from tests.e2e.discord_harness import RunningBot, StartBot
@@ -73,3 +75,32 @@ async def test_an_edit_replaces_the_kept_text_and_a_delete_after_it_withdraws_bo
     assert leaked(SEEDED, redis_dump(redis_url, bot.app.settings.redis_prefix)) == []
     assert leaked(SEEDED, await audit_dump(bot.app)) == []
     assert leaked(SEEDED, debug_logs.text) == []
+
+
+async def test_a_message_deleted_in_a_thread_of_a_channel_with_its_own_policy_is_found(
+    start_bot: StartBot, fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The bot's thread takes its channel's scope, where links are personal data: the deleted
+    message is found by its text redacted under that policy (the thread's id names the thread,
+    not the channel whose scope it is), and it leaves the history and the vault."""
+    link = "https://intranet.example.com/x"
+    config = tmp_path / "veilbot.toml"
+    config.write_text(
+        f'[scopes."discord:{GUILD_ID}:{CHANNEL_ID}".guardrail]\nentities_on = ["URL"]\n',
+        encoding="utf-8",
+    )
+    scopes = load_settings(config_file=config, _env_file=None).scopes
+    bot = await start_bot(queue_enabled=False, scopes=scopes)
+    msg = fake_discord.message(f"{MENTION} I'm Maria Gonzalez, see {link}", mentions=(BOT_ID,))
+    thread = int(msg["id"])
+    await bot.say(msg, channel=thread)
+    tid = thread_id("discord", str(GUILD_ID), str(thread))
+    assert "<URL_1>" in (await bot.app.history.load(tid))[0].text
+    assert link in await _values(bot, tid)
+
+    await fake_discord.dispatch(
+        "MESSAGE_DELETE",
+        {"id": msg["id"], "channel_id": str(CHANNEL_ID), "guild_id": str(GUILD_ID)},
+    )
+    assert await _until_values(bot, tid, lambda v: not v) == set()
+    assert await bot.app.history.load(tid) == []
