@@ -112,7 +112,9 @@ class CpuUse:
         if redis_pid is not None:
             self.pids["redis-server"] = [redis_pid]
         self.start = self._now()
+        self.began = time.perf_counter()
         self.used: dict[str, float] = {}
+        self.seconds = 0.0
 
     def _now(self) -> dict[str, float]:
         ticks = {role: sum(map(cpu_ticks, pids)) / _TICK for role, pids in self.pids.items()}
@@ -122,6 +124,7 @@ class CpuUse:
         """Read the counters at the end of the burst (the processes still running)."""
         now = self._now()
         self.used = {role: now[role] - self.start[role] for role in now}
+        self.seconds = time.perf_counter() - self.began
 
 
 async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> None:
@@ -408,6 +411,8 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
         for role, seconds in cpu.used.items():
             print(f"  {role + ':':44} {seconds / len(got) * 1000:6.2f}")
         print(f"  {'all of them:':44} {sum(cpu.used.values()) / len(got) * 1000:6.2f}")
+        cores = sum(cpu.used.values()) / cpu.seconds
+        print(f"cores they had:       {cores:.2f} of {os.cpu_count()} (their CPU over the burst)")
     print(f"load average:         {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

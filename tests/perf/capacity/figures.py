@@ -43,6 +43,16 @@ class Figures:
     """The same on ``bench_turn``'s 10-60 word chat messages: p50 of 300, 9.34 and 8.49 ms."""
     chat_detect_p95_ms: float = 15.4
     """The same, p95: 15.16 and 15.61 ms."""
+    detect_batch_ms: float = 4.0
+    """What one NER pass costs whatever the texts it reads: ``detect_many`` of one short text
+    (9.2 ms) against its share of a batch of 4 or 16 (5.2 ms). ``detect_p50_ms`` and
+    ``detect_p95_ms`` are then each text's own time in a batch."""
+    scan_ms: float = 1.4
+    """The output scan of an answer (pattern rules, no NER): ``detect_many(prose=False)`` on
+    ``bench_slack``'s fake answers, 1.2-1.5 ms a text, alone or in batches."""
+    fakes_ms: float = 2.6
+    """``bench_slack``'s own process per turn: its fake model and fake Slack answering the
+    turn's requests (the sender's share is ``client_ms``)."""
     turn_ms: float = 4.8
     """``bench_turn --concurrency 32 --workers 2``: the service's CPU per turn, detection in
     its processes, the fake model's thread excluded (4.88 and 4.79 ms): what a turn asks of
