@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
-import runpy
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.strings import get_string_id
-
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.stopwords import STOP_WORDS, stop_words
 
 
 @dataclass(frozen=True)
@@ -49,6 +45,8 @@ def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
     lookups = nlp.get_pipe("lemmatizer").lookups
     if not lookups.has_table("lemma_index"):
         return None
+    from spacy.strings import get_string_id  # spaCy is loaded: the lemmatizer came from it
+
     skip = {} if nouns else {get_string_id("noun"), "noun"}
     words: set[str] = set()
     for pos, entries in lookups.get_table("lemma_index").items():
@@ -71,22 +69,8 @@ def foreign_function_words() -> frozenset[str]:
     """Stop words of the Latin-script languages spaCy ships lists for, English's left out."""
     words: set[str] = set()
     for lang in _LANGUAGES:
-        words |= _stop_words(lang)
+        words |= stop_words(lang)
     return frozenset(w.casefold() for w in words) - STOP_WORDS
-
-
-def _stop_words(lang: str) -> set[str]:
-    """The stop word list spaCy ships for ``lang``, read from its module alone.
-
-    Importing ``spacy.lang.<lang>.stop_words`` runs the language package's ``__init__`` first,
-    and French's tokenizer exceptions compile a regular expression for some 7 s of CPU: the
-    first lower-case name a detection process met stalled it that long in the middle of
-    traffic. The lists are plain sets with no imports of their own.
-    """
-    import spacy.lang
-
-    path = Path(spacy.lang.__file__).parent / lang / "stop_words.py"
-    return set(runpy.run_path(str(path))["STOP_WORDS"])
 
 
 def reads_as_english(text: str, known: Lexicon) -> bool:
