@@ -96,6 +96,14 @@ def _role(pid: int) -> str:
     return "other helpers"
 
 
+def _peak_mb(pid: int) -> float:
+    """A live process's peak resident memory (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024 / 1e6
+    return 0.0
+
+
 class CpuUse:
     """CPU seconds each kind of process used over the burst (Linux ``/proc``), per turn.
 
@@ -112,6 +120,7 @@ class CpuUse:
         if redis_pid is not None:
             self.pids["redis-server"] = [redis_pid]
         self.start = self._now()
+        self.peak_mb: dict[int, float] = {}
         self.began = time.perf_counter()
         self.used: dict[str, float] = {}
         self.seconds = 0.0
@@ -125,6 +134,7 @@ class CpuUse:
         now = self._now()
         self.used = {role: now[role] - self.start[role] for role in now}
         self.seconds = time.perf_counter() - self.began
+        self.peak_mb = {pid: _peak_mb(pid) for pid in self.pids["service processes"]}
 
 
 async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> None:
@@ -411,6 +421,8 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
         for role, seconds in cpu.used.items():
             print(f"  {role + ':':44} {seconds / len(got) * 1000:6.2f}")
         print(f"  {'all of them:':44} {sum(cpu.used.values()) / len(got) * 1000:6.2f}")
+        peaks = ", ".join(f"{mb:.0f}" for mb in cpu.peak_mb.values())
+        print(f"service peak RSS:     {peaks} MB (VmHWM of each service process)")
         cores = sum(cpu.used.values()) / cpu.seconds
         print(f"cores they had:       {cores:.2f} of {os.cpu_count()} (their CPU over the burst)")
     print(f"load average:         {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
