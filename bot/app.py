@@ -43,11 +43,10 @@ from bot.state.locks import RedisThreadLocks
 from bot.state.queue import RedisTurnQueue
 from bot.state.ratelimit import RedisRateLimiter
 from bot.stores import budgets, check_ready, key_ring, open_stores, rebuild_budgets
-from guardrails.detect.detection import detect_many
 from guardrails.detect.workers import ProcessDetector
 from guardrails.engine import build_analyzer, resolve_model
 from guardrails.policy import Policy, load_policy
-from guardrails.presidio import PresidioGuardrail, detect
+from guardrails.presidio import PresidioGuardrail
 from guardrails.redact import Redactor
 from guardrails.restore.reveal import RevealPolicy
 from guardrails.rules.ocr import as_printed
@@ -196,6 +195,8 @@ def build_redactor(settings: Settings) -> Redactor:
         GuardrailError: the spaCy model is missing or the analyzer cannot be built.
         ConfigError: the policy file is unreadable or invalid.
     """
+    from guardrails.detect.detection import detect, detect_many  # the rules: not for `run`
+
     analyzer = _analyzer(resolve_model(settings.spacy_model))
     policy, chunk = _policy(settings), settings.guardrail_chunk_chars
     return Redactor(

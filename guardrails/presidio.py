@@ -31,7 +31,6 @@ from bot.core.errors import GuardrailError, InputRejected
 from bot.core.scopes import PolicyOverride
 from bot.core.types import EntityRef, Platform, Redaction, TextAnalysis, ThreadId
 from guardrails.detect.batching import DEFAULT_CHUNK_CHARS
-from guardrails.detect.detection import detect
 from guardrails.detect.workers import WARM_UP_TEXT, Detector, ThreadDetector
 from guardrails.policy import Policy, default_policy
 from guardrails.restore.placeholders import (
@@ -56,7 +55,7 @@ from guardrails.vault.store import OFF_LOOP_VALUES, RedisVault, VaultEntry, Vaul
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
 
-__all__ = ["Detection", "PresidioGuardrail", "detect", "resolve_overlaps"]
+__all__ = ["Detection", "PresidioGuardrail", "resolve_overlaps"]
 
 logger = logging.getLogger(__name__)
 

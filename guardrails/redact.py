@@ -109,7 +109,7 @@ class Redactor:
     """Redacts one message at a time with per-message placeholder numbers.
 
     Args:
-        detector: the guardrail's detection (``guardrails.presidio.detect`` bound to an
+        detector: the guardrail's detection (``guardrails.detect.detection.detect`` bound to an
             analyzer and a policy).
         as_printed: how OCR'd text reads as printed, one character for one, a character
             OCR added as a zero-width space (``guardrails.rules.ocr.as_printed``); without

@@ -160,6 +160,8 @@ class _Detector:
             else None
         )
         self._people = people
+        if self._lexicon:  # read while the detector warms up, not at a turn's first use
+            casing.foreign_function_words()
         lexicon = self._lexicon
         self._english: Callable[[str], bool] = functools.lru_cache(maxsize=4)(
             lambda text: lexicon is not None and casing.reads_as_english(text, lexicon)

@@ -11,13 +11,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.strings import get_string_id
-
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.stopwords import STOP_WORDS, stop_words
 
 
 @dataclass(frozen=True)
@@ -48,6 +45,8 @@ def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
     lookups = nlp.get_pipe("lemmatizer").lookups
     if not lookups.has_table("lemma_index"):
         return None
+    from spacy.strings import get_string_id  # spaCy is loaded: the lemmatizer came from it
+
     skip = {} if nouns else {get_string_id("noun"), "noun"}
     words: set[str] = set()
     for pos, entries in lookups.get_table("lemma_index").items():
@@ -70,7 +69,7 @@ def foreign_function_words() -> frozenset[str]:
     """Stop words of the Latin-script languages spaCy ships lists for, English's left out."""
     words: set[str] = set()
     for lang in _LANGUAGES:
-        words |= import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+        words |= stop_words(lang)
     return frozenset(w.casefold() for w in words) - STOP_WORDS
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from spacy.lang.en.stop_words import STOP_WORDS
+from guardrails.rules.stopwords import STOP_WORDS
 
 _CHAT_WORDS = """
 about again all also anyone anybody api asap available away back bad best better boss both

@@ -31,8 +31,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from guardrails.rules import places
 from guardrails.rules.casing import Lexicon, foreign_function_words, reads_as_english
 from guardrails.rules.names import (
@@ -44,6 +42,7 @@ from guardrails.rules.names import (
     LEGAL_FORMS,
 )
 from guardrails.rules.parts import PROPER
+from guardrails.rules.stopwords import STOP_WORDS
 
 FIRST_RANK = 1000
 SINGLE_RANK = 500

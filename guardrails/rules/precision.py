@@ -14,11 +14,10 @@ from dataclasses import replace
 from importlib import resources
 from typing import TypeVar
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from guardrails.rules import places
 from guardrails.rules.casing import foreign_function_words
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.stopwords import STOP_WORDS
 from guardrails.text.spans import Detection
 
 _D = TypeVar("_D", bound="Detection")

@@ -22,6 +22,9 @@ burst follows as soon as its turn has begun (its thread's lock is in Redis), whi
 analysed, and the ack latency of the other events is reported: what one long message costs
 everyone else, with the default settings (``--acks-first 0`` lets every turn begin at once,
 as this benchmark did before).
+With ``--replicas N`` it also prints the CPU each kind of process used per answered turn
+over the burst (``/proc``): the service processes, their detection processes, the Redis
+server it started, and its own process (sender, fake Slack and model), which share the cores.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from tests.fakes.anthropic_server import FakeAnthropic  # noqa: E402
 from tests.fakes.slack_payloads import SIGNING_SECRET, signed_headers  # noqa: E402
 from tests.fakes.slack_server import FakeSlack  # noqa: E402
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64  # noqa: E402
+from tests.fixtures.processes import children_of, cpu_ticks  # noqa: E402
 from tests.fixtures.services import RedisServer, find_redis_server, free_port  # noqa: E402
 
 PREFIX = "bench"
@@ -76,6 +80,61 @@ class Clock:
         self.start = time.perf_counter()
         self.acked = 0.0
         self.last_answer = 0.0
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _role(pid: int) -> str:
+    """A replica's child by its command line: a detection process, or another helper."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "other helpers"
+    if b"spawn_main" in command:
+        return "detection processes"
+    return "other helpers"
+
+
+def _peak_mb(pid: int) -> float:
+    """A live process's peak resident memory (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024 / 1e6
+    return 0.0
+
+
+class CpuUse:
+    """CPU seconds each kind of process used over the burst (Linux ``/proc``), per turn.
+
+    The service processes, their detection processes and other helpers, the Redis server this
+    benchmark started, and this process (the sender, fake Slack and the fake model): what a
+    guarded turn costs where, on the cores they all share.
+    """
+
+    def __init__(self, services: Sequence[int], redis_pid: int | None) -> None:
+        self.pids: dict[str, list[int]] = {"service processes": list(services)}
+        for service in services:
+            for child in children_of(service):
+                self.pids.setdefault(_role(child), []).append(child)
+        if redis_pid is not None:
+            self.pids["redis-server"] = [redis_pid]
+        self.start = self._now()
+        self.peak_mb: dict[int, float] = {}
+        self.began = time.perf_counter()
+        self.used: dict[str, float] = {}
+        self.seconds = 0.0
+
+    def _now(self) -> dict[str, float]:
+        ticks = {role: sum(map(cpu_ticks, pids)) / _TICK for role, pids in self.pids.items()}
+        return {**ticks, "this process (sender, fake Slack and model)": time.process_time()}
+
+    def stop(self) -> None:
+        """Read the counters at the end of the burst (the processes still running)."""
+        now = self._now()
+        self.used = {role: now[role] - self.start[role] for role in now}
+        self.seconds = time.perf_counter() - self.began
+        self.peak_mb = {pid: _peak_mb(pid) for pid in self.pids["service processes"]}
 
 
 async def _watch(slack: FakeSlack, total: int, clock: Clock, within: float) -> None:
@@ -295,7 +354,10 @@ async def replicated(
             )
         burst = _plan(args)
         begun = _turn_begun(args, redis_url)
+        cpu = CpuUse([r.child.proc.pid for r in replicas], args.redis_pid)
         sent, clock = await _burst(replicas, burst, slack, copies=args.copies, long_first=begun)
+        cpu.stop()
+        args.cpu = cpu
     return sent, clock, slack
 
 
@@ -353,6 +415,16 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
     )
     print(f"total time:           {span:.2f} s (first delivery to last answer)")
     print(f"guarded turns/s:      {len(got) / span:.1f}" if span > 0 else "no answers")
+    cpu: CpuUse | None = getattr(args, "cpu", None)
+    if cpu is not None and got:
+        print("CPU per answered turn over the burst, by process (ms):")
+        for role, seconds in cpu.used.items():
+            print(f"  {role + ':':44} {seconds / len(got) * 1000:6.2f}")
+        print(f"  {'all of them:':44} {sum(cpu.used.values()) / len(got) * 1000:6.2f}")
+        peaks = ", ".join(f"{mb:.0f}" for mb in cpu.peak_mb.values())
+        print(f"service peak RSS:     {peaks} MB (VmHWM of each service process)")
+        cores = sum(cpu.used.values()) / cpu.seconds
+        print(f"cores they had:       {cores:.2f} of {os.cpu_count()} (their CPU over the burst)")
     print(f"load average:         {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
@@ -396,6 +468,7 @@ def main() -> None:
             raise SystemExit("no redis-server found; pass --redis-url")
         server = RedisServer(binary)
         server.start()
+    args.redis_pid = server.proc.pid if server is not None and server.proc is not None else None
     try:
         asyncio.run(bench(args, args.redis_url or server.url))  # type: ignore[union-attr]
     finally:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import random
+from dataclasses import replace
 
-from tests.perf.capacity.engine import Calendar, Cores, Server
+from tests.perf.capacity.engine import Batches, Calendar, Cores, Server
 from tests.perf.capacity.figures import Figures
-from tests.perf.capacity.model import Topology
+from tests.perf.capacity.model import Deployment, Topology
 from tests.perf.capacity.runs import Company, run_burst, run_company
+from tests.perf.capacity.workload import burst
 
 
 def test_a_fixed_seed_gives_the_same_run() -> None:
@@ -66,3 +68,25 @@ def test_cores_are_shared_between_running_jobs() -> None:
     assert ended[0] == "half-way 0.5"
     assert sorted(ended[1:]) == ["a", "b"]
     assert calendar.now == 2.0
+
+
+def test_texts_that_wait_together_pay_one_ner_pass() -> None:
+    calendar = Calendar()
+    batches = Batches(calendar, Cores(calendar, None), slots=1, per_batch=1.0)
+    ended: list[float] = []
+    for _ in range(5):  # the first goes alone; the four behind it wait and go together
+        batches.submit(0.5, lambda: ended.append(calendar.now))
+    calendar.run()
+    assert ended == [1.5, 4.5, 4.5, 4.5, 4.5]
+    assert batches.busy_seconds == 2 * 1.0 + 5 * 0.5
+
+
+def test_every_turn_scans_its_answer_in_a_detection_process() -> None:
+    figures = replace(Figures(), detect_batch_ms=0.0, scan_ms=2.0)
+    topology = Topology(detectors=1, model_s=0.0, chat=False)
+    deployment = Deployment(figures, topology)
+    burst(deployment, 10, 1)
+    deployment.calendar.run()
+    busy = deployment.replicas[0].detection.busy_seconds
+    assert len(deployment.outcome.answers) == 10
+    assert busy > 10 * (figures.scan_ms / 1000)  # the scans, beside the texts' own detection

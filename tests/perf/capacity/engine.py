@@ -125,3 +125,46 @@ class Server:
         self.busy -= 1
         self.start()
         job.done()
+
+
+class Batches:
+    """Detection processes that take the texts waiting for them together, as
+    ``guardrails.detect.batching.Batches`` hands them over: a process that frees takes its
+    share of the texts waiting or in flight (at most ``most``), and pays ``per_batch`` once
+    for a batch with any prose in it (one NER pass) beside each text's own time.
+    """
+
+    def __init__(
+        self, calendar: Calendar, cores: Cores, slots: int, per_batch: float, most: int = 32
+    ) -> None:
+        self._cores, self._slots, self._per_batch, self._most = cores, slots, per_batch, most
+        self._waiting: list[tuple[float, bool, Action]] = []
+        self._running = 0
+        self._in_flight = 0
+        self.busy_seconds = 0.0
+
+    def submit(self, seconds: float, done: Action, *, prose: bool = True) -> None:
+        """Queue one text of ``seconds``; ``done`` runs when its batch ends."""
+        self._waiting.append((seconds, prose, done))
+        self.start()
+
+    def start(self) -> None:
+        """Hand batches to free processes."""
+        while self._waiting and self._running < self._slots:
+            share = -(-(len(self._waiting) + self._in_flight) // self._slots)
+            batch = self._waiting[: min(share, self._most)]
+            del self._waiting[: len(batch)]
+            seconds = sum(s for s, _, _ in batch)
+            if any(prose for _, prose, _ in batch):
+                seconds += self._per_batch
+            self._running += 1
+            self._in_flight += len(batch)
+            self.busy_seconds += seconds
+            self._cores.run(seconds, functools.partial(self._end, batch))
+
+    def _end(self, batch: list[tuple[float, bool, Action]]) -> None:
+        self._running -= 1
+        self._in_flight -= len(batch)
+        self.start()
+        for _, _, done in batch:
+            done()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,18 @@ class Figures:
     """The same on ``bench_turn``'s 10-60 word chat messages: p50 of 300, 9.34 and 8.49 ms."""
     chat_detect_p95_ms: float = 15.4
     """The same, p95: 15.16 and 15.61 ms."""
+    detect_batch_ms: float = 0.0
+    """What one NER pass costs beyond its texts' own times: one text alone against its share
+    of a batch (``python -m tests.perf.capacity.detection``). ``detect_p50_ms`` and
+    ``detect_p95_ms`` are then each text's share in a batch of 8. Not measured in this
+    sitting, whose detection figures are one text at a time: 0."""
+    scan_ms: float = 0.0
+    """The output scan of an answer in a detection process (pattern rules, no NER), every
+    turn after the model's answer. Not measured in this sitting: 0."""
+    fakes_ms: float = 0.0
+    """``bench_slack``'s own process per turn (its fake model and fake Slack answering the
+    turn's requests; the sender's share is ``client_ms``), with ``Topology.fakes``. Not
+    measured in this sitting: 0."""
     turn_ms: float = 4.8
     """``bench_turn --concurrency 32 --workers 2``: the service's CPU per turn, detection in
     its processes, the fake model's thread excluded (4.88 and 4.79 ms): what a turn asks of
@@ -64,3 +76,29 @@ def lognormal(rng: random.Random, p50: float, p95: float) -> float:
     """A draw from the log-normal distribution with this median and 95th percentile."""
     sigma = math.log(p95 / p50) / 1.6449 if p95 > p50 else 0.0
     return rng.lognormvariate(math.log(p50), sigma)
+
+
+SITTINGS: dict[str, Figures] = {
+    "2026-12-02 19:01": replace(
+        Figures(),
+        ack_ms=0.59,
+        client_ms=0.51,
+        detect_p50_ms=3.49,
+        detect_p95_ms=4.65,
+        detect_batch_ms=2.06,
+        scan_ms=0.80,
+        turn_ms=8.25,
+        redis_command_ms=0.0051,
+        fakes_ms=1.06,
+    ),
+}
+"""Later sittings' figures, each measured within minutes on this shared 2-core machine:
+``bench_ack --rounds 2`` (ack and client CPU: 0.63 and 0.55 ms, client 0.52 and 0.50);
+``python -m tests.perf.capacity.detection`` (texts in batches of 8 p50 3.49, p95 4.65 ms;
+alone 5.55 ms, so 2.06 ms a pass; answers 0.80 ms); and one ``bench_slack --model-delay 0
+--guardrail-workers 2 --threads 100 --replicas 1`` (500 events: its CPU per turn by process,
+from ``/proc``, at 19:02, 0.90 of the 2 cores theirs: service 8.84 ms less the ack is
+``turn_ms``; Redis 0.62 ms over the commands of a turn and an ack (``bench_turn``'s 118 and
+``bench_ack``'s 4.09) is ``redis_command_ms``; its own 1.57 ms less the sender's is
+``fakes_ms``). The throughput
+run that ``--validate`` compares with (200 threads, 1 000 events) feeds none of them."""

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.perf.capacity.engine import Calendar, Cores, Server
+from tests.perf.capacity.engine import Batches, Calendar, Cores, Server
 from tests.perf.capacity.figures import Figures, lognormal
 
 ACK, TURN = 0, 1
@@ -43,6 +43,8 @@ class Topology:
         model_s: the model call's own time.
         audit_ms: the audit write's wait per turn (0: its CPU is in ``turn_ms``).
         chat: detection times of chat messages, not of ``bench_slack``'s short texts.
+        fakes: ``bench_slack``'s own process (its fake model and fake Slack answering each
+            turn) shares the cores.
     """
 
     replicas: int = 1
@@ -54,6 +56,7 @@ class Topology:
     model_s: float = 1.0
     audit_ms: float = 0.0
     chat: bool = True
+    fakes: bool = False
 
 
 @dataclass
@@ -73,9 +76,13 @@ class Outcome:
 
 
 class _Replica:
-    def __init__(self, calendar: Calendar, cores: Cores, topology: Topology) -> None:
+    def __init__(
+        self, calendar: Calendar, cores: Cores, topology: Topology, figures: Figures
+    ) -> None:
         self.loop = Server(calendar, cores)
-        self.detection = Server(calendar, cores, slots=topology.detectors)
+        self.detection = Batches(
+            calendar, cores, topology.detectors, figures.detect_batch_ms / 1000
+        )
         self.free_workers = 0
         self.acking = 0
         self.quiet_since = -math.inf
@@ -89,7 +96,9 @@ class Deployment:
         self.rng = random.Random(seed)
         self.calendar = Calendar()
         cores = Cores(self.calendar, topology.cores, topology.others)
-        self.replicas = [_Replica(self.calendar, cores, topology) for _ in range(topology.replicas)]
+        self.replicas = [
+            _Replica(self.calendar, cores, topology, figures) for _ in range(topology.replicas)
+        ]
         for replica in self.replicas:
             replica.free_workers = figures.queue_workers
         self.shards = [Server(self.calendar, cores) for _ in range(topology.shards)]
@@ -190,7 +199,14 @@ class Deployment:
                 self._release(replica, thread, worked + 1)
 
             wait = topo.audit_ms / 1000
-            shard.submit(half_redis, lambda: self.calendar.at(self.calendar.now + wait, done))
+
+            def scanned() -> None:
+                shard.submit(half_redis, lambda: self.calendar.at(self.calendar.now + wait, done))
+
+            if topo.fakes and topo.cores is not None:
+                self.client.submit(figures.fakes_ms / 1000, lambda: None)
+            # the answer's output scan: pattern rules only, in a detection process
+            replica.detection.submit(figures.scan_ms / 1000, scanned, prose=False)
 
         def joined() -> None:
             pending[0] -= 1
