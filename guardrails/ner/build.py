@@ -183,6 +183,7 @@ def assemble_language(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
     nlp.config["training"]["before_update"] = None  # the build's own callback stays here
     if out.exists():
         shutil.rmtree(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(out)
     return nlp
 
