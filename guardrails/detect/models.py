@@ -22,7 +22,7 @@ import logging
 import threading
 from typing import Any
 
-from guardrails.ner.shipped import language_model
+from guardrails.engine import shipped_language_model
 
 logger = logging.getLogger(__name__)
 
@@ -44,10 +44,7 @@ def installed(language: str) -> str | None:
     import spacy.util
 
     package = next((m for m in MODELS.get(language, ()) if spacy.util.is_package(m)), None)
-    if package is not None:
-        return package
-    shipped = language_model(language)
-    return str(shipped) if (shipped / "meta.json").is_file() else None
+    return package if package is not None else shipped_language_model(language)
 
 
 def model_for(language: str | None) -> Any | None:
