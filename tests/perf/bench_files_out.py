@@ -18,7 +18,7 @@ The module keeps its top-level imports light: a reader process started from the 
 server runs the main module again (multiprocessing's ``__mp_main__``), so what it imports at
 the top every child would import too. Run on demand (prints figures; not a pytest test):
 
-    .venv/bin/python -m tests.perf.bench_files_out [--rows 200] [--repeat 3]
+    .venv/bin/python -m tests.perf.bench_files_out [--rows 200] [--repeat 3] [--no-command-line]
 """
 
 from __future__ import annotations
@@ -252,6 +252,9 @@ if __name__ == "__main__":
     parser.add_argument("--rows", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--bare", metavar="FILE", help="run the bare phases on FILE and exit")
+    parser.add_argument(
+        "--no-command-line", action="store_true", help="leave out the fresh processes"
+    )
     arguments = parser.parse_args()
     if arguments.bare:
         source = Path(arguments.bare)
@@ -259,4 +262,5 @@ if __name__ == "__main__":
         sys.exit(0)
     built = files(arguments.rows)
     asyncio.run(warm(built, arguments.repeat))
-    command_line(built)
+    if not arguments.no_command_line:
+        command_line(built)
