@@ -34,7 +34,7 @@ from bot.core.types import Redaction
 from bot.files.confine import Deadline, Readers
 from bot.files.faces import Ink, find_heads, hide_heads
 from bot.files.limits import FileLimits
-from bot.files.ocr import Box, Quad, Reading, check_tesseract, read
+from bot.files.ocr import Box, Quad, Reading, check_tesseract, read, text_lines
 
 PAINT_MARGIN = 2
 """Pixels painted around each word's box: anti-aliased edges of a glyph lie just outside it."""
@@ -108,13 +108,18 @@ class Look:
 def look(data: bytes, position: int, limits: FileLimits, tesseract: str, *, faces: bool) -> Look:
     """Decode an image, read its text with Tesseract and, with ``faces``, find its heads.
 
-    Runs in a reader process (``Readers.run``). Faces are searched while Tesseract (another
-    process) reads.
+    Runs in a reader process (``Readers.run``). The text's lines are found first (they size
+    the OCR and are left out of the face search); faces are then searched while Tesseract
+    (another process) reads.
     """
     gray = decode(data, position, limits).convert("L")  # all either needs; 1 byte a pixel
+    lines = text_lines(gray)
+    # Only where the image has text (a screenshot, a form) are its lines filled before the
+    # face search: a photo's stray "line" (wood grain, hair) is left as it is.
+    text = lines.strokes() if faces and lines.letters else None
     with ThreadPoolExecutor(max_workers=1) as beside:
-        found = beside.submit(find_heads, gray) if faces else None
-        reading = read(gray, tesseract)
+        found = beside.submit(find_heads, gray, text) if faces else None
+        reading = read(gray, tesseract, lines=lines)
         heads = tuple(found.result()) if found is not None else ()
     return Look(reading, heads)
 

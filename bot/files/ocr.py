@@ -116,7 +116,9 @@ def _tesseract_runs(command: str) -> bool:
     return True
 
 
-def read(image: Image.Image, command: str = "tesseract") -> Reading:
+def read(
+    image: Image.Image, command: str = "tesseract", *, lines: TextLines | None = None
+) -> Reading:
     """OCR ``image`` (RGB, or already grey) with the Tesseract ``command`` into text and boxes.
 
     Boxes are in the image's own pixels.
@@ -124,11 +126,13 @@ def read(image: Image.Image, command: str = "tesseract") -> Reading:
     the detector sees a card or a phone split into groups as one value and no sentence runs
     into the next block's.
 
+    ``lines``: ``text_lines`` of the same image, when the caller has them already.
+
     Raises:
         FileRejected: Tesseract failed (``ocr_failed``); nothing of the image may go.
     """
     gray = image if image.mode == "L" else image.convert("L")
-    regions = _text_regions(np.asarray(gray))
+    regions = lines if lines is not None else text_lines(gray)
     scale = 2 if 0 < regions.letters < READ_AS_IS_LETTERS and _small(gray) else 1
     doubled = None
     if scale > 1:
@@ -163,7 +167,12 @@ def _small(gray: Image.Image) -> bool:
     return gray.width * gray.height <= CLOSE_LOOK_PIXELS
 
 
-def _with_closer(regions: _Regions, closer: _Regions) -> _Regions:
+def text_lines(gray: Image.Image) -> TextLines:
+    """The pixels of ``gray`` (a grey image) that look like lines of text, and their size."""
+    return _text_regions(np.asarray(gray))
+
+
+def _with_closer(regions: TextLines, closer: TextLines) -> TextLines:
     """``regions`` with what ``_text_regions`` found at twice the size, brought to this size.
 
     At its own size small text (rotated 10-14 px text, words run together by the outline)
@@ -173,7 +182,7 @@ def _with_closer(regions: _Regions, closer: _Regions) -> _Regions:
     small = closer.mask.reshape(height, 2, width, 2).any(axis=(1, 3))  # a pixel if any of 4
     letters = regions.letters or closer.letters / 2
     reach = max(regions.reach, -(-closer.reach // 2))
-    return _Regions(regions.mask | small, letters, reach)
+    return TextLines(regions.mask | small, letters, reach)
 
 
 def _join(data: dict[str, list[object]], scale: int) -> tuple[str, list[Word], list[float]]:
@@ -208,7 +217,7 @@ def _corners(box: Box) -> Quad:
     return ((left, top), (right, top), (right, bottom), (left, bottom))
 
 
-def _unread_regions(regions: _Regions, read: list[Box]) -> list[Quad]:
+def _unread_regions(regions: TextLines, read: list[Box]) -> list[Quad]:
     """The text-like regions (``_text_regions``) that no word of ``read`` covers.
 
     A word covers its box and the mask's reach around it. What a word's box leaves of its
@@ -241,15 +250,27 @@ def _unread_regions(regions: _Regions, read: list[Box]) -> list[Quad]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Regions:
-    """Text-like pixels, their letters' median height, and the mask's reach beyond them."""
+class TextLines:
+    """Text-like pixels, their letters' median height, and the mask's reach beyond them.
+
+    ``letters`` is 0 when too few letters lie in lines to size them (a photo's stray "line").
+    """
 
     mask: NDArray[np.bool_]
     letters: float
     reach: int
 
+    def strokes(self) -> NDArray[np.bool_]:
+        """The lines without the reach the mask was grown by.
 
-def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
+        The letters and the gaps between them, none of the paper around them.
+        """
+        side = 2 * self.reach - 1
+        kernel = np.ones((side, side), np.uint8)
+        return cv2.erode(self.mask.astype(np.uint8), kernel).astype(np.bool_)
+
+
+def _text_regions(gray: NDArray[np.uint8]) -> TextLines:
     """The pixels that look like lines of text, at any angle.
 
     Strokes (the morphological gradient, Otsu's threshold) are split into letter-sized
@@ -291,7 +312,7 @@ def _text_regions(gray: NDArray[np.uint8]) -> _Regions:
     # at twice its size; if they are text, OCR reads them with low confidence, and they are
     # painted.
     sized = in_lines.size >= 2 * _LETTERS_IN_A_LINE
-    return _Regions(mask, float(np.median(in_lines)) if sized else 0.0, side // 2 + 1)
+    return TextLines(mask, float(np.median(in_lines)) if sized else 0.0, side // 2 + 1)
 
 
 def _thin(labels: cv2.typing.MatLike, box: cv2.typing.MatLike, run: int, thickest: float) -> bool:

@@ -207,8 +207,11 @@ class _Detector:
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
                 norms.append(exc)
         chunks = [[] if isinstance(n, Exception) else self._windows(n) for n in norms]
+        # A value with no letter (a phone, an amount, a date in digits) holds no name, place
+        # or organization: the NER model does not read it; the rules and the heading do.
+        plain = [_LETTER.search(text) is None for text, _ in messages]
         try:
-            ner: list[list[Any]] | None = self._ner_inputs(chunks)
+            ner: list[list[Any]] | None = self._ner_inputs(chunks, plain)
         except Exception:  # noqa: BLE001  (each message's own pass below says whose it was)
             ner = None
         found: list[list[Detection] | Exception] = []
@@ -322,18 +325,26 @@ class _Detector:
             return own, []
         return engine.nlp[LANGUAGE], self._skipped
 
-    def _ner_inputs(self, texts: list[list[str]]) -> list[list[Any]]:
+    def _ner_inputs(
+        self, texts: list[list[str]], plain: Sequence[bool] | None = None
+    ) -> list[list[Any]]:
         """``_ner_input`` of every chunk of every text, from one ``nlp.pipe`` pass.
 
         Batched, the model costs about a quarter less per chunk and finds the same entities.
+        ``plain``: the texts the model is not run on (their tokens only, no entities).
         """
         if self._lexicon is None:
             return [[None] * len(chunks) for chunks in texts]
         engine: Any = self._analyzer.nlp_engine  # a SpacyNlpEngine: the lexicon came from it
         nlp, skipped = self._nlp(engine)
-        flat = [chunk for chunks in texts for chunk in chunks]
+        tokens_only = plain if plain is not None else [False] * len(texts)
+        pairs = list(zip(texts, tokens_only, strict=True))
+        flat = [chunk for chunks, bare in pairs if not bare for chunk in chunks]
         docs = iter(nlp.pipe(flat, disable=skipped, batch_size=max(1, len(flat))))
-        return [[_artifacts(engine, next(docs)) for _ in chunks] for chunks in texts]
+        return [
+            [_artifacts(engine, nlp.make_doc(c) if bare else next(docs)) for c in chunks]
+            for chunks, bare in pairs
+        ]
 
     def _refine(self, d: Detection, norm: Normalized, by_ner: bool) -> Detection | None:
         """Thresholds, trimming and the precision checks, in analysis offsets.
@@ -500,6 +511,7 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
 
 
+_LETTER = re.compile(r"[^\W\d_]")
 _KEY_WORD = re.compile(r"[^\W\d_]+")
 _KEY_LENGTH = 40
 """A heading longer than this is no field name: it is read only up to here."""

@@ -197,3 +197,21 @@ async def test_small_turned_text_that_ocr_cannot_read_is_painted(guardrail, tess
         upright = encoded(painted.rotate(-20, expand=True, fillcolor="white"))
     for scale in (2, 3):
         assert _leaks(ocr_text(upright, scale)) == [], scale
+
+
+async def test_a_face_beside_text_is_hidden_though_the_text_is_left_out_of_the_face_search(
+    guardrail, tesseract
+):
+    lines = [f"Ticket 4821 opened by {NAME}", f"Email: {EMAIL}"]
+    lines += [f"Export job {i} failed with error 502 after 30 s" for i in range(12)]
+    shot = screenshot(lines, size=(1280, 720), font_px=16)
+    shot.paste(Image.fromarray(samples.astronaut()).resize((300, 300)), (960, 20))
+    head = (1040, 19, 1144, 142)  # where the photo's face lies, as a detector finds it
+    data = encoded(shot)
+    assert overlapping(faces_found(data), head), "a detector finds the face in the screenshot"
+    intake = await _intake(guardrail, data, tesseract)
+    (image,) = intake.images
+    assert re.search(r"\[image sent with [^\]]*\b1 face painted over\]", intake.as_text())
+    assert overlapping(faces_found(image.data), head) == [], "no detector finds it in the output"
+    assert _leaks(intake.as_text()) == []
+    assert "failed with error 502" in ocr_text(image.data), "the text stays readable"

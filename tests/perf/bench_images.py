@@ -5,10 +5,14 @@ OCR at the size its text needs, face search, guardrail on the sm model with an e
 Redis vault, painting, PNG) and, on the same pixels, through bare Tesseract: ``image_to_data``
 on the image as it is, one OpenMP thread (``OMP_THREAD_LIMIT=1``, as ``bot.files.ocr`` runs
 it), warm (each is run once before timing). Prints the p50 over ``--runs`` of both, the ratio,
-the scale OCR read at, and what was sent; then, since a shared machine's load moves wall
+the scale OCR read at, what was sent, and how many of the planted values (names, e-mails,
+phones, the card) can still be read in it (the text, and the image by OCR at 1x and 2x);
+then, since a shared machine's load moves wall
 times more than anything measured, the CPU seconds of the reader processes alone (their own
 and their Tesseract's; the guardrail and process starts left out): bare Tesseract against
-the redactor's look (decode, text-region mask, OCR, face search) and paint. The kinds: a
+the redactor's look (decode, text-region mask, OCR, face search) and paint; then, from the
+command line, ``tesseract IMAGE - tsv`` against ``veilbot redact IMAGE --out`` (a fresh
+process each, start-up included; ``--no-command-line`` leaves it out). The kinds: a
 Full HD support dashboard in 16 px text, the same in 12 px (read at 2x), a noisy scanned
 form with a card written in at an angle, a 4000x3000 screenshot, and scikit-image's
 astronaut photo (no text).
@@ -19,7 +23,7 @@ face counts as found when a hidden head covers nine tenths of its hand-marked bo
 hidden when no detector of ``tests.fixtures.images.faces_found`` fires on that box in the
 output. Run on demand (prints figures; not a pytest test):
 
-    .venv/bin/python -m tests.perf.bench_images [--runs 5]
+    .venv/bin/python -m tests.perf.bench_images [--runs 5] [--no-command-line]
 """
 
 from __future__ import annotations
@@ -29,8 +33,11 @@ import asyncio
 import io
 import itertools
 import os
+import re
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -47,7 +54,13 @@ from bot.files.confine import Deadline, Readers  # noqa: E402
 from bot.files.faces import hide_heads  # noqa: E402
 from bot.files.images import look  # noqa: E402
 from bot.files.limits import FileLimits  # noqa: E402
-from tests.fixtures.images import encoded, faces_found, overlapping, screenshot  # noqa: E402
+from tests.fixtures.images import (  # noqa: E402
+    encoded,
+    faces_found,
+    ocr_text,
+    overlapping,
+    screenshot,
+)
 
 if TYPE_CHECKING:
     from bot.files.intake import FileIntake
@@ -98,8 +111,10 @@ def kinds() -> dict[str, Image.Image]:
     }
 
 
-def bare_ocr(image: Image.Image) -> float:
+def bare_ocr(image: Image.Image, scale: int = 1) -> float:
     gray = image.convert("L")
+    if scale > 1:
+        gray = gray.resize((gray.width * scale, gray.height * scale), Image.Resampling.LANCZOS)
     started = time.perf_counter()
     pytesseract.image_to_data(gray, output_type=pytesseract.Output.DICT)
     return time.perf_counter() - started
@@ -126,21 +141,48 @@ async def measure(guard: PresidioGuardrail, runs: int) -> None:
         data = encoded(image)
         bare_ocr(image)  # warm: Tesseract's language data in the page cache
         await guarded_ocr(guard, data, -1)
+        scale = ocr.read(image).scale
         bare: list[float] = []
+        closer: list[float] = []  # bare Tesseract at the size the redactor reads it
         guarded: list[float] = []
         intake = None
         for run in range(runs):  # interleaved: a shared machine's load drifts
             bare.append(bare_ocr(image))
+            if scale > 1:
+                closer.append(bare_ocr(image, scale))
             seconds, intake = await guarded_ocr(guard, data, run)
             guarded.append(seconds)
-        scale = ocr.read(image).scale
         assert intake is not None  # noqa: S101 - runs >= 1
         sent = "image and text" if intake.images else "text only"
         b, g = statistics.median(bare), statistics.median(guarded)
+        at_scale = (
+            f"; bare Tesseract at {scale}x {statistics.median(closer):.2f} s, "
+            f"ratio to it {g / statistics.median(closer):.2f}"
+            if closer
+            else ""
+        )
         print(
             f"{kind}: bare Tesseract {b:.2f} s, guarded {g:.2f} s, ratio {g / b:.2f} "
-            f"(read at {scale}x; {sum(intake.entities.values())} values; sent {sent})"
+            f"(read at {scale}x{at_scale}; {sum(intake.entities.values())} values; "
+            f"sent {sent}; {_leaked(intake)}; load {os.getloadavg()[0]:.1f})"
         )
+
+
+def _leaked(intake: FileIntake) -> str:
+    """How many planted values can still be read: in the text sent, and by OCR of the sent
+    image at its size and at twice it (an attacker's second reading)."""
+    planted = [v for person in PEOPLE for v in person] + ["4111 1111 1111 1111"]
+    seen = [intake.as_text()]
+    seen += [ocr_text(image.data, scale) for image in intake.images for scale in (1, 2)]
+    digits = [re.sub(r"\D", "", text) for text in seen]
+    found = {
+        value
+        for value in planted
+        for text, numbers in zip(seen, digits, strict=True)
+        if value.lower() in text.lower()
+        or (value[0] in "+4" and re.sub(r"\D", "", value)[-8:] in numbers)
+    }
+    return f"{len(found)} of {len(planted)} planted values readable"
 
 
 def _cpu() -> float:
@@ -163,9 +205,10 @@ def reader_cpu(data: bytes, limits: FileLimits) -> tuple[float, float, float, fl
     spent.append(_cpu())
     seen = look(data, 1, limits, "tesseract", faces=True)
     spent.append(_cpu())
-    ocr.read(gray)
+    lines = ocr.text_lines(gray)
+    ocr.read(gray, lines=lines)
     spent.append(_cpu())
-    find_heads(gray)
+    find_heads(gray, lines.strokes() if lines.letters else None)  # as ``look`` searches
     spent.append(_cpu())
     paint(data, 1, limits, [], list(seen.reading.unread), list(seen.heads))
     spent.append(_cpu())
@@ -189,6 +232,31 @@ async def measure_cpu(runs: int) -> None:
             f"{read:.2f}, faces {faces:.2f}) + paint {painted:.2f} s: "
             f"{(looked + painted) / bare:.2f}x"
         )
+
+
+def command_line() -> None:
+    """Each kind from the command line: bare ``tesseract IMAGE - tsv`` (one OpenMP thread)
+    against ``veilbot redact IMAGE --out OUT.png``, a fresh process each."""
+    environ = {**os.environ, "VEILBOT_DATA_DIR": tempfile.mkdtemp(), "OMP_THREAD_LIMIT": "1"}
+    print(f"command line (a fresh process each; load average {os.getloadavg()[0]:.1f})")
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (kind, image) in enumerate(kinds().items()):
+            path = Path(tmp) / f"picture{number}.png"
+            path.write_bytes(encoded(image))
+            bare = _timed(["tesseract", str(path), "-", "tsv"], environ)
+            out = Path(tmp) / f"out{number}.png"
+            python = [sys.executable, "-m", "bot", "redact", str(path), "--out", str(out)]
+            guarded = _timed(python, environ)
+            print(
+                f"{kind}: bare tesseract {bare:.2f} s, veilbot redact --out {guarded:.2f} s, "
+                f"ratio {guarded / bare:.2f} (load {os.getloadavg()[0]:.1f})"
+            )
+
+
+def _timed(command: list[str], environ: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=environ, check=True, capture_output=True)  # noqa: S603
+    return time.perf_counter() - started
 
 
 async def face_recall() -> None:
@@ -219,7 +287,7 @@ def _covers(head: tuple[int, int, int, int], face: tuple[int, int, int, int]) ->
     return width > 0 and height > 0 and width * height >= 0.9 * area
 
 
-async def main(runs: int) -> None:
+async def main(runs: int, *, command: bool = True) -> None:
     from bot.core.keys import KeySpace
     from bot.state.client import open_redis
     from bot.state.embedded import EmbeddedRedis
@@ -239,6 +307,8 @@ async def main(runs: int) -> None:
             finally:
                 await client.aclose()
     await measure_cpu(runs)
+    if command:
+        command_line()
     await face_recall()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
@@ -246,4 +316,8 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument(
+        "--no-command-line", action="store_true", help="leave out the fresh processes"
+    )
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.runs, command=not arguments.no_command_line))
