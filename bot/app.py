@@ -9,10 +9,11 @@ start-up fails halfway.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -188,8 +189,11 @@ def _policy(settings: Settings) -> Policy:
     return load_policy(settings.guardrail_policy_file)
 
 
-def build_redactor(settings: Settings) -> Redactor:
+def build_redactor(settings: Settings, language: str = "en") -> Redactor:
     """The stateless redactor of ``veilbot redact``: the guardrail's own detection, no Redis.
+
+    ``language``: the language the texts are read in (its entity model and rules; English
+    patterns and rules run in every language).
 
     Raises:
         GuardrailError: the spaCy model is missing or the analyzer cannot be built.
@@ -199,11 +203,39 @@ def build_redactor(settings: Settings) -> Redactor:
 
     analyzer = _analyzer(resolve_model(settings.spacy_model))
     policy, chunk = _policy(settings), settings.guardrail_chunk_chars
+    if language != "en":
+        policy = dataclasses.replace(policy, language=language)
     return Redactor(
         functools.partial(detect, analyzer, policy=policy, chunk_chars=chunk),
         as_printed,
         many=functools.partial(detect_many, analyzer, policy=policy, chunk_chars=chunk),
     )
+
+
+class Redactors:
+    """``veilbot redact``'s redactor for each text: of the language it is written in.
+
+    ``languages``: those the texts may be written in besides English (``--languages``);
+    each text (a message, or a file's texts together) is identified among them as a
+    scope's messages are (``guardrails.text.language``). Each language's redactor is built
+    once, on the analyzer they share.
+    """
+
+    def __init__(self, settings: Settings, languages: Sequence[str] = ()) -> None:
+        self._settings = settings
+        self._languages = tuple(languages)
+        self._built: dict[str, Redactor] = {}
+
+    def of(self, text: str) -> Redactor:
+        """The redactor for ``text``'s language (English's without ``languages``)."""
+        language = "en"
+        if self._languages:
+            from guardrails.text.language import identify
+
+            language = identify(text, self._languages)
+        if (redactor := self._built.get(language)) is None:
+            redactor = self._built[language] = build_redactor(self._settings, language)
+        return redactor
 
 
 def access_rules(settings: Settings) -> AccessRules:

@@ -19,6 +19,7 @@ from bot.audit.types import (
     parse_meta_pairs,
     parse_user_ref,
 )
+from guardrails.text.language import READABLE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,12 +71,32 @@ def _add_bot_commands(sub: Any) -> None:
         "docx, xlsx, pptx), images (png, jpeg, webp, gif; as VEILBOT_FILES_IMAGES says)",
     )
     redact.add_argument(
+        "--languages",
+        type=_languages,
+        default=(),
+        metavar="CODES",
+        help="languages the texts may be written in besides English, e.g. de,fr (of "
+        f"{', '.join(READABLE[1:])}): each message, or each file's text, is read with the "
+        "entity model and rules of the one it is identified as",
+    )
+    redact.add_argument(
         "--out",
         metavar="PATH",
         help="write the redacted file here as a file of its kind (docx, xlsx, pptx, csv, pdf; "
         "an image: the painted PNG; a PATH ending .txt: the text the model would read); with "
         "several files or a folder, PATH is a folder",
     )
+
+
+def _languages(value: str) -> tuple[str, ...]:
+    """``--languages de,fr``: the codes, each one a scope may name."""
+    codes = tuple(dict.fromkeys(c.strip().lower() for c in value.split(",") if c.strip()))
+    unknown = [c for c in codes if c not in READABLE]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown language {', '.join(unknown)}; one of {', '.join(READABLE)}"
+        )
+    return codes
 
 
 def _add_fork_command(sub: Any) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.app import build_redactor
+from bot.app import Redactors
 from bot.config.settings import Settings
 from bot.core.errors import FileRejected
 from bot.core.scopes import ImagePolicy
@@ -68,32 +68,37 @@ class FileDone:
 
 
 class Guard:
-    """The guardrail's detection, loaded at the first text and shared by every file."""
+    """The guardrail's detection, loaded at the first text and shared by every file.
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._redactor: Redactor | None = None
+    ``languages``: those the files may be written in besides English (``--languages``): a
+    text, or a document's texts together, is read with the entity model and rules of the
+    language it is identified as (``bot.app.Redactors``).
+    """
+
+    def __init__(self, settings: Settings, languages: Sequence[str] = ()) -> None:
+        self._redactors = Redactors(settings, languages)
 
     @property
     def redactor(self) -> Redactor:
-        """The stateless redactor (spaCy loads here, once)."""
-        if self._redactor is None:
-            self._redactor = build_redactor(self._settings)
-        return self._redactor
+        """The English redactor (spaCy loads here, once)."""
+        return self._redactors.of("")
 
     def redact(
         self, numbering: Numbering, text: str, *, ocr: bool = False, context: str | None = None
     ) -> Redaction:
         """``text`` redacted with ``numbering`` (one file's), under ``context`` if any."""
-        return _redaction(
-            self.redactor.redact(text, "console", numbering, ocr=ocr, context=context)
-        )
+        redactor = self._redactors.of(text)
+        return _redaction(redactor.redact(text, "console", numbering, ocr=ocr, context=context))
 
     def redact_many(
         self, numbering: Numbering, units: Sequence[tuple[str, str | None]]
     ) -> list[Redaction]:
-        """Each ``(text, heading)`` redacted with ``numbering``, one NER pass for them all."""
-        return [_redaction(r) for r in self.redactor.redact_many(units, "console", numbering)]
+        """Each ``(text, heading)`` redacted with ``numbering``, one NER pass for them all.
+
+        They are read in one language: the one their text together is identified as.
+        """
+        redactor = self._redactors.of("\n".join(text for text, _ in units))
+        return [_redaction(r) for r in redactor.redact_many(units, "console", numbering)]
 
 
 def _redaction(found: Redacted) -> Redaction:

@@ -45,10 +45,14 @@ def redact_files(
     out: Path | None,
     *,
     jsonl: bool = False,
+    languages: Sequence[str] = (),
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
-    """Redact ``paths`` (files or folders); 0 when every file was redacted, else 2."""
+    """Redact ``paths`` (files or folders); 0 when every file was redacted, else 2.
+
+    ``languages``: those the files may be written in besides English (``Guard``).
+    """
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     several = len(paths) > 1 or any(p.is_dir() for p in paths)
     if several and out is None and not jsonl:
@@ -59,11 +63,13 @@ def redact_files(
         return 2
     sources = list(_sources(paths, out, several=several))
     report = _Report(stdout, stderr, jsonl=jsonl, several=several)
-    return asyncio.run(_redact_all(settings, sources, report))
+    return asyncio.run(_redact_all(settings, sources, report, languages))
 
 
-async def _redact_all(settings: Settings, sources: list[Source], report: _Report) -> int:
-    guard = Guard(settings)
+async def _redact_all(
+    settings: Settings, sources: list[Source], report: _Report, languages: Sequence[str]
+) -> int:
+    guard = Guard(settings, languages)
     readers = Readers(FileLimits.of(settings))
     failed = 0
     with report.progress(len(sources)) as advance:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, cast, get_args
 
@@ -85,14 +86,15 @@ def redact(settings: Settings, args: argparse.Namespace) -> int:
         from bot.cli.redact_files import redact_files
 
         out = Path(args.out) if args.out else None
-        return redact_files(settings, [Path(f) for f in args.files], out, jsonl=args.jsonl)
+        paths = [Path(f) for f in args.files]
+        return redact_files(settings, paths, out, jsonl=args.jsonl, languages=args.languages)
     if not args.jsonl:
         print("veilbot redact: give one or more FILEs (or folders), or --jsonl", file=sys.stderr)
         return 2
-    return redact_lines(settings, sys.stdin, sys.stdout)
+    return redact_lines(settings, sys.stdin, sys.stdout, languages=args.languages)
 
 
-def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
+def _redact_line(redactors: Any, line: str) -> dict[str, Any]:
     """One output object for one input line; ``ValueError`` for a malformed line."""
     item = json.loads(line)
     if not isinstance(item, dict) or not isinstance(item.get("text"), str):
@@ -100,7 +102,7 @@ def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
     platform = item.get("platform", "console")
     if platform not in get_args(Platform):
         raise ValueError(f"platform must be one of {', '.join(get_args(Platform))}")
-    redacted = redactor.redact(item["text"], cast(Platform, platform))
+    redacted = redactors.of(item["text"]).redact(item["text"], cast(Platform, platform))
     entities = [
         {"type": e.type, "start": e.start, "end": e.end, "placeholder": e.placeholder}
         for e in redacted.entities
@@ -108,17 +110,22 @@ def _redact_line(redactor: Any, line: str) -> dict[str, Any]:
     return {"id": item.get("id"), "text": redacted.text, "entities": entities}
 
 
-def redact_lines(settings: Settings, stdin: IO[str], stdout: IO[str]) -> int:
-    """Redact JSONL from ``stdin``; a bad line becomes an error object and the run goes on."""
-    from bot.app import build_redactor
+def redact_lines(
+    settings: Settings, stdin: IO[str], stdout: IO[str], *, languages: Sequence[str] = ()
+) -> int:
+    """Redact JSONL from ``stdin``; a bad line becomes an error object and the run goes on.
 
-    redactor = build_redactor(settings)
+    ``languages``: those a line may be written in besides English (each line identified).
+    """
+    from bot.app import Redactors
+
+    redactors = Redactors(settings, languages)
     failed = 0
     for number, line in enumerate(stdin, start=1):
         if not line.strip():
             continue
         try:
-            out = _redact_line(redactor, line)
+            out = _redact_line(redactors, line)
         except (ValueError, InputRejected, GuardrailError) as exc:  # JSONDecodeError: ValueError
             failed += 1
             # The message names the problem, never the text (json's message quotes no input).

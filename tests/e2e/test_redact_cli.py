@@ -27,14 +27,14 @@ LINES = [
 ]
 
 
-def run(stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run(stdin: str, tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "VEILBOT_DATA_DIR": str(tmp_path),
         "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "",
     }
     return subprocess.run(
-        [sys.executable, "-m", "bot", "redact", "--jsonl"],
+        [sys.executable, "-m", "bot", "redact", "--jsonl", *options],
         input=stdin,
         capture_output=True,
         text=True,
@@ -66,6 +66,38 @@ def test_redacts_each_line_numbering_placeholders_per_message(tmp_path: Path) ->
     assert "Maria" not in done.stdout
     assert "4111" not in done.stdout
     assert "smith" not in done.stdout
+
+
+SPANISH = (
+    "Nacido en Barcelona, Herrera ha desarrollado la mayor parte de su trayectoria ligado al "
+    "Badajoz."
+)
+"""From CoNLL-2002 Spanish's dev part (``esp.testa``), never its test part."""
+
+
+def test_languages_reads_each_line_in_its_own_language(tmp_path: Path) -> None:
+    """With ``--languages es`` a Spanish line is read by the Spanish model and rules, which
+    find the town and the person the English model misses; an English line is read as
+    before. Without it the Spanish line keeps both."""
+    lines = [{"id": "es", "text": SPANISH}, LINES[0]]
+    stdin = "".join(json.dumps(line) + "\n" for line in lines)
+    done = run(stdin, tmp_path, "--languages", "es,de")
+    english = run(stdin, tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    spanish, other = (json.loads(line) for line in done.stdout.splitlines())
+    assert "Barcelona" not in spanish["text"]
+    assert "Herrera" not in spanish["text"]
+    assert other["text"] == "Hi, I'm <PERSON_1>: <EMAIL_ADDRESS_1>, again <EMAIL_ADDRESS_1>"
+    before = json.loads(english.stdout.splitlines()[0])
+    assert "Barcelona" in before["text"]
+    assert "Herrera" in before["text"]
+
+
+def test_an_unknown_language_is_refused_with_the_ones_it_reads(tmp_path: Path) -> None:
+    done = run("", tmp_path, "--languages", "es,xx")
+    assert done.returncode == 2
+    assert "unknown language xx; one of en, de, fr, es, it, nl, pt, pl" in done.stderr
 
 
 def test_bad_lines_become_errors_with_their_number_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -137,3 +137,29 @@ def test_an_office_file_is_written_as_its_kind_and_a_txt_path_asks_for_text(
     as_text = run(tmp_path, str(source), "--out", str(text))
     assert as_text.returncode == 0, as_text.stderr
     assert "Phone\tCard\tIBAN" in text.read_text(encoding="utf-8"), "what the model would read"
+
+
+def test_a_document_in_another_language_is_read_in_it_with_languages(tmp_path: Path) -> None:
+    """A Spanish docx with ``--languages es``: its paragraphs are read together as Spanish, by
+    the Spanish model and rules, which find the town and the person English misses."""
+    spanish = (
+        "Nacido en Barcelona, Herrera ha desarrollado la mayor parte de su trayectoria ligado "
+        "al Badajoz."
+    )  # from CoNLL-2002 Spanish's dev part, never its test part
+    document = docx.Document()
+    document.add_paragraph(spanish)
+    document.add_paragraph("El club confirmó su renovación por dos temporadas más.")
+    source, out = tmp_path / "nota.docx", tmp_path / "nota.redacted.docx"
+    buffer = io.BytesIO()
+    document.save(buffer)
+    source.write_bytes(buffer.getvalue())
+
+    done = run(tmp_path, str(source), "--out", str(out), "--languages", "es")
+    assert done.returncode == 0, done.stderr
+    paragraphs = [p.text for p in docx.Document(out).paragraphs]
+    assert "Barcelona" not in paragraphs[0]
+    assert "Herrera" not in paragraphs[0]
+    assert paragraphs[1] == "El club confirmó su renovación por dos temporadas más."
+    english = run(tmp_path, str(source), "--out", str(out))
+    assert english.returncode == 0, english.stderr
+    assert "Herrera" in docx.Document(out).paragraphs[0].text
