@@ -371,10 +371,16 @@ class RedisTurnQueue:
             for tag, names in streams.items()
         ]
         try:
-            await asyncio.gather(*readers)
+            # Shielded: a cancellation reaches the readers through ``_stopping`` as well as
+            # their own cancel, since on Python 3.11 a redis-py command can swallow a cancel
+            # (``asyncio.wait_for`` returns a result that came at the same moment); the
+            # reader then ends after its current read instead of reading on.
+            await asyncio.shield(asyncio.gather(*readers))
         except asyncio.CancelledError:
             self._stopping.set()
             self._cancelled = True
+            for reader in readers:
+                reader.cancel()
             for held in self._held.values():
                 if held.task is not None:
                     held.task.cancel()
