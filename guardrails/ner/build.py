@@ -17,7 +17,8 @@ Never run at start-up or in CI: the result ships in ``guardrails/ner/model``. Th
 
 Test parts are never read here.
 
-With ``--language es`` (or ``nl``, ``pt``: ``corpora.TRAINING_BY_LANGUAGE``) the model of
+With ``--language es`` (or ``de``, ``it``, ``nl``, ``pl``, ``pt``:
+``corpora.TRAINING_BY_LANGUAGE``) the model of
 another language is built instead, into ``guardrails/ner/models/<language>``: no English model
 to start from, so step 2 trains an NER from scratch on a blank pipeline of that language
 (``ner-lang.cfg``: its own embeddings of each word's spelling, no word vectors, a few MB), and

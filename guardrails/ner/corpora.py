@@ -293,6 +293,94 @@ def _uner_pt(store: Store, split: str) -> Iterator[Sentence]:
     return readers.bio(text, CONLL_LABELS, f"uner-pt:{split}")
 
 
+WIKINEURAL_REPO = "Babelscape/wikineural"
+WIKINEURAL_COMMIT = "d2e28c770cba2b285e742529ae18ed849e336c65"
+CONLL03_DE_FILES = {
+    "train": (
+        "data/conll/de/train.conllu",
+        "4c8801ef7e77c97de802d7e9826b4281014e8bee8dbe5c851c1487b333c16ad4",
+    ),
+    "dev": (
+        "data/conll/de/val.conllu",
+        "dc373c4c39a21b7064a9df63780eefb0c1b19f8b9dbafa4251867a3b98c882c4",
+    ),
+    "test": (
+        "data/conll/de/test.conllu",
+        "890e661e284ee228b90771e5ac8260b16ed604e248118d816682d3e333e49e75",
+    ),
+}
+"""CoNLL-2003 German as WikiNEuRal's repository carries it: ``val`` is the shared task's
+development part (``testa``), ``test`` its test part (``testb``)."""
+_CONLL03_DE_LETTERS = str.maketrans(
+    {
+        "ь": "ü", "д": "ä", "ц": "ö", "я": "ß", "№": "Ü", "ƒ": "Ä", "÷": "Ö",
+        "й": "é", "и": "è", "б": "á", "у": "ó", "т": "ò", "к": "ê", "з": "ç", "м": "ì",
+    }
+)  # fmt: skip
+"""That copy's Latin-1 letters were decoded in Cyrillic code pages (``Erzдhlung``); each
+stands for one letter, so the text is put back letter by letter."""
+
+
+def _indexed_bio(text: str) -> str:
+    """An ``index<TAB>token<TAB>tag`` file as ``token<TAB>tag`` lines."""
+    lines = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        lines.append("\t".join(parts[1:]) if len(parts) == 3 and parts[0].isdigit() else line)
+    return "\n".join(lines)
+
+
+def _conll03_de(store: Store, split: str) -> Iterator[Sentence]:
+    path, sha = CONLL03_DE_FILES[split]
+    text = _pinned(store, "conll03-de", WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
+    fixed = _indexed_bio(text).translate(_CONLL03_DE_LETTERS)
+    return readers.bio(fixed, CONLL02_LABELS, f"conll03-de:{split}")
+
+
+UNER_DE_REPO = "UniversalNER/UNER_German-PUD"
+UNER_DE_COMMIT = "47eb039b6d80079b280ba70efe4136413fb7af9c"
+UNER_DE_FILE = "352c09251cf1c376d2786261813041c976c1aa7ce9bcf78388a4342a30bd00d4"
+
+
+def _uner_de(store: Store, split: str) -> Iterator[Sentence]:
+    path = "de_pud-ud-test.iob2"
+    text = _pinned(store, "uner-de", UNER_DE_REPO, UNER_DE_COMMIT, path, UNER_DE_FILE)
+    return readers.bio(text, CONLL_LABELS, f"uner-de:{split}")
+
+
+WIKINEURAL_FILES = {
+    ("de", "val"): "061e57750c6a93d95f43bb85d9010cfdcb64c1e1c7dcac76ee7a9bddf0dfc3ab",
+    ("de", "test"): "b1c57d8825bee42c707f0f804b41557ffc475f031ce5a0f25cd13c5a1604bf0d",
+    ("it", "val"): "344b95fab0a6ee56a68034a8333ec6162cbcfdb20e67a696c2e18c67855672ce",
+    ("it", "test"): "7c178c31602b865d03aba50b9d097e66fd1b95f71766e9ad0947d4f0b906f600",
+    ("pl", "val"): "2bfbca18dc501faabdce00d5860978d87dc81d3bbe71e0fdfe709479536982b1",
+    ("pl", "test"): "261b9562c761fe188e0faeb35577022a06989c4d8409881b4690545379516699",
+}
+"""WikiNEuRal's validation and test files (its training files are too large for the mirror)."""
+WIKINEURAL_DEV_SHARE = 0.2
+"""The validation file's last fifth is the dev part, the rest the training part (its sentences
+come in no article order, so one article's may fall on both sides: the dev figures choose the
+best epoch only; the test file is the measure)."""
+
+
+def _wikineural(language: str) -> Read:
+    def read(store: Store, split: str) -> Iterator[Sentence]:
+        name = f"wikineural-{language}"
+        source = "test" if split == "test" else "val"
+        path, sha = (
+            f"data/wikineural/{language}/{source}.conllu",
+            WIKINEURAL_FILES[(language, source)],
+        )
+        text = _pinned(store, name, WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
+        found = list(readers.bio(_indexed_bio(text), CONLL02_LABELS, f"{name}:{source}"))
+        if split == "test":
+            return iter(found)
+        cut = round(len(found) * (1 - WIKINEURAL_DEV_SHARE))
+        return iter(found[:cut] if split == "train" else found[cut:])
+
+    return read
+
+
 CORPORA: tuple[Corpus, ...] = (
     Corpus(
         "btc",
@@ -383,6 +471,41 @@ CORPORA += (
         _uner_pt,
         "pt",
     ),
+    Corpus(
+        "conll03-de",
+        WIKINEURAL_REPO,
+        WIKINEURAL_COMMIT,
+        "CoNLL-2003 shared task data (Frankfurter Rundschau, 1992, of the ECI Multilingual "
+        "Text corpus), distributed for research; the repository is CC BY-NC-SA 4.0",
+        "CoNLL-2003 German: Frankfurter Rundschau articles, PER/LOC/ORG/MISC",
+        SPLITS,
+        _conll03_de,
+        "de",
+    ),
+    Corpus(
+        "uner-de",
+        UNER_DE_REPO,
+        UNER_DE_COMMIT,
+        "CC BY-SA 3.0",
+        "Universal NER on UD German-PUD: 1 000 sentences of news and Wikipedia, translated",
+        ("test",),
+        _uner_de,
+        "de",
+    ),
+    *(
+        Corpus(
+            f"wikineural-{language}",
+            WIKINEURAL_REPO,
+            WIKINEURAL_COMMIT,
+            "CC BY-NC-SA 4.0 (Wikipedia text CC BY-SA)",
+            f"WikiNEuRal {name}: Wikipedia sentences labelled by a model with knowledge-base "
+            "links (silver: no person checked each label), PER/LOC/ORG/MISC",
+            SPLITS,
+            _wikineural(language),
+            language,
+        )
+        for language, name in (("de", "German"), ("it", "Italian"), ("pl", "Polish"))
+    ),
 )
 BY_NAME = {c.name: c for c in CORPORA}
 TRAINING = ("btc", "wnut16", "gum")
@@ -392,5 +515,8 @@ TRAINING_BY_LANGUAGE = {
     "es": ("conll02-es",),
     "nl": ("conll02-nl",),
     "pt": ("uner-pt",),
+    "de": ("conll03-de", "wikineural-de"),
+    "it": ("wikineural-it",),
+    "pl": ("wikineural-pl",),
 }
 """The corpora each language's model learns from (``build --language``)."""

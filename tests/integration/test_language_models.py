@@ -1,12 +1,14 @@
 """A language with its own entity model is read by it, loaded on first use.
 
-French: the official package the test extra installs; Spanish: the model veilbot ships
-(``guardrails/ner/models/es``).
+French: the official package the test extra installs; the others: the models veilbot ships
+(``guardrails/ner/models/<language>``). Each sentence comes from the training or dev part of
+the corpus the model learned from, never its test part.
 """
 
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from presidio_analyzer import AnalyzerEngine
@@ -15,6 +17,7 @@ from bot.core.scopes import PolicyOverride
 from bot.core.types import ThreadId
 from guardrails.detect import models
 from guardrails.detect.detection import detect
+from guardrails.ner import shipped
 from guardrails.ner.shipped import language_model
 from guardrails.policy import default_policy, with_override
 from guardrails.presidio import PresidioGuardrail
@@ -26,6 +29,24 @@ SPORT = (
     "Badajoz."
 )
 """From CoNLL-2002 Spanish's dev part (``esp.testa``), never its test part."""
+SHIPPED = {
+    "it": (
+        "Presta servizio militare a Lunéville dove conosce il poeta Jacques Prévert del quale "
+        "diverrà grande amico.",
+        {("LOCATION", "Lunéville"), ("PERSON", "Jacques Prévert")},
+    ),
+    "pl": (
+        "Selekcjoner Henryk Reyman powołał go także na kolejne spotkanie, tym razem z "
+        "Czechosłowacją w Pradze.",
+        {("PERSON", "Henryk Reyman"), ("LOCATION", "Czechosłowacją"), ("LOCATION", "Pradze")},
+    ),
+    "de": (
+        "September 1936 als Ministerpräsident zurück und wurde von Francisco Largo Caballero "
+        "abgelöst.",
+        {("PERSON", "Francisco Largo Caballero")},
+    ),
+}
+"""From WikiNEuRal's German, Italian and Polish dev parts."""
 
 
 def found(analyzer: AnalyzerEngine, text: str, language: str | None) -> list[tuple[str, str]]:
@@ -53,13 +74,24 @@ def test_a_spanish_message_is_read_by_the_model_veilbot_ships(
     assert not {t for _, t in english} & {"Barcelona", "Herrera"}
 
 
+@pytest.mark.parametrize("language", sorted(SHIPPED))
+def test_a_message_is_read_by_the_model_veilbot_ships_for_its_language(
+    presidio_analyzer: AnalyzerEngine, language: str
+) -> None:
+    text, values = SHIPPED[language]
+    assert models.installed(language) == str(language_model(language))
+    assert values <= set(found(presidio_analyzer, text, language))
+    # the English model reads none of them
+    assert not {t for _, t in values} & {t for _, t in found(presidio_analyzer, text, None)}
+
+
 def test_the_shipped_models_load_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a model tried to reach the network")
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
-    for language in ("es", "nl", "pt"):
+    for language in ("es", "nl", "pt", "de", "it", "pl"):
         models._load.cache_clear()
         nlp = models.model_for(language)
         assert nlp is not None
@@ -68,9 +100,20 @@ def test_the_shipped_models_load_offline(monkeypatch: pytest.MonkeyPatch) -> Non
     models._load.cache_clear()
 
 
-def test_languages_without_a_model_of_their_own_are_read_by_the_english_one() -> None:
-    assert models.model_for("de") is None
-    assert models.model_for(None) is None
+def test_a_language_whose_model_is_gone_is_read_by_the_english_one(
+    presidio_analyzer: AnalyzerEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A deployment that leaves a model out still reads the language, as English."""
+    text, values = SHIPPED["it"]
+    monkeypatch.setattr(shipped, "LANGUAGE_MODELS", tmp_path)
+    models._load.cache_clear()
+    try:
+        assert models.model_for("it") is None
+        # read, with Italian's rules, by the English model, which misses what Italian's finds
+        assert not {t for _, t in values} & {t for _, t in found(presidio_analyzer, text, "it")}
+    finally:
+        models._load.cache_clear()
+    assert models.model_for(None) is None  # English's is the analyzer's own
 
 
 async def test_a_french_scope_hides_the_town_the_french_model_finds(
