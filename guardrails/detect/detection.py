@@ -392,7 +392,7 @@ class _Detector:
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
             return None
         if d.type in ("PERSON", "LOCATION") and self._policy.language in local.LANGUAGES:
-            kept = self._local(d.type, norm.text, start, end)
+            kept = self._local(d.type, norm.text, start, end, by_ner)
             if kept is None:
                 return None  # "Viele Grüße", "Cordialement", "Behandlung"
             start, end = kept
@@ -400,15 +400,23 @@ class _Detector:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
-    def _local(self, entity_type: str, text: str, start: int, end: int) -> tuple[int, int] | None:
-        """A name span of a non-English message without its language's no-name words."""
+    def _local(
+        self, entity_type: str, text: str, start: int, end: int, by_ner: bool
+    ) -> tuple[int, int] | None:
+        """A name span of a non-English message without its language's no-name words.
+
+        ``by_ner``: the NER found it; with the language's own entity model (``_nlp``), its
+        reading of a lone word stands.
+        """
         people = self._people
+        language = self._policy.language
         return local.trim(
-            self._policy.language,
+            language,
             text,
             start,
             end,
             entity_type,
+            own_model=by_ner and models.model_for(language) is not None,
             first_name=people.first_name if people else lambda _: True,
             listed=people.listed if people else lambda _: True,
             known_place=places.known_place,

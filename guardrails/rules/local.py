@@ -1,10 +1,10 @@
 """What is no name in a language other than English: its function words, greetings, headers.
 
-The entity model reads every message as English, and in another language it takes the
-capitalised words chat and e-mail begin with for people and places: "De", "La", "Nie", "Von",
-"Betreff", "Viele Grüße", "Cordialement", "Bedankt", "Pozdrawiam". In a message identified as
-one of the scope's languages (``guardrails.text.language``), a person or place is trimmed of
-such words at both ends, and dropped when nothing is left:
+The English entity model, which reads a language without a model of its own, takes the
+capitalised words chat and e-mail begin with in another language for people and places: "De",
+"La", "Nie", "Von", "Betreff", "Viele Grüße", "Cordialement", "Bedankt", "Pozdrawiam". In a
+message identified as one of the scope's languages (``guardrails.text.language``), a person or
+place is trimmed of such words at both ends, and dropped when nothing is left:
 
 - the language's stop words (spaCy's lists in ``spacy.lang.<code>.stop_words``: no model);
 - its salutations, closings, thanks and e-mail header words (``NOT_NAMES``);
@@ -17,9 +17,11 @@ surnames), and one called a place only when it is a known place, accents aside (
 holds in German for every such word, as German capitalises every noun ("Behandlung", "Konto",
 "Rechnung"); in the other languages for a word in lower case and for one that begins a line,
 sentence or header value ("Factura", "Onderwerp"), as a capital letter elsewhere in them
-still says "name" ("habló con Aznar"). A capitalised article or a particle before a
-capitalised word begins the name ("La Coruña", "van Dijk"), and a capitalised stop word that
-ends a name is part of it ("Dirk De Wilde").
+still says "name" ("habló con Aznar"). A lone word the language's own entity model
+(``guardrails.detect.models``) calls a name is kept, as that model read it in its context,
+unless it is a header's value ("Asunto: Factura"). A
+capitalised article or a particle before a capitalised word begins the name ("La Coruña",
+"van Dijk"), and a capitalised stop word that ends a name is part of it ("Dirk De Wilde").
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ def trim(
     end: int,
     entity_type: str,
     *,
+    own_model: bool = False,
     first_name: Callable[[str], bool],
     listed: Callable[[str], bool],
     known_place: Callable[[str], bool],
@@ -195,6 +198,9 @@ def trim(
         start: where the span begins.
         end: where it ends.
         entity_type: ``PERSON`` or ``LOCATION``.
+        own_model: the language's own entity model found the span, having read the word in
+            its context: a lone word it calls a name is kept, unless it is a header's value
+            ("Asunto: Factura"; the model learned from running text, not headers).
         first_name: whether a word is a common first name of the name lexicon (German: its
             nouns are often surnames too, "Steuer", "Konto").
         listed: whether a word is a first or last name of the lexicon (the other languages).
@@ -213,8 +219,11 @@ def trim(
     if text[new_end - 1] == "." and new_end - words[-1][0] > 2:
         new_end -= 1  # the sentence's full stop ("Weber."), not an initial's ("J.")
     word = text[new_start:new_end]
-    if len(words) == 1 and (
-        language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower()
+    header_value = text[:new_start].rstrip(" \t").endswith(":")
+    if (
+        len(words) == 1
+        and (not own_model or header_value)
+        and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
         named = first_name if language in NOUNS_CAPITALISED else listed
         if entity_type == "PERSON" and not (named(word) or titled(language, text, new_start)):

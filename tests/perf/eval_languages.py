@@ -101,8 +101,8 @@ def _sentence(tokens: list[tuple[str, str]]) -> Sentence:
     return Sentence(" ".join(text), values, others)  # type: ignore[arg-type]
 
 
-def from_corpus(store: corpora.Store, name: str) -> list[Sentence]:
-    """The test part of a pinned corpus of ``guardrails.ner.corpora`` as sentences here."""
+def from_corpus(store: corpora.Store, name: str, split: str = "test") -> list[Sentence]:
+    """A part of a pinned corpus of ``guardrails.ner.corpora`` as sentences here."""
     kinds = {"PERSON": "PERSON", "LOC": "LOCATION"}
     return [
         Sentence(
@@ -110,7 +110,7 @@ def from_corpus(store: corpora.Store, name: str) -> list[Sentence]:
             tuple((kinds[k], a, b) for a, b, k in s.spans if k in kinds),
             tuple(sorted([(a, b) for a, b, k in s.spans if k not in kinds] + list(s.missing))),
         )
-        for s in corpora.BY_NAME[name].sentences(store, "test")
+        for s in corpora.BY_NAME[name].sentences(store, split)
     ]
 
 
@@ -144,6 +144,8 @@ def main() -> None:
     parser.add_argument("--corpus", action="append", default=[], help="LANG=NAME")
     parser.add_argument("--sources", type=Path, default=Path.home() / ".cache/veilbot/corpora")
     parser.add_argument("--limit", type=int, default=0, help="first N sentences only")
+    parser.add_argument("--split", choices=("dev", "test"), default="test",
+                        help="a pinned corpus's part: dev to choose among variants")  # fmt: skip
     parser.add_argument("--write", type=Path, default=None, help="a Markdown file of the rows")
     args = parser.parse_args()
     store = corpora.Store(args.sources, download=False)
@@ -174,7 +176,8 @@ def main() -> None:
         if kind == "file":
             sentences, label = list(read(Path(where))), Path(where).name
         else:
-            sentences, label = from_corpus(store, where), where
+            sentences = from_corpus(store, where, args.split)
+            label = where if args.split == "test" else f"{where} ({args.split})"
         sentences = sentences[: args.limit] if args.limit else sentences
         own = models.installed(language)
         own_name = Path(own).name if own and "/" in own else own
