@@ -370,7 +370,7 @@ class _Detector:
                 start, end = places.grown(norm.text, start, end)  # "NEW [YORK]"
                 if places.team(norm.text, start, end):
                     return None  # "Nigeria 1 Bosnia 0"
-            if not self._plausible(d.type, norm.text, start, end):
+            if not self._own_model() and not self._plausible(d.type, norm.text, start, end):
                 prefix = places.known_prefix(norm.text[start:end])
                 if d.type != "LOCATION" or not prefix or _company_word(norm.text[start : d.end]):
                     return None  # "South Jersey Industries"
@@ -400,6 +400,14 @@ class _Detector:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)
 
+    def _own_model(self) -> bool:
+        """Whether the NER that reads this message is its language's own (``_nlp``).
+
+        Such a model read its words in their language's context: the English word and name
+        checks (``_plausible``, the lone-word check of ``local.trim``) do not judge it.
+        """
+        return models.model_for(self._policy.language) is not None
+
     def _local(
         self, entity_type: str, text: str, start: int, end: int, by_ner: bool
     ) -> tuple[int, int] | None:
@@ -416,7 +424,7 @@ class _Detector:
             start,
             end,
             entity_type,
-            own_model=by_ner and models.model_for(language) is not None,
+            own_model=by_ner and self._own_model(),
             first_name=people.first_name if people else lambda _: True,
             listed=people.listed if people else lambda _: True,
             known_place=places.known_place,

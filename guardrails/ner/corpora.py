@@ -355,6 +355,8 @@ WIKINEURAL_FILES = {
     ("it", "test"): "7c178c31602b865d03aba50b9d097e66fd1b95f71766e9ad0947d4f0b906f600",
     ("pl", "val"): "2bfbca18dc501faabdce00d5860978d87dc81d3bbe71e0fdfe709479536982b1",
     ("pl", "test"): "261b9562c761fe188e0faeb35577022a06989c4d8409881b4690545379516699",
+    ("fr", "val"): "0a75e421dd2e48940632d90f1a1899c814e4f7c85f5914f6dee28a20205f0b5f",
+    ("fr", "test"): "61fc4f72dc356f10776e2b9be193d4d2cf216ffb198ad919a25f40b2f0db8485",
 }
 """WikiNEuRal's validation and test files (its training files are too large for the mirror)."""
 WIKINEURAL_DEV_SHARE = 0.2
@@ -505,6 +507,17 @@ CORPORA += (
             language,
         )
         for language, name in (("de", "German"), ("it", "Italian"), ("pl", "Polish"))
+    ),
+    Corpus(
+        "wikineural-fr",
+        WIKINEURAL_REPO,
+        WIKINEURAL_COMMIT,
+        "CC BY-NC-SA 4.0 (Wikipedia text CC BY-SA)",
+        "WikiNEuRal French (silver, as above): measures the official French model, whose "
+        "choices are tuned on the validation file's last fifth",
+        ("dev", "test"),
+        _wikineural("fr"),
+        "fr",
     ),
 )
 BY_NAME = {c.name: c for c in CORPORA}

@@ -74,6 +74,16 @@ def test_a_spanish_message_is_read_by_the_model_veilbot_ships(
     assert not {t for _, t in english} & {"Barcelona", "Herrera"}
 
 
+def test_what_the_french_model_finds_is_not_judged_by_english_word_lists(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """A town or surname English does not know stays the French model's finding."""
+    moving = "Il arrive à Dunkerque lundi avec le contrat signé."
+    assert ("LOCATION", "Dunkerque") in found(presidio_analyzer, moving, "fr")
+    meeting = "La réunion avec Beckett est reportée à jeudi."
+    assert ("PERSON", "Beckett") in found(presidio_analyzer, meeting, "fr")
+
+
 @pytest.mark.parametrize("language", sorted(SHIPPED))
 def test_a_message_is_read_by_the_model_veilbot_ships_for_its_language(
     presidio_analyzer: AnalyzerEngine, language: str

@@ -79,8 +79,8 @@ class Veilbot:
         return Output(redacted.text, found)
 
 
-def stock_analyzer(model: str) -> Any:
-    """Presidio's ``AnalyzerEngine`` on ``model``, built offline (notes section 3)."""
+def stock_analyzer(model: str, language: str = "en") -> Any:
+    """Presidio's ``AnalyzerEngine`` on a ``language``'s ``model``, built offline (notes §3)."""
     import presidio_analyzer
     import yaml
     from presidio_analyzer import AnalyzerEngine
@@ -90,28 +90,29 @@ def stock_analyzer(model: str) -> Any:
     ner = yaml.safe_load(default.read_text(encoding="utf-8"))["ner_model_configuration"]
     config = {
         "nlp_engine_name": "spacy",
-        "models": [{"lang_code": "en", "model_name": model}],
+        "models": [{"lang_code": language, "model_name": model}],
         "ner_model_configuration": ner,
     }
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
     engine = NlpEngineProvider(nlp_configuration=config).create_engine()
-    return AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
+    return AnalyzerEngine(nlp_engine=engine, supported_languages=[language])
 
 
 class StockPresidio:
     """Stock Presidio on a spaCy model: analyze with defaults, anonymize with replace."""
 
-    def __init__(self, model: str, name: str = "presidio") -> None:
+    def __init__(self, model: str, name: str = "presidio", language: str = "en") -> None:
         from presidio_anonymizer import AnonymizerEngine
 
         self.name = name
         self.model = model
-        self._analyzer = stock_analyzer(model)
+        self.language = language
+        self._analyzer = stock_analyzer(model, language)
         self._anonymizer = AnonymizerEngine()
 
     def run(self, text: str, platform: str) -> Output:
         """Analyze and anonymize ``text`` (the platform is not Presidio's concern)."""
-        results = self._analyzer.analyze(text=text, language="en")
+        results = self._analyzer.analyze(text=text, language=self.language)
         anonymized = self._anonymizer.anonymize(text=text, analyzer_results=results)
         spans = [(r.start, r.end, r.score, r.entity_type) for r in results]
         found = tuple(

