@@ -424,6 +424,7 @@ class _Detector:
             start,
             end,
             entity_type,
+            by_ner=by_ner,
             own_model=by_ner and self._own_model(),
             first_name=people.first_name if people else lambda _: True,
             listed=people.listed if people else lambda _: True,

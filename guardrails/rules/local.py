@@ -160,12 +160,17 @@ def _ends_off(language: str, word: str, count: int) -> bool:
     return word.islower() or count == 1
 
 
-def _of_name(language: str, text: str, words: list[tuple[int, int]]) -> bool:
+def _of_name(
+    language: str, text: str, words: list[tuple[int, int]], *, articles: bool = True
+) -> bool:
     """Whether a span's first word begins the name after it rather than the sentence.
 
     A particle of the language ("van Dijk"), or outside German a capitalised article
-    ("La Coruña", "Den Haag", "El Salvador"), right before a capitalised word; never a
-    greeting or header word followed by a colon.
+    ("La Coruña", "Den Haag", "El Salvador") when ``articles``, right before a capitalised
+    word; never a greeting or header word followed by a colon. ``trim`` says ``articles``
+    for an entity model's span, read in context, and for a rule's span whose article does not
+    open a sentence: at one, the name lexicon's rules take "En France" for a first and last
+    name.
     """
     if len(words) < 2:
         return False
@@ -175,7 +180,9 @@ def _of_name(language: str, text: str, words: list[tuple[int, int]]) -> bool:
         return False
     if word.islower():
         return word in PARTICLES[language]
-    return language not in NOUNS_CAPITALISED and word.casefold() in _stop_words(language)
+    return (
+        articles and language not in NOUNS_CAPITALISED and word.casefold() in _stop_words(language)
+    )
 
 
 def trim(
@@ -185,6 +192,7 @@ def trim(
     end: int,
     entity_type: str,
     *,
+    by_ner: bool = True,
     own_model: bool = False,
     first_name: Callable[[str], bool],
     listed: Callable[[str], bool],
@@ -198,6 +206,8 @@ def trim(
         start: where the span begins.
         end: where it ends.
         entity_type: ``PERSON`` or ``LOCATION``.
+        by_ner: an entity model found the span (else a rule: a capitalised article that
+            opens a sentence is no part of the name).
         own_model: the language's own entity model found the span, having read the word in
             its context: a lone word it calls a name is kept, unless it is a header's value
             ("Asunto: Factura"; the model learned from running text, not headers).
@@ -208,7 +218,7 @@ def trim(
     """
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and no_name(language, text[words[0][0] : words[0][1]]):
-        if _of_name(language, text, words):
+        if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
         words.pop(0)
     while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):

@@ -121,6 +121,21 @@ def test_a_german_chat_message_keeps_its_nouns_and_greetings_and_loses_its_names
     assert redacted(presidio_analyzer, text, "de") == "Die Steuer für <PERSON> ist fällig."
 
 
+def test_an_article_opening_a_sentence_is_no_first_name_before_a_place(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """The name lexicon lists "En", "Au" and "Le" as names; at a sentence's start they are not."""
+    for text, place in (
+        ("En France, le jeu sort en mars.", "France"),
+        ("Au Québec, la tournée commence lundi.", "Québec"),
+    ):
+        out = redacted(presidio_analyzer, text, "fr")
+        assert out == text.replace(place, "<LOCATION>"), out
+    assert redacted(presidio_analyzer, "La Fontaine a écrit des fables.", "fr") == (
+        "<PERSON> a écrit des fables."
+    )
+
+
 def test_a_lone_name_the_german_model_reads_in_its_sentence_is_kept_as_a_name(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
