@@ -19,9 +19,10 @@ holds in German for every such word, as German capitalises every noun ("Behandlu
 sentence or header value ("Factura", "Onderwerp"), as a capital letter elsewhere in them
 still says "name" ("habló con Aznar"). A lone word the language's own entity model
 (``guardrails.detect.models``) calls a name is kept, as that model read it in its context,
-unless it is a header's value ("Asunto: Factura"). A
-capitalised article or a particle before a capitalised word begins the name ("La Coruña",
-"van Dijk"), and a capitalised stop word that ends a name is part of it ("Dirk De Wilde").
+unless it is a header's value ("Asunto: Factura"). A capitalised article or a particle before
+a capitalised word begins the name ("La Coruña", "van Dijk"; a rule's capitalised article
+only where it does not open a sentence: "En France" is no person), and a capitalised stop
+word that ends a name is part of it ("Dirk De Wilde").
 """
 
 from __future__ import annotations
