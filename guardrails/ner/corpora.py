@@ -199,10 +199,15 @@ UNER_FILES = {
 }
 
 
-def _uner(store: Store, split: str) -> Iterator[Sentence]:
-    path = f"en_ewt-ud-{split}.iob2"
-    text = _pinned(store, "uner-ewt", UNER_REPO, UNER_COMMIT, path, UNER_FILES[split])
-    return readers.bio(text, CONLL_LABELS, f"uner-ewt:{split}")
+def _uner(name: str, repo: str, commit: str, treebank: str, files: dict[str, str]) -> Read:
+    """A Universal NER treebank's ``<treebank>-ud-<split>.iob2`` files, each pinned by SHA-256."""
+
+    def read(store: Store, split: str) -> Iterator[Sentence]:
+        path = f"{treebank}-ud-{split}.iob2"
+        text = _pinned(store, name, repo, commit, path, files[split])
+        return readers.bio(text, CONLL_LABELS, f"{name}:{split}")
+
+    return read
 
 
 GUM_REPO, GUM_COMMIT = "amir-zeldes/gum", "72ce5ac14978a324c2fd18d49484e65292cbe316"
@@ -287,12 +292,6 @@ UNER_PT_FILES = {
 }
 
 
-def _uner_pt(store: Store, split: str) -> Iterator[Sentence]:
-    path = f"pt_bosque-ud-{split}.iob2"
-    text = _pinned(store, "uner-pt", UNER_PT_REPO, UNER_PT_COMMIT, path, UNER_PT_FILES[split])
-    return readers.bio(text, CONLL_LABELS, f"uner-pt:{split}")
-
-
 WIKINEURAL_REPO = "Babelscape/wikineural"
 WIKINEURAL_COMMIT = "d2e28c770cba2b285e742529ae18ed849e336c65"
 CONLL03_DE_FILES = {
@@ -339,13 +338,7 @@ def _conll03_de(store: Store, split: str) -> Iterator[Sentence]:
 
 UNER_DE_REPO = "UniversalNER/UNER_German-PUD"
 UNER_DE_COMMIT = "47eb039b6d80079b280ba70efe4136413fb7af9c"
-UNER_DE_FILE = "352c09251cf1c376d2786261813041c976c1aa7ce9bcf78388a4342a30bd00d4"
-
-
-def _uner_de(store: Store, split: str) -> Iterator[Sentence]:
-    path = "de_pud-ud-test.iob2"
-    text = _pinned(store, "uner-de", UNER_DE_REPO, UNER_DE_COMMIT, path, UNER_DE_FILE)
-    return readers.bio(text, CONLL_LABELS, f"uner-de:{split}")
+UNER_DE_FILES = {"test": "352c09251cf1c376d2786261813041c976c1aa7ce9bcf78388a4342a30bd00d4"}
 
 
 WIKINEURAL_FILES = {
@@ -436,7 +429,7 @@ CORPORA: tuple[Corpus, ...] = (
         "CC BY-SA 4.0",
         "Universal NER on the English Web Treebank: reviews, e-mails, answers, blogs",
         ("dev", "test"),
-        _uner,
+        _uner("uner-ewt", UNER_REPO, UNER_COMMIT, "en_ewt", UNER_FILES),
     ),
 )
 CORPORA += (
@@ -470,7 +463,7 @@ CORPORA += (
         "Universal NER on UD Portuguese-Bosque: Brazilian and European news (CETEMPublico, "
         "CETENFolha)",
         SPLITS,
-        _uner_pt,
+        _uner("uner-pt", UNER_PT_REPO, UNER_PT_COMMIT, "pt_bosque", UNER_PT_FILES),
         "pt",
     ),
     Corpus(
@@ -491,7 +484,7 @@ CORPORA += (
         "CC BY-SA 3.0",
         "Universal NER on UD German-PUD: 1 000 sentences of news and Wikipedia, translated",
         ("test",),
-        _uner_de,
+        _uner("uner-de", UNER_DE_REPO, UNER_DE_COMMIT, "de_pud", UNER_DE_FILES),
         "de",
     ),
     *(
