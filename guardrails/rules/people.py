@@ -400,7 +400,11 @@ class PeopleFinder:
             a, b = tokens[i]
             word = text[a:b]
             key = _key(word)
-            if word.endswith(".") or key in COMMON_WORDS or key in _TITLES or not self._first(word):
+            # A run's lower-case word is a particle ("de", "van": first names somewhere), which
+            # may be inside a name but never begins one: "the Packers de Green Bay".
+            particle = word[0].islower()
+            common = key in COMMON_WORDS or key in _TITLES
+            if particle or word.endswith(".") or common or not self._first(word):
                 i += 1
                 continue
             j = i + 1

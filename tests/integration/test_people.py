@@ -52,6 +52,18 @@ def test_english_words_towns_and_companies_are_not_people(people, text):
     assert names(people, text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He signed with the Packers de Green Bay",  # "de" is a first name somewhere
+        "She played for the Giants de San Francisco",
+        "The Nets van Brooklyn won",
+    ],
+)
+def test_a_particle_inside_a_run_of_capitals_never_begins_a_name(people, text):
+    assert names(people, text) == []
+
+
 def test_the_readme_example_hides_the_name(presidio_analyzer):
     text = "Call Jane Doe on +1 415 555 0123"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "slack")]
