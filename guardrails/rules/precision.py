@@ -64,16 +64,22 @@ def _cut_tail(text: str, start: int, end: int) -> int:
     """Where a name span ends once the words the model ran on with are dropped.
 
     "John Nguyen about HTTP 503": the span stops before the first common word, code-like
-    word or acronym after the first word, so the name survives the checks that would
-    otherwise throw the whole span away.
+    word or acronym after the first word (an initial with its full stop inside the span is
+    none), so the name survives the checks that would otherwise throw the whole span away.
     """
     position = start
     shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
-    for word in re.finditer(r"\S+", text[start:end]):
-        if word.start() and _not_name_word(word.group().strip(_EDGE), shouted):
+    words = list(re.finditer(r"\S+", text[start:end]))
+    for i, word in enumerate(words):
+        initial = _INITIAL.fullmatch(word.group()) is not None and i + 1 < len(words)
+        if word.start() and not initial and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()
     return end
+
+
+_INITIAL = re.compile(r"[A-Z]\.")
+"""A middle initial ("George W. Bush", "Bairro de S. Tomé"): no acronym inside a name."""
 
 
 def _not_name_word(word: str, shouted: bool) -> bool:

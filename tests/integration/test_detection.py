@@ -91,6 +91,7 @@ def test_harmless_tokens_stay(presidio_analyzer, text):
         ("slack", "&gt; Elena Okafor asked about it", ("PERSON", "Elena Okafor")),
         ("discord", "```**Raj Brennan** asked to move it```", ("PERSON", "Raj Brennan")),
         ("slack", "ping John Nguyen about HTTP 503, he said", ("PERSON", "John Nguyen")),
+        ("slack", "Then George W. Bush spoke", ("PERSON", "George W. Bush")),  # no acronym
         (
             "discord",
             "my email is [ethan.k@corp.example](mailto:ethan.k@corp.example).",
