@@ -106,7 +106,8 @@ class Policy:
         recognizers: extra regular-expression recognizers.
         source: where the policy came from, for messages.
         language: the language of the messages it reads (a scope's override sets it per
-            message); English patterns and rules run in every language.
+            message); English patterns and rules run in every language, but for
+            the accented-name pattern (``rules.names.ACCENTED_NAME``).
     """
 
     enabled: frozenset[str]

@@ -150,6 +150,11 @@ WEAK_CONTEXT = re.compile(rf"{_WEAK}[ \t]+{_TWO}")
 """A name after a greeting or a word of asking ("thanks Priya", "email tom"): in lower case
 only a name of the lexicon ("e-mail address", "hello dear" are none)."""
 
+ACCENTED_NAME = re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b")
+"""Two or three capitalised words, one with an accented letter: a foreign name in English
+("José García"), but ordinary words in a language that writes accents ("Première Guerre",
+"Moyen Âge"), where it does not run."""
+
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
     (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85, _SPACE),
@@ -177,11 +182,7 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
         0.6,
         _BLANK,
     ),
-    (
-        re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b"),
-        0.6,
-        re.compile("[À-ÖØ-öø-ÿ]"),
-    ),
+    (ACCENTED_NAME, 0.6, re.compile("[À-ÖØ-öø-ÿ]")),
     (
         re.compile(r"\b[А-ЯЁΑ-Ω][а-яёα-ω]+(?:[ \t]+[А-ЯЁΑ-Ω][а-яёα-ω]+){1,2}\b"),
         0.6,

@@ -45,7 +45,12 @@ from guardrails.rules import (  # noqa: E402
     urls,
 )
 from guardrails.rules.cards import luhn  # noqa: E402
-from guardrails.rules.names import COMMON_WORDS, NAME_PATTERNS, WEAK_CONTEXT  # noqa: E402
+from guardrails.rules.names import (  # noqa: E402
+    ACCENTED_NAME,
+    COMMON_WORDS,
+    NAME_PATTERNS,
+    WEAK_CONTEXT,
+)
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import (  # noqa: E402
     CARE_PATTERN,
@@ -479,6 +484,7 @@ def build_recognizers(
     names = tuple(
         Rule("PERSON", regex, score, validate=weak if regex is WEAK_CONTEXT else None, needs=needs)
         for regex, score, needs in NAME_PATTERNS
+        if regex is not ACCENTED_NAME or policy.language == "en"
     )
     # An address or a block holds a digit or a space: one bare word is neither.
     addressy = re.compile(r"[\d\s:\-]")

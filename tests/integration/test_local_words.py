@@ -136,6 +136,16 @@ def test_an_article_opening_a_sentence_is_no_first_name_before_a_place(
     )
 
 
+def test_accented_capitals_are_ordinary_words_in_a_language_that_writes_accents(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """In English two capitalised words with an accent are a foreign name; not in French."""
+    text = "Il est à Berlin lorsque survient la Première Guerre mondiale."  # WikiNEuRal dev
+    assert redacted(presidio_analyzer, text, "fr") == text.replace("Berlin", "<LOCATION>")
+    english = "Our guide was José Araújo, from the coast."
+    assert redacted(presidio_analyzer, english, "en") == english.replace("José Araújo", "<PERSON>")
+
+
 def test_a_lone_name_the_german_model_reads_in_its_sentence_is_kept_as_a_name(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
