@@ -148,9 +148,10 @@ _OTHER_NAMES = frozenset(
     name.strip()
     for name in """britain, great britain, england, scotland, wales, northern ireland, america,
     holland, congo, korea, south korea, north korea, russia, iran, syria, vietnam, laos,
-    bolivia, venezuela, tanzania, moldova, macedonia, czechia, burma, palestine, gaza, tibet,
-    taiwan, hong kong, middle east, far east, west bank, balkans, scandinavia, siberia,
-    caribbean, uk, usa, nyc""".split(",")
+    bolivia, venezuela, tanzania, moldova, macedonia, czechia, czech republic, burma, palestine,
+    gaza, gaza strip, tibet, taiwan, hong kong, middle east, far east, west bank, balkans,
+    scandinavia, siberia, caribbean, uk, usa, nyc, antigua, bosnia, herzegovina, trinidad,
+    tobago""".split(",")
 )
 """Names in common use that GeoNames files under a formal one ("United Kingdom")."""
 _DIRECTION = re.compile(
@@ -184,7 +185,7 @@ def countries_and_states() -> frozenset[str]:
     for name in ("countries.json", "continents.json", "us_states.json"):
         for item in json.loads((data / name).read_text(encoding="utf-8")).values():
             if isinstance(item, dict) and item.get("name"):
-                names.add(_key(str(item["name"])))
+                names.add(_key(str(item["name"])).removeprefix("the "))  # "The Netherlands"
     return frozenset(names)
 
 
@@ -228,8 +229,8 @@ def known_place(name: str) -> bool:
     town, _, state = name.rpartition(" ")
     if town and state in codes():  # "Dayton NJ", "Austin, TX"
         name = town.rstrip(",")
-    key = _key(_DIRECTION.sub("", name, count=1) if _DIRECTION.match(name) else name)
-    return key in gazetteer() or key in regions()
+    keys = {_key(name), _key(_DIRECTION.sub("", name, count=1))}  # "West Bank", "Eastern Ukraine"
+    return any(key in gazetteer() or key in regions() for key in keys)
 
 
 def known_prefix(name: str) -> int:

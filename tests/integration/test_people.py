@@ -254,6 +254,20 @@ def test_a_large_town_that_names_nothing_else_is_a_place_alone(presidio_analyzer
     assert ("LOCATION", place) in found, found
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I'm originally from Netherlands", "Netherlands"),  # GeoNames: "The Netherlands"
+        ("Who's coming to Czech Republic with me?", "Czech Republic"),  # GeoNames: "Czechia"
+        ("Having visited the West Bank, I can say", "West Bank"),  # "West" is no compass here
+        ("Antigua was awesome.", "Antigua"),  # GeoNames: "Antigua and Barbuda"
+    ],
+)
+def test_a_country_by_the_name_people_use_is_a_place(presidio_analyzer, text, place):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", place) in found, found
+
+
 @pytest.mark.parametrize("text", ["Reading is fun", "Florence said hi", "Bath time again"])
 def test_a_town_that_is_a_word_or_a_name_needs_a_place_word(presidio_analyzer, text):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
