@@ -208,8 +208,11 @@ _FEATURE = re.compile(
     r"(?:[A-Z0-9][\w'’.\-]*[ \t]+){1,3}(?i:street|st|avenue|ave|road|rd|lane|drive|boulevard"
     r"|blvd|square|place|park|gardens|bay|beach|bridge|lake|river|island|islands|mountain"
     r"|mountains|hill|hills|valley|side|station|airport|harbour|harbor|coast|county|city)\.?"
+    r"|(?i:gulf|bay|sea|isle|island|lake|strait|cape|mount|city|county|republic|province)"
+    r"[ \t]+of[ \t]+(?:the[ \t]+)?[A-Z][\w'’.\-]*(?:[ \t]+[A-Z][\w'’.\-]*){0,2}"
 )
-"""A named street, park, water or district: capitalized words, then the kind of place."""
+"""A named street, park, water or district: capitalized words, then the kind of place, or the
+kind of place and "of" a name ("Gulf of Mexico", "Isle of Man", "City of London")."""
 
 
 def named_feature(name: str) -> bool:

@@ -64,22 +64,30 @@ def _cut_tail(text: str, start: int, end: int) -> int:
     """Where a name span ends once the words the model ran on with are dropped.
 
     "John Nguyen about HTTP 503": the span stops before the first common word, code-like
-    word or acronym after the first word (an initial with its full stop inside the span is
-    none), so the name survives the checks that would otherwise throw the whole span away.
+    word or acronym after the first word (not an initial or a joining word such as "of"
+    before a further capitalised word: "Thomas A Edison", "Gulf of Mexico"), so the name
+    survives the checks that would otherwise throw the whole span away.
     """
     position = start
     shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
     words = list(re.finditer(r"\S+", text[start:end]))
     for i, word in enumerate(words):
-        initial = _INITIAL.fullmatch(word.group()) is not None and i + 1 < len(words)
-        if word.start() and not initial and _not_name_word(word.group().strip(_EDGE), shouted):
+        inside = i + 1 < len(words) and (
+            _INITIAL.fullmatch(word.group()) is not None
+            or word.group() in _JOINS
+            and words[i + 1].group()[:1].isupper()
+        )
+        if word.start() and not inside and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()
     return end
 
 
-_INITIAL = re.compile(r"[A-Z]\.")
-"""A middle initial ("George W. Bush", "Bairro de S. Tomé"): no acronym inside a name."""
+_INITIAL = re.compile(r"[A-Z]\.?")
+"""A middle initial ("George W. Bush", "Thomas A Edison", "Bairro de S. Tomé"): no acronym
+or article inside a name."""
+_JOINS = frozenset("of de del della di da do dos das du la le van von der den y".split())
+"""Lower-case words that join a name's capitalised words ("Gulf of Mexico", "Rio de Janeiro")."""
 
 
 def _not_name_word(word: str, shouted: bool) -> bool:

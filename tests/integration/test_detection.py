@@ -92,6 +92,8 @@ def test_harmless_tokens_stay(presidio_analyzer, text):
         ("discord", "```**Raj Brennan** asked to move it```", ("PERSON", "Raj Brennan")),
         ("slack", "ping John Nguyen about HTTP 503, he said", ("PERSON", "John Nguyen")),
         ("slack", "Then George W. Bush spoke", ("PERSON", "George W. Bush")),  # no acronym
+        ("slack", "as said by Thomas A Edison", ("PERSON", "Thomas A Edison")),  # no article
+        ("slack", "It headed across the Gulf of Mexico.", ("LOCATION", "Gulf of Mexico")),
         (
             "discord",
             "my email is [ethan.k@corp.example](mailto:ethan.k@corp.example).",
