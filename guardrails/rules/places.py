@@ -151,7 +151,7 @@ _OTHER_NAMES = frozenset(
     bolivia, venezuela, tanzania, moldova, macedonia, czechia, czech republic, burma, palestine,
     gaza, gaza strip, tibet, taiwan, hong kong, middle east, far east, west bank, balkans,
     scandinavia, siberia, caribbean, uk, usa, nyc, antigua, bosnia, herzegovina, trinidad,
-    tobago""".split(",")
+    tobago, new england""".split(",")
 )
 """Names in common use that GeoNames files under a formal one ("United Kingdom")."""
 _DIRECTION = re.compile(
@@ -210,9 +210,11 @@ _FEATURE = re.compile(
     r"|mountains|hill|hills|valley|side|station|airport|harbour|harbor|coast|county|city)\.?"
     r"|(?i:gulf|bay|sea|isle|island|lake|strait|cape|mount|city|county|republic|province)"
     r"[ \t]+of[ \t]+(?:the[ \t]+)?[A-Z][\w'’.\-]*(?:[ \t]+[A-Z][\w'’.\-]*){0,2}"
+    r"|(?:Mount|Mt\.?|Lake|Cape|Fort|Port)[ \t]+[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?"
 )
-"""A named street, park, water or district: capitalized words, then the kind of place, or the
-kind of place and "of" a name ("Gulf of Mexico", "Isle of Man", "City of London")."""
+"""A named street, park, water or district: capitalized words, then the kind of place; the
+kind of place and "of" a name ("Gulf of Mexico", "Isle of Man", "City of London"); or a
+mountain, lake, cape or fort by its name ("Mount Hood", "Lake Tahoe", "Fort Worth")."""
 
 
 def named_feature(name: str) -> bool:

@@ -261,9 +261,11 @@ def test_a_large_town_that_names_nothing_else_is_a_place_alone(presidio_analyzer
         ("Who's coming to Czech Republic with me?", "Czech Republic"),  # GeoNames: "Czechia"
         ("Having visited the West Bank, I can say", "West Bank"),  # "West" is no compass here
         ("Antigua was awesome.", "Antigua"),  # GeoNames: "Antigua and Barbuda"
+        ("At New England town meetings, residents debate", "New England"),
+        ("you can actually see Mount Hood from the gardens", "Mount Hood"),  # English words
     ],
 )
-def test_a_country_by_the_name_people_use_is_a_place(presidio_analyzer, text, place):
+def test_a_place_by_the_name_people_use_is_a_place(presidio_analyzer, text, place):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert ("LOCATION", place) in found, found
 
