@@ -18,9 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_console(
-    lines: list[str], env: dict[str, str], *args: str, timeout: float = 90
+    lines: list[str], env: dict[str, str], *args: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m bot console`` with ``lines`` on stdin (not a terminal: JSONL mode)."""
+    """Run ``python -m bot console`` with ``lines`` on stdin (not a terminal: JSONL mode).
+
+    ``timeout`` only guards against a hang: a run takes 11-15 s on an idle 2-core machine,
+    and went past 90 s with two CPU-bound processes beside the suite (spaCy's load, the
+    detection processes' warm-up and the turn all share the same two cores).
+    """
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("VEILBOT_", "ANTHROPIC_"))}
     return subprocess.run(
         [sys.executable, "-m", "bot", "console", *args],
