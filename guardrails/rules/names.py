@@ -150,6 +150,9 @@ WEAK_CONTEXT = re.compile(rf"{_WEAK}[ \t]+{_TWO}")
 """A name after a greeting or a word of asking ("thanks Priya", "email tom"): in lower case
 only a name of the lexicon ("e-mail address", "hello dear" are none)."""
 
+PARTICLES = "van von der den de del della di da do dos das du la le bin al el ter ten".split()
+"""Lower-case words inside a name ("Ana de la Cruz", "Ludwig van Beethoven", "Omar al Bashir")."""
+
 ACCENTED_NAME = re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1,2}}\b")
 """Two or three capitalised words, one with an accented letter: a foreign name in English
 ("José García"), but ordinary words in a language that writes accents ("Première Guerre",

@@ -40,6 +40,7 @@ from guardrails.rules.names import (
     COMMON_WORDS,
     COMPANY_WORDS,
     LEGAL_FORMS,
+    PARTICLES,
 )
 from guardrails.rules.parts import PROPER
 from guardrails.rules.stopwords import STOP_WORDS
@@ -56,8 +57,7 @@ _LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůű�
 _CAP = rf"(?:[{_UPPER}][{_LOWER}]?['’])?[{_UPPER}][{_LOWER}]+(?:[{_UPPER}][{_LOWER}]+)?"
 _CAP_WORD = rf"{_CAP}(?:-{_CAP})?"
 _LOW_WORD = rf"[{_LOWER}]{{2,}}(?:-[{_LOWER}]{{2,}})?"
-_PARTICLES = "van von der den de del della di da do dos das du la le bin al el ter ten".split()
-_PARTICLE = "(?:" + "|".join(_PARTICLES) + ")"
+_PARTICLE = "(?:" + "|".join(PARTICLES) + ")"
 _RUN = re.compile(
     rf"(?<![\w@#/.\-])(?P<run>{_CAP_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*"
     rf"(?:{_CAP_WORD}|[{_UPPER}]\.))*)(?![\w@])"
@@ -211,7 +211,7 @@ class PeopleFinder:
         (a particle alone makes no name) are not.
         """
         words = [w for w in _WORDS.findall(span) if _key(w) not in COMMON_WORDS]
-        return any(self._name_word(w) for w in words if _key(w) not in _PARTICLES)
+        return any(self._name_word(w) for w in words if _key(w) not in PARTICLES)
 
     def unknown_word(self, span: str) -> bool:
         """Whether a span has a word English does not know ("Tunisia", not "the White ...")."""
@@ -482,7 +482,7 @@ def _foreign_word(word: str) -> bool:
     Not a particle of a name ("de", "van").
     """
     key = _key(word)
-    return word.islower() and key not in _PARTICLES and key in foreign_function_words()
+    return word.islower() and key not in PARTICLES and key in foreign_function_words()
 
 
 def _company_after(text: str, end: int) -> bool:

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from guardrails.rules import places
 from guardrails.rules.casing import foreign_function_words
-from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS, PARTICLES
 from guardrails.rules.stopwords import STOP_WORDS
 from guardrails.text.spans import Detection
 
@@ -86,7 +86,7 @@ def _cut_tail(text: str, start: int, end: int) -> int:
 _INITIAL = re.compile(r"[A-Z]\.?")
 """A middle initial ("George W. Bush", "Thomas A Edison", "Bairro de S. Tomé"): no acronym
 or article inside a name."""
-_JOINS = frozenset("of de del della di da do dos das du la le van von der den y".split())
+_JOINS = frozenset({"of", "y", *PARTICLES})
 """Lower-case words that join a name's capitalised words ("Gulf of Mexico", "Rio de Janeiro")."""
 
 

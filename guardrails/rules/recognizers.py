@@ -62,6 +62,7 @@ from guardrails.rules.places import (  # noqa: E402
 )
 from guardrails.rules.structure import NEEDS as STRUCTURE_NEEDS  # noqa: E402
 from guardrails.rules.structure import StructureReader  # noqa: E402
+from guardrails.text.language import ENGLISH  # noqa: E402
 
 Validator = Callable[[str], bool]
 
@@ -484,7 +485,7 @@ def build_recognizers(
     names = tuple(
         Rule("PERSON", regex, score, validate=weak if regex is WEAK_CONTEXT else None, needs=needs)
         for regex, score, needs in NAME_PATTERNS
-        if regex is not ACCENTED_NAME or policy.language == "en"
+        if regex is not ACCENTED_NAME or policy.language == ENGLISH
     )
     # An address or a block holds a digit or a space: one bare word is neither.
     addressy = re.compile(r"[\d\s:\-]")
