@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.stopwords import STOP_WORDS
 
 TRIGGER = re.compile(
     r"(?i:\b(?:(?:home|postal|mailing|billing|shipping|delivery|street|office)\s+)?"
@@ -41,6 +42,9 @@ _ADDRESS_WORDS = frozenset(
     street st st. road rd rd. avenue ave ave. lane ln drive dr way place court
     via viale piazza calle avenida rua praça strasse straße gasse weg platz""".split()
 )
+_STREET_JOINS = frozenset("of the and at on upon by".split())
+"""Function words a street's or a place's name may hold ("Avenue of the Americas",
+"Stratford upon Avon")."""
 _LINE_LIMIT = 48
 MAX_TOKENS = 24
 
@@ -96,12 +100,21 @@ def _block(text: str, start: int, *, numbered: bool) -> tuple[int, int] | None:
 def _numbered_start(words: list[str], same_line: bool) -> bool:
     """A house number, then on its line a number or a capitalized word.
 
-    Not "2. Tom", "10 minutes", nor a number alone on its line (a quantity in a table read
-    cell by cell).
+    Not "2. Tom", "10 minutes", a number alone on its line (a quantity in a table read cell
+    by cell), a figure with thousands ("100,000 Newsgroups"), nor a headline in title case,
+    whose function words are capitalized ("6 Reasons Your Competitors Are On Instagram").
     """
     if len(words) < 3 or not same_line or not re.fullmatch(r"\d{1,6}[A-Za-z]?", words[0]):
         return False
+    if any(_headline_word(w) for w in words[1:]):
+        return False
     return words[1][0].isdigit() or words[1][0].isupper()
+
+
+def _headline_word(word: str) -> bool:
+    """A capitalized English function word, which no street's name has ("Your", "Are", "On")."""
+    key = word.lower()
+    return word[0].isupper() and key in STOP_WORDS and key not in _ADDRESS_WORDS | _STREET_JOINS
 
 
 _NOT_ADDRESS = re.compile(r"@|://|\d+\.\d+\.\d+|^[\d.\-/]{9,}$|^\d{1,3}(?:,\d{3})*\.\d{2}$")
@@ -148,4 +161,6 @@ def _accepted(text: str, tokens: list[tuple[int, int]], numbered: bool) -> tuple
         return None
     if numbered and not _numbered_start(words, "\n" not in text[tokens[0][1] : tokens[1][0]]):
         return None
+    if numbered and text[tokens[0][1] : tokens[1][0]] == "," and len(words[1]) == 3:
+        return None  # "100,000 Newsgroups": a figure with thousands, no house number
     return tokens[0][0], tokens[-1][1]

@@ -430,3 +430,20 @@ def test_without_the_lexicon_only_skype_names_with_a_separator_or_digit_count():
 def test_a_title_after_call_me_is_no_name_of_its_own():
     assert ("PERSON", "Mr") not in found("They call me Mr. Mayers")
     assert ("PERSON", "Missy") in found("call me Missy")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "6 Reasons Your Competitors Are On Instagram (And You Should Be, Too)",
+        "20 Photographs That Will Leave You Speechless. Especially The 6th One.",
+        "> 100,000 Newsgroups\n> were searched",
+    ],
+)
+def test_a_headline_or_a_figure_at_a_line_start_is_no_address(text):
+    assert [v for t, v in found(text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize("address", ["221B Baker Street", "28245 Puruntie 82 Apt. 595"])
+def test_a_house_number_at_a_line_start_still_begins_an_address(address):
+    assert ("LOCATION", f"{address}\nLondon") in found(f"{address}\nLondon")
