@@ -28,7 +28,7 @@ def names() -> tuple[tuple[str, ...], tuple[str, ...]]:
     data = resources.files("guardrails").joinpath("data/names.tsv.gz").read_bytes()
     first, last = [], []
     for line in gzip.decompress(data).decode("utf-8").splitlines():
-        name, first_rank, last_rank = line.split("\t")
+        name, first_rank, last_rank = line.split("\t")[:3]
         if 0 < int(first_rank) <= TOP_RANK:
             first.append(name)
         if 0 < int(last_rank) <= TOP_RANK:

@@ -44,7 +44,18 @@ _WEAK = (
     r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"
     r"|hello|dear|cheers|meet|met|invite|loop\s+in|talk\s+to|reach\s+out\s+to))"
 )
-_SELF = r"(?i:\bi'm|\bi\s+am|\bthis\s+is|\bit's|\bsigned,?)"
+MONTHS = frozenset(
+    "january february march april may june july august september october november december"
+    " jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+"""Month names and their abbreviations (lower case)."""
+_MONTH = r"(?i:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# "It's December 19", "this is Jan 4": a date, not someone introducing themselves; after
+# "it's" a month alone is one too ("It's February!").
+_SELF = (
+    rf"(?i:\bi'm|\bi\s+am|\bthis\s+is|\bit's(?![ \t]+{_MONTH}(?!\w))|\bsigned,?)"
+    rf"(?![ \t]+{_MONTH}[ \t]+\d)"
+)
 # A field label ("Owner: ...") names whoever follows in any case; a role word only a
 # capitalized name ("Patient Elena Okafor", "contact is Daniel").
 _LABEL = r"(?i:\b(?:owner|assignee|reporter|attendee|recipient|sender|contact|holder)\s*:)"
@@ -56,7 +67,9 @@ _UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
 _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"
 # Where a capitalized name is a person by the words around it: "refund it for June Park,",
 # "meeting with Priya from ...", "(Raj Fischer)'s", "Marcus asked", "Isabel Ferreira just sent".
-_FOR_END = r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:after|before|who|since|until|today|tomorrow)\b)"
+_PHRASE_END = r"[,;:!?)]|\.(?!\w)|$"
+"""What ends a phrase; a full stop before a letter is inside a domain ("Goldstar.com")."""
+_FOR_END = rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:after|before|who|since|until|today|tomorrow)\b)"
 COMPANY_WORDS = frozenset(
     """corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa lab labs group
     systems technologies tech solutions software bank industries holdings partners co company
@@ -126,7 +139,7 @@ AFTER_WORD = re.compile(
     rf"(?i:\b(?:with|and|to|from|for|thank|thanks|ask|tell|cc|ping|met|meet|call|email|text|message|told"
     rf"|asked|invite|talked[ \t]+to|spoke[ \t]+(?:to|with)|me[ \t]+and|hang(?:ing)?[ \t]+out"
     rf"[ \t]+with))[ \t]+(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})"
-    rf"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:yesterday|today|tomorrow|tonight|about|on|at|and|or"
+    rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:yesterday|today|tomorrow|tonight|about|on|at|and|or"
     rf"|who|when|if|for|later|again)\b)",
     re.MULTILINE,
 )
@@ -146,6 +159,12 @@ _HONORED = (
     rf"(?P<v>{_HONORIFIC}\.?[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_NOT_COMMON}{_LATIN_CAP})?)"
 )
 
+STRONG_CONTEXT = re.compile(rf"{_STRONG}\s+{_TWO}")
+"""A name after "my name is", "call me": in any case, but a lower-case value must be a
+plausible name ("call me crazy", "call me maybe" are none)."""
+FOR_NAME = re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}")
+"""Two capitalized words after "for" at a phrase's end ("refund it for June Park,"): a
+plausible name only ("editor for Global Voices" is not)."""
 WEAK_CONTEXT = re.compile(rf"{_WEAK}[ \t]+{_TWO}")
 """A name after a greeting or a word of asking ("thanks Priya", "email tom"): in lower case
 only a name of the lexicon ("e-mail address", "hello dear" are none)."""
@@ -160,18 +179,14 @@ ACCENTED_NAME = re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1
 
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
-    (re.compile(rf"{_STRONG}\s+{_TWO}"), 0.85, _SPACE),
+    (STRONG_CONTEXT, 0.85, _SPACE),
     (WEAK_CONTEXT, 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),
     (re.compile(rf"(?<![\w-])(?=[a-z]){_ROLE}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"(?<![\w-])(?=[A-Z]){_ROLE}[ \t]+{_CAP_FULL}"), 0.6, _BLANK),
-    (
-        re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}"),
-        0.6,
-        _BLANK,
-    ),
+    (FOR_NAME, 0.6, _BLANK),
     (re.compile(rf"\bwith[ \t]+{_CAP_TWO}[ \t]+from\b"), 0.6, _BLANK),
     (
         re.compile(rf"\((?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)\),?['’]s\b"),

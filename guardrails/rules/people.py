@@ -15,6 +15,10 @@ country's top 1 000 and last names in some top 2 000. A name is found by its sha
 
 "English" means a word the spaCy model's lemmatizer knows as a verb, adjective or adverb,
 a chat word, or a noun that is not also a first name ("office", "street", but not "john").
+A word alone, with no context that names someone, is a name only when it is no English noun
+either or a first name in an English-speaking country (``ENGLISH_SPEAKING`` of
+``data/build_names.py``): "Holly", "Jordan" and "Blessing" are; "Boy", "Law" and "Fun", first
+names in Malaysia and Hong Kong, are not.
 A last name that is also an English word ("Brown", "Park") counts only if it ranks in some
 top 300, so "Grace Period", "Victoria Station" and "Berlin Office" are not people. A match
 that is a town of the gazetteer ("San Francisco") or is followed by a company word ("Morgan
@@ -40,6 +44,7 @@ from guardrails.rules.names import (
     COMMON_WORDS,
     COMPANY_WORDS,
     LEGAL_FORMS,
+    MONTHS,
     PARTICLES,
 )
 from guardrails.rules.parts import PROPER
@@ -102,18 +107,20 @@ _FUNCTION_WORDS = frozenset(STOP_WORDS) - {"will"}
 _STRETCHED = re.compile(r"([^\W\d_])\1\1")
 _LAUGHTER = re.compile(r"[ah]+|[eh]+|[hm]+|[hu]+|[ox]+")
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december"
-    " jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
 
 
 @dataclass(frozen=True)
 class NameLexicon:
-    """Best rank of each first and last name (lower case, NFC) in any country."""
+    """Best rank of each first and last name (lower case, NFC) in any country.
+
+    ``english_first``: the best first-name rank in an English-speaking country (the US, the
+    UK, Canada, Ireland, Jamaica, Nigeria, Ghana, South Africa), where it is in the top
+    ``FIRST_RANK``.
+    """
 
     first: dict[str, int]
     last: dict[str, int]
+    english_first: dict[str, int]
 
 
 @functools.cache
@@ -122,13 +129,16 @@ def name_lexicon() -> NameLexicon:
     data = resources.files("guardrails").joinpath("data/names.tsv.gz").read_bytes()
     first: dict[str, int] = {}
     last: dict[str, int] = {}
+    english: dict[str, int] = {}
     for line in gzip.decompress(data).decode("utf-8").splitlines():
-        name, first_rank, last_rank = line.split("\t")
+        name, first_rank, last_rank, english_rank = line.split("\t")
         if first_rank != "0":
             first[name] = int(first_rank)
         if last_rank != "0":
             last[name] = int(last_rank)
-    return NameLexicon(first, last)
+        if english_rank != "0":
+            english[name] = int(english_rank)
+    return NameLexicon(first, last, english)
 
 
 def _key(word: str) -> str:
@@ -181,6 +191,9 @@ class PeopleFinder:
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
         # English words would drop.
         for found in BEFORE_ACT.finditer(text):  # "June is out sick": a month may act
+            before = text[max(0, found.start() - 12) : found.start()]
+            if _key(found.group("v")) in MONTHS and _DATE_BEFORE.search(before):
+                continue  # "a raffle in August and I won": a month after "in" is a date
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
@@ -347,6 +360,19 @@ class PeopleFinder:
         key = _key(word)
         return key not in COMMON_WORDS and key not in _TITLES and not self.english(word)
 
+    def _word_alone(self, word: str) -> bool:
+        """Whether a word on its own is English.
+
+        An English word, or an English noun that English speakers do not give as a first name
+        ("Boy", "Law").
+        """
+        key = _key(word)
+        return self.english(word) or self._nouns.knows(key) and not self._spoken(key)
+
+    def _spoken(self, key: str) -> bool:
+        """Whether a name is a first name in an English-speaking country."""
+        return self._names.english_first.get(key, 10**9) <= FIRST_RANK
+
     def _in_lists(self, text: str) -> Iterator[tuple[int, int, float]]:
         """Every item of a list of two first names or more ("Efimiya, Mary, Ariana and Jodi")."""
         for listed in _LIST.finditer(text):
@@ -372,7 +398,7 @@ class PeopleFinder:
         key = _key(word)
         if "'" in key.strip("'"):
             return False  # O'Brien, D'Angelo
-        if key in COMMON_WORDS or key in _MONTHS or self._words.knows(key):
+        if key in COMMON_WORDS or key in MONTHS or self._words.knows(key):
             return True
         if _STRETCHED.search(key) or len(key) > 3 and _LAUGHTER.fullmatch(key):
             return True  # chat noise: "Zzzzz", "Ummm", "Hahaha", "Hehe" are no names
@@ -389,6 +415,8 @@ class PeopleFinder:
         """Whether a capitalized word after a first name continues the name."""
         if len(word) == 2 and word.endswith("."):
             return True  # an initial
+        if _key(word) in MONTHS or _key(word) in _WEEKDAYS:
+            return False  # "Africa December Debate": "December" is a surname somewhere
         if not self.english(word):
             return True
         return self._names.last.get(_key(word), 10**9) <= ENGLISH_SURNAME_RANK
@@ -432,7 +460,7 @@ class PeopleFinder:
             return False
         first = name.split()[0]
         if single:
-            return self._first(first, SINGLE_RANK) and not self.english(first)
+            return self._first(first, SINGLE_RANK) and not self._word_alone(first)
         surnames = name.split()[1:]
         # "Will Smith" is a person, "Will Call" is not: an English first name needs a
         # last name that is no English word.
@@ -447,7 +475,7 @@ class PeopleFinder:
         ("priya").
         """
         key = _key(word)
-        if key in _MONTHS and not (month and word[0].isupper() and key != "may"):
+        if key in MONTHS and not (month and word[0].isupper() and key != "may"):
             return False
         if key in _TITLES or key in _WEEKDAYS or key in self._towns:
             return False
@@ -463,6 +491,12 @@ class PeopleFinder:
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
+_DATE_BEFORE = re.compile(
+    r"\b(?:in|since|until|till|by|during|of|from|last|next|this|early|late|mid|every|through)"
+    r"[ \t]+$",
+    re.IGNORECASE,
+)
+"""A word before a month that makes it a date ("in August", "since June")."""
 _EMPLOYED = re.compile(
     r"\b(?:work(?:s|ed|ing)?[ \t]+(?:for|at)|employed[ \t]+(?:by|at)|(?:job|internship)[ \t]+at)"
     r"[ \t]+(?:the[ \t]+)?$",

@@ -48,7 +48,9 @@ from guardrails.rules.cards import luhn  # noqa: E402
 from guardrails.rules.names import (  # noqa: E402
     ACCENTED_NAME,
     COMMON_WORDS,
+    FOR_NAME,
     NAME_PATTERNS,
+    STRONG_CONTEXT,
     WEAK_CONTEXT,
 )
 from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
@@ -70,6 +72,11 @@ Validator = Callable[[str], bool]
 def _lower_case_named(name_word: Validator, value: str) -> bool:
     """Whether a value in lower case has a word of the name lexicon; any other value is kept."""
     return not value.islower() or any(name_word(w) for w in value.split())
+
+
+def _lower_case_plausible(plausible: Validator, value: str) -> bool:
+    """Whether a value in lower case may be a name ("call me crazy" is none); others are kept."""
+    return not value.islower() or plausible(value)
 
 
 Finder = Callable[[str], Iterable[tuple[int, int, float]]]
@@ -464,6 +471,7 @@ def build_recognizers(
     full_name: urls.NameCheck | None = None,
     name_word: Validator | None = None,
     english: Validator | None = None,
+    plausible: Validator | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
@@ -480,10 +488,17 @@ def build_recognizers(
         name_word: whether a word is a person's name and no English word (the same
             lexicon); without it, "john at gmail.com" is not read as an e-mail address.
         english: whether a word is English (the same lexicon).
+        plausible: whether a span could be a name, not only English words (the same lexicon,
+            ``PeopleFinder.plausible``).
     """
-    weak = None if name_word is None else functools.partial(_lower_case_named, name_word)
+    checks: dict[re.Pattern[str], Validator] = {}
+    if name_word is not None:
+        checks[WEAK_CONTEXT] = functools.partial(_lower_case_named, name_word)
+    if plausible is not None:
+        checks[STRONG_CONTEXT] = functools.partial(_lower_case_plausible, plausible)
+        checks[FOR_NAME] = plausible
     names = tuple(
-        Rule("PERSON", regex, score, validate=weak if regex is WEAK_CONTEXT else None, needs=needs)
+        Rule("PERSON", regex, score, validate=checks.get(regex), needs=needs)
         for regex, score, needs in NAME_PATTERNS
         if regex is not ACCENTED_NAME or policy.language == ENGLISH
     )

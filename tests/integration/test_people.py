@@ -280,3 +280,58 @@ def test_a_word_before_an_ipv6_address_is_not_read_as_a_name(presidio_analyzer):
     text = "hey, allowlist ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d for me"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("IP_ADDRESS", "ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Boy trouble again, ugh",  # "Boy" is a first name in Malaysia
+        "Have Fun With Your Family and Friends",  # "Fun" is one in Hong Kong
+        "Pure Love and Great Law",  # "Law" is a first name in Hong Kong
+    ],
+)
+def test_a_noun_english_speakers_do_not_give_as_a_name_is_no_name_alone(people, text):
+    assert names(people, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Holly, can you check the deploy?", "Holly"),
+        ("Ask Will today", "Will"),
+        ("Blessing said she would come", "Blessing"),  # a name in Nigeria and Ghana
+        ("Beauty is here", "Beauty"),
+    ],
+)
+def test_a_first_name_english_speakers_give_is_still_a_name(people, text, name):
+    assert names(people, text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't call me stupid.",
+        "call me maybe",
+        "Go to Goldstar.com and get tickets",  # a domain, not the end of a phrase
+        "I was there when they did a raffle in August and I won a hard drive!",
+        "He is the South Asia editor for Global Voices.",
+        "Sign up for the Middle East and Africa December Regional Debate",
+    ],
+)
+def test_words_in_a_names_place_that_are_no_name(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [value for kind, value in found if kind == "PERSON"] == [], found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("call me bob", "bob"),
+        ("my name is priya", "priya"),
+        ("August and I went to the beach", "August"),
+        ("please refund the order for Lena Novak.", "Lena Novak"),
+    ],
+)
+def test_names_in_the_same_places_stay_names(presidio_analyzer, text, name):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert name in found

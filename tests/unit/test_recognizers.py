@@ -433,6 +433,17 @@ def test_a_title_after_call_me_is_no_name_of_its_own():
 
 
 @pytest.mark.parametrize(
+    "text", ["It's December 19, 2014 at 02:51 PM", "It's February!", "this is Jan 4 already"]
+)
+def test_a_date_after_its_is_nobody_introducing_themselves(text):
+    assert [v for t, v in found(text) if t == "PERSON"] == []
+
+
+def test_a_month_name_still_introduces_a_person_by_that_name():
+    assert ("PERSON", "April") in found("Hi, this is April from billing")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "6 Reasons Your Competitors Are On Instagram (And You Should Be, Too)",
