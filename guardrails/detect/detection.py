@@ -485,10 +485,10 @@ class _Detector:
         span = text[start:end]
         if entity_type == "PERSON":
             titled = (
-                bool(_AFTER_TITLE.search(text[max(0, start - 8) : start]) or _TITLED.match(span))
+                bool(_AFTER_TITLE.search(text[max(0, start - 16) : start]) or _TITLED.match(span))
                 and span.split()[-1].strip(".").casefold() not in COMPANY_WORDS
             )
-            # "Mr. Brown", "Mr. Mayers": a title makes any word a name
+            # "Mr. Brown", "President Trump": a title makes any word a name
             return (titled or people.plausible(span)) and not people.company(text, end)
         if entity_type == "LOCATION":
             if people.company(text, end):
@@ -625,9 +625,16 @@ def _parse_only_pipes(analyzer: Any) -> list[str]:
 _PARSE_PIPES = frozenset({"tok2vec", "tagger", "morphologizer", "attribute_ruler", "lemmatizer"})
 
 
-_TITLE = r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr)\.?[ \t]+"
+_TITLE = (
+    r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr|Professor|President|Senator|Sen|Governor|Gov|Mayor|Judge"
+    r"|Justice|Chancellor|Minister|Secretary|Rep|Representative|Congressman|Congresswoman"
+    r"|General|Gen|Colonel|Col|Captain|Capt|Lieutenant|Lt|Sergeant|Sgt|Admiral|Commander"
+    r"|Detective|Det|Inspector|Officer|Coach|Pastor|Reverend|Rev|Father|Rabbi|Imam|Sheikh"
+    r"|King|Queen|Prince|Princess|Lord|Lady|Sir|Dame|Madam|Madame|Pope|Uncle|Aunt)\.?[ \t]+"
+)
 _AFTER_TITLE = re.compile(rf"{_TITLE}$")
-"""A title just before a span the model read as a person."""
+"""A title just before a span the model read as a person: a courtesy title, an office or a
+rank ("President Trump", "Professor Eastman": a surname English also knows)."""
 _TITLED = re.compile(rf"{_TITLE}[^\W\d_]")
 """A span the model read as a person that starts with a title and a word."""
 

@@ -204,7 +204,8 @@ class PeopleFinder:
         """Whether an NER ``PERSON`` span could be a name: not only English words.
 
         "Guilty Pleasures", "Tales", "Salesperson" are not; a word of the name lexicon
-        ("Mark Brown", "Will Smith") or a word English does not know ("Ubul") is enough.
+        ("Mark Brown", "Will Smith", any last name of it: "Bush", "Clements") or a word English
+        does not know ("Ubul") is enough.
         """
         words = _WORDS.findall(span)
         if words and words[-1].casefold() in COMPANY_WORDS and len(words) > 1:
@@ -215,7 +216,7 @@ class PeopleFinder:
         names = [w for w in words if _key(w) not in COMMON_WORDS and _key(w) not in _TITLES]
         if span.isupper() and all(self.english(w) for w in names):
             return False  # shouted English: "APRIL", "SUMMER", "BBQ TIME"
-        return any(self._name_word(w) or not self.english(w) for w in names)
+        return any(self._name_word(w) or self.listed_last(w) or not self.english(w) for w in names)
 
     def lower_case_name(self, span: str) -> bool:
         """Whether a lower-case span may be a name: a word of it is in the name lexicon.
@@ -308,6 +309,10 @@ class PeopleFinder:
     def first_name(self, word: str) -> bool:
         """Whether a word is a common first name of the lexicon (``FIRST_RANK``)."""
         return self._first(word)
+
+    def listed_last(self, word: str) -> bool:
+        """Whether a word is a last name of the lexicon at any rank ("Bush")."""
+        return _key(word) in self._names.last
 
     def listed(self, word: str) -> bool:
         """Whether a word is a first or last name of the lexicon at any rank."""

@@ -455,8 +455,25 @@ def test_presidio_logs_no_text_even_when_the_host_turns_it_to_debug(presidio_ana
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("They call me Mr. Mayers", "Mayers"), ("Ask Mrs. Brown about the invoice", "Brown")],
+    [
+        ("They call me Mr. Mayers", "Mayers"),
+        ("Ask Mrs. Brown about the invoice", "Brown"),
+        ("Professor Eastman said he is alarmed by what they found.", "Eastman"),
+        ("many acknowledge that what President Trump did was wrong", "Trump"),
+    ],
 )
 def test_a_word_after_a_title_is_a_name_even_when_english_knows_it(presidio_analyzer, text, name):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert any(name in value for value in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Bush nominated Jennifer M. Anderson for a 15-year term", "Bush"),
+        ("And the same point is made in Clements and Clements over at Tab 8", "Clements"),
+    ],
+)
+def test_a_surname_english_also_knows_stays_a_name_the_model_found(presidio_analyzer, text, name):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert name in found, found
