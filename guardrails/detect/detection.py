@@ -52,6 +52,7 @@ from guardrails.rules.recognizers import build_recognizers, gate_presidio
 from guardrails.rules.repeats import repeats
 from guardrails.text import fields
 from guardrails.text.folding import fold
+from guardrails.text.language import ENGLISH
 from guardrails.text.normalize import Normalized, normalize
 from guardrails.text.spans import Detection, Ranges, by_range, merge_overlaps
 
@@ -166,12 +167,13 @@ class _Detector:
         self._english: Callable[[str], bool] = functools.lru_cache(maxsize=4)(
             lambda text: lexicon is not None and casing.reads_as_english(text, lexicon)
         )
+        english = policy.language == ENGLISH  # a lone English noun is no name there ("Boy")
         self.recognizers = build_recognizers(
             policy,
             prose=prose,
             towns=towns,
             lone_town=towns.alone if towns else None,
-            people=people,
+            people=functools.partial(people, english=english) if people else None,
             full_name=people.is_name if people else None,
             name_word=people.user_name if people else None,
             english=people.english if people else None,

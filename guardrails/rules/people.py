@@ -15,10 +15,10 @@ country's top 1 000 and last names in some top 2 000. A name is found by its sha
 
 "English" means a word the spaCy model's lemmatizer knows as a verb, adjective or adverb,
 a chat word, or a noun that is not also a first name ("office", "street", but not "john").
-A word alone, with no context that names someone, is a name only when it is no English noun
-either or a first name in an English-speaking country (``ENGLISH_SPEAKING`` of
-``data/build_names.py``): "Holly", "Jordan" and "Blessing" are; "Boy", "Law" and "Fun", first
-names in Malaysia and Hong Kong, are not.
+In an English message, a word alone, with no context that names someone, is a name only
+when it is no English noun either or a first name in an English-speaking country
+(``ENGLISH_SPEAKING`` of ``data/build_names.py``): "Holly", "Jordan" and "Blessing" are;
+"Boy", "Law" and "Fun", first names in Malaysia and Hong Kong, are not.
 A last name that is also an English word ("Brown", "Park") counts only if it ranks in some
 top 300, so "Grace Period", "Victoria Station" and "Berlin Office" are not people. A match
 that is a town of the gazetteer ("San Francisco") or is followed by a company word ("Morgan
@@ -167,10 +167,14 @@ class PeopleFinder:
         self._towns = towns
         self._names = names or name_lexicon()
 
-    def __call__(self, text: str) -> Iterator[tuple[int, int, float]]:
-        """``(start, end, score)`` of each name the lexicon finds in ``text``."""
+    def __call__(self, text: str, *, english: bool = True) -> Iterator[tuple[int, int, float]]:
+        """``(start, end, score)`` of each name the lexicon finds in ``text``.
+
+        ``english``: the message is English, where a lone English noun is no name ("Boy");
+        in another language it is ("Wagner", "Stalin": English knows them as nouns too).
+        """
         for run in _RUN.finditer(text):
-            yield from self._in_run(text, run.start(), run.end())
+            yield from self._in_run(text, run.start(), run.end(), english)
         for vocative in _VOCATIVE.finditer(text):  # "Warrane, can you ..."
             if self._name_alone(vocative.group("v")):
                 yield vocative.start("v"), vocative.end("v"), 0.6
@@ -426,7 +430,9 @@ class PeopleFinder:
             return True
         return self._names.last.get(_key(word), 10**9) <= ENGLISH_SURNAME_RANK
 
-    def _in_run(self, text: str, start: int, end: int) -> Iterator[tuple[int, int, float]]:
+    def _in_run(
+        self, text: str, start: int, end: int, english: bool
+    ) -> Iterator[tuple[int, int, float]]:
         tokens = [(start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
         i = 0
         while i < len(tokens):
@@ -455,17 +461,20 @@ class PeopleFinder:
                     break
                 j += 1
             last_end = tokens[j - 1][1]
-            if self._is_person(text, a, last_end, single=j == i + 1):
+            if self._is_person(text, a, last_end, single=j == i + 1, english=english):
                 yield a, last_end, 0.7 if j > i + 1 else 0.6
             i = j
 
-    def _is_person(self, text: str, start: int, end: int, *, single: bool) -> bool:
+    def _is_person(
+        self, text: str, start: int, end: int, *, single: bool, english: bool = True
+    ) -> bool:
         name = text[start:end]
         if _key(name) in self._towns or _company_after(text, end):
             return False
         first = name.split()[0]
         if single:
-            return self._first(first, SINGLE_RANK) and not self._word_alone(first)
+            alone = self._word_alone(first) if english else self.english(first)
+            return self._first(first, SINGLE_RANK) and not alone
         surnames = name.split()[1:]
         # "Will Smith" is a person, "Will Call" is not: an English first name needs a
         # last name that is no English word.

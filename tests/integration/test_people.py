@@ -2,7 +2,9 @@
 
 import pytest
 
+from bot.core.scopes import PolicyOverride
 from guardrails.detect.detection import detect
+from guardrails.policy import default_policy, with_override
 from guardrails.rules.casing import lexicon
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.places import gazetteer
@@ -335,3 +337,10 @@ def test_words_in_a_names_place_that_are_no_name(presidio_analyzer, text):
 def test_names_in_the_same_places_stay_names(presidio_analyzer, text, name):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert name in found
+
+
+def test_in_another_language_a_lone_name_english_knows_as_a_noun_stays_a_name(presidio_analyzer):
+    text = "Hayer - Klopp (76. Ruof), Wagner."  # a German line-up; WordNet knows "wagner"
+    policy = with_override(default_policy(), PolicyOverride(language="de"))
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console", policy)]
+    assert "Wagner" in found, found
