@@ -318,7 +318,8 @@ def main(argv: list[str] | None = None) -> None:
         trained = train(args, None, train_path, dev_path)
         meta = provenance(args, time.monotonic() - started)
         nlp = assemble_language(trained, args.out, meta)
-    dev = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
+    parts = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
+    dev = {name: part for name, part in parts.items() if part}  # none: a training source only
     print("\n".join(score.report(nlp, dev)))  # noqa: T201
     print(json.dumps(nlp.meta.get("veilbot_training"), indent=1))  # noqa: T201
 

@@ -376,6 +376,24 @@ def _wikineural(language: str) -> Read:
     return read
 
 
+WIKIANN_FILES = {
+    ("de", "train"): "5d255b69593f3a1de645e72b7e9fdb8566138cbf72a65cf989f2d3d6369e2fc0",
+}
+"""WikiANN's German training part as WikiNEuRal's repository carries it: a training source only
+(the model is chosen on CoNLL-2003's and WikiNEuRal's dev parts, as before)."""
+
+
+def _wikiann(language: str) -> Read:
+    def read(store: Store, split: str) -> Iterator[Sentence]:
+        name = f"wikiann-{language}"
+        path = f"data/wikiann/{language}/{split}.conllu"
+        sha = WIKIANN_FILES[(language, split)]
+        text = _pinned(store, name, WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
+        return readers.bio(_indexed_bio(text), CONLL02_LABELS, f"{name}:{split}")
+
+    return read
+
+
 CORPORA: tuple[Corpus, ...] = (
     Corpus(
         "btc",
@@ -502,6 +520,17 @@ CORPORA += (
         for language, name in (("de", "German"), ("it", "Italian"), ("pl", "Polish"))
     ),
     Corpus(
+        "wikiann-de",
+        WIKINEURAL_REPO,
+        WIKINEURAL_COMMIT,
+        "CC BY-NC-SA 4.0 as the repository carries it (Wikipedia text CC BY-SA)",
+        "WikiANN German: Wikipedia sentences and titles labelled from their links (silver: "
+        "no person checked each label), PER/LOC/ORG",
+        ("train",),
+        _wikiann("de"),
+        "de",
+    ),
+    Corpus(
         "wikineural-fr",
         WIKINEURAL_REPO,
         WIKINEURAL_COMMIT,
@@ -521,7 +550,7 @@ TRAINING_BY_LANGUAGE = {
     "es": ("conll02-es",),
     "nl": ("conll02-nl",),
     "pt": ("uner-pt",),
-    "de": ("conll03-de", "wikineural-de"),
+    "de": ("conll03-de", "wikineural-de", "wikiann-de"),
     "it": ("wikineural-it",),
     "pl": ("wikineural-pl",),
 }
