@@ -528,7 +528,41 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     """Presidio's NLP artifacts of a parsed chunk; context words match on normalized forms."""
     for token in doc:
         token.lemma_ = token.norm_
+    _within_sentences(doc)
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
+
+
+_SENTENCE_ENDS = frozenset(".!?")
+
+
+def _within_sentences(doc: Any) -> None:
+    """Cut the model's entities where a sentence ends inside them.
+
+    A full stop, question or exclamation mark that the tokenizer left as a token of its own,
+    after a word of four letters or more, ends a sentence ("Sag bitte [Bescheid. Nimm] dir
+    Zeit": the German model, which learnt from titles and fragments, ran on over it); the
+    words before and after it are each an entity of the same label, and a part of punctuation
+    alone is none. Abbreviations are short ("mr. elliott", "st. louis" in lower case, where
+    the tokenizer splits them) and stay whole, as do "St. Louis" and "J. Smith" (one token).
+    """
+
+    def ends(i: int) -> bool:
+        return doc[i].text in _SENTENCE_ENDS and i > 0 and len(doc[i - 1].text) > 3
+
+    if not any(ends(i) for ent in doc.ents for i in range(ent.start, ent.end - 1)):
+        return
+    from spacy.tokens import Span  # detection processes only: spaCy is loaded there
+
+    parts = []
+    for ent in doc.ents:
+        start = ent.start
+        for i in range(ent.start, ent.end + 1):
+            if i < ent.end and not ends(i):
+                continue
+            if any(t.is_alpha or t.is_digit for t in doc[start:i]):
+                parts.append(Span(doc, start, i, label=ent.label))
+            start = i + 1
+    doc.ents = parts
 
 
 _LETTER = re.compile(r"[^\W\d_]")

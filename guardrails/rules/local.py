@@ -9,7 +9,9 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
 - the language's stop words (spaCy's lists in ``spacy.lang.<code>.stop_words``: no model);
 - its salutations, closings, thanks and e-mail header words (``NOT_NAMES``);
 - its weekdays and months, also abbreviated ("Mo.", "Juni");
-- its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name.
+- its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name;
+- in German, a verb's imperative that opens a sentence before an object pronoun or a particle
+  of a request ("Schick mir", "Sag bitte": ``IMPERATIVE_NEXT``).
 
 A lone word the model or a rule calls a person is one only after such a title or when the
 name lexicon lists it (in German: as a common first name, since many German nouns are also
@@ -147,6 +149,42 @@ PARTICLES: dict[str, frozenset[str]] = {
 """Words that begin names and places in lower case ("van Dijk", "de la Fuente")."""
 
 
+IMPERATIVE_NEXT: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "de": (frozenset({"mir", "mich", "dir", "dich", "uns", "euch"}), frozenset({"mal", "bitte"})),
+}
+"""Words after a verb's imperative that opens a sentence ("Schick mir", "Sag mal"): object
+pronouns, which no name stands before, and particles of a request, which a surname may
+("Müller bitte zurückrufen")."""
+
+
+def _imperative(
+    language: str,
+    text: str,
+    word: tuple[int, int],
+    first_name: Callable[[str], bool],
+    listed: Callable[[str], bool],
+) -> bool:
+    """Whether a span's first word is a verb's imperative that opens a sentence.
+
+    Before an object pronoun it is one unless it is a common first name ("Gib mir", but
+    "Thomas mir"); before a particle of a request, unless the name lexicon lists it at all
+    ("Sag bitte", but "Lisa mal", "Müller bitte"). German's entity model, which learnt from
+    Wikipedia titles and news that a capitalised word opening a text names something, took
+    such verbs for people in chat.
+    """
+    if language not in IMPERATIVE_NEXT or not _opens(text, word[0]):
+        return False
+    after = text[word[1] : word[1] + 16]
+    following = after.split()
+    if not after.startswith(" ") or not following:
+        return False
+    pronouns, particles = IMPERATIVE_NEXT[language]
+    verb, next_word = text[word[0] : word[1]], _key(following[0])
+    if next_word in pronouns:
+        return not first_name(verb)
+    return next_word in particles and not listed(verb)
+
+
 def _ends_off(language: str, word: str, count: int) -> bool:
     """Whether a span's last word is cut off.
 
@@ -222,6 +260,10 @@ def trim(
         if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
         words.pop(0)
+    if words and _imperative(language, text, words[0], first_name, listed):
+        words.pop(0)  # "Schick mir", "Sag bitte"
+        while words and no_name(language, text[words[0][0] : words[0][1]]):
+            words.pop(0)
     while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):
         words.pop()
     if not words:

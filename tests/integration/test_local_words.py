@@ -121,6 +121,45 @@ def test_a_german_chat_message_keeps_its_nouns_and_greetings_and_loses_its_names
     assert redacted(presidio_analyzer, text, "de") == "Die Steuer für <PERSON> ist fällig."
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Schick mir die Unterlagen per Mail.",
+        "Gib mir kurz Rückmeldung zum Entwurf.",
+        "Schreib mir einfach.",
+        "Sag mal, hast du Zeit?",
+        "Sag bitte Bescheid.",
+        "Nimm dir Zeit.",
+    ],
+)
+def test_a_german_request_opening_a_message_keeps_its_verb(
+    presidio_analyzer: AnalyzerEngine, text: str
+) -> None:
+    """An imperative before "mir", "dich", "mal" or "bitte" is a verb, not a person."""
+    assert redacted(presidio_analyzer, text, "de") == text
+
+
+def test_no_placeholder_runs_over_the_end_of_a_sentence(presidio_analyzer: AnalyzerEngine) -> None:
+    """The German model read "Bescheid. Nimm" as one person; a sentence's end cuts it."""
+    out = redacted(presidio_analyzer, "Sag bitte Bescheid. Nimm dir Zeit.", "de")
+    assert out.endswith(". Nimm dir Zeit."), out
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Thomas bitte ruf mich an.", "Thomas"),
+        ("Müller bitte zurückrufen.", "Müller"),
+        ("Schick mir bitte die Rechnung, Müller.", "Müller"),
+        ("Grüß Petra von mir.", "Petra"),
+    ],
+)
+def test_a_name_before_a_request_word_is_still_a_name(
+    presidio_analyzer: AnalyzerEngine, text: str, name: str
+) -> None:
+    assert name not in redacted(presidio_analyzer, text, "de")
+
+
 def test_an_article_opening_a_sentence_is_no_first_name_before_a_place(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
