@@ -399,6 +399,12 @@ class _Detector:
             if kept is None:
                 return None  # "Viele Grüße", "Cordialement", "Behandlung"
             start, end = kept
+            if (
+                d.type == "LOCATION"
+                and self._people
+                and self._people.lone_first_name(norm.text[start:end])
+            ):
+                d = replace(d, type="PERSON")  # "leite das an Jürgen weiter"
         if d.type == "PERSON" and self._people is not None:
             start, end = self._people.complete(norm.text, start, end)
         return replace(d, start=start, end=end)

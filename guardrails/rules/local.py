@@ -179,7 +179,7 @@ def _imperative(
     if not after.startswith(" ") or not following:
         return False
     pronouns, particles = IMPERATIVE_NEXT[language]
-    verb, next_word = text[word[0] : word[1]], _key(following[0])
+    verb, next_word = text[word[0] : word[1]], _key(following[0]).rstrip(".!?")
     if next_word in pronouns:
         return not first_name(verb)
     return next_word in particles and not listed(verb)

@@ -263,6 +263,16 @@ class PeopleFinder:
         words = _WORDS.findall(span)
         return places.known_place(span) and not any(self._first(w) for w in words)
 
+    def lone_first_name(self, span: str) -> bool:
+        """Whether a place span is a person's first name alone: a common one, no known place.
+
+        Another language's entity model reads a first name where a place could stand ("an
+        Jürgen weiter", "Grüße aus Köln, Anna") as a place; "Florence" and "Victoria", known
+        places, stay places.
+        """
+        words = _WORDS.findall(span)
+        return len(words) == 1 and self._first(span) and not places.known_place(span)
+
     def club(self, text: str, start: int, end: int) -> bool:
         """Whether a place is a town's sports club: "Manchester United", "Birmingham City FC".
 

@@ -139,6 +139,16 @@ def test_a_german_request_opening_a_message_keeps_its_verb(
     assert redacted(presidio_analyzer, text, "de") == text
 
 
+def test_a_first_name_the_model_read_as_a_place_is_a_person_and_a_known_place_stays_one(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """The German model read "Jürgen" as a place: the answer would say "at" a person."""
+    text = "Bitte leite das an Jürgen weiter."
+    assert redacted(presidio_analyzer, text, "de") == text.replace("Jürgen", "<PERSON>")
+    text = "Il habite à Florence depuis mars."
+    assert redacted(presidio_analyzer, text, "fr") == text.replace("Florence", "<LOCATION>")
+
+
 def test_no_placeholder_runs_over_the_end_of_a_sentence(presidio_analyzer: AnalyzerEngine) -> None:
     """The German model read "Bescheid. Nimm" as one person; a sentence's end cuts it."""
     out = redacted(presidio_analyzer, "Sag bitte Bescheid. Nimm dir Zeit.", "de")
