@@ -289,12 +289,13 @@ class _Detector:
                 nlp_artifacts=artifacts,
                 context=context or None,
             )
+            tokens = getattr(artifacts, "tokens", None)  # None: Presidio ran its own pipeline
             for r in results:
                 start, end = int(r.start), int(r.end)
                 if (not first and start == 0) or (not last and end == len(chunk)):
                     continue  # cut by the chunk edge; the neighbouring chunk has it whole
                 by_ner = _recognizer(r) == "SpacyRecognizer"
-                pieces = _cells(chunk, start, end) if by_ner else [(start, end)]
+                pieces = _cells(chunk, start, end, tokens) if by_ner else [(start, end)]
                 for a, b in pieces:
                     score = round(float(r.score), 2)  # a rule's tie-break off
                     found = Detection(str(r.entity_type), offset + a, offset + b, score)
@@ -534,41 +535,7 @@ def _artifacts(engine: Any, doc: Any) -> Any:
     """Presidio's NLP artifacts of a parsed chunk; context words match on normalized forms."""
     for token in doc:
         token.lemma_ = token.norm_
-    _within_sentences(doc)
     return engine._doc_to_nlp_artifact(doc, LANGUAGE)  # noqa: SLF001
-
-
-_SENTENCE_ENDS = frozenset(".!?")
-
-
-def _within_sentences(doc: Any) -> None:
-    """Cut the model's entities where a sentence ends inside them.
-
-    A full stop, question or exclamation mark that the tokenizer left as a token of its own,
-    after a word of four letters or more, ends a sentence ("Sag bitte [Bescheid. Nimm] dir
-    Zeit": the German model, which learnt from titles and fragments, ran on over it); the
-    words before and after it are each an entity of the same label, and a part of punctuation
-    alone is none. Abbreviations are short ("mr. elliott", "st. louis" in lower case, where
-    the tokenizer splits them) and stay whole, as do "St. Louis" and "J. Smith" (one token).
-    """
-
-    def ends(i: int) -> bool:
-        return doc[i].text in _SENTENCE_ENDS and i > 0 and len(doc[i - 1].text) > 3
-
-    if not any(ends(i) for ent in doc.ents for i in range(ent.start, ent.end - 1)):
-        return
-    from spacy.tokens import Span  # detection processes only: spaCy is loaded there
-
-    parts = []
-    for ent in doc.ents:
-        start = ent.start
-        for i in range(ent.start, ent.end + 1):
-            if i < ent.end and not ends(i):
-                continue
-            if any(t.is_alpha or t.is_digit for t in doc[start:i]):
-                parts.append(Span(doc, start, i, label=ent.label))
-            start = i + 1
-    doc.ents = parts
 
 
 _LETTER = re.compile(r"[^\W\d_]")
@@ -609,16 +576,42 @@ _FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")
 line end ("Zoë Brontë,,,Köln"); "Paris, France" and "1,000" are one span."""
 
 
-def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """An NER span cut where it crosses from one field or cell into the next."""
+def _cells(text: str, start: int, end: int, doc: Any = None) -> list[tuple[int, int]]:
+    """An NER span cut where it crosses from one field, cell or sentence into the next.
+
+    ``doc``: the chunk's tokens, which say where a sentence ends (``_sentence_ends``).
+    """
+    breaks = [(found.start(), found.end()) for found in _FIELD_BREAK.finditer(text, start, end)]
     pieces, position = [], start
-    for found in _FIELD_BREAK.finditer(text, start, end):
-        if found.start() > position:
-            pieces.append((position, found.start()))
-        position = found.end()
+    for a, b in sorted(breaks + _sentence_ends(doc, start, end)):
+        if a > position:
+            pieces.append((position, a))
+        position = max(position, b)
     if end > position:
         pieces.append((position, end))
     return pieces
+
+
+_SENTENCE_ENDS = frozenset(".!?")
+
+
+def _sentence_ends(doc: Any, start: int, end: int) -> list[tuple[int, int]]:
+    """Where a sentence ends inside a span of a chunk the model read (``doc``: its tokens).
+
+    A full stop, question or exclamation mark that the tokenizer left as a token of its own,
+    after a word of four letters or more, ends a sentence ("Sag bitte [Bescheid. Nimm] dir
+    Zeit": the German model, which learnt from titles and fragments, ran on over it).
+    Abbreviations are short ("mr. elliott", "st. louis" in lower case, where the tokenizer
+    splits them) and stay whole, as do "St. Louis" and "J. Smith" (one token each).
+    """
+    span = doc.char_span(start, end, alignment_mode="expand") if doc is not None else None
+    if span is None:
+        return []
+    return [
+        (t.idx, t.idx + len(t.text))
+        for t in span[:-1]
+        if t.text in _SENTENCE_ENDS and t.i > 0 and len(doc[t.i - 1].text) > 3
+    ]
 
 
 def _identifier(text: str, start: int, end: int) -> bool:
