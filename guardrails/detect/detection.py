@@ -167,13 +167,12 @@ class _Detector:
         self._english: Callable[[str], bool] = functools.lru_cache(maxsize=4)(
             lambda text: lexicon is not None and casing.reads_as_english(text, lexicon)
         )
-        english = policy.language == ENGLISH  # a lone English noun is no name there ("Boy")
         self.recognizers = build_recognizers(
             policy,
             prose=prose,
             towns=towns,
             lone_town=towns.alone if towns else None,
-            people=functools.partial(people, english=english) if people else None,
+            people=functools.partial(people, language=policy.language) if people else None,
             full_name=people.is_name if people else None,
             name_word=people.user_name if people else None,
             english=people.english if people else None,
@@ -254,7 +253,9 @@ class _Detector:
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
         form = self._people.link_form if self._people else None
-        again = repeats(merged, text, norm.protected, form)
+        again = repeats(
+            merged, text, norm.protected, form, any_case=self._policy.language == ENGLISH
+        )
         final = merge_overlaps([*merged, *again], text) if again else merged
         return [_with_parts(d, text, form) for d in final] if form else final
 
@@ -290,17 +291,36 @@ class _Detector:
                 context=context or None,
             )
             tokens = getattr(artifacts, "tokens", None)  # None: Presidio ran its own pipeline
+            others = _other_names(chunk, artifacts, tokens) if self._own_model() else []
             for r in results:
                 start, end = int(r.start), int(r.end)
                 if (not first and start == 0) or (not last and end == len(chunk)):
                     continue  # cut by the chunk edge; the neighbouring chunk has it whole
                 by_ner = _recognizer(r) == "SpacyRecognizer"
+                if not by_ner and self._in_other_name(chunk, start, end, r.entity_type, others):
+                    continue  # "les Maple Leafs de Toronto", "la Seconde Guerre mondiale"
                 pieces = _cells(chunk, start, end, tokens) if by_ner else [(start, end)]
                 for a, b in pieces:
                     score = round(float(r.score), 2)  # a rule's tie-break off
                     found = Detection(str(r.entity_type), offset + a, offset + b, score)
                     seen.add((found, by_ner))
         return sorted(seen, key=lambda d: (d[0].start, d[0].end, d[0].type))
+
+    def _in_other_name(
+        self, text: str, start: int, end: int, entity_type: str, others: list[tuple[int, int]]
+    ) -> bool:
+        """Whether a rule's name lies inside a longer one the model read as no personal data.
+
+        The lexicon's first name "Seconde" in the event "la Seconde Guerre mondiale", the
+        region "Arizona" in the team "les Cardinals de l'Arizona" (``_other_names``). A name
+        after a courtesy title stays one whatever the model read.
+        """
+        if entity_type not in ("PERSON", "LOCATION"):
+            return False
+        language = self._policy.language
+        if language in local.LANGUAGES and local.titled(language, text, start):
+            return False
+        return any(a <= start and end <= b and b - a > end - start for a, b in others)
 
     def _ner_input(self, chunk: str) -> Any:
         """NLP artifacts of a chunk from the NER component alone.
@@ -529,6 +549,27 @@ class _Detector:
         if "USER" in self._policy.enabled:
             kept += [Detection("USER", start, end, 1.0) for start, end in norm.users]
         return kept
+
+
+OTHER_NAME_LABELS = frozenset({"ORG", "MISC"})
+"""The entity models' labels of names that are no personal data: organizations, and events,
+works, products and teams (French's ``MISC``)."""
+
+
+def _other_names(chunk: str, artifacts: Any, doc: Any) -> list[tuple[int, int]]:
+    """The spans of a chunk the entity model read as organizations or other names.
+
+    Each cut where it crosses into another line, cell or sentence (``_cells``), as the model's
+    people and places are: the small French model reads a mail's subject line, the blank line
+    and "Bonjour Monsieur Martin" as one name.
+    """
+    entities = getattr(artifacts, "entities", None) or []
+    return [
+        piece
+        for e in entities
+        if e.label_ in OTHER_NAME_LABELS
+        for piece in _cells(chunk, e.start_char, e.end_char, doc)
+    ]
 
 
 def _artifacts(engine: Any, doc: Any) -> Any:

@@ -11,7 +11,10 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
 - its weekdays and months, also abbreviated ("Mo.", "Juni");
 - its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name;
 - in German, a verb's imperative that opens a sentence before an object pronoun or a particle
-  of a request ("Schick mir", "Sag bitte": ``IMPERATIVE_NEXT``).
+  of a request ("Schick mir", "Sag bitte": ``IMPERATIVE_NEXT``);
+- in French, a lone word after a determiner is no person ("la Révolution": ``DETERMINERS``);
+- in French, Spanish and Portuguese, a town that ends a team's name is no place ("les Yankees
+  de New York": ``team_town``).
 
 A lone word the model or a rule calls a person is one only after such a title or when the
 name lexicon lists it (in German: as a common first name, since many German nouns are also
@@ -116,6 +119,15 @@ def no_name(language: str, word: str) -> bool:
     return key in words or bare in words or bare in _stop_words(language)
 
 
+def article(language: str, word: str) -> bool:
+    """Whether ``word`` is a no-name word of ``language`` that begins no name.
+
+    Its stop words, greetings and headers (``no_name``), but for the particles that begin
+    surnames ("De Prins", "Del Bosque", "La Fontaine"; ``PARTICLES``).
+    """
+    return no_name(language, word) and _key(word) not in PARTICLES[language]
+
+
 def titled(language: str, text: str, start: int) -> bool:
     """Whether a courtesy title of ``language`` stands right before ``start``."""
     before = text[max(0, start - 20) : start].split()
@@ -147,6 +159,44 @@ PARTICLES: dict[str, frozenset[str]] = {
     "pl": frozenset(),
 }
 """Words that begin names and places in lower case ("van Dijk", "de la Fuente")."""
+
+
+DETERMINERS: dict[str, frozenset[str]] = {
+    "fr": frozenset("le la les l' l’ du des au aux un une ce cet cette son sa ses".split()),
+}
+"""Determiners no person's name follows in a language: in French a place, a work, an
+institution or a common noun does ("la France", "le Monde", "la Révolution", "le Maire"),
+never a person ("Marie", not "la Marie")."""
+
+
+def _determined(language: str, text: str, start: int) -> bool:
+    """Whether a determiner of ``DETERMINERS`` stands right before ``start``."""
+    if language not in DETERMINERS:
+        return False
+    before = _LAST_WORD.search(text[max(0, start - 12) : start])
+    return before is not None and before.group(1).casefold() in DETERMINERS[language]
+
+
+_LAST_WORD = re.compile(r"([^\W\d_]+['’]?)\s*$")
+
+
+_TEAM_BEFORE: dict[str, re.Pattern[str]] = {
+    language: re.compile(rf"\b(?i:{plural})[ \t]+(?:[A-Z][\w'’.\-]*[ \t]+){{1,3}}(?:{of})[ \t]*$")
+    for language, plural, of in (
+        ("fr", "les|des|aux", "de|du|d['’][ \t]*(?:l['’][ \t]*)?|de[ \t]+l['’][ \t]*"),
+        ("es", "los|de los|a los", "de|del"),
+        ("pt", "os|dos|aos", "de|do|da"),
+    )
+}
+"""A team's name before its town, as these languages name North American clubs: "les Yankees
+de New York", "aux Cardinals de l'Arizona", "los Medias Rojas de Boston", "os Lakers de Los
+Angeles": the town is part of the club's name, not a place someone is."""
+
+
+def team_town(language: str, text: str, start: int) -> bool:
+    """Whether a place at ``start`` ends a team's name (``_TEAM_BEFORE``)."""
+    pattern = _TEAM_BEFORE.get(language)
+    return pattern is not None and pattern.search(text, max(0, start - 60), start) is not None
 
 
 IMPERATIVE_NEXT: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -273,6 +323,16 @@ def trim(
         new_end -= 1  # the sentence's full stop ("Weber."), not an initial's ("J.")
     word = text[new_start:new_end]
     header_value = text[:new_start].rstrip(" \t").endswith(":")
+    if entity_type == "LOCATION" and team_town(language, text, new_start):
+        return None  # "les Yankees de [New York]"
+    if (
+        entity_type == "PERSON"
+        and len(words) == 1
+        and not own_model
+        and _determined(language, text, new_start)
+        and not titled(language, text, new_start)
+    ):
+        return None  # "la Révolution", "le Maire", "l' Autorité"
     if (
         len(words) == 1
         and (not own_model or header_value)

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
-from guardrails.rules import places
+from guardrails.rules import local, places
 from guardrails.rules.casing import Lexicon, foreign_function_words, reads_as_english
 from guardrails.rules.names import (
     AFTER_WORD,
@@ -49,6 +49,7 @@ from guardrails.rules.names import (
 )
 from guardrails.rules.parts import PROPER
 from guardrails.rules.stopwords import STOP_WORDS
+from guardrails.text.language import ENGLISH
 
 FIRST_RANK = 1000
 SINGLE_RANK = 500
@@ -167,14 +168,18 @@ class PeopleFinder:
         self._towns = towns
         self._names = names or name_lexicon()
 
-    def __call__(self, text: str, *, english: bool = True) -> Iterator[tuple[int, int, float]]:
+    def __call__(self, text: str, *, language: str = ENGLISH) -> Iterator[tuple[int, int, float]]:
         """``(start, end, score)`` of each name the lexicon finds in ``text``.
 
-        ``english``: the message is English, where a lone English noun is no name ("Boy");
-        in another language it is ("Wagner", "Stalin": English knows them as nouns too).
+        ``language``: the message's. In English a lone English noun is no name ("Boy"); in
+        another language it is ("Wagner", "Stalin": English knows them as nouns too), but
+        none begins with one of that language's no-name words but a particle of names
+        (``local.article``: "La" and "Le" are first names somewhere, "La Révolution" no
+        person, "De Prins" one), and names in lower case are looked for in English only.
         """
+        english = language == ENGLISH
         for run in _RUN.finditer(text):
-            yield from self._in_run(text, run.start(), run.end(), english)
+            yield from self._in_run(text, run.start(), run.end(), language)
         for vocative in _VOCATIVE.finditer(text):  # "Warrane, can you ..."
             if self._name_alone(vocative.group("v")):
                 yield vocative.start("v"), vocative.end("v"), 0.6
@@ -190,7 +195,7 @@ class PeopleFinder:
             if len(words) == 2 and self._tagged_name(*words):
                 yield tag.start("v"), tag.end("v"), 0.6
         pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
-        if pairs and reads_as_english(text, self._nouns):  # "een whiskydieet" is Dutch
+        if pairs and english and reads_as_english(text, self._nouns):  # "een whiskydieet" is Dutch
             yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
         # English words would drop.
@@ -441,8 +446,10 @@ class PeopleFinder:
         return self._names.last.get(_key(word), 10**9) <= ENGLISH_SURNAME_RANK
 
     def _in_run(
-        self, text: str, start: int, end: int, english: bool
+        self, text: str, start: int, end: int, language: str
     ) -> Iterator[tuple[int, int, float]]:
+        english = language == ENGLISH
+        local_words = language in local.LANGUAGES
         tokens = [(start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
         i = 0
         while i < len(tokens):
@@ -453,6 +460,7 @@ class PeopleFinder:
             # may be inside a name but never begins one: "the Packers de Green Bay".
             particle = word[0].islower()
             common = key in COMMON_WORDS or key in _TITLES
+            common = common or local_words and local.article(language, word)
             if particle or word.endswith(".") or common or not self._first(word):
                 i += 1
                 continue

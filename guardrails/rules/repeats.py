@@ -33,11 +33,14 @@ def repeats(
     text: str,
     protected: Sequence[tuple[int, int]] = (),
     form: Callable[[str], str] | None = None,
+    any_case: bool = True,
 ) -> list[Detection]:
     """Detections for the other occurrences of what ``found`` holds.
 
     ``form``: how a name's word links (``PeopleFinder.link_form``); every capitalized word
-    in any case without it.
+    in any case without it. ``any_case``: a value written with a capital counts again in
+    lower case too (English); in the other languages, where a lower-case place or people is
+    an adjective ("suisse", "corse", "argentins"), it does not.
     """
     words, proper = _needles(found, text, form)
     needles = list(words.items())
@@ -50,6 +53,8 @@ def repeats(
     for rank, start, end in sorted(_occurrences(needles, text)):
         if needles[rank][0] in proper and not written_as_name(text, start, end):
             continue
+        if not any_case and text[start:end].islower() and not needles[rank][0].islower():
+            continue  # "la Suisse ... l'association suisse": an adjective, not the place
         if taken.find(1, start, end) < 0:
             model = needles[rank][1]
             out.append(replace(model, start=start, end=end, score=model.score - 0.01))

@@ -240,3 +240,65 @@ def test_names_in_the_middle_of_a_sentence_keep_their_articles_and_particles(
 ) -> None:
     out = redacted(presidio_analyzer, text, language)
     assert not [word for word in value.split() if word in out]  # the article goes with it
+
+
+@pytest.mark.parametrize(
+    ("language", "team", "home"),
+    [
+        (
+            "fr",
+            "Hier soir, les Yankees de New York ont perdu, et la presse aussi.",
+            "Il habite à New York depuis 2019.",
+        ),
+        (
+            "fr",
+            "Le lanceur joue son premier match contre les Phillies de Philadelphie.",
+            "Elle a déménagé à Philadelphie l'an dernier.",
+        ),
+    ],
+)
+def test_a_town_that_ends_a_team_s_name_is_no_place(
+    presidio_analyzer: AnalyzerEngine, language: str, team: str, home: str
+) -> None:
+    """French names North American clubs "les <team> de <town>": the town is the club's."""
+    assert redacted(presidio_analyzer, team, language) == team
+    town = "New York" if "New York" in home else "Philadelphie"
+    assert redacted(presidio_analyzer, home, language) == home.replace(town, "<LOCATION>")
+
+
+def test_a_first_name_inside_an_event_the_model_read_is_no_person(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """The name lexicon lists "Seconde" as a first name; the model read the whole event.
+
+    A name the model labels the same way on its own ("Marie", which the small French model
+    calls MISC) is still a person.
+    """
+    text = "Pendant la Seconde Guerre mondiale, la ville a été bombardée."
+    assert redacted(presidio_analyzer, text, "fr") == text
+    assert redacted(presidio_analyzer, "J'ai vu Marie hier.", "fr") == "J'ai vu <PERSON> hier."
+
+
+def test_a_french_noun_after_an_article_is_no_first_name(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """The name lexicon lists "La" and "Révolution" as first names; together they are no one.
+
+    "De", a particle of Dutch surnames, still begins one.
+    """
+    text = "La Révolution française a changé le pays."
+    assert redacted(presidio_analyzer, text, "fr") == text
+    text = "Rappelle Jean-Marc Dupuis demain, il attend la réponse de Sophie."
+    out = redacted(presidio_analyzer, text, "fr")
+    assert out == "Rappelle <PERSON> demain, il attend la réponse de <PERSON>.", out
+    text = "Gisteren sprak De Prins met de pers over het journaal."
+    assert redacted(presidio_analyzer, text, "nl") == text.replace("De Prins", "<PERSON>")
+
+
+def test_a_place_written_again_in_lower_case_is_an_adjective_outside_english(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    text = "La Suisse a voté ; l'association suisse proteste."
+    assert redacted(presidio_analyzer, text, "fr") == text.replace("La Suisse", "La <LOCATION>")
+    text = "Le joueur signe en Grèce cet été."  # "signe en": no name in lower case
+    assert redacted(presidio_analyzer, text, "fr") == text.replace("Grèce", "<LOCATION>")
