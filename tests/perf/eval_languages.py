@@ -2,11 +2,11 @@
 
 The test parts of the pinned corpora of ``guardrails.ner.corpora`` (``--corpus es=conll02-es``):
 CoNLL-2002 (Tjong Kim Sang 2002: Spanish EFE newswire, ``esp.testb``, and Dutch De Morgen
-articles, ``ned.testb``), CoNLL-2003 German, Universal NER's Portuguese Bosque and German PUD
-(human-labelled), and WikiNEuRal's French, German, Italian and Polish (silver: labelled by a
-model). The shipped models (``guardrails/ner/models``) trained on the corpora's training parts
-and were chosen on their dev parts; the test parts are read here only (``--split dev`` reads
-the dev parts, for choices). A sentence is its tokens
+articles, ``ned.testb``), CoNLL-2003 German, GermEval 2014's German test file, Universal NER's
+Portuguese Bosque and German PUD (human-labelled), and WikiNEuRal's French, German, Italian
+and Polish (silver: labelled by a model). The shipped models (``guardrails/ner/models``)
+trained on the corpora's training parts and were chosen on their dev parts; the test parts
+are read here only (``--split dev`` reads the dev parts, for choices). A sentence is its tokens
 detokenized (``guardrails.ner.readers``); its PER and LOC spans are the values (PERSON,
 LOCATION), ORG and MISC spans names that are no personal data. ``--file LANG=PATH`` reads a
 CoNLL-2002 file instead, its tokens joined by spaces.
@@ -26,10 +26,10 @@ Precision: of the PERSON and LOCATION detections, the share that overlap a value
 type); one over an ORG or MISC name or over nothing is a false alarm.
 
     .venv/bin/python -m tests.perf.eval_languages --sources /work/.mirror \\
-        --corpus fr=wikineural-fr --corpus de=uner-de --corpus de=conll03-de \\
-        --corpus de=wikineural-de --corpus es=conll02-es --corpus it=wikineural-it \\
-        --corpus nl=conll02-nl --corpus pl=wikineural-pl --corpus pt=uner-pt \\
-        [--split dev] [--limit N] [--write docs/languages.md]
+        --corpus fr=wikineural-fr --corpus de=uner-de --corpus de=germeval-de \\
+        --corpus de=conll03-de --corpus de=wikineural-de --corpus es=conll02-es \\
+        --corpus it=wikineural-it --corpus nl=conll02-nl --corpus pl=wikineural-pl \\
+        --corpus pt=uner-pt [--split dev] [--limit N] [--write docs/languages.md]
 
 ``--sources``: the folder of corpus checkouts ``guardrails.ner.build`` reads (nothing is
 downloaded). ``--write``: the rows into that Markdown file (generated, not edited).
