@@ -592,7 +592,7 @@ TRAINING_BY_LANGUAGE = {
     "es": ("conll02-es",),
     "nl": ("conll02-nl",),
     "pt": ("uner-pt",),
-    "de": ("conll03-de", "wikineural-de", "wikiann-de"),
+    "de": ("conll03-de", "wikineural-de", "wikiann-de", "germeval-de"),
     "it": ("wikineural-it",),
     "pl": ("wikineural-pl",),
 }

@@ -299,7 +299,8 @@ def trim(
             opens a sentence is no part of the name).
         own_model: the language's own entity model found the span, having read the word in
             its context: a lone word it calls a name is kept, unless it is a header's value
-            ("Asunto: Factura"; the model learned from running text, not headers).
+            ("Asunto: Factura"; the model learned from running text, not headers) or what is
+            left after a request's verb ("[Sag bitte Bescheid]": it misread the span).
         first_name: whether a word is a common first name of the name lexicon (German: its
             nouns are often surnames too, "Steuer", "Konto").
         listed: whether a word is a first or last name of the lexicon (the other languages).
@@ -314,6 +315,7 @@ def trim(
         words.pop(0)  # "Schick mir", "Sag bitte"
         while words and no_name(language, text[words[0][0] : words[0][1]]):
             words.pop(0)
+        own_model = False  # it misread the span's start: "[Sag bitte Bescheid]"
     while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):
         words.pop()
     if not words:

@@ -162,6 +162,7 @@ def test_no_placeholder_runs_over_the_end_of_a_sentence(presidio_analyzer: Analy
         ("Müller bitte zurückrufen.", "Müller"),
         ("Schick mir bitte die Rechnung, Müller.", "Müller"),
         ("Grüß Petra von mir.", "Petra"),
+        ("Sag bitte Thomas, dass ich später komme.", "Thomas"),
     ],
 )
 def test_a_name_before_a_request_word_is_still_a_name(
