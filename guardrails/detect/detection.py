@@ -392,6 +392,10 @@ class _Detector:
                 d = replace(d, type="PERSON")  # "Victoria will call you back"
             if d.type == "LOCATION":
                 start, end = places.grown(norm.text, start, end)  # "NEW [YORK]"
+                if not self._lower_case_place(norm.text, start, end):
+                    return None  # "ctfu", "la nuova": chat words and other languages
+                if self._acronym(norm.text, start, end):
+                    return None  # "HANO", "IUCN": an organization's initials
                 if places.team(norm.text, start, end):
                     return None  # "Nigeria 1 Bosnia 0"
             if not self._own_model() and not self._plausible(d.type, norm.text, start, end):
@@ -473,6 +477,35 @@ class _Detector:
         if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
             return True
         return self._english(text) and self._people.lower_case_name(text[start:end])
+
+    def _lower_case_place(self, text: str, start: int, end: int) -> bool:
+        """Whether a place the English model read in lower case may be one.
+
+        People write known places in lower case ("london", "miramar florida", "tampa bay");
+        what the gazetteer does not know, written so, is a chat word, a misspelling or another
+        language's words ("ctfu", "altough", "la nuova"). A hashtag is lower case by habit.
+        """
+        span = text[start:end]
+        if not span.islower() or self._policy.language != ENGLISH:
+            return True
+        if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
+            return True
+        return places.lower_case_place(span)
+
+    def _acronym(self, text: str, start: int, end: int) -> bool:
+        """Whether a place the English model read is initials no place has ("IUCN", "HANO").
+
+        Places go by few initials of four letters or more, and the gazetteer knows them
+        ("NOLA"); three are an airport's or a city's code too often ("LAX", "ATL"). In a
+        message written all in capitals, a short word in capitals is no initials.
+        """
+        span = text[start:end]
+        return (
+            self._policy.language == ENGLISH
+            and re.fullmatch(r"[A-Z]{4,5}", span) is not None
+            and not places.known_place(span)
+            and any(c.islower() for c in text)
+        )
 
     def _acts(self, text: str, start: int, end: int) -> bool:
         """Whether a place is a person's name doing what people do ("Victoria will call")."""

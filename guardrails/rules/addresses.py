@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
+from guardrails.rules.names import MONTHS
 from guardrails.rules.places import gazetteer, known_place
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
@@ -164,6 +165,10 @@ _STREET_BEFORE = (
     r"(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*(?:[ \t]+(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*|de|di|la|le|del|van|von|der))"
     r"{0,3}[ \t]+\d{1,4}[a-zA-Z]?,[ \t]*)?"
 )
+_MONTH_BEFORE = re.compile(
+    r"(?i:\b(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?,?[ \t]+)\Z"
+)
+"""A month's name right before a figure, which makes the figure a year."""
 _POSTAL_WORD = re.compile(r"(?:C\.?P\.?|PLZ)[ \t]*", re.IGNORECASE)
 _POSTCODE_TOWN_RE = re.compile(
     rf"(?<![\w\-.,/])(?P<street>{_STREET_BEFORE})(?P<code>{_POSTCODE})(?![\w\-])"
@@ -191,6 +196,10 @@ def postcode_towns(text: str) -> Iterator[tuple[int, int, float]]:
     code ("CP 28013", "PLZ 10115"); a number without either ("order 28013") is no address.
     """
     for match in _POSTCODE_TOWN_RE.finditer(text):
+        if not match.group("street") and _MONTH_BEFORE.search(
+            text, max(0, match.start() - 16), match.start()
+        ):
+            continue  # "05 January 2015 Jam: 04:26": a year, not a postcode
         words = match.group("town").split()
         known = next(
             (n for n in range(len(words), 0, -1) if " ".join(words[:n]).casefold() in _towns()),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.names import COMMON_WORDS, MONTHS
 from guardrails.rules.stopwords import STOP_WORDS
 
 TRIGGER = re.compile(
@@ -124,9 +124,11 @@ block never runs over them."""
 
 _COUNTED = frozenset(
     """years year months month weeks week days day hours hour minutes minute mins seconds ago
-    times percent people""".split()
+    times percent people men women feet foot inches miles kilometres kilometers km metres
+    meters""".split()
 )
-"""Words a number counts, which no address has: "moved to Paris 3 years ago" ends at "3"."""
+"""Words a number counts, which no address has: "moved to Paris 3 years ago" ends at "3",
+"9 FEET OF SNOW" and "4 Men Releases" are no house numbers."""
 
 
 def _address_token(token: str, *, first: bool) -> bool:
@@ -140,6 +142,18 @@ def _address_token(token: str, *, first: bool) -> bool:
     return not first and word not in COMMON_WORDS and word.isalpha()
 
 
+def _date(words: list[str]) -> bool:
+    """Whether a block's words are a date: a month's name with figures and no street word."""
+    keys = {w.strip(".,'’-").lower() for w in words}
+    return (
+        bool(keys & MONTHS)
+        and not keys & _ADDRESS_WORDS
+        and all(
+            k in MONTHS or k.isdigit() or re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)", k) for k in keys
+        )
+    )
+
+
 def _address_line(text: str, start: int) -> bool:
     """Whether the line at ``start`` is short and starts like part of an address."""
     end = text.find("\n", start)
@@ -150,6 +164,8 @@ def _address_line(text: str, start: int) -> bool:
 
 def _accepted(text: str, tokens: list[tuple[int, int]], numbered: bool) -> tuple[int, int] | None:
     words = [text[a:b] for a, b in tokens]
+    if _date(words):
+        return None  # "It's on January 4", "2 nov", "3333 February 03, 2015"
     while words and words[-1].strip(".").lower() in _ADDRESS_WORDS | COMMON_WORDS:
         words.pop()
         tokens.pop()

@@ -204,10 +204,14 @@ def codes() -> frozenset[str]:
     return frozenset(found | {"UK", "U.K.", "US", "U.S.", "U.S.A.", "UAE", "NYC", "DC", "D.C."})
 
 
+_KINDS = (
+    "street|st|avenue|ave|road|rd|lane|drive|boulevard|blvd|square|place|park|gardens|bay|beach"
+    "|bridge|lake|river|island|islands|mountain|mountains|hill|hills|valley|side|station|airport"
+    "|harbour|harbor|coast|county|city"
+)
+"""Kinds of named place that end a place's name ("Central Park", "Pelican Bay")."""
 _FEATURE = re.compile(
-    r"(?:[A-Z0-9][\w'’.\-]*[ \t]+){1,3}(?i:street|st|avenue|ave|road|rd|lane|drive|boulevard"
-    r"|blvd|square|place|park|gardens|bay|beach|bridge|lake|river|island|islands|mountain"
-    r"|mountains|hill|hills|valley|side|station|airport|harbour|harbor|coast|county|city)\.?"
+    rf"(?:[A-Z0-9][\w'’.\-]*[ \t]+){{1,3}}(?i:{_KINDS})\.?"
     r"|(?i:gulf|bay|sea|isle|island|lake|strait|cape|mount|city|county|republic|province)"
     r"[ \t]+of[ \t]+(?:the[ \t]+)?[A-Z][\w'’.\-]*(?:[ \t]+[A-Z][\w'’.\-]*){0,2}"
     r"|(?:Mount|Mt\.?|Lake|Cape|Fort|Port)[ \t]+[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?"
@@ -220,6 +224,19 @@ mountain, lake, cape or fort by its name ("Mount Hood", "Lake Tahoe", "Fort Wort
 def named_feature(name: str) -> bool:
     """Whether an NER place is a named feature ("Central Park", "3rd Avenue", "Pelican Bay")."""
     return _FEATURE.fullmatch(name.removeprefix("the ").removeprefix("The ")) is not None
+
+
+def lower_case_place(name: str) -> bool:
+    """Whether a place written in lower case may be one.
+
+    A known place is among its words ("london", "miramar florida"), or a kind of place ends
+    it ("alcatraz island").
+    """
+    words = name.split()
+    if not words:
+        return False
+    kind = re.fullmatch(_KINDS, words[-1].rstrip(".")) is not None and len(words) > 1
+    return kind or known_place(name) or any(known_place(w) for w in words)
 
 
 def known_place(name: str) -> bool:

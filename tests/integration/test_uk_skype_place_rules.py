@@ -204,3 +204,30 @@ def test_the_corpus_regression_messages_hide_their_values_and_keep_the_rest(
 )
 def test_a_storm_is_no_person_and_no_place(presidio_analyzer, text, storm):
     assert [v for _, v in found(presidio_analyzer, text) if storm in v] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the bar caters to the yuppy crowd now",  # a word the model read as a place
+        "it was great, altough the food was cold",
+        "I spoke to our contact at NTRC about the transfer.",  # initials
+        "according to the IUCN, last year was bad for frogs",
+    ],
+)
+def test_unknown_lower_case_words_and_initials_are_no_place(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("moving back to london next month", "london"),
+        ("we stayed in miramar florida for a week", "florida"),
+        ("took the ferry to alcatraz island", "alcatraz island"),
+        ("GREETINGS FROM TROWBRIDGE EVERYONE", "TROWBRIDGE"),
+    ],
+)
+def test_known_places_in_lower_case_and_capitals_stay_places(presidio_analyzer, text, place):
+    hits = found(presidio_analyzer, text)
+    assert any(place in v for _, v in hits), hits

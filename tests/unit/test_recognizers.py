@@ -455,6 +455,28 @@ def test_a_headline_or_a_figure_at_a_line_start_is_no_address(text):
     assert [v for t, v in found(text) if t == "LOCATION"] == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it's on January 4, don't forget",
+        "the launch is on 2 nov",
+        "9 FEET OF SNOW IN THE LAST 2 WEEKS!!!",
+        "we are at 4 men per shift now",
+        "Senin, 05 January 2015 Jam: 04:26",
+    ],
+)
+def test_a_date_or_a_count_after_an_address_phrase_is_no_address(text):
+    assert [v for t, v in found(text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [("send it to 4 May Road, Leeds", "4 May Road, Leeds"), ("PLZ 10115 Berlin", "10115 Berlin")],
+)
+def test_a_month_in_a_street_name_or_a_postcode_keeps_the_address(text, address):
+    assert any(address in v for t, v in found(text) if t == "LOCATION"), found(text)
+
+
 @pytest.mark.parametrize("address", ["221B Baker Street", "28245 Puruntie 82 Apt. 595"])
 def test_a_house_number_at_a_line_start_still_begins_an_address(address):
     assert ("LOCATION", f"{address}\nLondon") in found(f"{address}\nLondon")
