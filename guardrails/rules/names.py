@@ -73,7 +73,7 @@ _FOR_END = rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:after|before|who|since|until|t
 COMPANY_WORDS = frozenset(
     """corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa lab labs group
     systems technologies tech solutions software bank industries holdings partners co company
-    media health cloud studio studios games networks capital ventures analytics logistics
+    media health studio studios games networks capital ventures analytics logistics
     airlines insurance consulting services foundation university college team project
     investments associates enterprises international agency orchestra band brothers bros
     pharmaceuticals motors electric energy financial partnership""".split()

@@ -344,3 +344,13 @@ def test_in_another_language_a_lone_name_english_knows_as_a_noun_stays_a_name(pr
     policy = with_override(default_policy(), PolicyOverride(language="de"))
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console", policy)]
     assert "Wagner" in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Kelly Cloud called yesterday", "Kelly Cloud, Senior Vice President of CCNG, called"],
+)
+def test_a_surname_that_is_an_english_word_does_not_make_a_company(presidio_analyzer, text):
+    hidden = {text[d.start : d.end] for d in detect(presidio_analyzer, text, "slack")}
+    assert any("Kelly" in value for value in hidden), hidden
+    assert any("Cloud" in value for value in hidden), hidden
