@@ -560,7 +560,10 @@ def _company_after(text: str, end: int) -> bool:
     following = _FOLLOWING.match(text[end : end + 80])
     if following is None:
         return False
-    if following.group(1).rstrip(".").lower() in COMPANY_WORDS:
+    word = following.group(1)
+    if "," in following.group() and word.rstrip(".") in places.codes():
+        return False  # "Glenwood Springs, CO": a town and its state, not "Co."
+    if word.rstrip(".").lower() in COMPANY_WORDS:
         return True
     run = _RUN_ON.match(text, end, end + 80)  # not across a comma: "in Noville, Base Ltd"
     return run is not None and run.group("last").lower() in LEGAL_FORMS

@@ -378,15 +378,39 @@ _MORE_NAME = re.compile(rf"[ \t]*(?:&|[A-Z]+\b)|{_SCORE.pattern}")
 or a score or rank: a team ("Nigeria 1 Bosnia 0", "1. Alabama 6.")."""
 
 
+_OPENING = re.compile(r"(?:^|[.!?:\n])[ \t\"'“‘(]*\Z")
+"""What comes before a word that opens a sentence."""
+
+
+def _lead_off(
+    word: str,
+    text: str,
+    start: int,
+    name: Callable[[str], bool],
+    english: Callable[[str], bool] | None,
+) -> bool:
+    """Whether the first word of a capitalized run is no part of the name after it."""
+    if _key(word) in COMMON_WORDS:
+        return True
+    return (
+        english is not None
+        and english(word)
+        and not name(word)
+        and _OPENING.search(text, max(0, start - 8), start) is not None
+    )
+
+
 def named_regions(
     name: Callable[[str], bool],
     text: str,
     town: Callable[[str], bool] | None = None,
+    english: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each country, continent, US state or lone town by its name.
 
     The name must be the whole run of capitalized words, or all of it but a common word
-    before it ("The Spain international"): in a longer run it is part of a company's or a
+    before it ("The Spain international"), or but an English word that opens a sentence and
+    is no name ("Apparently Sweden is ..."): in a longer run it is part of a company's or a
     product's name ("Kmart Australia", "South Jersey Industries", "New York Times"), as it
     is after "Name of" ("Bank of England") or before capitals ("Texas A & M"); a small
     number after it is a team's score or rank ("Nigeria 1 Bosnia 0").
@@ -396,6 +420,7 @@ def named_regions(
         text: the text.
         town: whether a run of capitalized words is a town that names nothing else
             (``PlaceCheck.alone``).
+        english: whether a word is English.
     """
     for match in _CAPITALIZED.finditer(text):
         if match.group("v") is None:
@@ -403,7 +428,11 @@ def named_regions(
         start, value = match.start(), match.group()
         lead = _LEAD_WORD.match(value)
         known = countries_and_states()
-        if _key(value) not in known and lead and _key(lead.group(1)) in COMMON_WORDS:
+        if (
+            _key(value) not in known
+            and lead
+            and _lead_off(lead.group(1), text, start, name, english)
+        ):
             start, value = start + lead.end(), value[lead.end() :]
         if _key(value) not in known and not (town is not None and town(value)):
             continue  # first: most runs are no place, and the rest costs more

@@ -539,7 +539,7 @@ def build_recognizers(
         needs=re.compile("[yY]"),  # "skype"
     )
     if name_word is not None and prose:
-        regions = functools.partial(named_regions, name_word, town=lone_town)
+        regions = functools.partial(named_regions, name_word, town=lone_town, english=english)
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=regions, needs=_CAPITAL))
     if name_word is not None and english is not None:
         reader = StructureReader(english, name_word)

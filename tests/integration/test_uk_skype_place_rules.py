@@ -231,3 +231,17 @@ def test_unknown_lower_case_words_and_initials_are_no_place(presidio_analyzer, t
 def test_known_places_in_lower_case_and_capitals_stay_places(presidio_analyzer, text, place):
     hits = found(presidio_analyzer, text)
     assert any(place in v for _, v in hits), hits
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We spent the weekend in Glenwood Springs, CO. Great hiking.", "Glenwood Springs"),
+        ("Apparently Sweden is like the new model country for schools", "Sweden"),
+    ],
+)
+def test_a_state_code_and_a_sentence_opener_leave_the_place_whole(presidio_analyzer, text, place):
+    # "CO" after a comma is Colorado, not "Co." ending a company; "Apparently" opens the
+    # sentence and is no part of the country's name
+    hits = found(presidio_analyzer, text)
+    assert any(place in v for t, v in hits if t == "LOCATION"), hits
