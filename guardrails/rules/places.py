@@ -289,10 +289,28 @@ CAMEL_TAG = re.compile(r"(?<![\w#@])#(?P<v>[A-Z][a-z]+(?:[A-Z][a-z]+)+)(?![\w'â€
 TAG_WORD = re.compile(r"[A-Z][a-z]+")
 
 
-def hashtags(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each hashtag whose words are a known place ("#NewOrleans")."""
+_WORD_TAG = re.compile(r"(?<![\w#@])#(?P<v>[A-Za-z][a-z]+|[A-Z]{2,})(?![\w'â€™\-])")
+"""A hashtag of one word, in any case ("#Ohio", "#sydney", "#GAZA")."""
+
+
+def hashtags(
+    text: str, english: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each hashtag whose words are a known place ("#NewOrleans").
+
+    A hashtag of one word is a place when it is a country, continent or US state ("#Ohio"),
+    or a town English has no word for ("#sydney", "#Middelburg"; "#reading", "#bath" are
+    words before they are towns, and so, to the lexicon's nouns, is "#houston"). Without
+    ``english`` (no lexicon), only the first kind.
+    """
     for tag in CAMEL_TAG.finditer(text):
         if known_place(" ".join(TAG_WORD.findall(tag.group("v")))):
+            yield tag.start("v"), tag.end("v"), 0.6
+    for tag in _WORD_TAG.finditer(text):
+        word = tag.group("v")
+        if _key(word) in countries_and_states() or (
+            english is not None and not english(word) and known_place(word.title())
+        ):
             yield tag.start("v"), tag.end("v"), 0.6
 
 

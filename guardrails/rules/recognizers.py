@@ -508,7 +508,13 @@ def build_recognizers(
         Rule("LOCATION", _NEVER, 0.0, finder=addresses.find, needs=addressy),
         Rule("LOCATION", _NEVER, 0.0, finder=blocks.find, needs=addressy),
         Rule("LOCATION", CARE_PATTERN, 0.9, validate=care_place, needs=_CAPITAL),
-        Rule("LOCATION", _NEVER, 0.0, finder=hashtags, needs=re.compile("#")),
+        Rule(
+            "LOCATION",
+            _NEVER,
+            0.0,
+            finder=functools.partial(hashtags, english=english),
+            needs=re.compile("#"),
+        ),
     )
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)

@@ -202,6 +202,9 @@ def test_lower_case_names_in_english_are_still_found(presidio_analyzer):
         ("new week #WorkLifeBalance", "WorkLifeBalance", None),
         ("RIP #LaurenBacall, a legend", None, "LaurenBacall"),
         ("12 hurt in a shooting #NewOrleans", None, "NewOrleans"),
+        ("back home at last #sydney", None, "sydney"),
+        ("storm warning for tonight #Ohio #weather", "weather", "Ohio"),
+        ("lazy sunday #reading #bath", "reading", None),  # towns, but words first
     ],
 )
 def test_a_hashtag_of_english_words_is_a_topic_not_a_person(presidio_analyzer, text, kept, hidden):
