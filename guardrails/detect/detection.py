@@ -45,7 +45,7 @@ from guardrails.rules import (
     precision,
     urls,
 )
-from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS
+from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS, OFFICE_TITLE
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -734,17 +734,10 @@ def _parse_only_pipes(analyzer: Any) -> list[str]:
 _PARSE_PIPES = frozenset({"tok2vec", "tagger", "morphologizer", "attribute_ruler", "lemmatizer"})
 
 
-_TITLE = (
-    r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr|Professor|President|Senator|Sen|Governor|Gov|Mayor|Judge"
-    r"|Justice|Chancellor|Minister|Secretary|Rep|Representative|Congressman|Congresswoman"
-    r"|General|Gen|Colonel|Col|Captain|Capt|Lieutenant|Lt|Sergeant|Sgt|Admiral|Commander"
-    r"|Detective|Det|Inspector|Officer|Coach|Pastor|Reverend|Rev|Father|Rabbi|Imam|Sheikh"
-    r"|King|Queen|Prince|Princess|Lord|Lady|Sir|Dame|Madam|Madame|Pope|Uncle|Aunt)\.?[ \t]+"
-)
-_AFTER_TITLE = re.compile(rf"{_TITLE}$")
+_AFTER_TITLE = re.compile(rf"{OFFICE_TITLE}$")
 """A title just before a span the model read as a person: a courtesy title, an office or a
 rank ("President Trump", "Professor Eastman": a surname English also knows)."""
-_TITLED = re.compile(rf"{_TITLE}[^\W\d_]")
+_TITLED = re.compile(rf"{OFFICE_TITLE}[^\W\d_]")
 """A span the model read as a person that starts with a title and a word."""
 
 

@@ -114,6 +114,20 @@ _SAYS = (
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
 )
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+OFFICE_TITLE = (
+    r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr|Professor|President|Senator|Sen|Governor|Gov|Mayor|Judge"
+    r"|Justice|Chancellor|Minister|Secretary|Rep|Representative|Congressman|Congresswoman"
+    r"|General|Gen|Colonel|Col|Captain|Capt|Lieutenant|Lt|Sergeant|Sgt|Admiral|Commander"
+    r"|Detective|Det|Inspector|Officer|Coach|Pastor|Reverend|Rev|Father|Rabbi|Imam|Sheikh"
+    r"|King|Queen|Prince|Princess|Emperor|Empress|Duke|Duchess|Lord|Lady|Sir|Dame|Madam"
+    r"|Madame|Pope|Brother|Sister|Uncle|Aunt)\.?[ \t]+"
+)
+"""A courtesy title, an office or a rank before a name ("President Trump", "Capt. Kirk")."""
+AFTER_OFFICE = re.compile(
+    rf"(?<![\w.]){OFFICE_TITLE}(?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{0,2}})"
+    r"(?![\w'’\-]|[ \t]+[A-Z])"
+)
+"""One to three capitalized words after a title, the capitalized run ending with them."""
 # "@Jane Doe" (a name typed after "@") or a whole handle ("@jane_doe42", "@JaneDoe"): the
 # word after a handle that is not a plain capitalized name is the sentence going on.
 _HANDLE = (

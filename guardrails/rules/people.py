@@ -38,11 +38,13 @@ from importlib import resources
 from guardrails.rules import local, places
 from guardrails.rules.casing import Lexicon, foreign_function_words, reads_as_english
 from guardrails.rules.names import (
+    AFTER_OFFICE,
     AFTER_WORD,
     BEFORE_ACT,
     CLUB_WORDS,
     COMMON_WORDS,
     COMPANY_WORDS,
+    INSTITUTION_WORDS,
     LEGAL_FORMS,
     MONTHS,
     PARTICLES,
@@ -207,6 +209,11 @@ class PeopleFinder:
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
             if self._named_by_context(found.group("v")):
+                yield found.start("v"), found.end("v"), 0.86
+        for found in AFTER_OFFICE.finditer(text):  # "Emperor Norton", "Secretary Cardona"
+            if _COUNTED.search(text, max(0, found.start() - 8), found.start()):
+                continue  # "2nd Gen Blue Link": a generation, no general
+            if english and self._titled(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
 
     def plausible(self, span: str) -> bool:
@@ -517,12 +524,31 @@ class PeopleFinder:
             return False  # "Will said" is a name, "He said" is not
         return self._first(word) or not self.english(word)
 
+    def _titled(self, value: str) -> bool:
+        """Whether the capitalized words after a title, an office or a rank are a name.
+
+        A word of them is a first or last name of the lexicon or no English word ("Norton",
+        "Cardona"); none is a common word, and the last is no company's, institution's or
+        place's ("General Motors", "Prince Edward Island"); no country or state is named
+        ("Captain America").
+        """
+        words = value.split()
+        keys = [_key(w) for w in words]
+        last = keys[-1]
+        if any(k in COMMON_WORDS for k in keys) or last in INSTITUTION_WORDS:
+            return False
+        if places.place_kind(last) or any(k in places.countries_and_states() for k in keys):
+            return False
+        return any(self._first(w) or self.listed_last(w) or not self.english(w) for w in words)
+
     def _lower_name(self, first: str, last: str) -> bool:
         if not self._first(first, LOWER_RANK) or self.english(first) or self.english(last):
             return False
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
+_COUNTED = re.compile(r"\d(?:st|nd|rd|th)?[ \t]+\Z")
+"""A number or an ordinal just before a word: "2nd Gen" counts, it names no one."""
 _DATE_BEFORE = re.compile(
     r"\b(?:in|since|until|till|by|during|of|from|last|next|this|early|late|mid|every|through)"
     r"[ \t]+$",

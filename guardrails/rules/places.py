@@ -235,8 +235,13 @@ def lower_case_place(name: str) -> bool:
     words = name.split()
     if not words:
         return False
-    kind = re.fullmatch(_KINDS, words[-1].rstrip(".")) is not None and len(words) > 1
+    kind = place_kind(words[-1]) and len(words) > 1
     return kind or known_place(name) or any(known_place(w) for w in words)
+
+
+def place_kind(word: str) -> bool:
+    """Whether a word is a kind of place that ends a place's name ("Bay", "street", "Island")."""
+    return re.fullmatch(_KINDS, word.rstrip(".").lower()) is not None
 
 
 def known_place(name: str) -> bool:

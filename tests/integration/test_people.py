@@ -357,3 +357,28 @@ def test_a_surname_that_is_an_english_word_does_not_make_a_company(presidio_anal
     hidden = {text[d.start : d.end] for d in detect(presidio_analyzer, text, "slack")}
     assert any("Kelly" in value for value in hidden), hidden
     assert any("Cloud" in value for value in hidden), hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Emperor Norton issued another decree.", "Norton"),  # the model reads nothing
+        ("So Secretary Cardona again invoked the act.", "Cardona"),  # the model: a place
+    ],
+)
+def test_a_name_after_an_office_or_a_rank_is_a_person(presidio_analyzer, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the 2nd Gen Blue Link units shipped",  # a generation
+        "General Motors Corp reported earnings",  # a company
+        "we drove around Prince Edward Island",  # a place
+    ],
+)
+def test_a_title_word_before_a_company_or_a_place_names_no_one(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert not [f for f in found if f[0] == "PERSON"], found
