@@ -474,7 +474,7 @@ class _Detector:
         """
         if not text[start:end].islower() or self._people is None or self._lexicon is None:
             return True
-        if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
+        if _marked(text, start):
             return True
         return self._english(text) and self._people.lower_case_name(text[start:end])
 
@@ -488,7 +488,7 @@ class _Detector:
         span = text[start:end]
         if not span.islower() or self._policy.language != ENGLISH:
             return True
-        if text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#":
+        if _marked(text, start):
             return True
         return places.lower_case_place(span)
 
@@ -496,15 +496,17 @@ class _Detector:
         """Whether a place the English model read is initials no place has ("IUCN", "HANO").
 
         Places go by few initials of four letters or more, and the gazetteer knows them
-        ("NOLA"); three are an airport's or a city's code too often ("LAX", "ATL"). In a
-        message written all in capitals, a short word in capitals is no initials.
+        ("NOLA"); three are an airport's or a city's code too often ("LAX", "ATL"). Among
+        words written all in capitals (the ``_SHOUTING`` characters around it), a short word
+        in capitals is no initials.
         """
         span = text[start:end]
+        around = text[max(0, start - _SHOUTING) : end + _SHOUTING]
         return (
             self._policy.language == ENGLISH
             and re.fullmatch(r"[A-Z]{4,5}", span) is not None
             and not places.known_place(span)
-            and any(c.islower() for c in text)
+            and any(c.islower() for c in around)
         )
 
     def _acts(self, text: str, start: int, end: int) -> bool:
@@ -698,6 +700,16 @@ def _company_word(span: str) -> bool:
     """Whether a span's last word is a company word ("South Jersey Industries")."""
     words = span.split()
     return bool(words) and words[-1].strip(".,").casefold() in COMPANY_WORDS
+
+
+_SHOUTING = 200
+"""How far around a word in capitals the text is read for lower case (a bound, so that a
+long text in capitals is not scanned again for each such word)."""
+
+
+def _marked(text: str, start: int) -> bool:
+    """Whether a span starts a handle or a hashtag: "@" or "#" at or just before ``start``."""
+    return text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#"
 
 
 def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:

@@ -211,7 +211,7 @@ class PeopleFinder:
             if self._named_by_context(found.group("v")):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_OFFICE.finditer(text):  # "Emperor Norton", "Secretary Cardona"
-            if _COUNTED.search(text, max(0, found.start() - 8), found.start()):
+            if _NUMBER_BEFORE.search(text, max(0, found.start() - 8), found.start()):
                 continue  # "2nd Gen Blue Link": a generation, no general
             if english and self._titled(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
@@ -547,7 +547,7 @@ class PeopleFinder:
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
-_COUNTED = re.compile(r"\d(?:st|nd|rd|th)?[ \t]+\Z")
+_NUMBER_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?[ \t]+\Z")
 """A number or an ordinal just before a word: "2nd Gen" counts, it names no one."""
 _DATE_BEFORE = re.compile(
     r"\b(?:in|since|until|till|by|during|of|from|last|next|this|early|late|mid|every|through)"

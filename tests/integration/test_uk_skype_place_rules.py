@@ -226,9 +226,10 @@ def test_unknown_lower_case_words_and_initials_are_no_place(presidio_analyzer, t
         ("we stayed in miramar florida for a week", "florida"),
         ("took the ferry to alcatraz island", "alcatraz island"),
         ("GREETINGS FROM TROWBRIDGE EVERYONE", "TROWBRIDGE"),
+        ("WE ALL MET AT KANBO LAST NIGHT", "KANBO"),  # capitals all round: no initials
     ],
 )
-def test_known_places_in_lower_case_and_capitals_stay_places(presidio_analyzer, text, place):
+def test_known_lower_case_places_and_places_in_capitals_stay_places(presidio_analyzer, text, place):
     hits = found(presidio_analyzer, text)
     assert any(place in v for _, v in hits), hits
 
