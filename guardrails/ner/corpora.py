@@ -426,6 +426,31 @@ def _wikiann(language: str) -> Read:
     return read
 
 
+WIKIGOLD_FILE = (
+    "data/wikigold/en/test.conllu",
+    "27ba977ee7a788fa11efcbc0590c17292aa3ca5e6126974651d4a68dfa7e9d78",
+)
+"""WikiGold (Balasuriya et al. 2009): 145 English Wikipedia articles labelled by hand, one file."""
+_DOCSTART = re.compile(r"^\d+\t-DOCSTART-\t\S+$", re.MULTILINE)
+
+
+def _wikigold(store: Store, split: str) -> Iterator[Sentence]:
+    """Its articles in file order, each to the part with fewer sentences so far (dev first).
+
+    The file has no split of its own: this gives two halves of about one size, each with
+    articles from all through the file. Sentence ids name the article's index.
+    """
+    path, sha = WIKIGOLD_FILE
+    text = _pinned(store, "wikigold", WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
+    sizes = {"dev": 0, "test": 0}
+    for index, article in enumerate(_DOCSTART.split(text)):
+        found = list(readers.bio(_indexed_bio(article), CONLL02_LABELS, f"wikigold:{index}"))
+        part = "dev" if sizes["dev"] <= sizes["test"] else "test"
+        sizes[part] += len(found)
+        if part == split:
+            yield from found
+
+
 CORPORA: tuple[Corpus, ...] = (
     Corpus(
         "btc",
@@ -471,6 +496,15 @@ CORPORA: tuple[Corpus, ...] = (
         "GENTLE (GUM's test2): medical notes, legal, threats, e-sports, syllabi, dictionary",
         ("test",),
         _gentle,
+    ),
+    Corpus(
+        "wikigold",
+        WIKINEURAL_REPO,
+        WIKINEURAL_COMMIT,
+        "CC BY 4.0 (its authors' release with WikiNER); Wikipedia text CC BY-SA",
+        "WikiGold: 145 English Wikipedia articles of 2008, hand-labelled PER/LOC/ORG/MISC",
+        ("dev", "test"),
+        _wikigold,
     ),
     Corpus(
         "uner-ewt",

@@ -13,10 +13,10 @@ Presidio on the medium one; the run prints which model each used. The sources: t
 and Faker in chat sentences (``sources.generators``), labelled examples from peers' public
 test suites, and human-written text labelled by people: two tweet corpora (``sources.conll``:
 the Broad Twitter Corpus and WNUT 2016) and the NER corpora ``guardrails.ner.corpora`` pins
-(``sources.ner_corpora``: Tweebank-NER, Universal NER's English Web Treebank, GUM, GENTLE),
-all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a folder of clones,
-or of ``owner+name/repo`` mirrors; docs/guardrail.md has the commands). The "peers combined"
-row adds up the peers' checkouts, "human-written sources combined" the six corpora.
+(``sources.ner_corpora``: Tweebank-NER, Universal NER's English Web Treebank, GUM, GENTLE,
+WikiGold), all read from local checkouts (``--peers DIR`` or ``VEILBOT_EVAL_PEERS``: a folder
+of clones, or of ``owner+name/repo`` mirrors; docs/guardrail.md has the commands). The "peers
+combined" row adds up the peers' checkouts, "human-written sources combined" the seven corpora.
 
 Splits: a corpus with its own parts is read in them, and the parts veilbot's entity model
 trains on (``train``) are never read, scored or shown; any other source is split in a fixed

@@ -4,6 +4,7 @@ Corpora with their own parts are scored in them; the parts veilbot's entity mode
 are never read, scored or shown.
 """
 
+import hashlib
 import textwrap
 from collections import Counter
 
@@ -177,3 +178,62 @@ def test_a_bio_sentence_becomes_a_case_with_handles_and_unsure_spans_unscored():
     ]
     assert [(k.kind, k.value) for k in case.keeps] == [("organization", "Acme")]
     assert (case.id, case.split) == ("tweebank:dev:0", "dev")
+
+
+WIKIGOLD = """\
+0\tAnn\tB-PER
+1\tLee\tI-PER
+2\tlives\tO
+3\tin\tO
+4\tOslo\tB-LOC
+5\t.\tO
+
+0\tShe\tO
+1\tworks\tO
+2\tfor\tO
+3\tAcme\tB-ORG
+4\t.\tO
+
+0\t-DOCSTART-\tO
+
+0\tThe\tO
+1\tJapanese\tB-MISC
+2\tband\tO
+3\tplayed\tO
+4\tin\tO
+5\tKyoto\tB-LOC
+6\t.\tO
+
+0\t-DOCSTART-\tO
+
+0\tBo\tB-PER
+1\tsang\tO
+2\t.\tO
+"""
+
+
+def test_wikigold_articles_go_whole_to_the_smaller_part_so_far(tmp_path, monkeypatch):
+    path = "data/wikigold/en/test.conllu"
+    copy = tmp_path / "Babelscape+wikineural" / corpora.WIKINEURAL_COMMIT / path
+    copy.parent.mkdir(parents=True)
+    copy.write_text(WIKIGOLD)
+    digest = hashlib.sha256(WIKIGOLD.encode()).hexdigest()
+    monkeypatch.setattr(corpora, "WIKIGOLD_FILE", (path, digest))
+    cases = list(ner_corpora.load("wikigold", ner_corpora.store(tmp_path)))
+    assert [(c.split, c.text) for c in cases] == [
+        ("dev", "Ann Lee lives in Oslo."),  # the first article: two sentences
+        ("dev", "She works for Acme."),
+        ("test", "The Japanese band played in Kyoto."),  # test had fewer
+        ("test", "Bo sang."),  # test (one sentence) still had fewer than dev (two)
+    ]
+    first, second, third, _ = cases
+    assert [(lb.type, lb.value) for lb in first.labels] == [
+        ("PERSON", "Ann Lee"),
+        ("LOCATION", "Oslo"),
+    ]
+    assert [(k.kind, k.value) for k in second.keeps] == [("organization", "Acme")]
+    assert [(lb.type, lb.value) for lb in third.labels] == [
+        ("AMBIGUOUS", "Japanese"),  # MISC: neither rewarded nor punished
+        ("LOCATION", "Kyoto"),
+    ]
+    assert (third.id, third.origin.file) == ("wikigold:test:1:0", path)

@@ -61,6 +61,7 @@ SOURCES = (
     _corpus(ner_corpora.UNER, "Universal NER, English Web Treebank, dev and test"),
     _corpus(ner_corpora.GUM, "GUM, 12 genres of English, dev and test"),
     _corpus(ner_corpora.GENTLE, "GENTLE, GUM's out-of-genre test set"),
+    _corpus(ner_corpora.WIKIGOLD, "WikiGold, Wikipedia articles, dev and test"),
     Source(scrubadub.NAME, "scrubadub", scrubadub.load, "scrubadub detector tests"),
     Source(piighost.NAME, "piighost", piighost.load, "piighost regex pattern tests"),
     Source(generators.HYPOTHESIS, None, generators.load_hypothesis, "hypothesis e-mails, IPs"),

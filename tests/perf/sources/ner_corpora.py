@@ -8,6 +8,8 @@
   how-tos, travel, news; its train part is training.
 - ``gentle``: GENTLE, GUM's out-of-genre test set (medical notes, legal, threats, e-sports,
   syllabi, dictionary entries); test only, it has no dev part.
+- ``wikigold``: WikiGold, English Wikipedia articles labelled by hand; its one file's articles
+  alternate between dev and test, for measuring only.
 
 The sentences are the corpora's own, read at the pinned commits by the model's readers from
 the peers folder as a ``corpora.Store`` that never downloads: a mirror ``owner+name/repo`` or a
@@ -33,8 +35,8 @@ from guardrails.ner.readers import Sentence
 from tests.perf.sources.cases import Case, Keep, Label, Origin, keep, label
 from tests.perf.sources.peers import PeerMissing
 
-TWEEBANK, UNER, GUM, GENTLE = "tweebank", "uner-ewt", "gum", "gentle"
-NAMES = (TWEEBANK, UNER, GUM, GENTLE)
+TWEEBANK, UNER, GUM, GENTLE, WIKIGOLD = "tweebank", "uner-ewt", "gum", "gentle", "wikigold"
+NAMES = (TWEEBANK, UNER, GUM, GENTLE, WIKIGOLD)
 EVAL_SPLITS = ("dev", "test")
 """The parts read here; a corpus without one of them gives nothing for it."""
 FILES = {
@@ -42,6 +44,7 @@ FILES = {
     UNER: "en_ewt-ud-{split}.iob2",
     GUM: "dep/{document}.conllu",
     GENTLE: "dep/{document}.conllu",
+    WIKIGOLD: "data/wikigold/en/test.conllu",
 }
 """The file a sentence comes from, for its origin (GUM's sentence ids name the document)."""
 LABELS = {"PERSON": "PERSON", "LOC": "LOCATION"}
