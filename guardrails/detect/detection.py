@@ -45,7 +45,7 @@ from guardrails.rules import (
     precision,
     urls,
 )
-from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS, OFFICE_TITLE
+from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS, LEGAL_FORMS, OFFICE_TITLE
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -251,7 +251,7 @@ class _Detector:
                         )
                     )
         found += self._fields(norm)
-        merged = merge_overlaps(self._markup(precision.merge_names(found), norm), text)
+        merged = merge_overlaps(self._markup(precision.merge_names(found, text), norm), text)
         form = self._people.link_form if self._people else None
         again = repeats(
             merged, text, norm.protected, form, any_case=self._policy.language == ENGLISH
@@ -388,6 +388,8 @@ class _Detector:
                 return None  # "u kno", "smdh": chat words, no names
             if precision.is_not_a_name(norm.text[start:end]) or _identifier(norm.text, start, end):
                 return None
+            if d.type == "PERSON" and _legal_form(norm.text[start:end]):
+                return None  # "Smith & Jones, [Co.]"
             if d.type == "LOCATION" and self._acts(norm.text, start, end):
                 d = replace(d, type="PERSON")  # "Victoria will call you back"
             if d.type == "LOCATION":
@@ -411,6 +413,8 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.named_storm(norm.text, start, end):
             return None
+        if d.type == "LOCATION" and self._credential(norm.text, start, end):
+            return None  # "Harry Preuss, MD", "Maria Lopez, PA": a degree, not a state
         if d.type == "LOCATION" and places.institution(norm.text, end):
             return None  # "the [Chicago] Symphony Orchestra"
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
@@ -509,6 +513,25 @@ class _Detector:
             and any(c.islower() for c in around)
         )
 
+    def _credential(self, text: str, start: int, end: int) -> bool:
+        """Whether a place ending in a state code is a degree after a name ("Harry Preuss, MD").
+
+        The codes that are also degrees (MD, PA, DC, ND) right after a first and last name
+        (the first a first name of the lexicon, the two no known place), the place no more
+        than the code or the last name and the code, no postcode after and no preposition of
+        place before: "Bethesda, MD 20814", "in Chevy Chase, MD", "Washington, DC" stay places.
+        """
+        if self._people is None or text[end - 2 : end] not in _DEGREES:
+            return False
+        name = _NAME_AND_DEGREE.search(text, max(0, end - 80), end)
+        if name is None or name.end() != end or start < name.start(2):
+            return False
+        before = _PLACE_BEFORE.search(text, max(0, name.start() - 16), name.start())
+        if before is not None or _POSTCODE_AFTER.match(text, end):
+            return False  # "in Chevy Chase, MD", "Bethesda, MD 20814"
+        town = text[name.start(1) : name.end(2)]  # "Chevy Chase, MD" is a town
+        return self._people.first_name(name.group(1)) and not places.known_place(town)
+
     def _acts(self, text: str, start: int, end: int) -> bool:
         """Whether a place is a person's name doing what people do ("Victoria will call")."""
         acting = BEFORE_ACT.match(text, start)
@@ -541,7 +564,7 @@ class _Detector:
 
         A person is not a run of English words, nor a name a company word follows; a place
         is not a run of English words unless the gazetteer knows it ("New York") or it names
-        a street, park or water ("Central Park").
+        a street, park or water ("Central Park") or a state code follows it ("Chevy Chase, MD").
         """
         people = self._people
         if people is None:
@@ -558,7 +581,10 @@ class _Detector:
             if people.company(text, end):
                 return False
             return (
-                people.unknown_word(span) or places.known_place(span) or places.named_feature(span)
+                people.unknown_word(span)
+                or places.known_place(span)
+                or places.named_feature(span)
+                or places.state_after(text, end)  # "Chevy Chase, MD"
             )
         return True
 
@@ -694,6 +720,23 @@ def _identifier(text: str, start: int, end: int) -> bool:
     """Whether a name in capitals follows a word that names an id ("build MORGA 771316")."""
     span = text[start:end]
     return span.isupper() and phones.IDENTIFIER.search(text, max(0, start - 40), start) is not None
+
+
+def _legal_form(span: str) -> bool:
+    """Whether a span is a company's legal form alone ("Co.", "Inc", "GmbH"): no person."""
+    return span.strip(" .,").casefold() in LEGAL_FORMS
+
+
+_DEGREES = frozenset({"MD", "PA", "DC", "ND"})
+"""State codes that are also degrees after a name: medicine, physician assistant, chiropractic,
+naturopathy."""
+_NAME_AND_DEGREE = re.compile(
+    r"\b([A-Z][a-z]+)[ \t]+(?:[A-Z]\.?[ \t]+)?([A-Z][a-z'\-]+),?[ \t]+(?:MD|PA|DC|ND)\b"
+)
+_POSTCODE_AFTER = re.compile(r"[ \t]*\d")
+_PLACE_BEFORE = re.compile(
+    r"\b(?i:in|at|from|to|near|of|around|outside|inside|via|through|into|toward|towards)[ \t]+\Z"
+)
 
 
 def _company_word(span: str) -> bool:

@@ -370,6 +370,14 @@ TOWN_AND_STATE = re.compile(
 )
 """Up to three words and a state or province code, after a comma ("Buffalo Grove, IL") or
 a space ("Austin TX")."""
+_STATE_AFTER = re.compile(rf",[ \t]*(?:{'|'.join(_STATES)})(?![\w\-]|\.\w)")
+
+
+def state_after(text: str, end: int) -> bool:
+    """Whether a comma and a state or province code follow ``end`` ("Chevy Chase[, MD]")."""
+    return _STATE_AFTER.match(text, end) is not None
+
+
 TOWN_AND_STATE_SCORE = 0.9
 """Above the NER model's: "Austin TX" is one place, not the person "Austin" and a code."""
 

@@ -183,12 +183,25 @@ def inside(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(start < r_end and r_start < end for r_start, r_end in ranges)
 
 
-def merge_names(spans: list[_D]) -> list[_D]:
-    """Overlapping name spans of one type become one ("cc jane" + "jane doe" -> "jane doe")."""
+def merge_names(spans: list[_D], text: str) -> list[_D]:
+    """Overlapping name spans of one type become one ("cc jane" + "jane doe" -> "jane doe").
+
+    So do two people one space apart: the model's "Kelly" and the lexicon's "Cloud" are one
+    person, "Kelly Cloud", not two (two places stay two: "Springfield Illinois").
+    """
     merged: list[_D] = []
     for span in sorted(spans, key=lambda s: (s.type, s.start)):
         last = merged[-1] if merged else None
-        if last and span.type in NAME_TYPES and last.type == span.type and span.start < last.end:
+        if (
+            last
+            and span.type in NAME_TYPES
+            and last.type == span.type
+            and (
+                span.start < last.end
+                or span.type == "PERSON"
+                and text[last.end : span.start] in (" ", "\t")
+            )
+        ):
             merged[-1] = replace(
                 last, end=max(last.end, span.end), score=max(last.score, span.score)
             )

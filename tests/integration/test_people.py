@@ -382,3 +382,35 @@ def test_a_name_after_an_office_or_a_rank_is_a_person(presidio_analyzer, text, n
 def test_a_title_word_before_a_company_or_a_place_names_no_one(presidio_analyzer, text):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert not [f for f in found if f[0] == "PERSON"], found
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Kelly Cloud called me yesterday.", "Kelly Cloud"),  # the model's, then the lexicon's
+        ("Harry Preuss, MD signed the letter.", "Harry Preuss"),
+        ("I met Maria Lopez, PA at the clinic.", "Maria Lopez"),
+    ],
+)
+def test_a_name_is_one_person_and_a_degree_after_it_no_place(presidio_analyzer, text, person):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("PERSON", person)]
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("Send it to Bethesda, MD 20814 please.", ["Bethesda, MD 20814"]),
+        ("We moved to Washington, DC last year.", ["Washington, DC"]),
+        ("We live in Chevy Chase, MD now.", ["Chevy Chase", "MD"]),
+    ],
+)
+def test_a_town_before_a_state_code_stays_a_place(presidio_analyzer, text, places):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("LOCATION", place) for place in places]
+
+
+def test_a_legal_form_alone_is_no_person(presidio_analyzer):
+    text = "Smith & Jones, Co. sent the invoice."
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not any("Co" in f for f in found), found
