@@ -38,6 +38,7 @@ from guardrails.policy import Policy, default_policy
 from guardrails.rules import (
     accounts,
     casing,
+    lists,
     local,
     national,
     phones,
@@ -252,12 +253,29 @@ class _Detector:
                     )
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found, text), norm), text)
+        listed = self._listed(merged, text, norm)
+        if listed:
+            merged = merge_overlaps([*merged, *listed], text)
         form = self._people.link_form if self._people else None
         again = repeats(
             merged, text, norm.protected, form, any_case=self._policy.language == ENGLISH
         )
         final = merge_overlaps([*merged, *again], text) if again else merged
         return [_with_parts(d, text, form) for d in final] if form else final
+
+    def _listed(self, found: list[Detection], text: str, norm: Normalized) -> list[Detection]:
+        """The items of a list of names whose other items were found (``rules.lists``).
+
+        Not inside markup that is never redacted, nor a value the policy allows.
+        """
+        protected = Ranges(norm.protected)
+        return [
+            d
+            for d in lists.complete(found, text)
+            if d.type in self._policy.enabled
+            and not protected.overlaps(d.start, d.end)
+            and not self._policy.allows(text[d.start : d.end])
+        ]
 
     def _fields(self, norm: Normalized) -> list[Detection]:
         """The values of link parameters whose key says what they are (``?dob=…``)."""

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guardrails.detect.detection import detect, text_recognizers
+from guardrails.rules import lists
 from guardrails.rules.ocr import as_printed
 from guardrails.rules.recognizers import RegexRecognizer
 from guardrails.rules.repeats import repeats
@@ -200,13 +201,13 @@ def _dense(values: int) -> tuple[str, list[Detection]]:
 
 
 def test_dense_text_costs_linear_time_in_its_findings() -> None:
-    """Repeats and overlap resolution read the text once, not once per finding."""
+    """Repeats, lists and overlap resolution read the text once, not once per finding."""
 
     def post(case: tuple[str, list[Detection]]) -> None:
         text, found = case
         merged = merge_overlaps([*found, *found[::3]], text)
         resolve_overlaps(merged)
-        merge_overlaps([*merged, *repeats(merged, text)], text)
+        merge_overlaps([*merged, *repeats(merged, text), *lists.complete(merged, text)], text)
 
     small, large = _dense(150), _dense(150 * GROWTH)
     assert len(repeats(small[1], small[0])) == 150  # each value's second mention

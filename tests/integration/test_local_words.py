@@ -303,3 +303,16 @@ def test_a_place_written_again_in_lower_case_is_an_adjective_outside_english(
     assert redacted(presidio_analyzer, text, "fr") == text.replace("La Suisse", "La <LOCATION>")
     text = "Le joueur signe en Grèce cet été."  # "signe en": no name in lower case
     assert redacted(presidio_analyzer, text, "fr") == text.replace("Grèce", "<LOCATION>")
+
+
+def test_every_player_of_a_line_up_is_hidden_when_the_model_found_most(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    players = "Kuhnert Müller Herzberger Kasalo Schäfer Schumacher Weiß Buvac Zampach Hayer"
+    text = (
+        "Aufstellung: Kuhnert - Müller - Herzberger, Kasalo - Schäfer, Schumacher, Weiß, "
+        "Buvac (76. Zampach), Hayer - Klopp (76. Ruof), Wagner."
+    )
+    out = redacted(presidio_analyzer, text, "de")
+    assert [p for p in [*players.split(), "Klopp", "Ruof", "Wagner"] if p in out] == []
+    assert out.startswith("Aufstellung: <PERSON>")  # the word before the colon stays
