@@ -582,7 +582,8 @@ class _Detector:
 
         A person is not a run of English words, nor a name a company word follows; a place
         is not a run of English words unless the gazetteer knows it ("New York") or it names
-        a street, park or water ("Central Park") or a state code follows it ("Chevy Chase, MD").
+        a street, park or water ("Central Park") or a state or country follows it after a comma
+        ("Chevy Chase, MD", "Paxton, Illinois").
         """
         people = self._people
         if people is None:
@@ -602,7 +603,7 @@ class _Detector:
                 people.unknown_word(span)
                 or places.known_place(span)
                 or places.named_feature(span)
-                or places.state_after(text, end)  # "Chevy Chase, MD"
+                or places.region_after(text, end)  # "Chevy Chase, MD", "Paxton, Illinois"
             )
         return True
 

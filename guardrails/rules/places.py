@@ -371,11 +371,21 @@ TOWN_AND_STATE = re.compile(
 """Up to three words and a state or province code, after a comma ("Buffalo Grove, IL") or
 a space ("Austin TX")."""
 _STATE_AFTER = re.compile(rf",[ \t]*(?:{'|'.join(_STATES)})(?![\w\-]|\.\w)")
+_REGION_AFTER = re.compile(r",[ \t]*(?P<v>[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})")
 
 
-def state_after(text: str, end: int) -> bool:
-    """Whether a comma and a state or province code follow ``end`` ("Chevy Chase[, MD]")."""
-    return _STATE_AFTER.match(text, end) is not None
+def region_after(text: str, end: int) -> bool:
+    """Whether a comma and a state, province or country follow ``end``.
+
+    By code or by name: "Chevy Chase[, MD]", "Paxton[, Illinois]", "Tralee[, Ireland]".
+    """
+    if _STATE_AFTER.match(text, end) is not None:
+        return True
+    after = _REGION_AFTER.match(text, end)
+    if after is None:
+        return False
+    words, known = after.group("v").split(), regions()
+    return any(_key(" ".join(words[:n])) in known for n in range(len(words), 0, -1))
 
 
 TOWN_AND_STATE_SCORE = 0.9

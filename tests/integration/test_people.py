@@ -403,9 +403,11 @@ def test_a_name_is_one_person_and_a_degree_after_it_no_place(presidio_analyzer, 
         ("Send it to Bethesda, MD 20814 please.", ["Bethesda, MD 20814"]),
         ("We moved to Washington, DC last year.", ["Washington, DC"]),
         ("We live in Chevy Chase, MD now.", ["Chevy Chase", "MD"]),
+        ("She lives in Paxton, Illinois now.", ["Paxton", "Illinois"]),
+        ("a plant in Mojave, California since 1980", ["Mojave", "California"]),
     ],
 )
-def test_a_town_before_a_state_code_stays_a_place(presidio_analyzer, text, places):
+def test_a_town_before_a_state_or_country_stays_a_place(presidio_analyzer, text, places):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("LOCATION", place) for place in places]
 
