@@ -207,7 +207,8 @@ def codes() -> frozenset[str]:
 _KINDS = (
     "street|st|avenue|ave|road|rd|lane|drive|boulevard|blvd|square|place|park|gardens|bay|beach"
     "|bridge|lake|river|island|islands|mountain|mountains|hill|hills|valley|side|station|airport"
-    "|harbour|harbor|coast|county|city"
+    "|harbour|harbor|coast|county|city|creek|brook|pond|dock|docks|sea|ocean|district|canyon"
+    "|desert|forest|falls|springs|heights|peninsula|canal|reservoir|plaza|pier|wharf|quay"
 )
 """Kinds of named place that end a place's name ("Central Park", "Pelican Bay")."""
 _FEATURE = re.compile(

@@ -416,3 +416,16 @@ def test_a_legal_form_alone_is_no_person(presidio_analyzer):
     text = "Smith & Jones, Co. sent the invoice."
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert not any("Co" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We used to fish at Hancock Pond every summer.", "Hancock Pond"),
+        ("The boat sank near Salisbury Dock yesterday.", "Salisbury Dock"),
+        ("We camped by Sandy Creek last week.", "Sandy Creek"),
+    ],
+)
+def test_a_named_pond_dock_or_creek_is_one_place(presidio_analyzer, text, place):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("LOCATION", place)]
