@@ -67,7 +67,11 @@ CANDIDATE = re.compile(
 """Digit groups that could be a phone number (validated by ``PhoneCheck``)."""
 
 _BREAK = re.compile(r"[ ]*\n[ ]*")
-_ISO_DATE = re.compile(rf"\d{{4}}[./{_DASH}]\d{{1,2}}[./{_DASH}]\d{{1,2}}(?!\d)")
+_ISO_DATE = re.compile(
+    rf"(?<!\d)(?:\d{{4}}[./{_DASH}]\d{{1,2}}[./{_DASH}]\d{{1,2}}|\d{{1,2}}([./{_DASH}])\d{{1,2}}\1\d{{4}})"
+    r"(?!\d)"
+)
+"""A date with its year's four digits, either way round ("2024-06-30", "08/16/2000")."""
 _GROUPS = re.compile(r"\(?\d+\)?")
 _NOT_PHONE = re.compile(
     rf"\d{{4}}[./{_DASH}]\d{{1,2}}[./{_DASH}]\d{{1,2}}"  # dates
@@ -155,9 +159,10 @@ def _chunked(text: str, start: int, end: int) -> bool:
 
 
 def _pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    r"""The candidate without its ISO dates, cut at each line break that ends a number.
+    r"""The candidate without its dates, cut at each line break that ends a number.
 
-    "HTTP 503 2024-06-30" is no number; "call 415-555-0123\n42 apples" is one and a figure.
+    "HTTP 503 2024-06-30" and "on 08/16/2000 03:14" are no number; "call 415-555-0123\n42
+    apples" is one and a figure.
     """
     position = start
     for date in _ISO_DATE.finditer(text, start, end):

@@ -2,8 +2,9 @@
 
 Chat carries records pasted whole: JSON and YAML (``"name": "Ruby Hope"``, ``full_name: Grant
 Will``), form lines and bullets (``• Name: Tariq``, ``- Phone: 0171 2345678``), e-mail headers
-(``To: Amber Christian <amber@acme.io>``), tables under a header row (``| Name | Phone |``)
-and staff lists (``Ruby Grant — Head of Sales``). A small NER model reads such a value as
+(``To: Amber Christian <amber@acme.io>``, a quoted display name before an address anywhere,
+a Lotus Notes address ``Robert Bryngelson@AZURIX``), tables under a header row (``| Name |
+Phone |``) and staff lists (``Ruby Grant — Head of Sales``). A small NER model reads such a value as
 loose words: "Ruby" a place, "Will" a verb, a name that runs on into the next line's key.
 ``guardrails.text.fields`` finds the fields (a key and its value, or a table cell under its
 header) whose key names a type; ``StructureReader`` makes the value a finding of that type,
@@ -74,9 +75,18 @@ _MARKED = re.compile(
     rf"|«(?P<d>{_MARKED_NAME})»)(?![\w/|\]}}»])"
 )
 """A name between slashes, brackets, braces or guillemets ("/Faina Yefremova/")."""
-NEEDS = re.compile(r"[:=：|/\[{«\s]")
+_QUOTED_SENDER = re.compile(r"\"(?P<name>[^\"<>@\n]{1,60})\"[ \t]*<[^<>\s@]+@[^<>\s]+>")
+"""A quoted display name before an address, anywhere ("\"Townsend, George\" <g@x.org>")."""
+_NOTES_ADDRESS = re.compile(
+    r"(?<![\w.@/])(?P<name>[A-Z][a-z]+(?:[ \t]+[A-Z]\.?)?[ \t]+[A-Z][A-Za-z'’\-]+)"
+    r"(?:/[A-Z]{2,}){0,3}@[A-Z][A-Z0-9&\-]+(?![\w.@])"
+)
+"""A Lotus Notes address: a name, then "@" and the organization in capitals ("Robert
+Bryngelson@AZURIX", "Mark Taylor/HOU/ECT@ECT")."""
+NEEDS = re.compile(r"[:=：|/\[{«<@\s]")
 """What a text with structure contains: a key's colon or equals sign, a table's bar, a
-marked name's slash, bracket, brace or guillemet, or a role line's spaces."""
+marked name's slash, bracket, brace or guillemet, an address's angle bracket or at sign, or
+a role line's spaces."""
 
 
 class StructureReader:
@@ -106,6 +116,15 @@ class StructureReader:
             elif f.key not in HEADERS and (span := self._value_span(text, f)) is not None:
                 found.append((f.type, *span, 0.9))
         found += [("PERSON", a, b, 0.86) for a, b in self._role_names(text)]
+        for sender in _QUOTED_SENDER.finditer(text):  # outside a header line as well
+            name = sender.group("name").strip()
+            words = {w.casefold() for w in _NAME_WORD.findall(name)}
+            if self._person(name, 2) and not words & _SENDER_WORDS:
+                start = sender.start("name") + sender.group("name").index(name)
+                found.append(("PERSON", start, start + len(name), 0.9))
+        for notes in _NOTES_ADDRESS.finditer(text):
+            if self._person(notes.group("name"), 1):
+                found.append(("PERSON", *notes.span("name"), 0.9))
         for marked in _MARKED.finditer(text):
             group = next(g for g in "abcd" if marked.group(g) is not None)
             if self._person(marked.group(group), 0):

@@ -55,6 +55,7 @@ def test_numbers_written_as_countries_write_them(number):
         "created 1716224000",  # ten digits from 1: a Unix time
         "qty 1,234,567 and 12,345,678.90",
         "released 2024\u201303\u201314, SSN 536\u201322\u20138714, pages 120\u2013145",
+        "sent on 08/16/2000 03:14:14 PM and on 01.02.2024 10:30",  # a date, then its hour
     ],
 )
 def test_dates_ids_versions_and_amounts_are_not_phones(text):
