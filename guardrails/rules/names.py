@@ -151,6 +151,7 @@ _ACTS = (
 BEFORE_ACT = re.compile(rf"(?<![\w@#/.\-'’])(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})[ \t]+{_ACTS}\b")
 AFTER_WORD = re.compile(
     rf"(?i:\b(?:with|and|to|from|for|thank|thanks|ask|tell|cc|ping|met|meet|call|email|text|message|told"
+    rf"|contact|remind|notify|inform"
     rf"|asked|invite|talked[ \t]+to|spoke[ \t]+(?:to|with)|me[ \t]+and|hang(?:ing)?[ \t]+out"
     rf"[ \t]+with))[ \t]+(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})"
     rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:yesterday|today|tomorrow|tonight|about|on|at|and|or"

@@ -208,7 +208,8 @@ class PeopleFinder:
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
-            if self._named_by_context(found.group("v")):
+            addressed = _ADDRESSED.match(found.group()) is not None  # "contact Vernon"
+            if self._named_by_context(found.group("v"), addressed=addressed):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_OFFICE.finditer(text):  # "Emperor Norton", "Secretary Cardona"
             if _NUMBER_BEFORE.search(text, max(0, found.start() - 8), found.start()):
@@ -505,18 +506,22 @@ class PeopleFinder:
         # last name that is no English word.
         return not self.english(first) or any(not self.english(s) for s in surnames)
 
-    def _named_by_context(self, word: str, *, month: bool = False) -> bool:
+    def _named_by_context(self, word: str, *, month: bool = False, addressed: bool = False) -> bool:
         """Whether a word a person's context surrounds is a name.
 
         Capitalized: a first name, even one English also has ("Will", "Hope", "Grant",
         "Ruby"), or a word English does not know ("Okonkwo"); not a town, nor a month but
         before an act ("June is out"). In lower case only a first name English does not have
-        ("priya").
+        ("priya"). ``addressed``: after a verb one says to a person ("contact", "ask",
+        "email"), a town that is also a first name is the person ("contact Vernon"), where
+        after "to" or "from" it is the town.
         """
         key = _key(word)
         if key in MONTHS and not (month and word[0].isupper() and key != "may"):
             return False
-        if key in _TITLES or key in _WEEKDAYS or key in self._towns:
+        if key in self._towns and not (addressed and self._first(word)):
+            return False
+        if key in _TITLES or key in _WEEKDAYS:
             return False
         if word[0].islower():
             return self._first(word, LOWER_RANK) and not self.english(word)
@@ -547,6 +552,11 @@ class PeopleFinder:
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
+_ADDRESSED = re.compile(
+    r"(?i:thank|thanks|ask|tell|cc|ping|call|email|text|message|told|asked|invite|talked"
+    r"|spoke|contact|remind|notify|inform)\b"
+)
+"""The verbs of ``AFTER_WORD`` one says to a person, not a place ("contact", not "to")."""
 _NUMBER_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?[ \t]+\Z")
 """A number or an ordinal just before a word: "2nd Gen" counts, it names no one."""
 _DATE_BEFORE = re.compile(

@@ -429,3 +429,16 @@ def test_a_legal_form_alone_is_no_person(presidio_analyzer):
 def test_a_named_pond_dock_or_creek_is_one_place(presidio_analyzer, text, place):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("LOCATION", place)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found_as"),
+    [
+        ("P.S. Please contact Vernon and get the details.", ("PERSON", "Vernon")),
+        ("thanks Florence!", ("PERSON", "Florence")),
+        ("flying to Austin and Dallas", ("LOCATION", "Austin")),  # a town after "to"
+    ],
+)
+def test_a_town_that_is_a_first_name_is_a_person_when_addressed(presidio_analyzer, text, found_as):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found_as in found
