@@ -544,8 +544,7 @@ class _Detector:
         name = _NAME_AND_DEGREE.search(text, max(0, end - 80), end)
         if name is None or name.end() != end or start < name.start(2):
             return False
-        before = _PLACE_BEFORE.search(text, max(0, name.start() - 16), name.start())
-        if before is not None or _POSTCODE_AFTER.match(text, end):
+        if places.preposition_before(text, name.start()) or _POSTCODE_AFTER.match(text, end):
             return False  # "in Chevy Chase, MD", "Bethesda, MD 20814"
         town = text[name.start(1) : name.end(2)]  # "Chevy Chase, MD" is a town
         return self._people.first_name(name.group(1)) and not places.known_place(town)
@@ -750,12 +749,9 @@ _DEGREES = frozenset({"MD", "PA", "DC", "ND"})
 """State codes that are also degrees after a name: medicine, physician assistant, chiropractic,
 naturopathy."""
 _NAME_AND_DEGREE = re.compile(
-    r"\b([A-Z][a-z]+)[ \t]+(?:[A-Z]\.?[ \t]+)?([A-Z][a-z'\-]+),?[ \t]+(?:MD|PA|DC|ND)\b"
+    rf"\b([A-Z][a-z]+)[ \t]+(?:[A-Z]\.?[ \t]+)?([A-Z][a-z'\-]+),?[ \t]+(?:{'|'.join(_DEGREES)})\b"
 )
 _POSTCODE_AFTER = re.compile(r"[ \t]*\d")
-_PLACE_BEFORE = re.compile(
-    r"\b(?i:in|at|from|to|near|of|around|outside|inside|via|through|into|toward|towards)[ \t]+\Z"
-)
 
 
 def _company_word(span: str) -> bool:

@@ -150,15 +150,16 @@ _ACTS = (
 """What a person does: a single word before one of these is a name ("Okonkwo will present")."""
 BEFORE_ACT = re.compile(rf"(?<![\w@#/.\-'’])(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})[ \t]+{_ACTS}\b")
 AFTER_WORD = re.compile(
-    rf"(?i:\b(?:with|and|to|from|for|thank|thanks|ask|tell|cc|ping|met|meet|call|email|text|message|told"
-    rf"|contact|remind|notify|inform"
-    rf"|asked|invite|talked[ \t]+to|spoke[ \t]+(?:to|with)|me[ \t]+and|hang(?:ing)?[ \t]+out"
-    rf"[ \t]+with))[ \t]+(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})"
+    rf"(?i:\b(?:(?P<said>thank|thanks|ask|tell|cc|ping|call|email|text|message|told|contact|remind"
+    rf"|notify|inform|asked|invite|talked[ \t]+to|spoke[ \t]+(?:to|with))|with|and|to|from|for|met"
+    rf"|meet|me[ \t]+and|hang(?:ing)?[ \t]+out[ \t]+with))[ \t]+"
+    rf"(?P<v>{_CAP_NAME}|[a-zß-öø-ÿ]{{2,}})"
     rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:yesterday|today|tomorrow|tonight|about|on|at|and|or"
     rf"|who|when|if|for|later|again)\b)",
     re.MULTILINE,
 )
-"""A word a person is met, thanked or asked by, then the end of the phrase ("to Hope today")."""
+"""A word a person is met, thanked or asked by, then the end of the phrase ("to Hope today");
+group ``said`` holds the verbs one says to a person, not to a place ("contact", not "to")."""
 
 
 _SPACE = re.compile(r"\s")

@@ -208,7 +208,7 @@ class PeopleFinder:
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
-            addressed = _ADDRESSED.match(found.group()) is not None  # "contact Vernon"
+            addressed = found.group("said") is not None  # "contact Vernon", not "to Vernon"
             if self._named_by_context(found.group("v"), addressed=addressed):
                 yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_OFFICE.finditer(text):  # "Emperor Norton", "Secretary Cardona"
@@ -552,11 +552,6 @@ class PeopleFinder:
         return _key(last) in self._names.last or _key(last) in self._names.first
 
 
-_ADDRESSED = re.compile(
-    r"(?i:thank|thanks|ask|tell|cc|ping|call|email|text|message|told|asked|invite|talked"
-    r"|spoke|contact|remind|notify|inform)\b"
-)
-"""The verbs of ``AFTER_WORD`` one says to a person, not a place ("contact", not "to")."""
 _NUMBER_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?[ \t]+\Z")
 """A number or an ordinal just before a word: "2nd Gen" counts, it names no one."""
 _DATE_BEFORE = re.compile(

@@ -49,6 +49,12 @@ _CONTEXT = (
 )
 PLACE_PATTERN = re.compile(rf"{_CONTEXT}[ \t]+(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,2}})")
 """A place word and up to three words after it; the gazetteer decides how many are a town."""
+_PREPOSITION_BEFORE = re.compile(rf"(?:{_CONTEXT}|\b(?i:at|of|inside|through|into))[ \t]+\Z")
+
+
+def preposition_before(text: str, start: int) -> bool:
+    """Whether a place word or a preposition of place ends just before ``start`` ("in ")."""
+    return _PREPOSITION_BEFORE.search(text, max(0, start - 24), start) is not None
 
 
 CARE_PATTERN = re.compile(

@@ -116,12 +116,9 @@ class StructureReader:
             elif f.key not in HEADERS and (span := self._value_span(text, f)) is not None:
                 found.append((f.type, *span, 0.9))
         found += [("PERSON", a, b, 0.86) for a, b in self._role_names(text)]
-        for sender in _QUOTED_SENDER.finditer(text):  # outside a header line as well
-            name = sender.group("name").strip()
-            words = {w.casefold() for w in _NAME_WORD.findall(name)}
-            if self._person(name, 2) and not words & _SENDER_WORDS:
-                start = sender.start("name") + sender.group("name").index(name)
-                found.append(("PERSON", start, start + len(name), 0.9))
+        for sender in _QUOTED_SENDER.finditer(text):  # on a header line or anywhere else
+            if (span := self._display_name(sender, "name")) is not None:
+                found.append(("PERSON", *span, 0.9))
         for notes in _NOTES_ADDRESS.finditer(text):
             if self._person(notes.group("name"), 1):
                 found.append(("PERSON", *notes.span("name"), 0.9))
@@ -196,16 +193,21 @@ class StructureReader:
         colon = text.find(":", f.key_end, line_end)
         position = colon + 1 if colon >= 0 else f.start
         while entry := _HEADER_ENTRY.match(text, position, line_end):
-            group = "quoted" if entry.group("quoted") else "name"
-            name = (entry.group(group) or "").strip()
-            words = {w.casefold() for w in _NAME_WORD.findall(name)}
-            if self._person(name, 2) and not words & _SENDER_WORDS:
-                start = entry.start(group) + entry.group(group).index(name)
-                yield start, start + len(name)
+            if entry.group("name") and (span := self._display_name(entry, "name")) is not None:
+                yield span  # a quoted name is ``_QUOTED_SENDER``'s, wherever it stands
             comma = _LIST_SEPARATOR.match(text, entry.end(), line_end)
             if comma is None:
                 break
             position = comma.end()
+
+    def _display_name(self, entry: re.Match[str], group: str) -> tuple[int, int] | None:
+        """The span of the display name in ``group`` if it names a person, not a team."""
+        name = entry.group(group).strip()
+        words = {w.casefold() for w in _NAME_WORD.findall(name)}
+        if not self._person(name, 2) or words & _SENDER_WORDS:
+            return None
+        start = entry.start(group) + entry.group(group).index(name)
+        return start, start + len(name)
 
     def _role_names(self, text: str) -> Iterator[tuple[int, int]]:
         """Names on lines of a name, a dash and a role ("Ruby Grant — Head of Sales")."""
