@@ -46,7 +46,14 @@ from guardrails.rules import (
     precision,
     urls,
 )
-from guardrails.rules.names import BEFORE_ACT, COMPANY_WORDS, LEGAL_FORMS, OFFICE_TITLE
+from guardrails.rules.names import (
+    BEFORE_ACT,
+    COMPANY_WORDS,
+    INSTITUTION_WORDS,
+    LEGAL_FORMS,
+    OFFICE_TITLE,
+    TEAM_WORDS,
+)
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -151,6 +158,8 @@ class _Detector:
         self._chunk = chunk_chars
         self._lexicon = casing.lexicon(analyzer) if prose else None
         words = casing.lexicon(analyzer, nouns=False) if self._lexicon else None
+        describing = casing.lexicon(analyzer, parts=("adj", "adv")) if self._lexicon else None
+        self._describing = describing.words if describing else frozenset()
         people = (
             PeopleFinder(words, self._lexicon, places.gazetteer())
             if self._lexicon and words
@@ -579,10 +588,14 @@ class _Detector:
     def _plausible(self, entity_type: str, text: str, start: int, end: int) -> bool:
         """Whether an NER span can be what its type says (needs the name lexicon).
 
-        A person is not a run of English words, nor a name a company word follows; a place
-        is not a run of English words unless the gazetteer knows it ("New York") or it names
-        a street, park or water ("Central Park") or a state or country follows it after a comma
-        ("Chevy Chase, MD", "Paxton, Illinois").
+        A person is not a run of English words, nor a name a company word follows. A place
+        is one when a word of it is no English word, the gazetteer knows it ("New York"), it
+        names a street, park or water ("Central Park") or a state or country follows it after
+        a comma ("Chevy Chase, MD"). Made of English words, the model's place still is one
+        ("Attica", "Old Goa", "River Garden": the lemmatizer's nouns hold many proper names)
+        unless it is a company's, an institution's or a team's name ("Loqate Inc", "the State
+        Railway of Thailand", "Acme Support") or one word English describes with ("the Israeli
+        air strikes", "from the North").
         """
         people = self._people
         if people is None:
@@ -598,11 +611,21 @@ class _Detector:
         if entity_type == "LOCATION":
             if people.company(text, end):
                 return False
-            return (
+            if (
                 people.unknown_word(span)
                 or places.known_place(span)
                 or places.named_feature(span)
                 or places.region_after(text, end)  # "Chevy Chase, MD", "Paxton, Illinois"
+            ):
+                return True
+            after = _CAPITALIZED_AFTER.match(text, end)  # "[Acme] Support"
+            words = {
+                w.casefold() for w in re.findall(r"[^\W\d_]+", span + (after[0] if after else ""))
+            }
+            return not (
+                _company_word(span)  # "Loqate Inc"
+                or span.casefold() in self._describing  # "the Israeli air strikes"
+                or words & (INSTITUTION_WORDS | TEAM_WORDS)  # "State Railway", "Acme Support"
             )
         return True
 
@@ -752,6 +775,7 @@ _NAME_AND_DEGREE = re.compile(
     rf"\b([A-Z][a-z]+)[ \t]+(?:[A-Z]\.?[ \t]+)?([A-Z][a-z'\-]+),?[ \t]+(?:{'|'.join(_DEGREES)})\b"
 )
 _POSTCODE_AFTER = re.compile(r"[ \t]*\d")
+_CAPITALIZED_AFTER = re.compile(r"[ \t]+[A-Z][a-z]+\b")
 
 
 def _company_word(span: str) -> bool:

@@ -34,10 +34,11 @@ class Lexicon:
         )
 
 
-def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
+def lexicon(analyzer: Any, *, nouns: bool = True, parts: tuple[str, ...] = ()) -> Lexicon | None:
     """The lexicon of the analyzer's English spaCy lemmatizer; ``None`` without one.
 
-    ``nouns=False`` leaves out its nouns, which include many proper names ("melbourne").
+    ``nouns=False`` leaves out its nouns, which include many proper names ("melbourne");
+    ``parts`` keeps only those parts of speech (``("adj", "adv")``: "western", "israeli").
     """
     nlp = getattr(getattr(analyzer, "nlp_engine", None), "nlp", {}).get("en")
     if nlp is None or "lemmatizer" not in nlp.component_names:
@@ -48,13 +49,12 @@ def lexicon(analyzer: Any, *, nouns: bool = True) -> Lexicon | None:
     from spacy.strings import get_string_id  # spaCy is loaded: the lemmatizer came from it
 
     skip = {} if nouns else {get_string_id("noun"), "noun"}
+    keep = {get_string_id(part) for part in parts} | set(parts)
     words: set[str] = set()
-    for pos, entries in lookups.get_table("lemma_index").items():
-        if pos not in skip:
-            words.update(entries)
-    for pos, exceptions in lookups.get_table("lemma_exc").items():
-        if pos not in skip:
-            words.update(exceptions)
+    for name in ("lemma_index", "lemma_exc"):
+        for pos, entries in lookups.get_table(name).items():
+            if pos not in skip and (not parts or pos in keep):
+                words.update(entries)
     rules = lookups.get_table("lemma_rules").values() if lookups.has_table("lemma_rules") else []
     suffixes = sorted({(old, new) for table in rules for old, new in table if old})
     return Lexicon(frozenset(words), tuple(suffixes))

@@ -105,6 +105,11 @@ INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
 """Words that end an institution named after a place ("Chicago Symphony Orchestra",
 "Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal"). Schools and hospitals
 are not among them: the place in their name says where a child or a patient is."""
+TEAM_WORDS = frozenset(
+    "support billing sales notifications notification noreply no-reply info help helpdesk"
+    " admin news newsletter alerts alert bot team via updates service desk".split()
+)
+"""Words that name a team or a service ("Acme Support", "Billing Team"), no person or place."""
 _COMPANY = r"(?!(?i:" + "|".join(sorted(COMPANY_WORDS, key=len, reverse=True)) + r")\b)"
 # After a capitalized role word only a full name: "Patient Elena Okafor", where "Customer
 # Success" and "Client Care" are the names of teams.

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from guardrails.rules import licences
-from guardrails.rules.names import COMPANY_WORDS
+from guardrails.rules.names import COMPANY_WORDS, TEAM_WORDS
 from guardrails.text.fields import HEADERS, Field, fields, table_fields
 
 WordCheck = Callable[[str], bool]
@@ -49,11 +49,8 @@ _HEADER_ENTRY = re.compile(
 )
 _LIST_SEPARATOR = re.compile(r"[ \t]*[,;]")
 _ADDRESS = re.compile(r"<[^<>\s@]+@[^<>\s]+>")
-_SENDER_WORDS = COMPANY_WORDS | frozenset(
-    "support billing sales notifications notification noreply no-reply info help helpdesk"
-    " admin news newsletter alerts alert bot team via updates service desk".split()
-)
-"""Words of a display name that is a team or a service ("Acme Support"), not a person."""
+_SENDER_WORDS = COMPANY_WORDS | TEAM_WORDS
+"""Words of a display name that is a company, a team or a service ("Acme Support")."""
 _ROLE_LINE = re.compile(
     r"^[ \t]*(?:[-*•·‣◦▪>+][ \t]*|\d{1,2}[.)][ \t]+)?[*_]{0,2}"
     r"(?P<name>[^\W\d_][\w'’.\-]*(?:[ \t]+[^\W\d_][\w'’.\-]*){0,3})[*_]{0,2}"

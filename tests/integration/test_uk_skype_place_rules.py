@@ -159,6 +159,34 @@ def test_countries_and_states_by_name_are_places(presidio_analyzer, text, place)
 
 
 @pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We drove down to Old Goa for the weekend, the beaches were empty.", "Old Goa"),
+        ("Bengal floods every monsoon, my cousins say.", "Bengal"),
+        ("Iguazu was the highlight of our honeymoon.", "Iguazu"),
+        ("We hiked around Attica last spring with the kids.", "Attica"),
+    ],
+)
+def test_places_whose_names_the_lemmatizer_lists_as_nouns_are_places(
+    presidio_analyzer, text, place
+):
+    assert ("LOCATION", place) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("The Israeli air strikes were all over the news today.", "Israeli"),
+        ("They moved the team to the North office.", "North"),
+        ("I used to work at Loqate Inc before this job.", "Loqate"),
+        ("He works for the State Railway of Thailand now.", "Railway"),
+    ],
+)
+def test_describing_words_companies_and_institutions_are_no_places(presidio_analyzer, text, word):
+    assert not [v for t, v in found(presidio_analyzer, text) if word in v], text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Thanks Bob, OK with me",  # not a town before the code
