@@ -40,6 +40,7 @@ from guardrails.rules import (
     casing,
     lists,
     local,
+    names,
     national,
     phones,
     places,
@@ -282,6 +283,7 @@ class _Detector:
             d
             for d in lists.complete(found, text)
             if d.type in self._policy.enabled
+            and not (d.type == "PERSON" and names.role(text[d.start : d.end]))  # "Analyst"
             and not protected.overlaps(d.start, d.end)
             and not self._policy.allows(text[d.start : d.end])
         ]
@@ -434,6 +436,10 @@ class _Detector:
                 end = start + prefix  # "[Miami] Shooting"
         elif d.type == "EMAIL_ADDRESS":
             start = precision.trim_email(norm.text, start, end)
+        if d.type == "PERSON" and not _marked(norm.text, start):  # "@VICE" is an account
+            end = _before_role(norm.text, start, end)  # "Milson Mundim[ - Associate]"
+            if names.role(norm.text[start:end]):
+                return None  # "Senior Vice President of": a title, though "Vice" is a surname
         if end <= start or self._policy.allows(norm.text[start:end]):
             return None
         if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
@@ -763,6 +769,15 @@ def _identifier(text: str, start: int, end: int) -> bool:
     return span.isupper() and phones.IDENTIFIER.search(text, max(0, start - 40), start) is not None
 
 
+def _before_role(text: str, start: int, end: int) -> int:
+    """The end of a person's span without a job title after a spaced dash in it."""
+    dash = _SPACED_DASH.search(text, start, end)
+    return dash.start() if dash and names.role(text[dash.end() : end]) else end
+
+
+_SPACED_DASH = re.compile(r"[ \t][-–—][ \t]")
+
+
 def _legal_form(span: str) -> bool:
     """Whether a span is a company's legal form alone ("Co.", "Inc", "GmbH"): no person."""
     return span.strip(" .,").casefold() in LEGAL_FORMS
@@ -831,8 +846,9 @@ _PARSE_PIPES = frozenset({"tok2vec", "tagger", "morphologizer", "attribute_ruler
 _AFTER_TITLE = re.compile(rf"{OFFICE_TITLE}$")
 """A title just before a span the model read as a person: a courtesy title, an office or a
 rank ("President Trump", "Professor Eastman": a surname English also knows)."""
-_TITLED = re.compile(rf"{OFFICE_TITLE}[^\W\d_]")
-"""A span the model read as a person that starts with a title and a word."""
+_TITLED = re.compile(rf"{OFFICE_TITLE}[A-ZÀ-ÖØ-Þ]")
+"""A span the model read as a person that starts with a title and a capitalized word
+("Professor Eastman", not "Professor of Medicine")."""
 
 
 def _recognizer(result: Any) -> str:

@@ -105,6 +105,30 @@ INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
 """Words that end an institution named after a place ("Chicago Symphony Orchestra",
 "Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal"). Schools and hospitals
 are not among them: the place in their name says where a child or a patient is."""
+ROLE_WORDS = frozenset(
+    """engineer manager lead head director designer developer ceo cto cfo coo cio ciso vp
+    svp evp president founder cofounder co-founder intern analyst consultant architect
+    administrator recruiter scientist researcher editor accountant assistant coordinator
+    specialist officer chair chairman chairwoman secretary treasurer contractor nurse doctor
+    physician teacher professor student counsel attorney lawyer advisor mentor pm sre
+    programmer owner""".split()
+)
+"""Job titles: a capitalized name before a dash and one of these is a person."""
+_RANKS = frozenset("senior junior vice chief deputy executive associate principal staff".split())
+_ROLE_JOINS = frozenset("of the and for".split())
+
+
+def role(span: str) -> bool:
+    """Whether a span is a job title alone ("Senior Vice President of", "Associate").
+
+    Its words are job titles, ranks ("senior", "vice", "deputy") and the words that join
+    them, one title or rank at least: no person, though "Vice" is also a surname.
+    """
+    words = [w.casefold() for w in re.findall(r"[^\W\d_]+", span)]
+    titled = [w for w in words if w in ROLE_WORDS or w in _RANKS]
+    return bool(titled) and len(titled) + sum(w in _ROLE_JOINS for w in words) == len(words)
+
+
 TEAM_WORDS = frozenset(
     "support billing sales notifications notification noreply no-reply info help helpdesk"
     " admin news newsletter alerts alert bot team via updates service desk".split()

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from guardrails.rules import licences
-from guardrails.rules.names import COMPANY_WORDS, TEAM_WORDS
+from guardrails.rules.names import COMPANY_WORDS, ROLE_WORDS, TEAM_WORDS
 from guardrails.text.fields import HEADERS, Field, fields, table_fields
 
 WordCheck = Callable[[str], bool]
@@ -57,15 +57,6 @@ _ROLE_LINE = re.compile(
     r"[ \t]+(?:[—–]|--?|\|)[ \t]+(?P<role>[^\n]{1,80})",
     re.MULTILINE,
 )
-_ROLE_WORDS = frozenset(
-    """engineer manager lead head director designer developer ceo cto cfo coo cio ciso vp
-    svp evp president founder cofounder co-founder intern analyst consultant architect
-    administrator recruiter scientist researcher editor accountant assistant coordinator
-    specialist officer chair chairman chairwoman secretary treasurer contractor nurse doctor
-    physician teacher professor student counsel attorney lawyer advisor mentor pm sre
-    programmer owner""".split()
-)
-"""Job titles: a capitalized name before a dash and one of these is a person."""
 _MARKED_NAME = r"[^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,2}"
 _MARKED = re.compile(
     rf"(?<![\w/|\[{{«])(?:/(?P<a>{_MARKED_NAME})/|\[(?P<b>{_MARKED_NAME})\]|{{(?P<c>{_MARKED_NAME})}}"
@@ -211,7 +202,7 @@ class StructureReader:
         for line in _ROLE_LINE.finditer(text):
             role = {w.casefold() for w in re.findall(r"[^\W\d_]+", line.group("role"))}
             name = line.group("name")
-            if role & _ROLE_WORDS and self._person(name, 2 if " " in name else 0):
+            if role & ROLE_WORDS and self._person(name, 2 if " " in name else 0):
                 yield line.start("name"), line.end("name")
 
 

@@ -442,3 +442,26 @@ def test_a_named_pond_dock_or_creek_is_one_place(presidio_analyzer, text, place)
 def test_a_town_that_is_a_first_name_is_a_person_when_addressed(presidio_analyzer, text, found_as):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found_as in found
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("Dana Whitfield, Senior Vice President of Sales, signed it.", ["Dana Whitfield"]),
+        ("I asked Omar Haddad, a Professor of Medicine at the clinic.", ["Omar Haddad"]),
+        (
+            "Staffing: Lena Brook - Analyst, Tariq Aziz - Associate, Yusuf Demir - Associate",
+            ["Lena Brook", "Tariq Aziz", "Yusuf Demir"],
+        ),
+        ("ask Chief Wiggum and Dean Martin", ["Chief Wiggum", "Dean Martin"]),
+    ],
+)
+def test_a_job_title_is_no_person_and_leaves_the_name_whole(presidio_analyzer, text, people):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [value for kind, value in found if kind == "PERSON"] == people, found
+
+
+def test_an_account_named_like_a_title_stays_hidden(presidio_analyzer):
+    text = "RT @Vice: the new season starts tonight"
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert any("Vice" in value for value in found), found
