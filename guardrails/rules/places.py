@@ -332,10 +332,14 @@ _TEAM_BEFORE = re.compile(r"[A-Z][\w.&'’\-]*[ \t]+\d{1,3}[ \t,:\-]+$")
 
 
 def team(text: str, start: int, end: int) -> bool:
-    """Whether a place is a team in a result ("Nigeria 1 Bosnia 0").
+    """Whether a place is a team: in a result ("Nigeria 1 Bosnia 0") or played for.
 
-    Its score follows it, and the other side with its score comes before or after it.
+    A result: its score follows it, and the other side with its score comes before or after
+    it. Played for: "played 26 games for [Lausanne]", "signed with [Coburg]", "coached
+    [North Melbourne]": one plays for a club, not for a town.
     """
+    if _PLAYED_FOR.search(text, max(0, start - 40), start):
+        return True
     score = _SCORE.match(text, end)
     if score is None:
         return False
@@ -344,6 +348,11 @@ def team(text: str, start: int, end: int) -> bool:
     )
 
 
+_PLAYED_FOR = re.compile(
+    r"\b(?:(?:play(?:s|ed|ing)?|signed|debuted|appear(?:s|ed|ing)?|scor(?:es|ed|ing)|transferred)"
+    r"(?:[ \t]+(?:\d+|\w+))?(?:[ \t]+(?:games|matches|seasons|times|goals))?[ \t]+(?:for|with)"
+    r"|coach(?:es|ed|ing)|captain(?:s|ed|ing))[ \t]+(?:the[ \t]+)?\Z"
+)
 _NAME_GOES_ON = re.compile(
     r"(?:[ \t]+(?:of|and|for|on|the|de|&))?[ \t]+(?P<w>[A-Z][A-Za-z'’\-]*)(?![\w'’\-])"
 )

@@ -274,3 +274,24 @@ def test_a_state_code_and_a_sentence_opener_leave_the_place_whole(presidio_analy
     # sentence and is no part of the country's name
     hits = found(presidio_analyzer, text)
     assert any(place in v for t, v in hits if t == "LOCATION"), hits
+
+
+@pytest.mark.parametrize(
+    ("text", "club"),
+    [
+        ("She played 40 matches for Bristol before she retired.", "Bristol"),
+        ("Two years later he signed with Leeds on a free transfer.", "Leeds"),
+        ("My uncle coached Sheffield in the nineties.", "Sheffield"),
+    ],
+)
+def test_a_town_played_for_is_a_club_not_a_place(presidio_analyzer, text, club):
+    assert not [v for t, v in found(presidio_analyzer, text) if t == "LOCATION" and club in v]
+
+
+@pytest.mark.parametrize(
+    "text", ["We played for hours in Bristol last summer.", "I played with Sarah in Leeds."]
+)
+def test_a_town_after_playing_somewhere_stays_a_place(presidio_analyzer, text):
+    assert [t for t, v in found(presidio_analyzer, text) if v in ("Bristol", "Leeds")] == [
+        "LOCATION"
+    ]
