@@ -113,7 +113,8 @@ ROLE_WORDS = frozenset(
     physician teacher professor student counsel attorney lawyer advisor mentor pm sre
     programmer owner""".split()
 )
-"""Job titles: a capitalized name before a dash and one of these is a person."""
+"""Job titles: a capitalized name before a dash and one of these is a person; alone, with
+the ranks and joining words of ``role``, they are no person ("Senior Vice President of")."""
 _RANKS = frozenset("senior junior vice chief deputy executive associate principal staff".split())
 _ROLE_JOINS = frozenset("of the and for".split())
 
