@@ -67,6 +67,7 @@ def settings_for(
         "store_timeout_seconds": 1.0,
         "lock_wait_seconds": 10,
         "guardrail_workers": 0,  # detection in a thread: no model loaded per test
+        "admin_http_port": 0,  # a free port: suites side by side never share 8081
     }
     values.update(overrides)
     return Settings(**values)
