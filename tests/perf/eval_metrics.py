@@ -3,8 +3,10 @@
 A labelled value *leaks* when it reaches the model verbatim or lightly normalized: the same
 text up to case, spacing and invisible characters; the same letters and digits without
 punctuation (values of 6+ such characters); or the same digits (values of 7+ digits) inside
-one number of the redacted text. It *partly leaks* when it does not leak but part of its span
-survives redaction: a word of 4+ letters or a run of 4+ digits (a surname, the last digits).
+one number of the redacted text. Placeholders (``<PASSWORD_1>``, Presidio's ``<PERSON>``) are
+not read as text: the value "password" does not leak through ``<PASSWORD_1>``. It *partly
+leaks* when it does not leak but part of its span survives redaction: a word of 4+ letters or
+a run of 4+ digits (a surname, the last digits).
 A harmless token is *over-redacted* when a detection overlaps it.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff]")
 NUMBER_RE = re.compile(r"\d[\d \t\n.\-()/+]*\d")
 PART_RE = re.compile(r"[^\W\d_]{4,}|\d{4,}")
+PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9_]*>")
 
 
 def _fold(text: str) -> str:
@@ -35,6 +38,7 @@ def _digits(text: str) -> str:
 
 def leaks(value: str, sent: str) -> bool:
     """Whether ``value`` reaches the model in ``sent`` verbatim or lightly normalized."""
+    sent = PLACEHOLDER_RE.sub(" ", sent)
     folded = _fold(value)
     if folded and re.search(rf"(?<!\w){re.escape(folded)}(?!\w)", _fold(sent)):
         return True

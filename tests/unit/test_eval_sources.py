@@ -152,7 +152,8 @@ def test_source_types_map_to_veilbot_types():
     assert veilbot_type("STREET_ADDRESS") == "LOCATION"
     assert veilbot_type("US_DRIVER_LICENSE") == "DRIVER_LICENSE"
     assert veilbot_type("credit_card_re") == "CREDIT_CARD"
-    assert veilbot_type("SKYPE") == "SKYPE"
+    assert veilbot_type("SKYPE") == "USERNAME"  # the policy's account names
+    assert veilbot_type("TWITTER") == "TWITTER"  # a name veilbot has no type for is kept
 
 
 def test_labels_merge_duplicates_and_values_inside_a_longer_one():
@@ -270,6 +271,72 @@ def test_piighost_pattern_and_regex_tests_become_cases(tmp_path):
     }
     assert [k.kind for k in cases["1234"].keeps] == ["negative:LOCATION"]
     assert cases["a@b.io"].origin.file == "tests/components/detector/test_patterns.py"
+
+
+def _committed(root, files):
+    import subprocess
+
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)  # noqa: S603
+    subprocess.run([*git, "add", "-A"], check=True)  # noqa: S603
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)  # noqa: S603
+
+
+def test_secret_scanner_tests_become_secret_labels_and_negative_keeps(tmp_path):
+    from tests.perf.sources import detect_secrets, llm_guard
+    from tests.perf.sources.peers import Checkout
+
+    secrets_test = textwrap.dedent(
+        """
+        import pytest
+        @pytest.mark.parametrize(
+            "prompt,expected_prompt,expected_valid,expected_score",
+            [("plain words", "plain words", True, -1.0),
+             ("token: abc123XYZ and more", "token: ****** and more", False, 1.0)],
+        )
+        def test_scan(prompt, expected_prompt, expected_valid, expected_score): ...
+        """
+    )
+    plugin_test = textwrap.dedent(
+        """
+        import pytest
+        @pytest.mark.parametrize(
+            "payload, should_flag",
+            [('api_key = "k3yV4lu3"', True), ("Ab12Cd34Ef56Gh78", True), ("nothing here", False)],
+        )
+        def test_analyze(payload, should_flag): ...
+        """
+    )
+    _committed(
+        tmp_path,
+        {
+            llm_guard.SECRETS_FILE: secrets_test,
+            "tests/plugins/demo_test.py": plugin_test,
+            "tests/plugins/ip_public_test.py": plugin_test.replace("demo", "ip"),
+        },
+    )
+    peer = Checkout("x", tmp_path)
+    guard = {c.text: c for c in llm_guard.load_secrets(peer)}
+    assert [(lb.type, lb.value) for lb in guard["token: abc123XYZ and more"].labels] == [
+        ("SECRET", "abc123XYZ")
+    ]
+    assert [k.kind for k in guard["plain words"].keeps] == ["negative"]
+    plugins = {c.text: c for c in detect_secrets.load(peer)}
+    assert set(plugins) == {'api_key = "k3yV4lu3"', "Ab12Cd34Ef56Gh78", "nothing here"}
+    assert [lb.value for lb in plugins['api_key = "k3yV4lu3"'].labels] == ["k3yV4lu3"]
+    assert [lb.value for lb in plugins["Ab12Cd34Ef56Gh78"].labels] == ["Ab12Cd34Ef56Gh78"]
+    assert [k.kind for k in plugins["nothing here"].keeps] == ["negative"]
+
+
+def test_a_value_spelled_like_its_placeholder_s_type_does_not_leak_through_it():
+    from tests.perf.eval_metrics import leaks
+
+    assert not leaks("password", "https://user:<PASSWORD_1>@example.com")
+    assert not leaks("Person", "ask <PERSON> today")
+    assert leaks("password", "https://user:password@example.com")
 
 
 def test_generated_values_are_the_same_on_every_run_and_leave_out_the_unspecified_ip():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.perf.sources import (
     conll,
+    detect_secrets,
     evaluator,
     generators,
     llm_guard,
@@ -54,6 +55,7 @@ SOURCES = (
     Source(presidio_tests.NAME, "presidio", presidio_tests.load, "Presidio recognizer tests"),
     Source(presidio_demo.NAME, "presidio", presidio_demo.load, "Presidio e2e demo text"),
     Source(llm_guard.TESTS, "llm-guard", llm_guard.load_tests, "LLM Guard anonymize tests"),
+    Source(llm_guard.SECRETS, "llm-guard", llm_guard.load_secrets, "LLM Guard secrets tests"),
     Source(llm_guard.PATTERNS, "llm-guard", llm_guard.load_patterns, "LLM Guard pattern examples"),
     Source(conll.BTC, "broad_twitter_corpus", conll.load_btc, "Broad Twitter Corpus, F and H"),
     Source(conll.WNUT16, "twitter_nlp", conll.load_wnut16, "WNUT 2016 Twitter NER, dev, test"),
@@ -63,6 +65,7 @@ SOURCES = (
     _corpus(ner_corpora.GENTLE, "GENTLE, GUM's out-of-genre test set"),
     _corpus(ner_corpora.WIKIGOLD, "WikiGold, Wikipedia articles, dev and test"),
     Source(scrubadub.NAME, "scrubadub", scrubadub.load, "scrubadub detector tests"),
+    Source(detect_secrets.NAME, "detect-secrets", detect_secrets.load, "detect-secrets plugins"),
     Source(piighost.NAME, "piighost", piighost.load, "piighost regex pattern tests"),
     Source(generators.HYPOTHESIS, None, generators.load_hypothesis, "hypothesis e-mails, IPs"),
     Source(generators.FAKER, None, generators.load_faker, "Faker e-mails, IPs, 20 locales"),

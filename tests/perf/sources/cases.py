@@ -37,6 +37,7 @@ TYPE_MAP = {
     "IBAN": "IBAN_CODE",
     "IP": "IP_ADDRESS",
     "DATE": "DATE_TIME",
+    "SKYPE": "USERNAME",
 }
 """Source type names -> veilbot's; a name not listed is kept as it is."""
 
@@ -56,6 +57,9 @@ SCORED_TYPES = frozenset(
         "US_BANK_NUMBER",
         "DATE_OF_BIRTH",
         "USER",
+        "USERNAME",
+        "PASSWORD",
+        "SECRET",
     }
 )
 """The types veilbot's policy redacts: their values make the overall recall."""

@@ -8,6 +8,12 @@ those values are dropped. The expectations leave some values in (a street addres
 birth), so labels are incomplete: no span precision. A prompt no entry redacts, under no
 restriction of types or names, is a negative keep span.
 
+``tests/input_scanners/test_secrets.py``: each entry pairs a prompt with the prompt the
+Secrets scanner should return, each secret masked by a run of asterisks; aligning the two gives
+the values, typed ``SECRET`` (an API key, a token, the password of a URL). A prompt it leaves
+as it is is a negative keep span. The scanner's masks say nothing about names or places in
+the prompt: no span precision.
+
 ``llm_guard/input_scanners/anonymize_helpers/regex_patterns.py``: each pattern group lists
 examples; the value is the part its own expression matches. UUIDs, colours, prices and clock
 times are labelled there too: they are not personal data, so each such example is a keep span.
@@ -36,8 +42,12 @@ from tests.perf.sources.peers import Checkout
 from tests.perf.sources.pyast import UNREADABLE, Param, literal, module_constants, parametrize
 
 TESTS = "llm-guard-tests"
+SECRETS = "llm-guard-secrets"
 PATTERNS = "llm-guard-patterns"
 TEST_FILE = "tests/input_scanners/test_anonymize.py"
+SECRETS_FILE = "tests/input_scanners/test_secrets.py"
+_MASK = re.compile(r"()\*{6,}")
+"""The Secrets scanner's mask, a run of asterisks: it names no type."""
 PATTERN_FILE = "llm_guard/input_scanners/anonymize_helpers/regex_patterns.py"
 REPO = "protectai/llm-guard"
 CONFIG_TYPES = {"CUSTOM"}
@@ -103,6 +113,30 @@ def _split(labels: list[Label], text: str) -> tuple[list[Label], list[Keep]]:
         keep(lb.type.lower(), text, lb.start, lb.end) for lb in labels if lb.type in KEEP_TYPES
     ]
     return [lb for lb in labels if lb.type not in KEEP_TYPES], keeps
+
+
+def load_secrets(peer: Checkout) -> Iterator[Case]:
+    """One case per entry of the Secrets scanner's tests."""
+    commit = peer.commit()
+    for param in parametrize(peer.read(SECRETS_FILE)):
+        values = param.values or {}
+        prompt, expected = values.get("prompt"), values.get("expected_prompt")
+        if not isinstance(prompt, str) or not isinstance(expected, str):
+            continue
+        spans = align(prompt, expected, _MASK)
+        if spans is None:
+            continue
+        test = f"{param.function}[{param.index}]"
+        labels = tuple(label("SECRET", prompt, a, b) for _, a, b in spans)
+        yield Case(
+            source=SECRETS,
+            id=f"{SECRETS}:{test}",
+            origin=Origin(REPO, commit, SECRETS_FILE, test),
+            text=prompt,
+            labels=labels,
+            keeps=() if labels else (keep("negative", prompt, 0, len(prompt)),),
+            complete=frozenset(),
+        )
 
 
 def load_patterns(peer: Checkout) -> Iterator[Case]:

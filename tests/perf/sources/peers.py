@@ -19,6 +19,7 @@ PEERS = {
     "presidio-research": "https://github.com/microsoft/presidio-research",
     "llm-guard": "https://github.com/protectai/llm-guard",
     "scrubadub": "https://github.com/LeapBeyond/scrubadub",
+    "detect-secrets": "https://github.com/Yelp/detect-secrets",
     "piighost": "https://github.com/Athroniaeth/piighost",
     "broad_twitter_corpus": "https://github.com/GateNLP/broad_twitter_corpus",
     "twitter_nlp": "https://github.com/aritter/twitter_nlp",
