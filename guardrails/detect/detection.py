@@ -38,6 +38,7 @@ from guardrails.policy import Policy, default_policy
 from guardrails.rules import (
     accounts,
     casing,
+    credentials,
     lists,
     local,
     names,
@@ -407,6 +408,12 @@ class _Detector:
         if d.score < self._policy.threshold(d.type):
             return None
         start, end = d.start, d.end
+        if (
+            d.type == "EMAIL_ADDRESS"
+            and "PASSWORD" in self._policy.enabled
+            and credentials.url_login(norm.text, start)
+        ):
+            return None  # "postgres://app:Pa55w0rd@db": a password and a host, no address
         if by_ner and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:

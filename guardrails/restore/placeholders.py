@@ -63,6 +63,8 @@ KNOWN_TYPES: Final = frozenset(
         "AGE",
         "UK_NINO",
         "USERNAME",
+        "PASSWORD",
+        "SECRET",
     }
 )
 """Entity types whose bare form (``PERSON_1``) is read as a placeholder."""

@@ -35,6 +35,7 @@ from guardrails.rules import (  # noqa: E402
     birthdates,
     blocks,
     cards,
+    credentials,
     emails,
     ibans,
     ips,
@@ -544,6 +545,10 @@ def build_recognizers(
         finder=functools.partial(accounts.find, english=english),
         needs=re.compile("[yY]"),  # "skype"
     )
+    logins = tuple(
+        Rule(kind, _NEVER, 0.0, finder=functools.partial(credentials.find, kind, english=english))
+        for kind in (credentials.PASSWORD, credentials.USERNAME, credentials.SECRET)
+    )
     if name_word is not None and prose:
         regions = functools.partial(named_regions, name_word, town=lone_town, english=english)
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=regions, needs=_CAPITAL))
@@ -553,7 +558,7 @@ def build_recognizers(
     heuristics = (*names, *places) if prose else ()
     rules = [
         r
-        for r in (*BUILTIN_RULES, word_at, skype, in_urls, *heuristics)
+        for r in (*BUILTIN_RULES, word_at, skype, *logins, in_urls, *heuristics)
         if r.type in policy.enabled
     ]
     by_type: dict[str, list[Rule]] = {}

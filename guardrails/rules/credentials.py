@@ -1,0 +1,282 @@
+"""Credentials: passwords, the account name at a login, and the keys and tokens of programs.
+
+People paste them while asking for help: a config file ("DB_PASSWORD=S3cr3t!"), a request
+("Authorization: Bearer eyJ…"), a login ("user: jdoe / pw: hunter2"). Whoever reads one holds
+the account, so it is redacted as surely as a card number: ``PASSWORD`` (what a person types
+to log in), ``USERNAME`` (the account name beside it) and ``SECRET`` (keys and tokens).
+
+Each value is read on its own evidence:
+
+- **its shape**, where a provider's prefix makes a token unmistakable (``ghp_…``,
+  ``xoxb-…``, ``AKIA…``, ``sk-ant-…``, ``AIza…``, a JSON web token, a PEM private key);
+- **its key** (``password: …``, ``"api_key": "…"``, ``client_secret=…``, ``Authorization:
+  Bearer …``, ``https://user:pass@host``): a quoted value, or the one word up to the end of
+  its line or the next separator; a word that more words follow ("Password: please reset
+  it") only when it is no English word;
+- **a login said in words**: an account name and a password in one breath ("login snoop pw
+  biggreenhat", "u: snoop" then "p: biggreenhat"), or "my password is hunter2" (no English
+  word after "is", "wrong" and "required" are none).
+
+A key's value must look like a secret: a keyed token holds a letter and a digit, or is
+long and no word ("token: 42", "secret: true" are none). What stands in for a value gives
+nothing away and is left for the model to read: "<your-api-key>", "${DB_PASS}", "$TOKEN",
+"{{ secret }}", "****", "null", "os.environ['KEY']".
+
+Every pattern is bounded: a key is found by one scan, and a value is at most
+``_MAX_VALUE`` characters after it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+
+PASSWORD = "PASSWORD"  # noqa: S105 (a type's name)
+USERNAME = "USERNAME"
+SECRET = "SECRET"  # noqa: S105 (a type's name)
+SCORE = 0.9
+"""Above the NER model's 0.85: a password that reads as a name ("Jordan1987") is a password."""
+
+_MAX_VALUE = 200
+
+_SHAPES = re.compile(
+    r"(?<![\w\-])(?:"
+    r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"  # AWS access key id
+    r"|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}"  # GitHub
+    r"|gl(?:pat|dt|cbt|rt|ptt|ft|imt|oas|soat|agent)-[A-Za-z0-9_\-]{20,}"  # GitLab
+    r"|GR1348941[A-Za-z0-9_\-]{20,}"  # GitLab runner registration
+    r"|xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"  # Slack
+    r"|sk-ant-[A-Za-z0-9_\-]{20,}"  # Anthropic
+    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"  # OpenAI
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+    r"|AIza[A-Za-z0-9_\-]{35}"  # Google API key
+    r"|GOCSPX-[A-Za-z0-9_\-]{20,}"  # Google OAuth client secret
+    r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
+    r"|npm_[A-Za-z0-9]{36}"  # npm
+    r"|pypi-AgE[A-Za-z0-9_\-]{50,}"  # PyPI
+    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"  # SendGrid
+    r"|sq0(?:csp|atp)-[A-Za-z0-9_\-]{22,}"  # Square
+    r"|(?:AKC|AP[0-9A-F])(?=[A-Z]*[a-z0-9])[A-Za-z0-9]{8,}"  # Artifactory ("APACHEKAFKA": no)
+    r"|[0-9a-f]{32}-us\d{1,2}"  # Mailchimp
+    r"|\d{8,10}:AA[A-Za-z0-9_\-]{33}"  # Telegram bot
+    r"|[A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}"  # Discord bot
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]*)?"  # JSON web token
+    r")(?![\w\-])"
+    r"|-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+    r"[A-Za-z0-9+/=:,\-\s]{0,16000}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+    r"|(?<=hooks\.slack\.com/services/)[A-Za-z0-9_/]{20,}"  # a webhook's URL is its key
+    r"|(?<=/api/webhooks/)\d{5,}/[A-Za-z0-9_\-]{20,}"  # Discord webhook
+)
+"""Tokens whose provider's prefix says what they are: nothing else is needed."""
+
+_SEP = r"[_.\- ]?"
+_PASSWORD_KEY = r"pass(?:word|wd|wort|phrase|code)?|pwd|pw|pin"  # noqa: S105 (a pattern)
+_USER_KEY = rf"user{_SEP}name|user{_SEP}id|login|uid"
+_SECRET_KEY = (
+    rf"(?:api|app|client|consumer|access|account|secret|private|signing|encryption|master|license"
+    rf"|webhook|session|auth|bearer|refresh|id){_SEP}(?:secret|key|token|id)"
+    rf"|secret|token|apikey|credentials?|auth|authorization|cookie"
+)
+_KEYED = re.compile(
+    rf"(?<![A-Za-z])(?:(?P<password>{_PASSWORD_KEY})|(?P<user>{_USER_KEY}|user)"
+    rf"|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])"
+    r"[\"']?[ \t]{0,3}(?::=|=>|[:=])[ \t]{0,3}",
+    re.IGNORECASE,
+)
+"""A key and the colon or equals sign after it; ``_value`` reads what follows."""
+_KEY_WORDS = re.compile(
+    rf"(?:\w+_)?(?:{_PASSWORD_KEY}|{_USER_KEY}|user|{_SECRET_KEY})(?:_\w+)?", re.IGNORECASE
+)
+"""A value that is itself a key's name is a variable: ``password=password``, ``pw=db_pass``."""
+_QUOTED = re.compile(rf"([\"'`])([^\"'`\n]{{1,{_MAX_VALUE}}})\1")
+_BARE = re.compile(rf"[^\s\"'`,;&]{{1,{_MAX_VALUE}}}")
+_CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+"""A bare value that is code: a call, an index, an attribute (``self.token``)."""
+_RANDOM = re.compile(r"[\w\-+/=.~:]+")
+_AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Digest)[ \t]+", re.IGNORECASE)
+_URL_LOGIN = re.compile(
+    r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:(?P<v>[^\s:/@\"'<>;]{1,128})@[\w\-]+",
+    re.IGNORECASE,
+)
+_URL_USER = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:$", re.IGNORECASE)
+_URL_USER_CHARS = 90
+_SAID = re.compile(
+    r"\b(?:(?:my|the|your|our|his|her|their|a)[ \t]+)?(?:password|passcode|passphrase|pin|pw"
+    r"|pwd)(?:[ \t]+(?:is|was|will[ \t]+be))?[ \t]+(?P<v>[^\s\"'`,;]{4,128})",
+    re.IGNORECASE,
+)
+_PAIR = re.compile(
+    r"(?<![A-Za-z])(?:(?:login|log[ \t]+in|user(?:[ \t_\-]?name)?)[ \t]*[:=]?|u[ \t]*[:=])"
+    r"[ \t]*(?P<user>[\w.@+\-]{1,64})[ \t]*(?:[,;/|][ \t]*)?(?:\n[ \t]*)?"
+    r"(?:(?:password|passwd|pass|pwd|pw)(?![A-Za-z])[ \t]*(?P<keyed>[:=])?|p[ \t]*(?P<p>[:=]))"
+    r"[ \t]*(?P<password>[^\s\"'`,;]{1,128})",
+    re.IGNORECASE,
+)
+"""An account name and a password in one breath, on one line or on two."""
+
+_NO_VALUE = frozenset(
+    "null none nil true false yes no undefined required optional empty blank hidden "
+    "redacted removed n/a na tbd todo unknown same below above ok failed failure success "
+    "successful error denied invalid expired locked disabled enabled".split()
+)
+_NO_USER = frozenset(
+    "a an and as at by for from in is it of on or the to with your my our their this that "
+    "name id".split()
+)
+_TEMPLATE = re.compile(
+    r"^(?:<[^>]*>?|\$\{?\w+\}?|\{\{.*|\{[^}]*\}|%\(?\w+\)?s?|\[[^\]]*\]?)$"
+    r"|^(.)\1*$"  # "****", "xxxxxx", "......"
+    r"|^(?:your|my|the|some|enter|insert|put)[_\-. ]|^!"  # "!vault": a YAML tag
+    r"|os\.environ|getenv|process\.env|\benv\(|secrets\.|vault:|ENC\[",
+    re.IGNORECASE,
+)
+_TRAILING = ".,:;)]}"
+_MIN_PASSWORD = 4
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+
+English = Callable[[str], bool]
+
+
+def find(kind: str, text: str, english: English | None = None) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each credential of ``kind`` (a type above) in ``text``.
+
+    ``english``: whether a word is English; without it, a word that more words follow is
+    never a value, and "my password is …" is not read.
+    """
+    for found, start, end, score in read_all(text, english):
+        if found == kind:
+            yield start, end, score
+
+
+@functools.lru_cache(maxsize=4)
+def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, float], ...]:
+    """Every credential of ``text`` with its type and score.
+
+    Cached: the three types' rules read the same text one after the other, and share one read.
+    """
+    found: list[tuple[str, int, int]] = []
+    found += [(SECRET, m.start(), m.end()) for m in _SHAPES.finditer(text)]
+    for m in _KEYED.finditer(text):
+        kind = PASSWORD if m["password"] else USERNAME if m["user"] else SECRET
+        value = _value(text, m.end(), kind, m["user"], english)
+        if value is not None:
+            found.append((kind, *value))
+    for m in _URL_LOGIN.finditer(text):
+        if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
+            found.append((PASSWORD, *m.span("v")))
+    for m in _PAIR.finditer(text):
+        password = _trimmed(text, *m.span("password"))
+        if password is None or m["user"].casefold() in _NO_USER or _stand_in(m["user"]):
+            continue
+        said = text[password[0] : password[1]]
+        if len(said) < _MIN_PASSWORD:
+            continue
+        if m["keyed"] or m["p"]:
+            right = not _stand_in(said)
+        else:  # "login snoop pw biggreenhat"
+            right = english is not None and _unguessable(said, english)
+        if right:
+            found += [(USERNAME, *m.span("user")), (PASSWORD, *password)]
+    if english is not None:
+        for m in _SAID.finditer(text):
+            span = _trimmed(text, *m.span("v"))
+            if span is not None and _unguessable(text[span[0] : span[1]], english):
+                found.append((PASSWORD, *span))
+    return tuple((kind, start, end, SCORE) for kind, start, end in found)
+
+
+def url_login(text: str, start: int) -> bool:
+    """Whether ``start`` begins the password of a URL's login (``scheme://user:<here>@host``).
+
+    The e-mail rules read ``password@host`` there as an address.
+    """
+    return _URL_USER.search(text, max(0, start - _URL_USER_CHARS), start) is not None
+
+
+def _value(
+    text: str, at: int, kind: str, user_key: str | None, english: English | None
+) -> tuple[int, int] | None:
+    """The span of the value a key introduces at ``at``, if it is one."""
+    if kind == SECRET:
+        scheme = _AUTH_SCHEME.match(text, at)  # "Authorization: Bearer <token>"
+        at = scheme.end() if scheme else at
+    quoted = _QUOTED.match(text, at)
+    if quoted:
+        start, end = quoted.span(2)
+    else:
+        bare = _BARE.match(text, at)
+        trimmed = _trimmed(text, *bare.span()) if bare else None
+        if bare is None or trimmed is None or _CODE.search(bare[0]):
+            return None
+        start, end = trimmed
+    value = text[start:end]
+    if _stand_in(value):
+        return None
+    alone = quoted is not None or _alone(text, end)
+    if kind == SECRET:
+        random = quoted is not None or _RANDOM.fullmatch(value) is not None
+        return (start, end) if random and _secret_like(value) else None
+    if kind == USERNAME:
+        # "User: thanks!" in a pasted transcript is a speaker, "Login: failed" a status,
+        # "username: jdoe" an account; an e-mail address is the e-mail rule's
+        loose = user_key is not None and user_key.casefold() in ("user", "login")
+        if not alone or "@" in value or loose and (english is None or english(value)):
+            return None
+        return start, end
+    if len(value) < _MIN_PASSWORD:
+        return None  # "PASS: 12" in a test run's summary
+    if alone:
+        return start, end
+    return (start, end) if english is not None and _unguessable(value, english) else None
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A bare value without the sentence's punctuation after it ("hunter2." → "hunter2")."""
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _alone(text: str, end: int) -> bool:
+    """Whether a value ends its line or a list.
+
+    After it, only blanks or closing punctuation, then a line end or a separator.
+    """
+    i = end
+    while i < len(text) and text[i] in " \t" + _TRAILING:
+        if text[i] in ",;":
+            return True
+        i += 1
+    return i == len(text) or text[i] in "\r\n&|"
+
+
+def _stand_in(value: str) -> bool:
+    """Whether a value stands in for one.
+
+    "<api-key>", "${PASS}", "****", "your_token", "null", ``password=password``.
+    """
+    return (
+        _TEMPLATE.search(value) is not None
+        or value.casefold() in _NO_VALUE
+        or _KEY_WORDS.fullmatch(value) is not None
+    )
+
+
+def _unguessable(value: str, english: English) -> bool:
+    """Whether a word read in a sentence is a password: no English word, code or stand-in."""
+    if _stand_in(value) or _CODE.search(value):
+        return False
+    return not (_LETTER.search(value) and not _DIGIT.search(value) and english(value))
+
+
+def _secret_like(value: str) -> bool:
+    """Whether a keyed value can be a key or token.
+
+    A letter and a digit in 8 characters or more, or 16 or more with no blank (a random
+    string); never a number alone ("token: 42").
+    """
+    if not _LETTER.search(value):
+        return False
+    return bool(_DIGIT.search(value)) and len(value) >= 8 or len(value) >= 16 and " " not in value

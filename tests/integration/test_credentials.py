@@ -1,0 +1,129 @@
+"""Passwords, login names, API keys and tokens, through the real detection on the small model.
+
+Every token here is made up for the test, in its provider's published shape.
+"""
+
+import pytest
+
+from guardrails.detect.detection import detect
+
+
+def found(analyzer, text):
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console")]
+
+
+def kinds(analyzer, text, *types):
+    return [value for t, value in found(analyzer, text) if t in types]
+
+
+@pytest.mark.parametrize(
+    ("text", "token"),
+    [
+        (
+            "my token ghp_0aZ9bY8cX7dW6eV5fU4gT3hS2iR1jQ0kP9lO",
+            "ghp_0aZ9bY8cX7dW6eV5fU4gT3hS2iR1jQ0kP9lO",
+        ),
+        ("SLACK_BOT_TOKEN is xoxb-2048-4096-Qw3rTy7uIo", "xoxb-2048-4096-Qw3rTy7uIo"),
+        ("use AKIAZ7Q3XK5M2PLR8NVW for the bucket", "AKIAZ7Q3XK5M2PLR8NVW"),
+        ("key: sk-ant-api03-Hq2Lx9Wm4Rt7Yp1Ks8Df", "sk-ant-api03-Hq2Lx9Wm4Rt7Yp1Ks8Df"),
+        (
+            "maps key AIzaSyB1x2C3v4B5n6M7a8S9d0F1g2H3j4K5l6Z",
+            "AIzaSyB1x2C3v4B5n6M7a8S9d0F1g2H3j4K5l6Z",
+        ),
+        (
+            "the session cookie is eyJhbGciOiJIUzI1NiJ9.eyJ1c2VyIjoiamRvZSJ9.c2lnbmF0dXJlMTIz",
+            "eyJhbGciOiJIUzI1NiJ9.eyJ1c2VyIjoiamRvZSJ9.c2lnbmF0dXJlMTIz",
+        ),
+    ],
+)
+def test_a_token_in_its_provider_s_shape_is_a_secret(presidio_analyzer, text, token):
+    assert kinds(presidio_analyzer, text, "SECRET") == [token]
+
+
+def test_a_private_key_block_is_one_secret(presidio_analyzer):
+    block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQ2xhdWRlIQ==\n"
+    block += "-----END OPENSSH PRIVATE KEY-----"
+    text = f"why does ssh refuse this key?\n{block}\nthanks"
+    assert kinds(presidio_analyzer, text, "SECRET") == [block]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("DB_PASSWORD=Jordan1987\nDB_HOST=db.internal", "PASSWORD", "Jordan1987"),
+        (
+            '{"password": "correct horse battery", "retries": 3}',
+            "PASSWORD",
+            "correct horse battery",
+        ),
+        ("wifi password: sunflower", "PASSWORD", "sunflower"),
+        ("client_secret = 'a8Fk2mQ9zX4wL7pR'", "SECRET", "a8Fk2mQ9zX4wL7pR"),
+        (
+            'curl -H "Authorization: Bearer 9f8e7d6c5b4a3210fedc" ...',
+            "SECRET",
+            "9f8e7d6c5b4a3210fedc",
+        ),
+        ("X-Api-Key: 7c1e4b9a2f6d8e3c", "SECRET", "7c1e4b9a2f6d8e3c"),
+        ("connect to postgres://app:Pa55w0rd@db.internal:5432/app", "PASSWORD", "Pa55w0rd"),
+        ("Username: jdoe42\nPassword: hunter2", "USERNAME", "jdoe42"),
+    ],
+)
+def test_a_value_after_its_key_is_redacted(presidio_analyzer, text, kind, value):
+    assert value in kinds(presidio_analyzer, text, kind)
+
+
+@pytest.mark.parametrize(
+    ("text", "user", "password"),
+    [
+        ("login snoop pw biggreenhat", "snoop", "biggreenhat"),
+        ("u: mkowalski\np: Lato2024!", "mkowalski", "Lato2024!"),
+        ("user admin / password letmein99", "admin", "letmein99"),
+    ],
+)
+def test_a_login_said_in_one_breath_is_an_account_and_its_password(
+    presidio_analyzer, text, user, password
+):
+    hits = found(presidio_analyzer, text)
+    assert ("USERNAME", user) in hits
+    assert ("PASSWORD", password) in hits
+
+
+@pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("my password is hunter2, can you check why login fails?", "hunter2"),
+        ("the door pin is 4821", "4821"),
+        ("pw biggreenhat for the guest account", "biggreenhat"),
+    ],
+)
+def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, password):
+    assert kinds(presidio_analyzer, text, "PASSWORD") == [password]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is wrong, please reset it",
+        "Enter your user name and password to log in",
+        "Password: please reset it before Friday",
+        "password reset links expire after an hour",
+        "token: 42 used of 1000",
+        "max_tokens: 4096",
+        "password: required",
+        "API_KEY=${API_KEY}",
+        'api_key = "<your-api-key>"',
+        "secret: ********",
+        "token = tokenizer.encode(text)",
+        'password = input("Password: ")',
+        "login(user=username, password=password)",
+        "https://user:${DB_PASS}@db.internal/app",
+        "User: thanks, that worked",
+        "pin this message please",
+        "PASS: 12 FAIL: 0",
+        "Login: failed",
+        "password: !vault |",
+        "we moved from APACHEKAFKA to PULSAR",
+    ],
+)
+def test_talk_about_passwords_and_stand_ins_for_them_stay(presidio_analyzer, text):
+    assert kinds(presidio_analyzer, text, "PASSWORD", "SECRET", "USERNAME") == []
