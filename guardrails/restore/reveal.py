@@ -9,11 +9,11 @@ placeholder   the placeholder itself                "<CREDIT_CARD_1>"
 ```
 
 A place is ``private`` (a direct message: only the person who wrote the value reads it) or
-``shared`` (a channel or a thread others can read). By default cards, SSNs, IBANs and crypto
-addresses are masked in shared places and restored in private ones; everything else is
-restored everywhere. ``USER`` (platform mentions) is always restored, so a mention still
-notifies. Settings override the defaults per type with ``VEILBOT_REVEAL_POLICY``, a JSON object:
-``{"PHONE_NUMBER": "mask", "CREDIT_CARD": {"shared": "placeholder", "private": "mask"}}``.
+``shared`` (a channel or a thread others can read). By default cards, SSNs, IBANs, crypto
+addresses, passwords and API keys are masked in shared places and restored in private ones;
+everything else is restored everywhere. ``USER`` (platform mentions) is always restored, so a
+mention still notifies. Settings override the defaults per type with ``VEILBOT_REVEAL_POLICY``,
+a JSON object: ``{"PHONE_NUMBER": "mask", "CREDIT_CARD": {"shared": "placeholder"}}``.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ DEFAULT_RULES: Final[Mapping[str, Rule]] = {
     "US_SSN": _SENSITIVE,
     "IBAN_CODE": _SENSITIVE,
     "CRYPTO": _SENSITIVE,
+    "PASSWORD": _SENSITIVE,
+    "SECRET": _SENSITIVE,
 }
 ALWAYS_RESTORED: Final = frozenset({"USER", TYPED})
 
@@ -97,6 +99,16 @@ def mask_phone(value: str) -> str:
     return f"{DOT * 3} {_last4(value)}"
 
 
+def mask_password(value: str) -> str:
+    """Eight dots, whatever the password: not even its length is shown."""
+    return DOT * 8
+
+
+def mask_secret(value: str) -> str:
+    """A key or token: its first four characters, which name its provider (``ghp_••••``)."""
+    return f"{value.strip()[:4]}{DOT * 4}"
+
+
 def mask_generic(value: str) -> str:
     """First character and dots (``Maria Gonzalez`` -> ``M•••``); never more than that."""
     stripped = value.strip()
@@ -111,6 +123,8 @@ MASKS: Final[Mapping[str, Callable[[str], str]]] = {
     "CRYPTO": mask_crypto,
     "EMAIL_ADDRESS": mask_email,
     "PHONE_NUMBER": mask_phone,
+    "PASSWORD": mask_password,
+    "SECRET": mask_secret,
 }
 
 

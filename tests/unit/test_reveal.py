@@ -15,10 +15,12 @@ VAULT = {
     "<PERSON_1>": ("PERSON", "Maria Gonzalez"),
     "<EMAIL_ADDRESS_1>": ("EMAIL_ADDRESS", "maria@example.com"),
     "<USER_1>": ("USER", "<@U024BE7LH>"),
+    "<PASSWORD_1>": ("PASSWORD", "Tr0ub4dor&3"),
+    "<SECRET_1>": ("SECRET", "ghp_0aZ9bY8cX7dW6eV5fU4gT3hS2iR1jQ0kP9lO"),
 }
 ANSWER = (
     "<PERSON_1> (<EMAIL_ADDRESS_1>, <USER_1>) pays with <CREDIT_CARD_1>, IBAN <IBAN_CODE_1>, "
-    "SSN <US_SSN_1>, wallet <CRYPTO_1>."
+    "SSN <US_SSN_1>, wallet <CRYPTO_1>. Log in with <PASSWORD_1> and the token <SECRET_1>."
 )
 
 
@@ -27,10 +29,11 @@ def shown(policy: RevealPolicy, *, private: bool) -> str:
     return PlaceholderRestorer(values).restore(ANSWER).text
 
 
-def test_by_default_a_shared_channel_sees_financial_values_masked():
+def test_by_default_a_shared_channel_sees_financial_values_and_credentials_masked():
     assert shown(RevealPolicy(), private=False) == (
         "Maria Gonzalez (maria@example.com, <@U024BE7LH>) pays with •••• 1111, "
-        "IBAN DE•• •••• 3000, SSN •••-••-8714, wallet bc1qar…5mdq."
+        "IBAN DE•• •••• 3000, SSN •••-••-8714, wallet bc1qar…5mdq. "
+        "Log in with •••••••• and the token ghp_••••."
     )
 
 
@@ -38,7 +41,8 @@ def test_by_default_a_direct_message_sees_every_value():
     assert shown(RevealPolicy(), private=True) == (
         "Maria Gonzalez (maria@example.com, <@U024BE7LH>) pays with 4111 1111 1111 1111, "
         "IBAN DE89 3704 0044 0532 0130 00, SSN 536-22-8714, "
-        "wallet bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq."
+        "wallet bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq. "
+        "Log in with Tr0ub4dor&3 and the token ghp_0aZ9bY8cX7dW6eV5fU4gT3hS2iR1jQ0kP9lO."
     )
 
 
@@ -49,11 +53,13 @@ def test_overrides_per_type_and_place_but_mentions_always_come_back():
             "credit_card": {"shared": "placeholder"},
             "US_SSN": {"private": "mask"},
             "USER": "placeholder",
+            "SECRET": {"shared": "placeholder"},
         }
     )
     assert shown(policy, private=False) == (
         "Maria Gonzalez (m•••@example.com, <@U024BE7LH>) pays with <CREDIT_CARD_1>, "
-        "IBAN DE•• •••• 3000, SSN •••-••-8714, wallet bc1qar…5mdq."
+        "IBAN DE•• •••• 3000, SSN •••-••-8714, wallet bc1qar…5mdq. "
+        "Log in with •••••••• and the token <SECRET_1>."
     )
     assert policy.action("US_SSN", private=True) == "mask"
     assert policy.action("CREDIT_CARD", private=True) == "restore"
