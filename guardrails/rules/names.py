@@ -144,15 +144,18 @@ _SAYS = (
     r"|just[ \t]+(?:sent|said|asked|told|wrote|pinged|messaged|texted|called|replied))\b"
 )
 _LATIN_CAP = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
-OFFICE_TITLE = (
-    r"\b(?:Mrs|Mr|Ms|Mx|Miss|Prof|Dr|Professor|President|Senator|Sen|Governor|Gov|Mayor|Judge"
-    r"|Justice|Chancellor|Minister|Secretary|Rep|Representative|Congressman|Congresswoman"
-    r"|General|Gen|Colonel|Col|Captain|Capt|Lieutenant|Lt|Sergeant|Sgt|Admiral|Commander"
-    r"|Detective|Det|Inspector|Officer|Coach|Pastor|Reverend|Rev|Father|Rabbi|Imam|Sheikh"
-    r"|King|Queen|Prince|Princess|Emperor|Empress|Duke|Duchess|Lord|Lady|Sir|Dame|Madam"
-    r"|Madame|Pope|Brother|Sister|Uncle|Aunt)\.?[ \t]+"
-)
+_OFFICES = (
+    "Mrs Mr Ms Mx Miss Prof Dr Professor President Senator Sen Governor Gov Mayor Judge "
+    "Justice Chancellor Minister Secretary Rep Representative Congressman Congresswoman "
+    "General Gen Colonel Col Captain Capt Lieutenant Lt Sergeant Sgt Admiral Commander "
+    "Detective Det Inspector Officer Coach Pastor Reverend Rev Father Rabbi Imam Sheikh "
+    "King Queen Prince Princess Emperor Empress Duke Duchess Lord Lady Sir Dame Madam "
+    "Madame Pope Brother Sister Uncle Aunt"
+).split()
+OFFICE_TITLE = rf"\b(?:{'|'.join(_OFFICES)})\.?[ \t]+"
 """A courtesy title, an office or a rank before a name ("President Trump", "Capt. Kirk")."""
+OFFICE_WORDS = frozenset(w.casefold() for w in _OFFICES) | {"brigadier", "major", "marshal", "vice"}
+"""The words of ``OFFICE_TITLE``, and of ranks that come before one ("Major General")."""
 AFTER_OFFICE = re.compile(
     rf"(?<![\w.]){OFFICE_TITLE}(?P<v>{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{0,2}})"
     r"(?![\w'’\-]|[ \t]+[A-Z])"

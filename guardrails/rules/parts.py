@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from guardrails.rules.names import OFFICE_WORDS
+
 NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})
 MAX_PARTS = 4
@@ -40,9 +42,22 @@ def name_parts(
     """
     if entity_type != "PERSON" or _NOT_PARTS.search(_ABBREVIATIONS.sub(" ", value)):
         return ()
-    words = [w for w in NAME_TOKEN.findall(value) if len(w) >= 2 and w.casefold() not in TITLES]
+    words = [w for w in after_offices(NAME_TOKEN.findall(value)) if len(w) >= 2]
+    words = [w for w in words if w.casefold() not in TITLES]
     forms = [form(w) if form else w.casefold() for w in words]
     return tuple(dict.fromkeys(forms))[:MAX_PARTS]
+
+
+def after_offices(words: list[str]) -> list[str]:
+    """A name's words without the offices and ranks it opens with, its last word kept.
+
+    "Brigadier General Philip Drew": "General" alone, later, is nobody's name; "King" found
+    alone is still someone's.
+    """
+    first = 0
+    while first < len(words) - 1 and words[first].casefold() in OFFICE_WORDS:
+        first += 1
+    return words[first:]
 
 
 def written_as_name(text: str, start: int, end: int) -> bool:

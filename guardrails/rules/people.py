@@ -542,6 +542,8 @@ class PeopleFinder:
         last = keys[-1]
         if any(k in COMMON_WORDS for k in keys) or last in INSTITUTION_WORDS:
             return False
+        if keys[0] in _TITLES:
+            return False  # "Governor General", "Major General": one office, no one named yet
         if places.place_kind(last) or any(k in places.countries_and_states() for k in keys):
             return False
         return any(self._first(w) or self.listed_last(w) or not self.english(w) for w in words)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from guardrails.rules.names import COMMON_WORDS
-from guardrails.rules.parts import PROPER, written_as_name
+from guardrails.rules.parts import PROPER, after_offices, written_as_name
 from guardrails.text.spans import Detection
 
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}(?:['’\-][^\W\d_]+)*")
@@ -128,7 +128,7 @@ def _needles(
             needles.setdefault(value, d)
         if d.type != "PERSON" or not (alone or " " in value.strip()):
             continue
-        for word in _NAME_WORD.findall(value):
+        for word in after_offices(_NAME_WORD.findall(value)):
             if not (word[0].isupper() or alone) or word.casefold() in COMMON_WORDS:
                 continue
             if word not in needles:

@@ -385,6 +385,26 @@ def test_a_title_word_before_a_company_or_a_place_names_no_one(presidio_analyzer
 
 
 @pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("The award came from the Governor General of Canada.", "Governor General"),
+        (
+            "Brigadier General Philip M. Drew took command; the General then left for Ohio.",
+            "the General then",
+        ),
+    ],
+)
+def test_an_office_of_two_titles_names_no_one_and_is_no_part_of_a_name(
+    presidio_analyzer, text, kept
+):
+    """ "General" is a person's surname in the lexicon, and the model's span of a general's
+    name opens with his rank: neither makes "General" a name alone."""
+    at = text.index(kept) + kept.index("General")
+    found = detect(presidio_analyzer, text, "console")
+    assert not [d for d in found if d.start <= at < d.end], found
+
+
+@pytest.mark.parametrize(
     ("text", "person"),
     [
         ("Kelly Cloud called me yesterday.", "Kelly Cloud"),  # the model's, then the lexicon's
