@@ -127,3 +127,19 @@ def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, pass
 )
 def test_talk_about_passwords_and_stand_ins_for_them_stay(presidio_analyzer, text):
     assert kinds(presidio_analyzer, text, "PASSWORD", "SECRET", "USERNAME") == []
+
+
+@pytest.mark.parametrize(
+    ("heading", "cell", "kind"),
+    [
+        ("Password", "hunter2", "PASSWORD"),
+        ("API key", "9f8e7d6c5b4a3210", "SECRET"),
+        ("Username", "jdoe42", "USERNAME"),
+    ],
+)
+def test_a_table_cell_under_a_credential_heading_is_that_credential(
+    presidio_analyzer, heading, cell, kind
+):
+    """A spreadsheet's or CSV's column header is the key of each of its cells."""
+    found = detect(presidio_analyzer, cell, "console", context=heading)
+    assert [(d.type, cell[d.start : d.end]) for d in found] == [(kind, cell)]
