@@ -40,35 +40,48 @@ SCORE = 0.9
 
 _MAX_VALUE = 200
 
-_SHAPES = re.compile(
-    r"(?<![\w\-])(?:"
-    r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"  # AWS access key id
-    r"|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}"  # GitHub
-    r"|gl(?:pat|dt|cbt|rt|ptt|ft|imt|oas|soat|agent)-[A-Za-z0-9_\-]{20,}"  # GitLab
-    r"|GR1348941[A-Za-z0-9_\-]{20,}"  # GitLab runner registration
-    r"|xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"  # Slack
-    r"|sk-ant-[A-Za-z0-9_\-]{20,}"  # Anthropic
-    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"  # OpenAI
-    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
-    r"|AIza[A-Za-z0-9_\-]{35}"  # Google API key
-    r"|GOCSPX-[A-Za-z0-9_\-]{20,}"  # Google OAuth client secret
-    r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
-    r"|npm_[A-Za-z0-9]{36}"  # npm
-    r"|pypi-AgE[A-Za-z0-9_\-]{50,}"  # PyPI
-    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"  # SendGrid
-    r"|sq0(?:csp|atp)-[A-Za-z0-9_\-]{22,}"  # Square
-    r"|(?:AKC|AP[0-9A-F])(?=[A-Z]*[a-z0-9])[A-Za-z0-9]{8,}"  # Artifactory ("APACHEKAFKA": no)
-    r"|[0-9a-f]{32}-us\d{1,2}"  # Mailchimp
-    r"|\d{8,10}:AA[A-Za-z0-9_\-]{33}"  # Telegram bot
-    r"|[A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}"  # Discord bot
-    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]*)?"  # JSON web token
-    r")(?![\w\-])"
-    r"|-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+_TOKEN = r"[A-Za-z0-9_\-]"  # noqa: S105 (a pattern)
+_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (marks, re.compile(pattern))
+    for marks, pattern in (
+        (("AKIA", "ASIA", "ABIA", "ACCA"), r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}"),  # AWS key id
+        (("gh",), rf"gh(?:[pousr]_[A-Za-z0-9]{{30,255}}|ithub_pat_{_TOKEN}{{22,255}})"),  # GitHub
+        (
+            ("gl", "GR1348941"),
+            rf"(?:gl(?:pat|dt|cbt|rt|ptt|ft|imt|oas|soat|agent)-|GR1348941){_TOKEN}{{20,}}",
+        ),
+        (("xox", "xapp-"), r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9\-]{10,}"),  # Slack
+        (("sk-",), rf"sk-(?:ant-{_TOKEN}{{20,}}|(?:proj-|svcacct-|admin-)?{_TOKEN}{{32,}})"),
+        (("k_live_", "k_test_"), r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
+        (("AIza",), rf"AIza{_TOKEN}{{35}}"),  # Google API key
+        (("GOCSPX-",), rf"GOCSPX-{_TOKEN}{{20,}}"),  # Google OAuth client secret
+        (("hf_",), r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
+        (("npm_",), r"npm_[A-Za-z0-9]{36}"),  # npm
+        (("pypi-AgE",), rf"pypi-AgE{_TOKEN}{{50,}}"),  # PyPI
+        (("SG.",), rf"SG\.{_TOKEN}{{16,}}\.{_TOKEN}{{16,}}"),  # SendGrid
+        (("sq0",), rf"sq0(?:csp|atp)-{_TOKEN}{{22,}}"),  # Square
+        # Artifactory ("APACHEKAFKA", all capitals, is no key)
+        (("AKC", "AP"), r"A(?:KC|P[0-9A-F])(?=[A-Z]*[a-z0-9])[A-Za-z0-9]{8,}"),
+        (("-us",), r"[0-9a-f]{32}-us\d{1,2}"),  # Mailchimp
+        ((":AA",), rf"\d{{8,10}}:AA{_TOKEN}{{33}}"),  # Telegram bot
+        (("eyJ",), rf"eyJ{_TOKEN}{{8,}}\.eyJ{_TOKEN}{{8,}}(?:\.{_TOKEN}*)?"),  # JSON web token
+    )
+)
+"""Tokens whose provider's prefix says what they are, each with the strings one of which it
+holds: a text without them is not searched for it (most texts hold none)."""
+_WHOLE = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
     r"[A-Za-z0-9+/=:,\-\s]{0,16000}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
     r"|(?<=hooks\.slack\.com/services/)[A-Za-z0-9_/]{20,}"  # a webhook's URL is its key
     r"|(?<=/api/webhooks/)\d{5,}/[A-Za-z0-9_\-]{20,}"  # Discord webhook
 )
-"""Tokens whose provider's prefix says what they are: nothing else is needed."""
+_WHOLE_MARKS = ("-----BEGIN", "hooks.slack.com/", "/api/webhooks/")
+_DISCORD = re.compile(
+    rf"\.(?<={_TOKEN}{{23}}\.){_TOKEN}{{6,7}}\.{_TOKEN}{{27,40}}(?![\w\-])"  # noqa: S105
+)
+"""A Discord bot token from its first dot (a literal leads the search; text has few runs of 23
+token characters before a dot), its first part of 23 to 28 characters read back from there."""
+_TOKEN_CHAR = re.compile(r"[\w\-]")
 
 _SEP = r"[_.\- ]?"
 _PASSWORD_KEY = r"pass(?:word|wd|wort|phrase|code)?|pwd|pw|pin"  # noqa: S105 (a pattern)
@@ -156,35 +169,58 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
 
     Cached: the three types' rules read the same text one after the other, and share one read.
     """
-    found: list[tuple[str, int, int]] = []
-    found += [(SECRET, m.start(), m.end()) for m in _SHAPES.finditer(text)]
-    for m in _KEYED.finditer(text):
+    found: list[tuple[str, int, int]] = [(SECRET, *span) for span in _shaped(text)]
+    keyed = "=" in text or ":" in text
+    for m in _KEYED.finditer(text) if keyed else ():
         kind = PASSWORD if m["password"] else USERNAME if m["user"] else SECRET
         value = _value(text, m.end(), kind, m["user"], english)
         if value is not None:
             found.append((kind, *value))
-    for m in _URL_LOGIN.finditer(text):
+    for m in _URL_LOGIN.finditer(text) if "://" in text and "@" in text else ():
         if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
             found.append((PASSWORD, *m.span("v")))
-    for m in _PAIR.finditer(text):
+    folded = text.casefold()
+    said = any(word in folded for word in ("pass", "pw", "pin"))
+    for m in _PAIR.finditer(text) if said or keyed else ():
         password = _trimmed(text, *m.span("password"))
         if password is None or m["user"].casefold() in _NO_USER or _stand_in(m["user"]):
             continue
-        said = text[password[0] : password[1]]
-        if len(said) < _MIN_PASSWORD:
+        typed = text[password[0] : password[1]]
+        if len(typed) < _MIN_PASSWORD:
             continue
         if m["keyed"] or m["p"]:
-            right = not _stand_in(said)
+            right = not _stand_in(typed)
         else:  # "login snoop pw biggreenhat"
-            right = english is not None and _unguessable(said, english)
+            right = english is not None and _unguessable(typed, english)
         if right:
             found += [(USERNAME, *m.span("user")), (PASSWORD, *password)]
-    if english is not None:
+    if english is not None and said:
         for m in _SAID.finditer(text):
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):
                 found.append((PASSWORD, *span))
     return tuple((kind, start, end, SCORE) for kind, start, end in found)
+
+
+def _shaped(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of the tokens ``_SHAPES`` and ``_WHOLE`` find, each a whole token."""
+    for marks, pattern in _SHAPES:
+        if any(mark in text for mark in marks):
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                whole = not (
+                    start > 0 and _TOKEN_CHAR.match(text, start - 1) or _TOKEN_CHAR.match(text, end)
+                )
+                if whole:
+                    yield start, end
+    if any(mark in text for mark in _WHOLE_MARKS):
+        yield from (m.span() for m in _WHOLE.finditer(text))
+    for token in _DISCORD.finditer(text):
+        start = token.start() - 23
+        while start > 0 and token.start() - start < 28 and _TOKEN_CHAR.match(text, start - 1):
+            start -= 1
+        if start == 0 or not _TOKEN_CHAR.match(text, start - 1):
+            yield start, token.end()
 
 
 def url_login(text: str, start: int) -> bool:
