@@ -41,11 +41,14 @@ SCORE = 0.9
 _MAX_VALUE = 200
 
 _TOKEN = r"[A-Za-z0-9_\-]"  # noqa: S105 (a pattern)
-_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
     (marks, re.compile(pattern))
     for marks, pattern in (
         (("AKIA", "ASIA", "ABIA", "ACCA"), r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}"),  # AWS key id
-        (("gh",), rf"gh(?:[pousr]_[A-Za-z0-9]{{30,255}}|ithub_pat_{_TOKEN}{{22,255}})"),  # GitHub
+        (
+            ("gh", "github_pat_"),
+            rf"g(?:h[pousr]_[A-Za-z0-9]{{30,255}}|ithub_pat_{_TOKEN}{{22,255}})",
+        ),
         (
             ("gl", "GR1348941"),
             rf"(?:gl(?:pat|dt|cbt|rt|ptt|ft|imt|oas|soat|agent)-|GR1348941){_TOKEN}{{20,}}",
@@ -203,8 +206,8 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
 
 
 def _shaped(text: str) -> Iterator[tuple[int, int]]:
-    """The spans of the tokens ``_SHAPES`` and ``_WHOLE`` find, each a whole token."""
-    for marks, pattern in _SHAPES:
+    """The spans of the tokens ``SHAPES`` and ``_WHOLE`` find, each a whole token."""
+    for marks, pattern in SHAPES:
         if any(mark in text for mark in marks):
             for m in pattern.finditer(text):
                 start, end = m.span()
