@@ -96,19 +96,27 @@ _SECRET_KEY = (
 )
 _KEYED = re.compile(
     rf"(?<![A-Za-z])(?:(?P<password>{_PASSWORD_KEY})|(?P<user>{_USER_KEY}|user)"
-    rf"|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])"
-    r"[\"']?[ \t]{0,3}(?::=|=>|[:=])[ \t]{0,3}",
+    rf"|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])(?P<suffix>[_.\-][A-Za-z]\w{{0,30}})?"
+    r"[\"'\]]{0,2}(?:[ \t]{0,3}(?::=|=>|===?|!==?|[:=])[ \t]{0,3}@?|[ \t]+@?(?=[\"'`]))",
     re.IGNORECASE,
 )
-"""A key and the colon or equals sign after it; ``_value`` reads what follows."""
+"""A key, maybe a suffix of its name (``api_key_prod``), and what gives it its value: a colon,
+an equals sign, a comparison (``if (password == "…")``), or a blank before a quote
+(``password "…"``); ``_value`` reads what follows."""
+_COMPARED = re.compile(
+    rf"(?P<q>[\"'`])(?P<v>[^\"'`\n]{{1,{_MAX_VALUE}}})(?P=q)[ \t]*(?:===?|!==?)[ \t]*"
+    rf"(?:\w+[_.])?(?:(?P<password>{_PASSWORD_KEY})|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])",
+    re.IGNORECASE,
+)
+"""A literal compared with a key's variable, the literal first (``if ("…" == password)``)."""
 _KEY_WORDS = re.compile(
-    rf"(?:\w+_)?(?:{_PASSWORD_KEY}|{_USER_KEY}|user|{_SECRET_KEY})(?:_\w+)?", re.IGNORECASE
+    rf"(?:\w+_)?(?:{_PASSWORD_KEY}|{_USER_KEY}|user|{_SECRET_KEY}|key)(?:_\w+)?", re.IGNORECASE
 )
 """A value that is itself a key's name is a variable: ``password=password``, ``pw=db_pass``."""
 _QUOTED = re.compile(rf"([\"'`])([^\"'`\n]{{1,{_MAX_VALUE}}})\1")
 _BARE = re.compile(rf"[^\s\"'`,;&]{{1,{_MAX_VALUE}}}")
-_CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$")
-"""A bare value that is code: a call, an index, an attribute (``self.token``)."""
+_CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$|://")
+"""A bare value that is code (a call, an index, an attribute: ``self.token``) or a link."""
 _RANDOM = re.compile(r"[\w\-+/=.~:]+")
 _AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Digest)[ \t]+", re.IGNORECASE)
 _URL_LOGIN = re.compile(
@@ -173,12 +181,18 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
     Cached: the three types' rules read the same text one after the other, and share one read.
     """
     found: list[tuple[str, int, int]] = [(SECRET, *span) for span in _shaped(text)]
-    keyed = "=" in text or ":" in text
+    keyed = any(mark in text for mark in ("=", ":", "\"", "'", "`"))
     for m in _KEYED.finditer(text) if keyed else ():
         kind = PASSWORD if m["password"] else USERNAME if m["user"] else SECRET
-        value = _value(text, m.end(), kind, m["user"], english)
+        if m["suffix"] and kind == USERNAME:
+            continue  # "user_agent: …", "login_url = …"
+        value = _value(text, m.end(), kind, m["user"], english, named=not m["suffix"])
         if value is not None:
             found.append((kind, *value))
+    for m in _COMPARED.finditer(text) if keyed else ():
+        literal = m["v"]
+        if not _stand_in(literal) and len(literal) >= _MIN_PASSWORD:
+            found.append((PASSWORD if m["password"] else SECRET, *m.span("v")))
     for m in _URL_LOGIN.finditer(text) if "://" in text and "@" in text else ():
         if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
             found.append((PASSWORD, *m.span("v")))
@@ -235,9 +249,19 @@ def url_login(text: str, start: int) -> bool:
 
 
 def _value(
-    text: str, at: int, kind: str, user_key: str | None, english: English | None
+    text: str,
+    at: int,
+    kind: str,
+    user_key: str | None,
+    english: English | None,
+    *,
+    named: bool = True,
 ) -> tuple[int, int] | None:
-    """The span of the value a key introduces at ``at``, if it is one."""
+    """The span of the value a key introduces at ``at``, if it is one.
+
+    ``named``: the key is the whole name; a name with more after the key
+    (``password_policy: strict``) takes only a quoted value or one no English word.
+    """
     if kind == SECRET:
         scheme = _AUTH_SCHEME.match(text, at)  # "Authorization: Bearer <token>"
         at = scheme.end() if scheme else at
@@ -253,10 +277,11 @@ def _value(
     value = text[start:end]
     if _stand_in(value):
         return None
-    alone = quoted is not None or _alone(text, end)
+    alone = quoted is not None or named and _alone(text, end)
     if kind == SECRET:
-        random = quoted is not None or _RANDOM.fullmatch(value) is not None
-        return (start, end) if random and _secret_like(value) else None
+        if quoted is not None:  # a quoted value under a secret's key is one ("a b c")
+            return (start, end) if len(value) >= _MIN_PASSWORD else None
+        return (start, end) if _RANDOM.fullmatch(value) and _secret_like(value) else None
     if kind == USERNAME:
         # "User: thanks!" in a pasted transcript is a speaker, "Login: failed" a status,
         # "username: jdoe" an account; an e-mail address is the e-mail rule's

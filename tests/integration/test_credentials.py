@@ -66,6 +66,11 @@ def test_a_private_key_block_is_one_secret(presidio_analyzer):
         ("X-Api-Key: 7c1e4b9a2f6d8e3c", "SECRET", "7c1e4b9a2f6d8e3c"),
         ("connect to postgres://app:Pa55w0rd@db.internal:5432/app", "PASSWORD", "Pa55w0rd"),
         ("Username: jdoe42\nPassword: hunter2", "USERNAME", "jdoe42"),
+        ('if (password == "Zebra-Crossing-7") {', "PASSWORD", "Zebra-Crossing-7"),
+        ('if ("Zebra-Crossing-7" === db_password) {', "PASSWORD", "Zebra-Crossing-7"),
+        ('password "Zebra-Crossing-7";', "PASSWORD", "Zebra-Crossing-7"),
+        ('api_key_prod = "k3yV4lu3-9000"', "SECRET", "k3yV4lu3-9000"),
+        ("stripe_secret: 'open sesame now'", "SECRET", "open sesame now"),
     ],
 )
 def test_a_value_after_its_key_is_redacted(presidio_analyzer, text, kind, value):
@@ -123,6 +128,10 @@ def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, pass
         "Login: failed",
         "password: !vault |",
         "we moved from APACHEKAFKA to PULSAR",
+        "password_policy: strict",
+        "user_agent: Mozilla",
+        "password_reset_url: https://example.com/reset",
+        "api_key = real_key",
     ],
 )
 def test_talk_about_passwords_and_stand_ins_for_them_stay(presidio_analyzer, text):

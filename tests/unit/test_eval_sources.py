@@ -310,12 +310,24 @@ def test_secret_scanner_tests_become_secret_labels_and_negative_keeps(tmp_path):
         def test_analyze(payload, should_flag): ...
         """
     )
+    keyword_test = textwrap.dedent(
+        """
+        SECRET = "s3cr3tValue"
+        CONFIG_TEST_CASES = [
+            ('password = "{}"'.format(SECRET), SECRET),
+            (f"api_key: {SECRET}", SECRET),
+            ("password = variable", None),
+            (make_line(), None),
+        ]
+        """
+    )
     _committed(
         tmp_path,
         {
             llm_guard.SECRETS_FILE: secrets_test,
             "tests/plugins/demo_test.py": plugin_test,
             "tests/plugins/ip_public_test.py": plugin_test.replace("demo", "ip"),
+            detect_secrets.KEYWORD_FILE: keyword_test,
         },
     )
     peer = Checkout("x", tmp_path)
@@ -325,7 +337,13 @@ def test_secret_scanner_tests_become_secret_labels_and_negative_keeps(tmp_path):
     ]
     assert [k.kind for k in guard["plain words"].keeps] == ["negative"]
     plugins = {c.text: c for c in detect_secrets.load(peer)}
-    assert set(plugins) == {'api_key = "k3yV4lu3"', "Ab12Cd34Ef56Gh78", "nothing here"}
+    keyword_lines = {'password = "s3cr3tValue"', "api_key: s3cr3tValue", "password = variable"}
+    assert set(plugins) == {'api_key = "k3yV4lu3"', "Ab12Cd34Ef56Gh78", "nothing here"} | (
+        keyword_lines  # the line built at test time is left out
+    )
+    assert [lb.value for lb in plugins['password = "s3cr3tValue"'].labels] == ["s3cr3tValue"]
+    assert [lb.value for lb in plugins["api_key: s3cr3tValue"].labels] == ["s3cr3tValue"]
+    assert [k.kind for k in plugins["password = variable"].keeps] == ["negative"]
     assert [lb.value for lb in plugins['api_key = "k3yV4lu3"'].labels] == ["k3yV4lu3"]
     assert [lb.value for lb in plugins["Ab12Cd34Ef56Gh78"].labels] == ["Ab12Cd34Ef56Gh78"]
     assert [k.kind for k in plugins["nothing here"].keeps] == ["negative"]

@@ -32,8 +32,8 @@ UNREADABLE = object()
 
 
 def literal(node: ast.AST, names: dict[str, Any] | None = None) -> Any:
-    """The value of a literal expression; also f-strings without fields, ``pytest.param``,
-    and names bound at module level to a literal (``names``).
+    """The value of a literal expression; also ``pytest.param``, names bound at module level
+    to a literal (``names``), and strings built from those by f-strings and ``str.format``.
 
     Raises:
         NotLiteral: anything else (calls, other names, comprehensions).
@@ -42,9 +42,14 @@ def literal(node: ast.AST, names: dict[str, Any] | None = None) -> Any:
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
     if isinstance(node, ast.JoinedStr):
-        if all(isinstance(v, ast.Constant) for v in node.values):
-            return "".join(str(v.value) for v in node.values)  # type: ignore[attr-defined]
-        raise NotLiteral("f-string with fields")
+        return "".join(_f_part(v, names) for v in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "format" and not node.keywords:  # "password = '{}'".format(SECRET)
+            template = literal(node.func.value, names)
+            arguments = [literal(a, names) for a in node.args]
+            if isinstance(template, str) and all(isinstance(a, str) for a in arguments):
+                return template.format(*arguments)
+        raise NotLiteral("call")
     if isinstance(node, ast.Tuple | ast.List):
         return type_of(node)(literal(e, names) for e in node.elts)
     if isinstance(node, ast.Dict):
@@ -59,6 +64,17 @@ def literal(node: ast.AST, names: dict[str, Any] | None = None) -> Any:
         return ast.literal_eval(node)
     except ValueError as exc:
         raise NotLiteral(type(node).__name__) from exc
+
+
+def _f_part(node: ast.AST, names: dict[str, Any]) -> str:
+    """A piece of an f-string: text, or a field that is a literal string with no format."""
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if isinstance(node, ast.FormattedValue) and node.conversion == -1 and not node.format_spec:
+        value = literal(node.value, names)
+        if isinstance(value, str):
+            return value
+    raise NotLiteral("f-string with fields")
 
 
 def _field(node: ast.AST, names: dict[str, Any]) -> Any:
