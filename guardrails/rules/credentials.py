@@ -103,8 +103,10 @@ _KEYED = re.compile(
 """A key, maybe a suffix of its name (``api_key_prod``), and what gives it its value: a colon,
 an equals sign, a comparison (``if (password == "…")``), or a blank before a quote
 (``password "…"``); ``_value`` reads what follows."""
+_LITERAL = rf"(?P<q>[\"'`])(?P<v>[^\"'`\n]{{1,{_MAX_VALUE}}})(?P=q)"
+"""A quoted value on one line: ``v`` inside the quote ``q``."""
 _COMPARED = re.compile(
-    rf"(?P<q>[\"'`])(?P<v>[^\"'`\n]{{1,{_MAX_VALUE}}})(?P=q)[ \t]*(?:===?|!==?)[ \t]*"
+    rf"{_LITERAL}[ \t]*(?:===?|!==?)[ \t]*"
     rf"(?:\w+[_.])?(?:(?P<password>{_PASSWORD_KEY})|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])",
     re.IGNORECASE,
 )
@@ -113,7 +115,7 @@ _KEY_WORDS = re.compile(
     rf"(?:\w+_)?(?:{_PASSWORD_KEY}|{_USER_KEY}|user|{_SECRET_KEY}|key)(?:_\w+)?", re.IGNORECASE
 )
 """A value that is itself a key's name is a variable: ``password=password``, ``pw=db_pass``."""
-_QUOTED = re.compile(rf"([\"'`])([^\"'`\n]{{1,{_MAX_VALUE}}})\1")
+_QUOTED = re.compile(_LITERAL)
 _BARE = re.compile(rf"[^\s\"'`,;&]{{1,{_MAX_VALUE}}}")
 _CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$|://")
 """A bare value that is code (a call, an index, an attribute: ``self.token``) or a link."""
@@ -267,7 +269,7 @@ def _value(
         at = scheme.end() if scheme else at
     quoted = _QUOTED.match(text, at)
     if quoted:
-        start, end = quoted.span(2)
+        start, end = quoted.span("v")
     else:
         bare = _BARE.match(text, at)
         trimmed = _trimmed(text, *bare.span()) if bare else None
