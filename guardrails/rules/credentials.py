@@ -183,7 +183,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
     Cached: the three types' rules read the same text one after the other, and share one read.
     """
     found: list[tuple[str, int, int]] = [(SECRET, *span) for span in _shaped(text)]
-    keyed = any(mark in text for mark in ("=", ":", "\"", "'", "`"))
+    keyed = any(mark in text for mark in ("=", ":", '"', "'", "`"))
     for m in _KEYED.finditer(text) if keyed else ():
         kind = PASSWORD if m["password"] else USERNAME if m["user"] else SECRET
         if m["suffix"] and kind == USERNAME:
