@@ -410,7 +410,7 @@ class _Detector:
         start, end = d.start, d.end
         if (
             d.type == "EMAIL_ADDRESS"
-            and "PASSWORD" in self._policy.enabled
+            and credentials.PASSWORD in self._policy.enabled
             and credentials.url_login(norm.text, start)
         ):
             return None  # "postgres://app:Pa55w0rd@db": a password and a host, no address

@@ -17,8 +17,9 @@ Each value is read on its own evidence:
   biggreenhat", "u: snoop" then "p: biggreenhat"), or "my password is hunter2" (no English
   word after "is", "wrong" and "required" are none).
 
-A key's value must look like a secret: a keyed token holds a letter and a digit, or is
-long and no word ("token: 42", "secret: true" are none). What stands in for a value gives
+A key's value must look like one: a secret's bare token holds a letter and a digit, or is
+long and no word ("token: 42", "secret: true" are none); a quoted one may be anything but a
+stand-in. What stands in for a value gives
 nothing away and is left for the model to read: "<your-api-key>", "${DB_PASS}", "$TOKEN",
 "{{ secret }}", "****", "null", "os.environ['KEY']".
 

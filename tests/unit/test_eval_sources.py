@@ -245,20 +245,30 @@ class TestSpaces:
 """
 
 
-def test_piighost_pattern_and_regex_tests_become_cases(tmp_path):
+def _committed(root, files):
     import subprocess
 
-    from tests.perf.sources import piighost
-    from tests.perf.sources.peers import Checkout
-
-    folder = tmp_path / "tests/components/detector"
-    folder.mkdir(parents=True)
-    (folder / "test_patterns.py").write_text(PIIGHOST_PATTERNS)
-    (folder / "test_regex.py").write_text(PIIGHOST_REGEX)
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)  # noqa: S603
     subprocess.run([*git, "add", "-A"], check=True)  # noqa: S603
     subprocess.run([*git, "commit", "-qm", "x"], check=True)  # noqa: S603
+
+
+def test_piighost_pattern_and_regex_tests_become_cases(tmp_path):
+    from tests.perf.sources import piighost
+    from tests.perf.sources.peers import Checkout
+
+    folder = "tests/components/detector"
+    _committed(
+        tmp_path,
+        {
+            f"{folder}/test_patterns.py": PIIGHOST_PATTERNS,
+            f"{folder}/test_regex.py": PIIGHOST_REGEX,
+        },
+    )
     cases = {c.text: c for c in piighost.load(Checkout("piighost", tmp_path))}
     labelled = {t: [(lb.type, lb.value) for lb in c.labels] for t, c in cases.items()}
     assert labelled == {
@@ -271,18 +281,6 @@ def test_piighost_pattern_and_regex_tests_become_cases(tmp_path):
     }
     assert [k.kind for k in cases["1234"].keeps] == ["negative:LOCATION"]
     assert cases["a@b.io"].origin.file == "tests/components/detector/test_patterns.py"
-
-
-def _committed(root, files):
-    import subprocess
-
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)  # noqa: S603
-    subprocess.run([*git, "add", "-A"], check=True)  # noqa: S603
-    subprocess.run([*git, "commit", "-qm", "x"], check=True)  # noqa: S603
 
 
 def test_secret_scanner_tests_become_secret_labels_and_negative_keeps(tmp_path):
@@ -461,3 +459,19 @@ def test_a_sign_tagged_apart_from_its_handle_is_one_label():
 def test_an_organization_handle_tagged_with_its_sign_is_a_handle_keep():
     case = conll_case([("via", "O"), ("@PolarisPrize", "B-ORG")])
     assert [(k.kind, k.value) for k in case.keeps] == [("handle:organization", "@PolarisPrize")]
+
+
+def test_a_format_string_is_built_only_from_bare_fields():
+    import ast
+
+    from tests.perf.sources.pyast import NotLiteral, literal
+
+    names = {"SECRET": "s3cr3t"}
+    assert literal(ast.parse("'pw = {}'.format(SECRET)").body[0].value, names) == "pw = s3cr3t"
+    for source in (
+        "'{:>999999}'.format(SECRET)",
+        "'{0.upper}'.format(SECRET)",
+        "'{!r}'.format(SECRET)",
+    ):
+        with pytest.raises(NotLiteral):
+            literal(ast.parse(source).body[0].value, names)

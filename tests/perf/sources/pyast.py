@@ -8,6 +8,7 @@ value at test time) is reported as skipped rather than guessed.
 from __future__ import annotations
 
 import ast
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +48,7 @@ def literal(node: ast.AST, names: dict[str, Any] | None = None) -> Any:
         if node.func.attr == "format" and not node.keywords:  # "password = '{}'".format(SECRET)
             template = literal(node.func.value, names)
             arguments = [literal(a, names) for a in node.args]
-            if isinstance(template, str) and all(isinstance(a, str) for a in arguments):
+            if _plain_fields(template) and all(isinstance(a, str) for a in arguments):
                 return template.format(*arguments)
         raise NotLiteral("call")
     if isinstance(node, ast.Tuple | ast.List):
@@ -64,6 +65,21 @@ def literal(node: ast.AST, names: dict[str, Any] | None = None) -> Any:
         return ast.literal_eval(node)
     except ValueError as exc:
         raise NotLiteral(type(node).__name__) from exc
+
+
+def _plain_fields(template: Any) -> bool:
+    """Whether a format string's fields are bare places (``{}``, ``{0}``): no attribute, index,
+    conversion or format spec a peer's file could make costly."""
+    if not isinstance(template, str):
+        return False
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(
+        name is None or (name.isdigit() or name == "") and not spec and not conversion
+        for _, name, spec, conversion in fields
+    )
 
 
 def _f_part(node: ast.AST, names: dict[str, Any]) -> str:
