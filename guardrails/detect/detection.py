@@ -189,6 +189,7 @@ class _Detector:
             name_word=people.user_name if people else None,
             english=people.english if people else None,
             plausible=people.plausible if people else None,
+            listed=people.listed if people else None,
         )
         self.recognizers += national.recognizers(policy.language, policy.enabled)
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []

@@ -73,6 +73,71 @@ def care_place(value: str) -> bool:
     return any(word.casefold().strip(".'’") not in COMMON_WORDS for word in name)
 
 
+_CARE_WORDS = (
+    r"hospital|hosp|clinic|infirmary|hospice|memorial(?![ \t]+day\b)"
+    r"|(?:medical|med|health)[ \t]+(?:cent(?:er|re)|ctr)|(?:nursing|care)[ \t]+home"
+)
+_UNCASED_CARE = re.compile(
+    r"(?<![\w@#'’.\-])(?:(?P<name>(?:[a-z][a-z'’.\-]*[ \t]+){1,4})"
+    r"|(?P<caps>(?:[A-Z][A-Z'’.\-]*[ \t]+){1,4}))"
+    rf"(?P<kind>(?i:{_CARE_WORDS}))(?![\w'’\-])"
+)
+_ANY_CARE = re.compile(rf"(?i:{_CARE_WORDS})")
+_CARE_PREFIXES = frozenset({"st", "st.", "saint", "mount", "mt", "mt."})
+CARE_GENERIC = frozenset(
+    """general memorial community regional county city state university veterans veteran's
+    district mental psychiatric children's childrens women's womens royal national central
+    medical teaching local private public main new old north south east west northern southern
+    eastern western other outside nearby same area rehab rehabilitation specialist eye dental
+    cancer heart animal vet pet urgent free field military army naval base day walk-in good
+    surgery surgical family baptist methodist catholic presbyterian lutheran adventist""".split()
+)
+"""Words that say what kind of place of care, not which one: no name on their own."""
+
+
+def care_places(
+    english: Callable[[str], bool], listed: Callable[[str], bool], text: str
+) -> Iterator[tuple[int, int, float]]:
+    """Named places of care in capitals or in lower case, as clinical notes and chat write them.
+
+    "MASSACHUSETTS GENERAL HOSPITAL", "st josephs hospital". Without capitals, what names the
+    place is read from the words before its kind: they run back to a function or chat word
+    ("admitted to", "pt seen at"), and one of them must be a name (of the name lexicon, a
+    known place, or no English word) other than a word for the kind of care ("outside
+    hospital", "the county clinic" stay). A saint or a mountain ends the name ("st josephs").
+    """
+    if _ANY_CARE.search(text) is None:
+        return
+    for match in _UNCASED_CARE.finditer(text):
+        group = "name" if match.group("name") else "caps"
+        if not (match.group("kind").islower() if group == "name" else match["kind"].isupper()):
+            continue  # "Mercy Hospital" is ``CARE_PATTERN``'s
+        words = list(re.finditer(r"\S+", match.group(group)))
+        kind = len(words)
+        first = kind
+        while first > 0:
+            word = words[first - 1].group().lower()
+            if word in _CARE_PREFIXES:
+                first -= 1
+                break
+            if word in COMMON_WORDS and word not in ("and", "&"):
+                break
+            first -= 1
+        named = [w.group().strip(".'’").lower() for w in words[first:kind]]
+        while named and named[0] in ("and", "&"):
+            named.pop(0)
+            first += 1
+        if any(
+            len(word) >= 3
+            and word not in CARE_GENERIC
+            and word not in _CARE_PREFIXES
+            and word not in COMMON_WORDS
+            and (listed(word) or known_place(word) or not english(word))
+            for word in named
+        ):
+            yield match.start(group) + words[first].start(), match.end(), 0.9
+
+
 def _key(name: str) -> str:
     return " ".join(name.replace("’", "'").lower().split())
 

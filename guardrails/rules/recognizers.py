@@ -59,6 +59,7 @@ from guardrails.rules.places import (  # noqa: E402
     CARE_PATTERN,
     PLACE_PATTERN,
     care_place,
+    care_places,
     hashtags,
     named_regions,
     town_and_state,
@@ -288,6 +289,17 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # Its digits read as letters ("DE89 37O4 …", copied out of a scan): the checksum decides.
     Rule("IBAN_CODE", _NEVER, 0.0, finder=ibans.find_misread, needs=_DIGIT),
     Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find, needs=_DIGIT),
+    # A pager's or beeper's number ("PAGER 45872", "pgr #4-5872"), too short for a phone plan:
+    # its word says it is someone's line.
+    Rule(
+        "PHONE_NUMBER",
+        re.compile(
+            r"\b(?i:pager|beeper|pgr|bleep)(?:[ \t]*(?i:no\.?|number|num|nr|is|at|:|#))*[ \t]*"
+            r"(?P<v>\d{3,8}|\d{1,4}-\d{3,5})(?![\w\-]|[.,/:]\d)"
+        ),
+        0.8,
+        needs=_DIGIT,
+    ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule(
         "PERSON",
@@ -473,6 +485,7 @@ def build_recognizers(
     name_word: Validator | None = None,
     english: Validator | None = None,
     plausible: Validator | None = None,
+    listed: Validator | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
@@ -491,6 +504,7 @@ def build_recognizers(
         english: whether a word is English (the same lexicon).
         plausible: whether a span could be a name, not only English words (the same lexicon,
             ``PeopleFinder.plausible``).
+        listed: whether a word is a first or last name of the lexicon, English or not.
     """
     checks: dict[re.Pattern[str], Validator] = {}
     if name_word is not None:
@@ -517,6 +531,9 @@ def build_recognizers(
             needs=re.compile("#"),
         ),
     )
+    if english is not None and listed is not None:
+        uncased = functools.partial(care_places, english, listed)
+        places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=uncased, needs=_BLANK))
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
         with_state = functools.partial(town_and_state, towns)

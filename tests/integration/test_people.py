@@ -229,7 +229,33 @@ def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
     assert ("LOCATION", place) in found, found
 
 
-@pytest.mark.parametrize("text", ["The Hospital was busy today", "Our Clinic opens at 9"])
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("SPOKE WITH MASSACHUSETTS GENERAL HOSPITAL RE: LABS", "MASSACHUSETTS GENERAL HOSPITAL"),
+        ("ADMITTED TO LAWRENCE GENERAL HOSPITAL FROM HOME", "LAWRENCE GENERAL HOSPITAL"),
+        ("PT SEEN AT HALE MEMORIAL YESTERDAY", "HALE MEMORIAL"),
+        ("pt transferred from st josephs hospital overnight", "st josephs hospital"),
+        ("then to cedars sinai medical center for imaging", "cedars sinai medical center"),
+    ],
+)
+def test_a_named_place_of_care_in_capitals_or_lower_case_is_one_place(
+    presidio_analyzer, text, place
+):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", place) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Hospital was busy today",
+        "Our Clinic opens at 9",
+        "TRANSFERRED FROM OUTSIDE HOSPITAL, SEEN IN CARDIOLOGY CLINIC",
+        "going to the county hospital, children's hospital was great, my vet clinic",
+        "happy memorial day, the walk-in clinic is closed",
+    ],
+)
 def test_a_place_of_care_without_a_name_stays(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "console") == []
 

@@ -88,6 +88,23 @@ def test_phone_words_in_other_languages_make_a_short_number_count(presidio_analy
     assert phones(presidio_analyzer, text) == [number]
 
 
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("PT SEEN ON WARD 4B, PAGER 45872.", "45872"),
+        ("if it gets worse, beeper #4-5872", "4-5872"),
+        ("covering tonight, pgr: 1234", "1234"),
+    ],
+)
+def test_a_pager_number_is_a_phone_number(presidio_analyzer, text, number):
+    assert phones(presidio_analyzer, text) == [number]
+
+
+def test_numbers_near_a_pager_word_that_are_no_pager_number_stay(presidio_analyzer):
+    text = "PagerDuty 2024 incident, pager 2.0 release, page 45 of the pager manual"
+    assert phones(presidio_analyzer, text) == []
+
+
 def _printed_numbers() -> list[str]:
     """libphonenumber's own example numbers of every region read without a prefix, in the
     national format it prints for them."""
