@@ -173,6 +173,7 @@ class _Detector:
             else None
         )
         self._people = people
+        self._towns = towns
         if self._lexicon:  # read while the detector warms up, not at a turn's first use
             casing.foreign_function_words()
         lexicon = self._lexicon
@@ -528,14 +529,20 @@ class _Detector:
 
         People write known places in lower case ("london", "miramar florida", "tampa bay");
         what the gazetteer does not know, written so, is a chat word, a misspelling or another
-        language's words ("ctfu", "altough", "la nuova"). A hashtag is lower case by habit.
+        language's words ("ctfu", "altough", "la nuova"), unless a place word before it makes
+        it the town the place rule reads ("moved from manchster"). A hashtag is lower case by
+        habit.
         """
         span = text[start:end]
         if not span.islower() or self._policy.language != ENGLISH:
             return True
         if _marked(text, start):
             return True
-        return places.lower_case_place(span)
+        if places.lower_case_place(span):
+            return True
+        return (
+            self._towns is not None and places.place_word_before(text, start) and self._towns(span)
+        )
 
     def _acronym(self, text: str, start: int, end: int) -> bool:
         """Whether a place the English model read is initials no place has ("IUCN", "HANO").

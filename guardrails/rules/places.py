@@ -52,6 +52,14 @@ PLACE_PATTERN = re.compile(rf"{_CONTEXT}[ \t]+(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,
 _PREPOSITION_BEFORE = re.compile(rf"(?:{_CONTEXT}|\b(?i:at|of|inside|through|into))[ \t]+\Z")
 
 
+_PLACE_WORD_BEFORE = re.compile(rf"{_CONTEXT}[ \t]+\Z")
+
+
+def place_word_before(text: str, start: int) -> bool:
+    """Whether ``PLACE_PATTERN``'s place word ends just before ``start`` ("moved to ")."""
+    return _PLACE_WORD_BEFORE.search(text, max(0, start - 24), start) is not None
+
+
 def preposition_before(text: str, start: int) -> bool:
     """Whether a place word or a preposition of place ends just before ``start`` ("in ")."""
     return _PREPOSITION_BEFORE.search(text, max(0, start - 24), start) is not None
@@ -169,6 +177,49 @@ def _name_and_population(fields: dict[str, Any]) -> Any:
     return fields
 
 
+_MISSPELT_LENGTH = 5
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _large_towns_by_deletion(towns: dict[str, int]) -> dict[str, tuple[str, ...]]:
+    """Large one-word towns, by themselves and by each of their forms with a letter left out.
+
+    Towns of ``WORD_TOWN_POPULATION`` or more: a word one edit off a town shares one of
+    these forms with it (SymSpell's symmetric deletion); ``_one_edit`` then checks it.
+    """
+    found: dict[str, set[str]] = {}
+    for name, population in towns.items():
+        if population >= WORD_TOWN_POPULATION and name.isalpha() and len(name) >= _MISSPELT_LENGTH:
+            for form in (name, *_deletions(name)):
+                found.setdefault(form, set()).add(name)
+    return {form: tuple(names) for form, names in found.items()}
+
+
+@functools.cache
+def _large_towns() -> dict[str, tuple[str, ...]]:
+    return _large_towns_by_deletion(gazetteer())
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one letter dropped, added or changed, or two swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    start = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    if len(a) == len(b):
+        rest = a[start + 1 :] == b[start + 1 :]
+        swapped = (
+            a[start : start + 2] == b[start : start + 2][::-1] and a[start + 2 :] == b[start + 2 :]
+        )
+        return rest or swapped
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
+
+
 class PlaceCheck:
     """Whether a candidate after a place word is a town, not an English phrase."""
 
@@ -188,19 +239,37 @@ class PlaceCheck:
         self._words = words
         self._towns = gazetteer() if towns is None else towns
         self._named = named
+        shared = self._towns is gazetteer()  # one index for every detector of a process
+        self._by_deletion = _large_towns() if shared else _large_towns_by_deletion(self._towns)
 
     def __call__(self, value: str) -> bool:
-        """Whether ``value`` names a town (see the module's rules)."""
+        """Whether ``value`` names a town (see the module's rules), or misspells a large one."""
         name = _key(value)
         population = self._towns.get(name, 0)
         if population < MIN_POPULATION:
-            return False
+            return self._misspelt(name)
         parts = [w for w in re.split(r"[ \-']", name) if w]
         if len(parts) == 1 and self._words.knows(name):
             return False
         if all(self._known.knows(w) for w in parts):
             return population >= WORD_TOWN_POPULATION
         return True
+
+    def _misspelt(self, name: str) -> bool:
+        """Whether one word is a letter off a town of ``WORD_TOWN_POPULATION`` or more.
+
+        A word of five letters or more, no English word and no name in common use, with a
+        letter dropped, added, changed, or two swapped ("bostn", "springfeild", "manchster").
+        """
+        if len(name) < _MISSPELT_LENGTH or not name.isalpha() or self._known.knows(name):
+            return False
+        if self._named is not None and self._named(name):
+            return False
+        return any(
+            _one_edit(name, town)
+            for form in (name, *_deletions(name))
+            for town in self._by_deletion.get(form, ())
+        )
 
     def alone(self, value: str) -> bool:
         """Whether ``value`` is a town even with no place word before it ("Loughborough").
@@ -451,6 +520,16 @@ TOWN_AND_STATE = re.compile(
 )
 """Up to three words and a state or province code, after a comma ("Buffalo Grove, IL") or
 a space ("Austin TX")."""
+_OTHER_READINGS = frozenset({"GA", "ID", "AR", "SD", "MT", "NE"})
+"""State codes that chat after "in" or "to" more often means otherwise: general availability,
+an id, augmented reality, an SD card, machine translation, north-east."""
+STATE_AFTER_PLACE_WORD = re.compile(
+    rf"{_CONTEXT}[ \t]+"
+    rf"(?P<v>{'|'.join(c for c in FORMATS if c in _BARE_STATES and c not in _OTHER_READINGS)})"
+    r"(?![\w\-]|\.\w|[ \t]+[A-Z])"
+)
+"""A US state's code alone after a place word ("anyone from TX here?", "flying to CA"); not
+before a capitalized word ("in MS Excel")."""
 _STATE_AFTER = re.compile(rf",[ \t]*(?:{'|'.join(_STATES)})(?![\w\-]|\.\w)")
 _REGION_AFTER = re.compile(r",[ \t]*(?P<v>[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})")
 

@@ -58,6 +58,7 @@ from guardrails.rules.people import NEEDS as PEOPLE_NEEDS  # noqa: E402
 from guardrails.rules.places import (  # noqa: E402
     CARE_PATTERN,
     PLACE_PATTERN,
+    STATE_AFTER_PLACE_WORD,
     care_place,
     care_places,
     hashtags,
@@ -538,7 +539,8 @@ def build_recognizers(
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)
         with_state = functools.partial(town_and_state, towns)
         state = Rule("LOCATION", _NEVER, 0.0, finder=with_state, needs=_CAPITAL)
-        places = (*places, town, state)
+        alone = Rule("LOCATION", STATE_AFTER_PLACE_WORD, 0.6, needs=_CAPITAL)
+        places = (*places, town, state, alone)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))
     in_urls = Rule(

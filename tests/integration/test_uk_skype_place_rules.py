@@ -147,6 +147,55 @@ def test_a_code_that_is_an_english_word_needs_the_comma(presidio_analyzer, text,
 
 
 @pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("anyone from TX here? asking for a friend", "TX"),
+        ("flying to CA tomorrow", "CA"),
+        ("we moved the whole family to WA in 2019", "WA"),
+    ],
+)
+def test_a_state_code_alone_after_a_place_word_is_a_place(presidio_analyzer, text, code):
+    assert ("LOCATION", code) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the data lives in MS Excel",  # a capitalized word after it
+        "ship it to OR not to",  # an English word
+    ],
+)
+def test_a_state_code_with_another_reading_stays(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if len(v) == 2] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("pt's daughter lives in springfeild now", "springfeild"),
+        ("son moved to bostn last year", "bostn"),
+        ("we drove from manchster to leeds", "manchster"),
+    ],
+)
+def test_a_large_town_misspelt_by_a_letter_after_a_place_word_is_a_place(
+    presidio_analyzer, text, place
+):
+    assert ("LOCATION", place) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "in realy bad shape, see you tommorow",  # typos of English words
+        "the mocks are in figma, the queue goes to kafka, deploys to heroku",
+        "she went to marie for help",  # a name
+    ],
+)
+def test_typos_tools_and_names_after_a_place_word_are_no_place(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
     ("text", "place"),
     [
         ("RT @someone: the tour ends in Mexico on December 24", "Mexico"),
