@@ -44,6 +44,13 @@ _WEAK = (
     r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"
     r"|hello|dear|cheers|meet|met|invite|loop\s+in|talk\s+to|reach\s+out\s+to))"
 )
+RELATIVES = (
+    "son daughter wife husband mother father mom mum dad brother sister uncle aunt niece nephew"
+    " cousin grandson granddaughter grandmother grandfather grandma grandpa stepson"
+    " stepdaughter fiance fiancé fiancee fiancée girlfriend boyfriend"
+).split()
+"""Family words: a name after one is a relative's ("SON JAMES"), a number near one their
+line ("DAUGHTER SUSAN 555-3421")."""
 MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()

@@ -48,6 +48,7 @@ from guardrails.rules.names import (
     LEGAL_FORMS,
     MONTHS,
     PARTICLES,
+    RELATIVES,
 )
 from guardrails.rules.parts import PROPER
 from guardrails.rules.stopwords import STOP_WORDS
@@ -96,6 +97,12 @@ _WITH_INITIAL = re.compile(
     rf"(?P<last>{_CAP_WORD})"
     rf"(?![\w@])"
 )
+_AFTER_RELATIVE = re.compile(
+    rf"(?i:\b(?:{'|'.join(RELATIVES)})(?:['’]s)?)(?:[ \t]*[:,(][ \t]*|[ \t]+)"
+    rf"(?P<v>[{_UPPER}]{{2,}}|{_CAP_WORD}|[{_LOWER}]{{2,}})(?![\w@'’\-])"
+)
+"""A word after a family word ("SON JAMES", "wife (Mary)", "my daughter grace"): a first name
+of the lexicon's most common there is a person in any case, though English also knows it."""
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 NEEDS = re.compile(rf"[ \t{_UPPER}]")
 """What every name ``PeopleFinder`` finds contains: a capital or a space between two words."""
@@ -207,6 +214,9 @@ class PeopleFinder:
                 continue  # "a raffle in August and I won": a month after "in" is a date
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
+        for found in _AFTER_RELATIVE.finditer(text):
+            if self._relative(found.group("v")) and not _company_after(text, found.end()):
+                yield found.start("v"), found.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
             addressed = found.group("said") is not None  # "contact Vernon", not "to Vernon"
             if self._named_by_context(found.group("v"), addressed=addressed):
@@ -216,6 +226,20 @@ class PeopleFinder:
                 continue  # "2nd Gen Blue Link": a generation, no general
             if english and self._titled(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
+
+    def _relative(self, word: str) -> bool:
+        """Whether a word after a family word is a name (``_AFTER_RELATIVE``).
+
+        A first name ranked ``LOWER_RANK`` or better, no function or chat word, month or
+        weekday ("SON WILL CALL", "daughter may"); in lower case also no English word
+        ("mother hope").
+        """
+        key = _key(word)
+        if self._names.first.get(key, 10**9) > LOWER_RANK:
+            return False
+        if key in COMMON_WORDS or key in MONTHS or key in _WEEKDAYS:
+            return False
+        return not word.islower() or self.name_word(word)
 
     def plausible(self, span: str) -> bool:
         """Whether an NER ``PERSON`` span could be a name: not only English words.

@@ -41,6 +41,7 @@ import phonenumbers
 
 from guardrails.rules import nino
 from guardrails.rules.licences import UK_PATTERN
+from guardrails.rules.names import RELATIVES
 
 REGIONS = (
     "US", "CA", "GB", "IE", "DE", "AT", "CH", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "MT",
@@ -92,6 +93,8 @@ CONTEXT = re.compile(
     r"\b(?:phone|call|tel|telephone|mobile|cell|cellphone|number|no|whatsapp|text|sms|fax"
     r"|ring|reach|contact|landline|extension|ext|hotline|dial|answering|registered|messages?"
     r"|texting|calling"
+    # a family member's line, as notes and forms list them ("SON JAMES 555-3421")
+    rf"|{'|'.join(RELATIVES)}"
     # the same words in the EU's and Latin America's languages
     r"|t[eé]l|t[eé]l[eé]phone|telefon\w*|tel[eé]fono|telemóvel|telemovel|telefoon"
     r"|handy\w*|mobil|mobiel|m[oó]vil|celular|cellulare|portable|natel|gsm|puhelin|tlf"

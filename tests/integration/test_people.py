@@ -230,6 +230,36 @@ def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
 
 
 @pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("FAMILY: SON JAMES, DAUGHTER SUSAN AT BEDSIDE", "JAMES"),
+        ("PT'S WIFE MARY CALLED THIS AM", "MARY"),
+        ("her husband (John) drove her in", "John"),
+        ("my daughter grace will pick it up", None),  # English in lower case
+    ],
+)
+def test_a_first_name_after_a_family_word_is_a_person(presidio_analyzer, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    if name is None:
+        assert found == [], found
+    else:
+        assert ("PERSON", name) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SON WILL BE HERE AT 5, DAUGHTER MAY VISIT, WIFE STATES PT FELL",
+        "flights from Delhi to Mumbai",  # no family word: "Mum" begins a word
+        "I work for Aunt Bertha Inc",  # a company
+    ],
+)
+def test_words_after_a_family_word_that_are_no_first_name_stay(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [v for t, v in found if t == "PERSON"] == [], found
+
+
+@pytest.mark.parametrize(
     ("text", "place"),
     [
         ("SPOKE WITH MASSACHUSETTS GENERAL HOSPITAL RE: LABS", "MASSACHUSETTS GENERAL HOSPITAL"),

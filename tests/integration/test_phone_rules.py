@@ -100,6 +100,11 @@ def test_a_pager_number_is_a_phone_number(presidio_analyzer, text, number):
     assert phones(presidio_analyzer, text) == [number]
 
 
+def test_a_short_number_beside_a_family_member_is_their_line(presidio_analyzer):
+    text = "FAMILY: SON JAMES 555-3421, DAUGHTER SUSAN 555 8890"
+    assert phones(presidio_analyzer, text) == ["555-3421", "555 8890"]
+
+
 def test_numbers_near_a_pager_word_that_are_no_pager_number_stay(presidio_analyzer):
     text = "PagerDuty 2024 incident, pager 2.0 release, page 45 of the pager manual"
     assert phones(presidio_analyzer, text) == []
