@@ -103,6 +103,11 @@ _AFTER_RELATIVE = re.compile(
 )
 """A word after a family word ("SON JAMES", "wife (Mary)", "my daughter grace"): a first name
 of the lexicon's most common there is a person in any case, though English also knows it."""
+_LOWER_TITLE = re.compile(
+    rf"(?<![\w@#/.\-])(?:mr|mrs|ms|mx|miss|dr|prof)\.?[ \t]+(?P<v>[{_LOWER}][{_LOWER}'’\-]+)"
+    r"(?![\w@'’\-])"
+)
+"""A courtesy title and a word after it, all in lower case ("f/u with dr. patel")."""
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 NEEDS = re.compile(rf"[ \t{_UPPER}]")
 """What every name ``PeopleFinder`` finds contains: a capital or a space between two words."""
@@ -214,6 +219,9 @@ class PeopleFinder:
                 continue  # "a raffle in August and I won": a month after "in" is a date
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
+        for found in _LOWER_TITLE.finditer(text):
+            if self._lower_titled(found.group("v")):
+                yield found.start(), found.end(), 0.86
         for found in _AFTER_RELATIVE.finditer(text):
             if self._relative(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
@@ -226,6 +234,21 @@ class PeopleFinder:
                 continue  # "2nd Gen Blue Link": a generation, no general
             if english and self._titled(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
+
+    def _lower_titled(self, word: str) -> bool:
+        """Whether a lower-case word after a lower-case title is a name (``_LOWER_TITLE``).
+
+        No English word ("dr. patel", "mr. bojangles"), or a first or last name ranked
+        ``LOWER_RANK`` or better that English also has ("dr. green"); not "dr. who", "mr.
+        right", "mr. nice".
+        """
+        key = _key(word)
+        if key in COMMON_WORDS or key in MONTHS or key in _WEEKDAYS:
+            return False
+        if not self.english(word):
+            return True
+        ranks = (self._names.first.get(key, 10**9), self._names.last.get(key, 10**9))
+        return min(ranks) <= LOWER_RANK
 
     def _relative(self, word: str) -> bool:
         """Whether a word after a family word is a name (``_AFTER_RELATIVE``).

@@ -232,6 +232,24 @@ def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
 @pytest.mark.parametrize(
     ("text", "name"),
     [
+        ("f/u with dr. patel in 2 wks.", "dr. patel"),
+        ("spoke to mrs. johnson yesterday", "mrs. johnson"),
+        ("dr green says the scan is clear", "dr green"),  # a surname English also has
+    ],
+)
+def test_a_name_after_a_lower_case_title_is_a_person(presidio_analyzer, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found, found
+
+
+def test_english_words_after_a_lower_case_title_stay(presidio_analyzer):
+    text = "mr. right is out there, dr. who fans, ask mr. google, mr. nice guy, a dr. appointment"
+    assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
         ("FAMILY: SON JAMES, DAUGHTER SUSAN AT BEDSIDE", "JAMES"),
         ("PT'S WIFE MARY CALLED THIS AM", "MARY"),
         ("her husband (John) drove her in", "John"),
