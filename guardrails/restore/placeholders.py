@@ -65,6 +65,7 @@ KNOWN_TYPES: Final = frozenset(
         "USERNAME",
         "PASSWORD",
         "SECRET",
+        "ID_NUMBER",
     }
 )
 """Entity types whose bare form (``PERSON_1``) is read as a placeholder."""

@@ -118,6 +118,7 @@ def mask_generic(value: str) -> str:
 MASKS: Final[Mapping[str, Callable[[str], str]]] = {
     "CREDIT_CARD": mask_card,
     "US_BANK_NUMBER": mask_card,
+    "ID_NUMBER": mask_card,
     "IBAN_CODE": mask_iban,
     "US_SSN": mask_ssn,
     "CRYPTO": mask_crypto,

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 import phonenumbers
 
-from guardrails.rules import nino
+from guardrails.rules import nino, records
 from guardrails.rules.licences import UK_PATTERN
 from guardrails.rules.names import RELATIVES
 
@@ -113,7 +113,7 @@ IDENTIFIER = re.compile(
 )
 """A word right before a number that says what it is: an id that is not personal data.
 Words for personal ids (account, customer, member, patient, policy, ID) are left out: a
-number after them that is no phone number is still somebody's."""
+number after them is somebody's record (``records``)."""
 _IDENTIFIER_WINDOW = 40
 _CONTEXT_WINDOW = 40
 WEAK, CONTEXT_BOOST = 0.35, 0.35
@@ -142,11 +142,13 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
 def _identifier(text: str, start: int) -> bool:
     """Whether a national number is named as an id ("order 9876543210", "ticket #415-555-0123").
 
-    An international number ("+91 98765 43210") is a phone number whatever is said before it.
+    Or as a person's record ("account number 12345678": ``records``). An international
+    number ("+91 98765 43210") is a phone number whatever is said before it.
     """
     if text.startswith(("+", "00", "(+"), start):
         return False
-    return bool(IDENTIFIER.search(text, max(0, start - _IDENTIFIER_WINDOW), start))
+    window = max(0, start - _IDENTIFIER_WINDOW)
+    return bool(IDENTIFIER.search(text, window, start)) or records.named_before(text, start)
 
 
 def _inside(spans: list[tuple[int, int]], position: int) -> bool:

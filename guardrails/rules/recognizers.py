@@ -43,6 +43,7 @@ from guardrails.rules import (  # noqa: E402
     nino,
     phones,
     precision,
+    records,
     urls,
 )
 from guardrails.rules.cards import luhn  # noqa: E402
@@ -302,6 +303,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         needs=_DIGIT,
     ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
+    Rule(records.ID_NUMBER, _NEVER, 0.0, finder=records.find, needs=records.NEEDS),
     Rule(
         "PERSON",
         re.compile(

@@ -20,7 +20,8 @@ from tests.fixtures.services import redis_dump
 
 TURNS = [
     "Hi, I'm Maria Gonzalez. Please email John Smith at john.smith@acme-corp.com about the refund.",
-    "This is Maria Gonzalez again: call me on +1 415 555 0123 and charge card 4111 1111 1111 1111.",
+    "This is Maria Gonzalez again: call me on +1 415 555 0123 and charge card 4111 1111 1111 1111."
+    " My member id is W48213377.",
     "Wire it to IBAN DE89 3704 0044 0532 0130 00 and cc Priya Natarajan at priya@startup.io. "
     "The portal's password: Tr0ub4dor&3x, its key ANTHROPIC_API_KEY=sk-ant-api03-Zq8vY2kLm4Np6Rt",
 ]
@@ -30,6 +31,7 @@ SEEDED = [
     "john.smith@acme-corp.com",
     "+1 415 555 0123",
     "4111 1111 1111 1111",
+    "W48213377",
     "DE89 3704 0044 0532 0130 00",
     "Priya Natarajan",
     "priya@startup.io",

@@ -60,6 +60,7 @@ SCORED_TYPES = frozenset(
         "USERNAME",
         "PASSWORD",
         "SECRET",
+        "ID_NUMBER",
     }
 )
 """The types veilbot's policy redacts: their values make the overall recall."""

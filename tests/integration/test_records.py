@@ -1,0 +1,51 @@
+"""Record numbers (``ID_NUMBER``) through the real detection on the small spaCy model: a
+number after the word that names it as someone's record, account or membership."""
+
+import pytest
+
+from guardrails.detect.detection import detect
+
+
+def found(analyzer, text):
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("MRN 4482910, admitted overnight", "4482910"),
+        ("MRN: 4482910", "4482910"),
+        ("patient id: 4482910 (see chart)", "4482910"),
+        ("her member ID is W123456789", "W123456789"),
+        ("account number 12345678, sort code to follow", "12345678"),
+        ("policy no. 5534221 covers it", "5534221"),
+        ("customer #88123 called twice", "88123"),
+        ("employee id E-44821 starts Monday", "E-44821"),
+        ("acct # 12-3345-9", "12-3345-9"),
+        ("claim number 7781-2231-009 was denied", "7781-2231-009"),
+    ],
+)
+def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
+    assert ("ID_NUMBER", value) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my account is fine, 3 patients today, member since 2019",
+        "account balance 1200 after the refund",  # no word for a number
+        "order 9876543210 shipped, case 4471 closed",  # ids of things, not of people
+        "member id 123 is a test user",  # three digits
+    ],
+)
+def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "ID_NUMBER"] == []
+
+
+def test_a_record_number_that_could_be_a_phone_number_is_the_record(presidio_analyzer):
+    assert found(presidio_analyzer, "account number 4155550123") == [("ID_NUMBER", "4155550123")]
+
+
+def test_an_international_number_after_a_record_word_is_a_phone_number(presidio_analyzer):
+    text = "account number +44 20 7946 0958"
+    assert found(presidio_analyzer, text) == [("PHONE_NUMBER", "+44 20 7946 0958")]
