@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from guardrails.rules.names import MONTHS
+from guardrails.rules.names import COMMON_WORDS, MONTHS
 from guardrails.rules.places import gazetteer, known_place
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
@@ -228,11 +228,44 @@ _TAIL = re.compile(
 """What may follow a street and number: a unit, then a town or a country after a comma."""
 
 
+_LOWER_TYPE = (
+    r"(?:street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|terrace|parkway|pkwy|highway|hwy"
+    r"|circle|cir)"
+)
+_LOWER_STREET = re.compile(
+    rf"(?<![\w.,/#\-])\d{{1,5}}[a-z]?(?P<name>(?:[ \t]+[a-z][a-z'’\-]+){{1,3}}?)[ \t]+"
+    rf"{_LOWER_TYPE}\b\.?{_DIRECTION}(?i:{_UNIT})"
+)
+"""A house number, lower-case street words and a street type ("1200 ocean blvd", "55 elm
+street apt 4b"): types that are also ordinary words after a figure ("drive", "way", "place",
+"park") are left to the capitalized pattern."""
+_NOT_STREET_NAME = frozenset(
+    """hour hours hr hrs minute minutes min mins second seconds day days week weeks month months
+    year years mile miles mi km kilometer kilometers kilometre kilometres meter meters metre
+    metres feet foot ft yard yards block blocks lane lanes way ways times percent point points
+    dollar dollars bucks euro euros pound pounds people cars car bus buses""".split()
+)
+"""Words of a count or a measure: "2 miles down the road", "4 lane highway" are no address."""
+
+
+def _lower_streets(text: str) -> Iterator[tuple[int, int, float]]:
+    """House numbers with lower-case street words and a street type (``_LOWER_STREET``).
+
+    The street's words are no function or chat word and no unit of a count or measure.
+    """
+    for match in _LOWER_STREET.finditer(text):
+        words = match.group("name").split()
+        if any(w in COMMON_WORDS or w in _NOT_STREET_NAME for w in words):
+            continue
+        yield match.start(), _with_tail(text, match.end()), 0.85
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode."""
     for regex, score in ADDRESS_PATTERNS:
         for match in regex.finditer(text):
             yield match.start(), _with_tail(text, match.end()), score
+    yield from _lower_streets(text)
     yield from postcode_towns(text)
 
 

@@ -162,3 +162,24 @@ def test_an_address_typed_over_lines_from_its_house_number_is_still_one_place(pr
     text = "Please post it to me.\n221B Baker Street\nLondon NW1 6XE\nThanks!"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert any(t == "LOCATION" and v.startswith("221B Baker Street") for t, v in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("visiting grandma, she's at 1200 ocean blvd now", "1200 ocean blvd"),
+        ("send it to 55 elm street apt 4b please", "55 elm street apt 4b"),
+        ("we moved to 9 cherry tree ln. last spring", "9 cherry tree ln."),
+    ],
+)
+def test_an_address_typed_in_lower_case_is_one_place(presidio_analyzer, text, address):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", address) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["it's 5 miles down the road", "a 4 lane highway", "a 2 hour drive", "top 10 st patricks day"],
+)
+def test_counts_and_measures_before_a_street_word_are_no_address(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
