@@ -31,6 +31,9 @@ rt ff idk imma tryna gonna wanna lmao lmfao smh ikr tho
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""
+CONTRACTIONS = frozenset("im ive youre theyre dont didnt doesnt cant wont isnt wasnt".split())
+"""Contractions typed without their apostrophe ("hi im new"): English words in lower case,
+though "Ive" and "Im" are surnames ("Jony Ive")."""
 
 _NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len, reverse=True))
 _NOT_COMMON += r")(?![\w'’\-]))"

@@ -44,6 +44,7 @@ from guardrails.rules.names import (
     CLUB_WORDS,
     COMMON_WORDS,
     COMPANY_WORDS,
+    CONTRACTIONS,
     INSTITUTION_WORDS,
     LEGAL_FORMS,
     MONTHS,
@@ -479,6 +480,8 @@ class PeopleFinder:
             return False  # O'Brien, D'Angelo
         if key in COMMON_WORDS or key in MONTHS or self._words.knows(key):
             return True
+        if key in CONTRACTIONS and word.islower():
+            return True  # "hi im new"; "Jony Ive" is a name
         if _STRETCHED.search(key) or len(key) > 3 and _LAUGHTER.fullmatch(key):
             return True  # chat noise: "Zzzzz", "Ummm", "Hahaha", "Hehe" are no names
         return self._nouns.knows(key) and self._names.first.get(key, 10**9) > FIRST_RANK

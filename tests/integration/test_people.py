@@ -229,6 +229,23 @@ def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
     assert ("LOCATION", place) in found, found
 
 
+def test_a_reddit_user_named_in_a_post_is_a_person(presidio_analyzer):
+    text = "thanks u/throwaway_8812 for the tip; pelvic u/s normal, see r/AskDocs"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("PERSON", "throwaway_8812")]
+
+
+@pytest.mark.parametrize("text", ["hi im new here", "hey ive been waiting", "thanks youre great"])
+def test_a_contraction_typed_without_its_apostrophe_is_no_name(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
+
+
+def test_a_surname_that_is_a_contraction_stays_a_name(presidio_analyzer):
+    text = "Jony Ive designed it"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("PERSON", "Jony Ive")]
+
+
 @pytest.mark.parametrize(
     ("text", "name"),
     [

@@ -184,6 +184,21 @@ def test_a_large_town_misspelt_by_a_letter_after_a_place_word_is_a_place(
 
 
 @pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("my sis lives in st. louis now", "st. louis"),
+        ("we moved to st louis in may", "st louis"),
+        ("flying back to st. petersburg", "st. petersburg"),
+        ("greetings from saint albans", "saint albans"),
+    ],
+)
+def test_a_saints_town_in_lower_case_is_a_place_however_saint_is_written(
+    presidio_analyzer, text, place
+):
+    assert ("LOCATION", place) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "in realy bad shape, see you tommorow",  # typos of English words
