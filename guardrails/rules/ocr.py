@@ -12,7 +12,9 @@ of a value, and only where the value then checks:
   the whole is an address and the rest is no time (``ips.broken_rest``);
 - an IBAN with "O" read for 0 or "I", "l" or "i" for 1 ("DE89 37O4 …"), when the IBAN
   then has its country's length and checksum;
-- "@" read for "ø" inside a capitalized word that is no address ("S@rensen").
+- "@" read for "ø" inside a capitalized word that is no address ("S@rensen");
+- "O" or "o" read for 0, "I" or "l" for 1 in a group of a phone or card number ("+44 20 7946
+  O958"), when the whole is then a phone number (libphonenumber) or a card (its checksum).
 
 A misread character is replaced by the one meant; a character OCR added (a space, one of
 the two letters of "rn") by ``GAP``, a zero-width space, which the analysis reads as nothing
@@ -28,7 +30,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
-from guardrails.rules import ibans, ips
+from guardrails.rules import cards, ibans, ips, phones
 from guardrails.rules.emails import one_domain, public_suffix
 from guardrails.text.normalize import GAP
 
@@ -171,4 +173,39 @@ def _names(text: str) -> Iterator[Edit]:
         yield match.end() - 1, "ø"
 
 
-_FINDERS: tuple[Callable[[str], Iterator[Edit]], ...] = (_emails, _ipv6, _ibans, _names)
+_LOOKALIKE = re.compile(r"(?<![\w+])(?=[\dOoIl]*\d)(?=[\dOoIl]*[OoIl])[\dOoIl]{2,}(?![\w])")
+"""A group of digits with letters OCR reads for some of them ("O958", "2O7l"): at least one
+of each."""
+_AS_DIGIT = str.maketrans("OoIl", "0011")
+
+
+def _numbers(text: str) -> Iterator[Edit]:
+    """Letters read for digits in a group of a phone or card number, read as digits.
+
+    A group is mended only when at least half of it is digits and, mended, it lies inside a
+    phone number or card found in the text with every such group mended.
+    """
+    groups = [
+        g
+        for g in _LOOKALIKE.finditer(text)
+        if 2 * sum(c.isdigit() for c in g.group()) >= len(g.group())
+    ]
+    if not groups:
+        return
+    chars = list(text)
+    for group in groups:
+        chars[group.start() : group.end()] = group.group().translate(_AS_DIGIT)
+    mended = "".join(chars)
+    found = [(a, b) for a, b, _ in phones.find(mended)] + [(a, b) for a, b, _ in cards.find(mended)]
+    for group in groups:
+        if any(a <= group.start() and group.end() <= b for a, b in found):
+            yield group.start(), group.group().translate(_AS_DIGIT)
+
+
+_FINDERS: tuple[Callable[[str], Iterator[Edit]], ...] = (
+    _emails,
+    _ipv6,
+    _ibans,
+    _names,
+    _numbers,
+)

@@ -1,6 +1,7 @@
 """Values as OCR reads them, through the real guardrail (real spaCy model, real Redis vault)
 and, with Tesseract, a real screenshot: an e-mail address spaced at a dot, an IPv6 address
-broken after its colons, an IBAN with letters for digits, "S@rensen". Text read by OCR gets
+broken after its colons, an IBAN, a phone or a card number with letters for digits,
+"S@rensen". Text read by OCR gets
 the whole tolerance and each value is replaced whole, with the placeholder the value has in
 the chat; typed text gets only the tolerance that costs no precision."""
 
@@ -37,6 +38,9 @@ def found(analyzer, text):
         ("Server fe80:: 1ff: fe23:4567:890a is down", "Server <IP_ADDRESS_1> is down"),
         ("IBAN DE89 3704 0044 0532 OI30 00", "IBAN <IBAN_CODE_1>"),
         ("Invoice 4471 for Mette S@rensen", "Invoice 4471 for <PERSON_1>"),
+        ("Phone: +44 20 7946 O958", "Phone: <PHONE_NUMBER_1>"),
+        ("Tel 415 555 Ol23 today", "Tel <PHONE_NUMBER_1> today"),
+        ("Card 4111 1111 1111 1l11", "Card <CREDIT_CARD_1>"),
     ],
 )
 async def test_values_as_ocr_reads_them_are_replaced_whole(guardrail, text, redacted):
@@ -74,6 +78,12 @@ def test_typed_text_gets_the_tolerance_that_costs_no_precision(presidio_analyzer
 )
 def test_what_follows_a_value_in_typed_text_stays(presidio_analyzer, text, kept):
     assert not [v for _, v in found(presidio_analyzer, text) if kept in v.split()]
+
+
+async def test_letters_beside_figures_that_make_no_number_stay_as_read(guardrail):
+    text = "order ABC-1O2, room IO1, TOOL 2O, model X1O"
+    redaction = await guardrail.anonymize(T1, text, platform="slack", ocr=True)
+    assert redaction.text == text
 
 
 async def test_a_screenshot_with_ocr_slips_reaches_the_model_with_none_of_its_values(guardrail):
