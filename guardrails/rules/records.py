@@ -5,7 +5,9 @@ policy, claim or subscriber number: none has a checksum or a shape of its own, s
 read only right after its word ("MRN 4482910", "patient id: 4482910", "acct # 12-3345-9",
 "member ID W123456789", "employee id E-44821"). The value holds four digits or more and may
 open with up to four letters or end with up to three; an amount, a date with slashes or a
-number glued to a further figure is none. Type ``ID_NUMBER``.
+number glued to a further figure is none. A vehicle says whose it is too: a VIN (17 letters
+and digits) after "VIN" or with a valid check digit, and a plate after its word ("plate
+7ABC123"). Type ``ID_NUMBER``.
 
 A national number right after such a word is this record, not a phone number
 (``phones.find`` leaves it); with an international prefix it is a phone number whatever
@@ -38,14 +40,52 @@ _CANDIDATE = re.compile(
 )
 _MIN_DIGITS = 4
 NEEDS = re.compile(r"\d")
+"""Every record number, VIN and plate holds a digit."""
+
+
+_VIN = re.compile(r"(?<![\w\-])[A-HJ-NPR-Z0-9]{17}(?![\w\-])")
+"""A vehicle identification number's shape: 17 letters and digits, no I, O or Q."""
+_VIN_KEY = re.compile(r"(?i:\b(?:vin|chassis)(?:[ \t]*(?:no\.?|number|#|:))*[ \t]*)\Z")
+_VIN_VALUES = {
+    **{str(d): d for d in range(10)},
+    **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
+    **dict(zip("JKLMN", range(1, 6), strict=True)),
+    "P": 7,
+    "R": 9,
+    **dict(zip("STUVWXYZ", range(2, 10), strict=True)),
+}
+_VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+_PLATE = re.compile(
+    r"(?i:\b(?:(?:licen[cs]e|number|reg(?:istration)?)[ \t]+plate|plate|reg(?:istration)?"
+    r"[ \t]+(?:no\.?|number)|registration)(?:[ \t]*(?:no\.?|number|#|:|is))*[ \t]*)"
+    r"(?P<v>(?=[A-Z0-9 \-]*\d)(?=[A-Z0-9 \-]*[A-Z])[A-Z0-9]{1,4}(?:[ \-]?[A-Z0-9]{1,4}){0,2})"
+    r"(?![\w\-])"
+)
+"""A vehicle's plate after its word ("plate 7ABC123", "reg no. AB12 CDE"): letters and a
+digit, in capitals, in at most three groups."""
+
+
+def vin_checks(value: str) -> bool:
+    """Whether a VIN's ninth character is its check digit (North American VINs)."""
+    total = sum(_VIN_VALUES[c] * w for c, w in zip(value, _VIN_WEIGHTS, strict=True))
+    check = total % 11
+    return value[8] == ("X" if check == 10 else str(check))
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each record number in ``text``."""
+    """``(start, end, score)`` of each record number, vehicle id and plate in ``text``."""
     for match in _CANDIDATE.finditer(text):
         value = match.group("v")
         if sum(c.isdigit() for c in value) >= _MIN_DIGITS:
             yield match.start("v"), match.end("v"), 0.9
+    for match in _VIN.finditer(text):
+        value = match.group()
+        mixed = sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2
+        keyed = _VIN_KEY.search(text, max(0, match.start() - 20), match.start()) is not None
+        if mixed and (keyed or vin_checks(value)):
+            yield match.start(), match.end(), 0.9
+    for match in _PLATE.finditer(text):
+        yield match.start("v"), match.end("v"), 0.85
 
 
 def named_before(text: str, start: int) -> bool:

@@ -1,5 +1,6 @@
 """Record numbers (``ID_NUMBER``) through the real detection on the small spaCy model: a
-number after the word that names it as someone's record, account or membership."""
+number after the word that names it as someone's record, account or membership, and a
+vehicle's VIN and plate."""
 
 import pytest
 
@@ -39,6 +40,30 @@ def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, t
     ],
 )
 def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "ID_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my vin is 1HGCM82633A004352 if that helps", "1HGCM82633A004352"),  # check digit
+        ("VIN: WVWZZZ1JZXW000001", "WVWZZZ1JZXW000001"),  # European: no check digit, keyed
+        ("the car with plate 7ABC123 was towed", "7ABC123"),
+        ("reg no. AB12 CDE, silver", "AB12 CDE"),
+    ],
+)
+def test_a_vehicles_vin_and_plate_are_id_numbers(presidio_analyzer, text, value):
+    assert ("ID_NUMBER", value) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "build 1HGCM82633A004353 failed",  # a VIN's shape, its check digit wrong, no VIN word
+        "the plate is dirty, registration opens in 2024",
+    ],
+)
+def test_a_vin_shape_or_a_plate_word_alone_stays(presidio_analyzer, text):
     assert [v for t, v in found(presidio_analyzer, text) if t == "ID_NUMBER"] == []
 
 
