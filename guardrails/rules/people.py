@@ -73,6 +73,8 @@ _RUN = re.compile(
     rf"(?:{_CAP_WORD}|[{_UPPER}]\.))*)(?![\w@])"
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@#/.\-'’])({_LOW_WORD})(?=[ \t]+({_LOW_WORD})(?![\w@/]|['’]\w))")
+_RUN_TOGETHER = re.compile(rf"(?<![\w@#/.\-'’])[{_LOWER}]{{8,}}(?![\w@/.\-]|['’]\w)")
+"""A lower-case word long enough to be a first and a last name run together."""
 _TOKEN = re.compile(rf"{_CAP_WORD}|[{_UPPER}]\.|\S+")
 _MORE_NAME = re.compile(
     rf"(?P<join>[ \t]+(?:(?![AI][ \t])[{_UPPER}]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?))?"
@@ -210,8 +212,10 @@ class PeopleFinder:
             if len(words) == 2 and self._tagged_name(*words):
                 yield tag.start("v"), tag.end("v"), 0.6
         pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
-        if pairs and english and reads_as_english(text, self._nouns):  # "een whiskydieet" is Dutch
+        joined = [w for w in _RUN_TOGETHER.finditer(text) if self.run_together(w.group())]
+        if (pairs or joined) and english and reads_as_english(text, self._nouns):  # not Dutch
             yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
+            yield from ((word.start(), word.end(), 0.6) for word in joined)  # "jimmyfallon"
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
         # English words would drop.
         for found in BEFORE_ACT.finditer(text):  # "June is out sick": a month may act
@@ -403,8 +407,18 @@ class PeopleFinder:
         """
         if self.name_word(word):
             return True
+        return self.run_together(word, initial=True)
+
+    def run_together(self, word: str, *, initial: bool = False) -> bool:
+        """Whether a word is a first and a last name run together ("jimmyfallon").
+
+        Each part has four letters or more, ranks high in the lexicon and is no English word,
+        nor is the whole; ``initial``: an initial and a last name count too ("raustin").
+        """
         key = _key(word)
-        for cut in (1, *range(4, len(key) - 3)):
+        if not initial and self.english(key):
+            return False
+        for cut in ((1,) if initial else ()) + tuple(range(4, len(key) - 3)):
             head, tail = key[:cut], key[cut:]
             if len(tail) < 4 or self.english(tail) or cut > 1 and self.english(head):
                 continue

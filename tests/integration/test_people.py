@@ -229,6 +229,17 @@ def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
     assert ("LOCATION", place) in found, found
 
 
+def test_a_first_and_last_name_run_together_in_lower_case_is_a_person(presidio_analyzer):
+    text = "went to the game w/ mikejones last night"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", "mikejones") in found, found
+
+
+def test_words_run_together_that_are_english_or_tools_are_no_person(presidio_analyzer):
+    text = "the grafana dashboard and the proxy settings need a restart"
+    assert [d for d in detect(presidio_analyzer, text, "console") if d.type == "PERSON"] == []
+
+
 def test_a_reddit_user_named_in_a_post_is_a_person(presidio_analyzer):
     text = "thanks u/throwaway_8812 for the tip; pelvic u/s normal, see r/AskDocs"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
