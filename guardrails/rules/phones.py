@@ -148,7 +148,7 @@ def _identifier(text: str, start: int) -> bool:
     if text.startswith(("+", "00", "(+"), start):
         return False
     window = max(0, start - _IDENTIFIER_WINDOW)
-    return bool(IDENTIFIER.search(text, window, start)) or records.named_before(text, start)
+    return bool(IDENTIFIER.search(text, window, start)) or records.starts_at(text, start)
 
 
 def _inside(spans: list[tuple[int, int]], position: int) -> bool:

@@ -3,15 +3,15 @@
 A medical record number, a patient's, member's, customer's or employee's id, an account,
 policy, claim or subscriber number: none has a checksum or a shape of its own, so one is
 read only right after its word ("MRN 4482910", "patient id: 4482910", "acct # 12-3345-9",
-"member ID W123456789", "employee id E-44821"). The value holds four digits or more and may
+"member ID W123456789", "employee id E-44821", "NHS number …", "TIN …", a passport's
+"C01X00T47"). The value holds four digits or more and may
 open with up to four letters or end with up to three; an amount, a date with slashes or a
 number glued to a further figure is none. A vehicle says whose it is too: a VIN (17 letters
 and digits) after "VIN" or with a valid check digit, and a plate after its word ("plate
 7ABC123"). Type ``ID_NUMBER``.
 
-A national number right after such a word is this record, not a phone number
-(``phones.find`` leaves it); with an international prefix it is a phone number whatever
-names it.
+A national number read as this record is no phone number (``phones.find`` leaves it);
+with an international prefix it is a phone number whatever names it.
 """
 
 from __future__ import annotations
@@ -23,21 +23,27 @@ ID_NUMBER = "ID_NUMBER"
 
 _OWNER = (
     r"(?:patient|member|membership|customer|client|employee|staff|student|subscriber"
-    r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|claim|chart"
-    r"|(?:medical|health)[ \t]+record|record)"
+    r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|acc|claim|chart"
+    r"|(?:medical|health)[ \t]+record|record|nhs|tax|passport)"
 )
 _ID_WORD = r"(?:id|identifier|number|num|nr|no\.?|#|:)"
 _KEY = (
-    rf"(?i:\bMRN\b(?:[ \t]*{_ID_WORD})*|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
+    rf"(?i:\b(?:MRN|TIN)\b(?:[ \t]*{_ID_WORD})*|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
     r"(?:[ \t]*(?i:is|was|=))?[ \t]*"
 )
-KEY = re.compile(rf"{_KEY}\Z")
-"""A record's word and what may stand between it and its number, ending where the number
-begins ("patient id: ", "MRN ", "acct # ")."""
 _CANDIDATE = re.compile(
-    rf"{_KEY}(?P<v>(?:[A-Za-z]{{1,4}}[ \-]?)?\d(?:-?\d){{2,19}}(?:[A-Za-z]{{1,3}})?)"
-    r"(?![\w\-]|[.,/:]\d)"
+    rf"{_KEY}(?P<v>(?:[A-Za-z]{{1,4}}[ \-]?)?\d(?:-?\d){{2,19}}(?:[ ]\d{{3,6}}){{0,3}}"
+    r"(?:[A-Za-z]{1,3})?)(?![\w\-]|[.,/:]\d)"
 )
+"""A record's word, what may stand between it and its number ("patient id: ", "MRN ", "acct
+# ", "NHS number "), and the number: digit groups joined by hyphens or spaced in threes and
+more."""
+_PASSPORT = re.compile(
+    rf"(?i:\bpassport(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=))?[ \t]*)"
+    r"(?P<v>(?=[A-Z0-9]*\d[A-Z0-9]*\d)[A-Z0-9]{6,12})(?![\w\-])"
+)
+"""A passport's number after the word, in any country's form ("C01X00T47", "533380006"):
+capitals and at least two digits, six to twelve of them."""
 _MIN_DIGITS = 4
 NEEDS = re.compile(r"\d")
 """Every record number, VIN and plate holds a digit."""
@@ -74,10 +80,7 @@ def vin_checks(value: str) -> bool:
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each record number, vehicle id and plate in ``text``."""
-    for match in _CANDIDATE.finditer(text):
-        value = match.group("v")
-        if sum(c.isdigit() for c in value) >= _MIN_DIGITS:
-            yield match.start("v"), match.end("v"), 0.9
+    yield from _records(text, 0, len(text))
     for match in _VIN.finditer(text):
         value = match.group()
         mixed = sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2
@@ -88,6 +91,22 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
         yield match.start("v"), match.end("v"), 0.85
 
 
-def named_before(text: str, start: int) -> bool:
-    """Whether a record's word ends right before ``start`` ("account number 12345678")."""
-    return KEY.search(text, max(0, start - 40), start) is not None
+def _records(text: str, start: int, end: int) -> Iterator[tuple[int, int, float]]:
+    for pattern in (_CANDIDATE, _PASSPORT):
+        for match in pattern.finditer(text, start, end):
+            value = match.group("v")
+            if sum(c.isdigit() for c in value) >= _MIN_DIGITS:
+                yield match.start("v"), match.end("v"), 0.9
+
+
+def starts_at(text: str, start: int) -> bool:
+    """Whether a record number starts at ``start`` ("account number [12345678]").
+
+    A phone number's candidate there is that record.
+    """
+    window = _records(text, max(0, start - _KEY_REACH), min(len(text), start + _VALUE_REACH))
+    return any(found == start for found, _, _ in window)
+
+
+_KEY_REACH = 40
+_VALUE_REACH = 60

@@ -24,6 +24,11 @@ def found(analyzer, text):
         ("employee id E-44821 starts Monday", "E-44821"),
         ("acct # 12-3345-9", "12-3345-9"),
         ("claim number 7781-2231-009 was denied", "7781-2231-009"),
+        ("NHS number 943 476 5919", "943 476 5919"),
+        ("TIN: 98-7654321", "98-7654321"),
+        ("sort code 20-00-00 acc no 12345678", "12345678"),
+        ("passport no. 533380006", "533380006"),
+        ("her German passport C01X00T47 expired", "C01X00T47"),
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
@@ -37,6 +42,7 @@ def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, t
         "account balance 1200 after the refund",  # no word for a number
         "order 9876543210 shipped, case 4471 closed",  # ids of things, not of people
         "member id 123 is a test user",  # three digits
+        "my passport expired, passport 2024 renewal",  # a year is no passport's number
     ],
 )
 def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
@@ -74,3 +80,10 @@ def test_a_record_number_that_could_be_a_phone_number_is_the_record(presidio_ana
 def test_an_international_number_after_a_record_word_is_a_phone_number(presidio_analyzer):
     text = "account number +44 20 7946 0958"
     assert found(presidio_analyzer, text) == [("PHONE_NUMBER", "+44 20 7946 0958")]
+
+
+def test_a_phone_number_after_a_record_word_the_record_cannot_read_stays_a_phone_number(
+    presidio_analyzer,
+):
+    text = "account number (415) 555-0123"  # brackets: no record number's shape
+    assert found(presidio_analyzer, text) == [("PHONE_NUMBER", "(415) 555-0123")]
