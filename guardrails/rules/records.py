@@ -22,7 +22,7 @@ from collections.abc import Iterator
 ID_NUMBER = "ID_NUMBER"
 
 _OWNER = (
-    r"(?:patient|member|membership|customer|client|employee|staff|student|subscriber"
+    r"(?:patient|member|membership|customer|client|employee|emp|staff|student|subscriber"
     r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|acc|claim|chart"
     r"|(?:medical|health)[ \t]+record|record|nhs|tax|passport)"
 )

@@ -22,6 +22,7 @@ def found(analyzer, text):
         ("policy no. 5534221 covers it", "5534221"),
         ("customer #88123 called twice", "88123"),
         ("employee id E-44821 starts Monday", "E-44821"),
+        ("update the address for emp #44821", "44821"),
         ("acct # 12-3345-9", "12-3345-9"),
         ("claim number 7781-2231-009 was denied", "7781-2231-009"),
         ("NHS number 943 476 5919", "943 476 5919"),
