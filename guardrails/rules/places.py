@@ -70,11 +70,12 @@ def preposition_before(text: str, start: int) -> bool:
 CARE_PATTERN = re.compile(
     r"(?<![\w@#'’.\-])(?:(?:St\.?|Saint|Mount|Mt\.?)[ \t]+)?(?:[A-Z][\w'’.\-]*[ \t]+){1,4}"
     r"(?:Hospital|Clinic|Infirmary|Hospice|Medical[ \t]+Cent(?:er|re)|Health[ \t]+Cent(?:er|re)"
-    r"|Nursing[ \t]+Home|Care[ \t]+Home)\b"
+    r"|Nursing[ \t]+Home|Care[ \t]+Home"
+    r"|Rehab(?:ilitation[ \t]+(?:Cent(?:er|re)|Hospital))?\b(?![ \t]+[A-Z]))\b"
 )
 """A named place of care ("Mercy Hospital", "St. Mary's Hospital", "Lakeside Nursing Home"):
 where someone is treated says where they are and what ails them (``care_place``)."""
-_CARE_KIND = re.compile(r"(?:Medical|Health|Nursing|Care)?[ \t]*\w+$")
+_CARE_KIND = re.compile(r"(?:Medical|Health|Nursing|Care|Rehab(?:ilitation)?)?[ \t]*\w+$")
 
 
 def care_place(value: str) -> bool:
@@ -86,6 +87,7 @@ def care_place(value: str) -> bool:
 _CARE_WORDS = (
     r"hospital|hosp|clinic|infirmary|hospice|memorial(?![ \t]+day\b)"
     r"|(?:medical|med|health)[ \t]+(?:cent(?:er|re)|ctr)|(?:nursing|care)[ \t]+home"
+    r"|rehab(?:ilitation[ \t]+(?:cent(?:er|re)|hospital))?"
 )
 _UNCASED_CARE = re.compile(
     r"(?<![\w@#'’.\-])(?:(?P<name>(?:[a-z][a-z'’.\-]*[ \t]+){1,4})"

@@ -222,6 +222,7 @@ def test_a_hashtag_of_english_words_is_a_topic_not_a_person(presidio_analyzer, t
         ("my mum is in St. Mary's Hospital since Monday", "St. Mary's Hospital"),
         ("she moved to Lakeside Nursing Home in May", "Lakeside Nursing Home"),
         ("follow up at the Riverside Medical Center next week", "Riverside Medical Center"),
+        ("transferred to Spaulding Rehab on Friday", "Spaulding Rehab"),
     ],
 )
 def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
@@ -311,6 +312,7 @@ def test_words_after_a_family_word_that_are_no_first_name_stay(presidio_analyzer
         ("SPOKE WITH MASSACHUSETTS GENERAL HOSPITAL RE: LABS", "MASSACHUSETTS GENERAL HOSPITAL"),
         ("ADMITTED TO LAWRENCE GENERAL HOSPITAL FROM HOME", "LAWRENCE GENERAL HOSPITAL"),
         ("PT SEEN AT HALE MEMORIAL YESTERDAY", "HALE MEMORIAL"),
+        ("THEN TO BRAINTREE REHABILITATION HOSPITAL", "BRAINTREE REHABILITATION HOSPITAL"),
         ("pt transferred from st josephs hospital overnight", "st josephs hospital"),
         ("then to cedars sinai medical center for imaging", "cedars sinai medical center"),
     ],
@@ -327,6 +329,7 @@ def test_a_named_place_of_care_in_capitals_or_lower_case_is_one_place(
     [
         "The Hospital was busy today",
         "Our Clinic opens at 9",
+        "The Rehabilitation Center was closed",
         "TRANSFERRED FROM OUTSIDE HOSPITAL, SEEN IN CARDIOLOGY CLINIC",
         "going to the county hospital, children's hospital was great, my vet clinic",
         "happy memorial day, the walk-in clinic is closed",
