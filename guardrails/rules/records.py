@@ -4,11 +4,10 @@ A medical record number, a patient's, member's, customer's or employee's id, an 
 policy, claim or subscriber number: none has a checksum or a shape of its own, so one is
 read only right after its word ("MRN 4482910", "patient id: 4482910", "acct # 12-3345-9",
 "member ID W123456789", "employee id E-44821", "NHS number …", "TIN …", a passport's
-"C01X00T47"). The value holds four digits or more and may
-open with up to four letters or end with up to three; an amount, a date with slashes or a
-number glued to a further figure is none. A vehicle says whose it is too: a VIN (17 letters
-and digits) after "VIN" or with a valid check digit, and a plate after its word ("plate
-7ABC123"). Type ``ID_NUMBER``.
+"C01X00T47"). The value holds four digits or more and may open with up to four letters or
+end with up to three; an amount, a date with slashes or a number glued to a further figure
+is none. A vehicle says whose it is too: a VIN (17 letters and digits) after "VIN" or with
+a valid check digit, and a plate after its word ("plate 7ABC123"). Type ``ID_NUMBER``.
 
 A national number read as this record is no phone number (``phones.find`` leaves it);
 with an international prefix it is a phone number whatever names it.
@@ -45,6 +44,8 @@ _PASSPORT = re.compile(
 """A passport's number after the word, in any country's form ("C01X00T47", "533380006"):
 capitals and at least two digits, six to twelve of them."""
 _MIN_DIGITS = 4
+_KEY_REACH, _VALUE_REACH = 40, 60
+"""How far before a phone candidate a record's word may start, and how far its value runs."""
 NEEDS = re.compile(r"\d")
 """Every record number, VIN and plate holds a digit."""
 
@@ -106,7 +107,3 @@ def starts_at(text: str, start: int) -> bool:
     """
     window = _records(text, max(0, start - _KEY_REACH), min(len(text), start + _VALUE_REACH))
     return any(found == start for found, _, _ in window)
-
-
-_KEY_REACH = 40
-_VALUE_REACH = 60
