@@ -224,12 +224,16 @@ class PeopleFinder:
                 continue  # "a raffle in August and I won": a month after "in" is a date
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
-        for found in _LOWER_TITLE.finditer(text):
-            if self._lower_titled(found.group("v")):
-                yield found.start(), found.end(), 0.86
-        for found in _AFTER_RELATIVE.finditer(text):
-            if self._relative(found.group("v")) and not _company_after(text, found.end()):
-                yield found.start("v"), found.end("v"), 0.86
+        # English titles and family words ("son" is Spanish and Italian for "are"), in English.
+        titled = [t for t in _LOWER_TITLE.finditer(text) if self._lower_titled(t.group("v"))]
+        related = [
+            r
+            for r in _AFTER_RELATIVE.finditer(text)
+            if self._relative(r.group("v")) and not _company_after(text, r.end())
+        ]
+        if (titled or related) and english and reads_as_english(text, self._nouns):
+            yield from ((t.start(), t.end(), 0.86) for t in titled)
+            yield from ((r.start("v"), r.end("v"), 0.86) for r in related)
         for found in AFTER_WORD.finditer(text):
             addressed = found.group("said") is not None  # "contact Vernon", not "to Vernon"
             if self._named_by_context(found.group("v"), addressed=addressed):

@@ -293,6 +293,12 @@ def test_a_first_name_after_a_family_word_is_a_person(presidio_analyzer, text, n
         assert ("PERSON", name) in found, found
 
 
+def test_a_family_word_of_english_in_another_language_names_no_one(presidio_analyzer):
+    text = "Las flores del jardín son ROSA y las paredes son azules"  # Spanish "son": "are"
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", "ROSA") not in found, found
+
+
 @pytest.mark.parametrize(
     "text",
     [
