@@ -455,6 +455,8 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.named_storm(norm.text, start, end):
             return None
+        if d.type == "LOCATION" and self._misspelt_abroad(norm.text, start, end):
+            return None  # "in questa", "in treno": Italian, not Quetta and Trento
         if d.type == "LOCATION" and self._credential(norm.text, start, end):
             return None  # "Harry Preuss, MD", "Maria Lopez, PA": a degree, not a state
         if d.type == "LOCATION" and places.institution(norm.text, end):
@@ -542,6 +544,20 @@ class _Detector:
             return True
         return (
             self._towns is not None and places.place_word_before(text, start) and self._towns(span)
+        )
+
+    def _misspelt_abroad(self, text: str, start: int, end: int) -> bool:
+        """Whether a place is only a misspelt town, in a message that does not read as English.
+
+        A word a letter off a large town is the town in English chat ("moved to bostn"); among
+        another language's words it is one of them ("in questa", "in treno").
+        """
+        span = text[start:end]
+        return (
+            self._towns is not None
+            and span.islower()
+            and self._towns.misspelling(span)
+            and not self._english(text)
         )
 
     def _acronym(self, text: str, start: int, end: int) -> bool:

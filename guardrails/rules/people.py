@@ -212,7 +212,9 @@ class PeopleFinder:
             if len(words) == 2 and self._tagged_name(*words):
                 yield tag.start("v"), tag.end("v"), 0.6
         pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
-        joined = [w for w in _RUN_TOGETHER.finditer(text) if self.run_together(w.group())]
+        joined = [
+            w for w in _RUN_TOGETHER.finditer(text) if self.run_together(w.group(), ordered=True)
+        ]
         if (pairs or joined) and english and reads_as_english(text, self._nouns):  # not Dutch
             yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
             yield from ((word.start(), word.end(), 0.6) for word in joined)  # "jimmyfallon"
@@ -413,11 +415,13 @@ class PeopleFinder:
             return True
         return self.run_together(word, initial=True)
 
-    def run_together(self, word: str, *, initial: bool = False) -> bool:
+    def run_together(self, word: str, *, initial: bool = False, ordered: bool = False) -> bool:
         """Whether a word is a first and a last name run together ("jimmyfallon").
 
         Each part has four letters or more, ranks high in the lexicon and is no English word,
-        nor is the whole; ``initial``: an initial and a last name count too ("raustin").
+        nor is the whole; ``initial``: an initial and a last name count too ("raustin");
+        ``ordered``: the first name first, as user names run in free text (an e-mail's local
+        part may put the last name first; in another language, "carrelli" is "Carr Elli").
         """
         key = _key(word)
         if not initial and self.english(key):
@@ -428,7 +432,9 @@ class PeopleFinder:
                 continue
             if cut == 1 and self._rank(tail, last=True) <= ENGLISH_SURNAME_RANK:
                 return True
-            if cut > 1 and (self._first_last(head, tail) or self._first_last(tail, head)):
+            if cut > 1 and (
+                self._first_last(head, tail) or not ordered and self._first_last(tail, head)
+            ):
                 return True
         return False
 

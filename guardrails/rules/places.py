@@ -256,17 +256,26 @@ class PlaceCheck:
         self._by_deletion = _large_towns() if shared else _large_towns_by_deletion(self._towns)
 
     def __call__(self, value: str) -> bool:
-        """Whether ``value`` names a town (see the module's rules), or misspells a large one."""
+        """Whether ``value`` names a town (see the module's rules), or misspells a large one.
+
+        Misspelt towns are read in lower case only, as chat types them ("to bostn"): in
+        capitals, a word a letter off a town is another language's ("GOLPE DE ESTADO").
+        """
         name = _key(value)
         population = self._towns.get(name, 0)
         if population < MIN_POPULATION:
-            return self._misspelt(name)
+            return value.islower() and self._misspelt(name)
         parts = [w for w in re.split(r"[ \-']", name) if w]
         if len(parts) == 1 and self._words.knows(name):
             return False
         if all(self._known.knows(w) for w in parts):
             return population >= WORD_TOWN_POPULATION
         return True
+
+    def misspelling(self, value: str) -> bool:
+        """Whether ``value`` names no town but is a letter off a large one ("springfeild")."""
+        name = _key(value)
+        return self._towns.get(name, 0) < MIN_POPULATION and self._misspelt(name)
 
     def _misspelt(self, name: str) -> bool:
         """Whether one word is a letter off a town of ``WORD_TOWN_POPULATION`` or more.

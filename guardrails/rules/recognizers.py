@@ -542,8 +542,8 @@ def build_recognizers(
             needs=re.compile("#"),
         ),
     )
-    if english is not None and listed is not None:
-        uncased = functools.partial(care_places, english, listed)
+    if english is not None and listed is not None and policy.language == ENGLISH:
+        uncased = functools.partial(care_places, english, listed)  # "al hospital" is Spanish
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=uncased, needs=_BLANK))
     if towns is not None:
         town = Rule("LOCATION", PLACE_PATTERN, 0.6, validate=towns, shrink=True, needs=_BLANK)

@@ -316,3 +316,17 @@ def test_every_player_of_a_line_up_is_hidden_when_the_model_found_most(
     out = redacted(presidio_analyzer, text, "de")
     assert [p for p in [*players.split(), "Klopp", "Ruof", "Wagner"] if p in out] == []
     assert out.startswith("Aufstellung: <PERSON>")  # the word before the colon stays
+
+
+def test_english_place_rules_read_no_spanish_words_as_places(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """A word in capitals a letter off a town, and "al hospital", are Spanish, not places.
+
+    The misspelt-town reading is for lower-case English chat ("moved to bostn"), the
+    lower-case reading of a place of care for English notes ("seen at st josephs hospital").
+    """
+    text = "TROPAS LEALES FRUSTRAN UN INTENTO DE GOLPE DE ESTADO EN FREETOWN"
+    assert "GOLPE" in redacted(presidio_analyzer, text, "es")
+    text = "Sufrió un traumatismo severo y fue evacuado al hospital en helicóptero."
+    assert redacted(presidio_analyzer, text, "es") == text

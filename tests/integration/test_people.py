@@ -241,6 +241,12 @@ def test_words_run_together_that_are_english_or_tools_are_no_person(presidio_ana
     assert [d for d in detect(presidio_analyzer, text, "console") if d.type == "PERSON"] == []
 
 
+def test_other_languages_words_are_no_names_run_together(presidio_analyzer):
+    text = "Compie studi regolari a Parigi, volando con i carrelli abbassati."
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not {"regolari", "carrelli"} & set(found), found
+
+
 def test_a_reddit_user_named_in_a_post_is_a_person(presidio_analyzer):
     text = "thanks u/throwaway_8812 for the tip; pelvic u/s normal, see r/AskDocs"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
