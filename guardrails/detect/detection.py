@@ -416,6 +416,8 @@ class _Detector:
             and credentials.url_login(norm.text, start)
         ):
             return None  # "postgres://app:Pa55w0rd@db": a password and a host, no address
+        if d.type == "PERSON" and (saint := places.saint_before(norm.text, start, end)) is not None:
+            start, d = saint, replace(d, type="LOCATION")  # "St. [Louis]": the town
         if by_ner and d.type in precision.NAME_TYPES:
             start, end = precision.trim(norm.text, *fields.outside_keys(norm.text, start, end))
             if end <= start:
@@ -459,8 +461,10 @@ class _Detector:
             return None  # "in questa", "in treno": Italian, not Quetta and Trento
         if d.type == "LOCATION" and self._credential(norm.text, start, end):
             return None  # "Harry Preuss, MD", "Maria Lopez, PA": a degree, not a state
-        if d.type == "LOCATION" and places.institution(norm.text, end):
-            return None  # "the [Chicago] Symphony Orchestra"
+        if d.type in ("PERSON", "LOCATION") and places.institution(
+            norm.text, start, end, following=d.type == "LOCATION"
+        ):
+            return None  # "the [Chicago] Symphony Orchestra", "the [Washington Post]"
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
         if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):

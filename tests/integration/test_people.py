@@ -241,6 +241,18 @@ def test_words_run_together_that_are_english_or_tools_are_no_person(presidio_ana
     assert [d for d in detect(presidio_analyzer, text, "console") if d.type == "PERSON"] == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Anthony Shadid of the Washington Post reveals that the warrants were issued.",
+        "He was named to the team by the Austin American-Statesman in 2005.",
+    ],
+)
+def test_a_newspaper_named_after_its_town_is_no_person(presidio_analyzer, text):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not [f for f in found if "Post" in f or "Austin" in f], found
+
+
 def test_other_languages_words_are_no_names_run_together(presidio_analyzer):
     text = "Compie studi regolari a Parigi, volando con i carrelli abbassati."
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
