@@ -400,6 +400,11 @@ class PeopleFinder:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
         return _company_after(text, end)
 
+    def common_name(self, word: str) -> bool:
+        """Whether a word is among the lexicon's commonest first or last names ("Patel")."""
+        key = _key(word)
+        return self._rank(key) <= LOWER_RANK or self._rank(key, last=True) <= ENGLISH_SURNAME_RANK
+
     def name_word(self, word: str) -> bool:
         """Whether one word is a first or last name of the lexicon and no English word."""
         return self._name_word(word) and not self.english(word)

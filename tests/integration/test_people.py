@@ -259,6 +259,17 @@ def test_other_languages_words_are_no_names_run_together(presidio_analyzer):
     assert not {"regolari", "carrelli"} & set(found), found
 
 
+def test_an_organization_s_initials_are_no_person_and_a_surname_in_capitals_is(
+    presidio_analyzer,
+):
+    text = "Bruce said the AHAC short listed five companies; MOHELA could sue in its own name."
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not {"AHAC", "MOHELA"} & set(found), found
+    text = "Please forward this to PATEL before noon, and ask OKAFOR too."
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert found == [("PERSON", "PATEL"), ("PERSON", "OKAFOR")]
+
+
 def test_a_reddit_user_named_in_a_post_is_a_person(presidio_analyzer):
     text = "thanks u/throwaway_8812 for the tip; pelvic u/s normal, see r/AskDocs"
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
