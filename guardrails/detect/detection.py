@@ -426,8 +426,6 @@ class _Detector:
                 d = replace(d, type="LOCATION")  # "Manchester", "Dayton NJ": read as people
             if d.type == "PERSON" and not self._lower_case_name(norm.text, start, end):
                 return None  # "u kno", "smdh": chat words, no names
-            if d.type == "PERSON" and self._initials(norm.text, start, end):
-                return None  # "the AHAC", "HANO employees": an organization's initials
             if precision.is_not_a_name(norm.text[start:end]) or _identifier(norm.text, start, end):
                 return None
             if d.type == "PERSON" and _legal_form(norm.text[start:end]):
@@ -531,23 +529,6 @@ class _Detector:
         if _marked(text, start):
             return True
         return self._english(text) and self._people.lower_case_name(text[start:end])
-
-    def _initials(self, text: str, start: int, end: int) -> bool:
-        """Whether a person the English model read is an organization's initials ("AHAC").
-
-        One word of two to six capitals that the name lexicon lists as no first or last name,
-        in text that is not all capitals around it (the ``_SHOUTING`` characters): "ask
-        OKAFOR" and "SON JAMES" stay people.
-        """
-        span = text[start:end]
-        if self._people is None or self._policy.language != ENGLISH:
-            return False
-        around = text[max(0, start - _SHOUTING) : end + _SHOUTING]
-        return (
-            re.fullmatch(r"[A-Z]{2,6}", span) is not None
-            and not self._people.listed(span)
-            and any(c.islower() for c in around)
-        )
 
     def _lower_case_place(self, text: str, start: int, end: int) -> bool:
         """Whether a place the English model read in lower case may be one.

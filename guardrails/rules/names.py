@@ -111,8 +111,7 @@ INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
     committee commission department ministry authority board bureau institute institution
     museum gallery library society association federation league union party police army
     navy railway railways airways news post bulletin sentinel statesman inquirer courier
-    observer globe star telegram standard club hc scouts guides government parliament
-    church""".split()
+    observer globe star telegram standard club hc scouts guides""".split()
 )
 """Words that end an institution named after a place ("Chicago Symphony Orchestra",
 "Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal", "Montreal Hockey Club",

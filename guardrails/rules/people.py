@@ -349,9 +349,10 @@ class PeopleFinder:
 
         After a known town, in the span or just after it, one or two words end in a club
         word or a team's name (a plural English noun: "Bruins", "Maple Leafs"; no kind of
-        place: "Springs", "Heights"), cased like the town ("Galway city" is the town) and
-        followed by no other capitalized word ("Montreal City Hall"); the whole is no known
-        place ("Mexico City", "Colorado Springs").
+        place: "Springs", "Heights"; not after a country or a state: "UK Officials"), cased
+        like the town ("Galway city" is the town) and followed by no other capitalized word
+        ("Montreal City Hall"); the whole is no known place ("Mexico City", "Colorado
+        Springs").
         """
         span = text[start:end]
         town = len(span) if places.known_place(span) else places.known_prefix(span)
@@ -363,18 +364,24 @@ class PeopleFinder:
             if word is None or word.group(1).islower() != lower:
                 return False
             position = word.end()
-            if self._team(word.group(1)):
+            if self._team(word.group(1), country=places.country(span[:town])):
                 after = _NEXT_WORD.match(text, position)
                 if after and after.group(1)[0].isupper() and not self._team(after.group(1)):
                     return False
                 return not places.known_place(text[start:position])
         return False
 
-    def _team(self, word: str) -> bool:
-        """Whether a word ends a sports club's name: a club word or a team's plural noun."""
+    def _team(self, word: str, *, country: bool = False) -> bool:
+        """Whether a word ends a sports club's name: a club word or a team's plural noun.
+
+        After a ``country``, a US state or a code, a plural names its people, not a club
+        ("the Iraq Veterans", "UK Officials", "US Marines").
+        """
         key = word.casefold()
         if key in CLUB_WORDS:
             return True
+        if country:
+            return False
         plural = len(key) > 3 and key.endswith("s") and not key.endswith(("ss", "'s", "’s"))
         return (
             plural

@@ -430,6 +430,12 @@ def known_place(name: str) -> bool:
     return any(key in gazetteer() or key in regions() for key in keys)
 
 
+def country(name: str) -> bool:
+    """Whether ``name`` is a country, a continent or a US state, or a code of one ("UK")."""
+    name = name.strip()
+    return name in codes() or _key(name).removeprefix("the ") in countries_and_states()
+
+
 _SAINT_BEFORE = re.compile(r"(?<![\w.])(?:St\.?|Saint)[ \t]+\Z")
 
 

@@ -260,12 +260,12 @@ def test_other_languages_words_are_no_names_run_together(presidio_analyzer):
     assert not {"regolari", "carrelli"} & set(found), found
 
 
-def test_an_organization_s_initials_are_no_person_and_a_surname_in_capitals_is(
+def test_a_surname_in_capitals_read_as_a_place_is_a_person_and_a_star_in_capitals_too(
     presidio_analyzer,
 ):
-    text = "Bruce said the AHAC short listed five companies; MOHELA could sue in its own name."
+    text = "lol OBAMA and BIEBER again, can't make this up"  # no names of the lexicon
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
-    assert not {"AHAC", "MOHELA"} & set(found), found
+    assert {"OBAMA", "BIEBER"} <= set(found), found
     text = "Please forward this to PATEL before noon, and ask OKAFOR too."
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert found == [("PERSON", "PATEL"), ("PERSON", "OKAFOR")]

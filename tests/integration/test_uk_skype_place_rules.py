@@ -230,6 +230,9 @@ def test_typos_tools_and_names_after_a_place_word_are_no_place(presidio_analyzer
         ("There will be no classes for Iowa City Schools on Monday.", "Iowa City"),
         ("She boxed for the U.S. team at the Munich Olympics.", "Munich"),  # an event
         ("Anthony Shadid of the Washington Post met her in Baghdad.", "Baghdad"),
+        ("The Iraq Veterans and the Texas Rangers met.", "Iraq"),  # a country's people
+        ("UK Officials said Sunday.", "UK"),
+        ("the Iraq Government and the UK Parliament met", "Iraq"),  # the state itself
     ],
 )
 def test_towns_before_a_plural_or_beside_an_institution_stay_places(presidio_analyzer, text, place):
