@@ -463,8 +463,8 @@ class _Detector:
             return None  # "in questa", "in treno": Italian, not Quetta and Trento
         if d.type == "LOCATION" and self._credential(norm.text, start, end):
             return None  # "Harry Preuss, MD", "Maria Lopez, PA": a degree, not a state
-        if d.type in ("PERSON", "LOCATION") and self._institution(d.type, norm.text, start, end):
-            return None  # "the [Chicago] Symphony Orchestra", "the [Orlando Sentinel]"
+        if d.type == "LOCATION" and places.institution(norm.text, end):
+            return None  # "the [Chicago] Symphony Orchestra"
         if d.type in ("PERSON", "LOCATION") and self._organization_handle(norm.text, start, end):
             return None
         if d.type == "LOCATION" and self._people and self._people.club(norm.text, start, end):
@@ -549,27 +549,6 @@ class _Detector:
         return (
             self._towns is not None and places.place_word_before(text, start) and self._towns(span)
         )
-
-    def _institution(self, entity_type: str, text: str, start: int, end: int) -> bool:
-        """Whether a person or place the model read is a town in an institution's name.
-
-        ``places.institution``; a person only by its own words, and not when its last word
-        is a name of the lexicon: "Austin Post", "Jordan Church" are people, though "Post"
-        and "Church" end institutions' names; nor a place that is a common first name before
-        such a word ("[Charlotte] Church").
-        """
-        people = self._people
-        if entity_type == "LOCATION":
-            after = _CAPITALIZED_AFTER.match(text, end)
-            person = (
-                people is not None
-                and after is not None
-                and people.common_name(text[start:end])
-                and people.listed(after[0].strip())
-            )
-            return not person and places.institution(text, start, end)
-        named = people is None or people.listed(text[start:end].split()[-1])
-        return not named and places.institution(text, start, end, following=False)
 
     def _misspelt_abroad(self, text: str, start: int, end: int) -> bool:
         """Whether a place is only a misspelt town, in a message that does not read as English.

@@ -110,12 +110,10 @@ INSTITUTION_WORDS = COMPANY_WORDS | frozenset(
     magazine review press symphony philharmonic orchestra choir opera ballet court council
     committee commission department ministry authority board bureau institute institution
     museum gallery library society association federation league union party police army
-    navy railway railways airways news post bulletin sentinel statesman inquirer courier
-    observer globe star telegram standard club hc scouts guides""".split()
+    navy railway railways airways""".split()
 )
 """Words that end an institution named after a place ("Chicago Symphony Orchestra",
-"Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal", "Montreal Hockey Club",
-"Boy Scouts of America"). Schools and hospitals
+"Sydney Morning Herald", "Newfoundland and Labrador Court of Appeal"). Schools and hospitals
 are not among them: the place in their name says where a child or a patient is."""
 ROLE_WORDS = frozenset(
     """engineer manager lead head director designer developer ceo cto cfo coo cio ciso vp

@@ -345,50 +345,20 @@ class PeopleFinder:
         return len(words) == 1 and self._first(span) and not places.known_place(span)
 
     def club(self, text: str, start: int, end: int) -> bool:
-        """Whether a place is a town's sports club: "Manchester United", "the Boston Bruins".
+        """Whether a place is a town's sports club: "Manchester United", "Birmingham City FC".
 
-        After a known town, in the span or just after it, one or two words end in a club
-        word or a team's name (a plural English noun: "Bruins", "Maple Leafs"; no kind of
-        place: "Springs", "Heights"; not after a country or a state: "UK Officials"), cased
-        like the town ("Galway city" is the town) and followed by no other capitalized word
-        ("Montreal City Hall"); the whole is no known place ("Mexico City", "Colorado
-        Springs").
+        The club word ends the span or follows it, and the town with it is no known place
+        ("Mexico City", "Kansas City" are towns).
         """
-        span = text[start:end]
-        town = len(span) if places.known_place(span) else places.known_prefix(span)
-        if not town:
-            return False
-        position, lower = start + town, span.islower()
-        for _ in range(2):
-            word = _NEXT_WORD.match(text, position)
-            if word is None or word.group(1).islower() != lower:
-                return False
-            position = word.end()
-            if self._team(word.group(1), country=places.country(span[:town])):
-                after = _NEXT_WORD.match(text, position)
-                if after and after.group(1)[0].isupper() and not self._team(after.group(1)):
-                    return False
-                return not places.known_place(text[start:position])
-        return False
-
-    def _team(self, word: str, *, country: bool = False) -> bool:
-        """Whether a word ends a sports club's name: a club word or a team's plural noun.
-
-        After a ``country``, a US state or a code, a plural names its people, not a club
-        ("the Iraq Veterans", "UK Officials", "US Marines").
-        """
-        key = word.casefold()
-        if key in CLUB_WORDS:
-            return True
-        if country:
-            return False
-        plural = len(key) > 3 and key.endswith("s") and not key.endswith(("ss", "'s", "’s"))
-        return (
-            plural
-            and key not in places.KIND_PLURALS
-            and key not in _NO_TEAMS
-            and (self.english(word) or self.english(word[:-1]))
-        )
+        following = _NEXT_WORD.match(text, end)
+        name = text[start:end] + (" " + following.group(1) if following else "")
+        town, _, word = name.rpartition(" ")
+        if word.casefold() not in CLUB_WORDS or not town or word.islower() and not name.islower():
+            return False  # "Galway city" is the town
+        after = _NEXT_WORD.match(text, following.end() if following else end)
+        if after and after.group(1)[0].isupper() and after.group(1).casefold() not in CLUB_WORDS:
+            return False  # "Montreal City Hall"
+        return places.known_place(town) and not places.known_place(name)
 
     def employer(self, text: str, start: int, end: int, *, place: bool = False) -> bool:
         """Whether a name is where someone works: "I work for Citigroup", "employed by Socrata".
@@ -679,12 +649,6 @@ _EMPLOYED = re.compile(
 _EMPLOYED_BY = re.compile(
     r"\b(?:work(?:s|ed|ing)?[ \t]+for|employed[ \t]+by)[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
 )
-_NO_TEAMS = frozenset(
-    """schools hospitals clinics hotels offices stores shops libraries churches olympics games
-    riots attacks bombings protests floods talks accords agreements trials residents""".split()
-)
-"""Plural nouns after a town that name no club: its schools, its events ("Iowa City Schools",
-"the Munich Olympics")."""
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
 _FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)")
 _RUN_ON = re.compile(r"(?:[ \t]+(?:[A-Z][A-Za-z]*|&)){0,4}[ \t]+(?P<last>[A-Z][A-Za-z]*)\b")

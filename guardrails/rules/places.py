@@ -373,13 +373,6 @@ _KINDS = (
     "|desert|forest|falls|springs|heights|peninsula|canal|reservoir|plaza|pier|wharf|quay"
 )
 """Kinds of named place that end a place's name ("Central Park", "Pelican Bay")."""
-KIND_PLURALS = frozenset(
-    """gardens islands isles mountains hills docks falls springs heights commons woods lakes
-    keys plains rapids sands downs meadows fields oaks pines cliffs shores acres estates
-    towers flats mills halls terraces rocks narrows ponds groves glades villas mews courts
-    rockies alps highlands lowlands midlands wells baths apartments apts homes suburbs""".split()
-)
-"""Plural kinds of place, which a town's name can end in ("Colorado Springs", "Kew Gardens")."""
 _FEATURE = re.compile(
     rf"(?:[A-Z0-9][\w'’.\-]*[ \t]+){{1,3}}(?i:{_KINDS})\.?"
     r"|(?i:gulf|bay|sea|isle|island|lake|strait|cape|mount|city|county|republic|province)"
@@ -428,12 +421,6 @@ def known_place(name: str) -> bool:
         name = town.rstrip(",")
     keys = {_key(name), _key(_DIRECTION.sub("", name, count=1))}  # "West Bank", "Eastern Ukraine"
     return any(key in gazetteer() or key in regions() for key in keys)
-
-
-def country(name: str) -> bool:
-    """Whether ``name`` is a country, a continent or a US state, or a code of one ("UK")."""
-    name = name.strip()
-    return name in codes() or _key(name).removeprefix("the ") in countries_and_states()
 
 
 _SAINT_BEFORE = re.compile(r"(?<![\w.])(?:St\.?|Saint)[ \t]+\Z")
@@ -538,42 +525,21 @@ _NAME_GOES_ON = re.compile(
 )
 
 
-def institution(text: str, start: int, end: int, *, following: bool = True) -> bool:
-    """Whether a place is part of an institution's name ("the [Sydney] Morning Herald").
+def institution(text: str, end: int) -> bool:
+    """Whether a place begins the name of an institution ("the [Sydney] Morning Herald").
 
-    The span is a known place and a word that ends an institution's name ("[San Francisco
-    Bulletin]", "the [Washington Post]", read as a person), or it follows such a word and
-    "of" ("the Boy Scouts of [America]", "the Medical Journal of [Australia]"), or
-    (``following``) the name goes on after it, within five capitalized words joined by "of",
-    "and", "for", ..., to such a word. The newspaper, orchestra, court or company is named,
-    not where someone is; Presidio's models read the whole name as an organization. A
-    person's name is not read ahead: "the Jane Doe Foundation" names her.
+    The capitalized words after it (joined by "of", "and", "for", ...) reach a word that ends
+    an institution's name within five words: the newspaper, orchestra, court or company is
+    named, not where someone is. Presidio's models read the whole name as an organization.
     """
-    before = _INSTITUTION_OF.search(text, max(0, start - 40), start)
-    if before and _institution_word(before.group("w")):
-        return True
-    words = text[start:end].split()
-    if len(words) > 1 and _institution_word(words[-1]) and known_prefix(text[start:end]):
-        return True
-    for _ in range(5 if following else 0):
-        goes_on = _NAME_GOES_ON.match(text, end)
-        if goes_on is None:
+    for _ in range(5):
+        following = _NAME_GOES_ON.match(text, end)
+        if following is None:
             return False
-        if _institution_word(goes_on.group("w")):
+        if following.group("w").lower() in INSTITUTION_WORDS:
             return True
-        end = goes_on.end()
+        end = following.end()
     return False
-
-
-_INSTITUTION_OF = re.compile(
-    r"(?<![\w'’\-])(?P<w>[A-Z][A-Za-z'’\-]*)[ \t]+of[ \t]+(?:the[ \t]+)?\Z"
-)
-
-
-def _institution_word(word: str) -> bool:
-    """Whether a word ends an institution's name ("Herald", "Star-Telegram", "Scouts")."""
-    word = word.casefold()
-    return word in INSTITUTION_WORDS or word.rpartition("-")[2] in INSTITUTION_WORDS
 
 
 PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
