@@ -560,8 +560,8 @@ class _Detector:
         return (
             self._towns is not None
             and span.islower()
+            and not self._english(text)  # cached per text: first, before the town lookup
             and self._towns.misspelling(span)
-            and not self._english(text)
         )
 
     def _acronym(self, text: str, start: int, end: int) -> bool:

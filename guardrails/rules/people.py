@@ -211,11 +211,28 @@ class PeopleFinder:
             words = places.TAG_WORD.findall(tag.group("v"))
             if len(words) == 2 and self._tagged_name(*words):
                 yield tag.start("v"), tag.end("v"), 0.6
-        pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p.group(1), p.group(2))]
-        joined = [
-            w for w in _RUN_TOGETHER.finditer(text) if self.run_together(w.group(), ordered=True)
-        ]
-        if (pairs or joined) and english and reads_as_english(text, self._nouns):  # not Dutch
+        # In a message that reads as English only: lower-case name pairs, names run together
+        # ("carrelli" is Italian), lower-case titles and family words ("son" is Spanish for
+        # "are"); the text is read for its language once, when one of them is found.
+        pairs: list[re.Match[str]] = []
+        joined: list[re.Match[str]] = []
+        titled: list[re.Match[str]] = []
+        related: list[re.Match[str]] = []
+        if english:
+            pairs = [p for p in _LOWER_PAIR.finditer(text) if self._lower_name(p[1], p[2])]
+            joined = [
+                w for w in _RUN_TOGETHER.finditer(text) if self.run_together(w[0], ordered=True)
+            ]
+            titled = [t for t in _LOWER_TITLE.finditer(text) if self._lower_titled(t["v"])]
+            related = [
+                r
+                for r in _AFTER_RELATIVE.finditer(text)
+                if self._relative(r["v"]) and not _company_after(text, r.end())
+            ]
+        in_english = bool(pairs or joined or titled or related) and reads_as_english(
+            text, self._nouns
+        )
+        if in_english:  # not Dutch
             yield from ((pair.start(), pair.end(2), 0.6) for pair in pairs)
             yield from ((word.start(), word.end(), 0.6) for word in joined)  # "jimmyfallon"
         # Above the NER model's 0.85, whose finding of the same word ("Will") the check for
@@ -226,14 +243,7 @@ class PeopleFinder:
                 continue  # "a raffle in August and I won": a month after "in" is a date
             if self._named_by_context(found.group("v"), month=True):
                 yield found.start("v"), found.end("v"), 0.86
-        # English titles and family words ("son" is Spanish and Italian for "are"), in English.
-        titled = [t for t in _LOWER_TITLE.finditer(text) if self._lower_titled(t.group("v"))]
-        related = [
-            r
-            for r in _AFTER_RELATIVE.finditer(text)
-            if self._relative(r.group("v")) and not _company_after(text, r.end())
-        ]
-        if (titled or related) and english and reads_as_english(text, self._nouns):
+        if in_english:
             yield from ((t.start(), t.end(), 0.86) for t in titled)
             yield from ((r.start("v"), r.end("v"), 0.86) for r in related)
         for found in AFTER_WORD.finditer(text):
@@ -379,8 +389,10 @@ class PeopleFinder:
 
     def common_name(self, word: str) -> bool:
         """Whether a word is among the lexicon's commonest first or last names ("Patel")."""
-        key = _key(word)
-        return self._rank(key) <= LOWER_RANK or self._rank(key, last=True) <= ENGLISH_SURNAME_RANK
+        return (
+            self._first(word, LOWER_RANK)
+            or self._rank(_key(word), last=True) <= ENGLISH_SURNAME_RANK
+        )
 
     def name_word(self, word: str) -> bool:
         """Whether one word is a first or last name of the lexicon and no English word."""
