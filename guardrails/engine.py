@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.core.errors import ConfigError, GuardrailError
+from guardrails.ner.shipped import Vocabulary as Vocabulary  # re-exported for rules, detect
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -53,6 +54,18 @@ def shipped_language_model(language: str) -> str | None:
 
     folder = language_model(language)
     return str(folder) if (folder / "meta.json").is_file() else None
+
+
+def shipped_vocabulary(language: str) -> Vocabulary:
+    """What the training text of ``language``'s shipped model says of capitalised words.
+
+    Its words, names and lower-case words (``guardrails.ner.words``), shipped in the model's
+    folder; an empty ``Vocabulary`` when there is no such model.
+    """
+    from guardrails.ner.shipped import read_vocabulary
+
+    folder = shipped_language_model(language)
+    return read_vocabulary(Path(folder)) if folder else Vocabulary()
 
 
 def resolve_model(setting: str) -> str:

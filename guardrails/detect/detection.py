@@ -191,6 +191,7 @@ class _Detector:
             english=people.english if people else None,
             plausible=people.plausible if people else None,
             listed=people.listed if people else None,
+            vocabulary=models.vocabulary(policy.language),
         )
         self.recognizers += national.recognizers(policy.language, policy.enabled)
         self._skipped = _parse_only_pipes(analyzer) if self._lexicon else []
@@ -515,6 +516,7 @@ class _Detector:
             first_name=people.first_name if people else lambda _: True,
             listed=people.listed if people else lambda _: True,
             known_place=places.known_place,
+            vocabulary=models.vocabulary(language),
         )
 
     def _lower_case_name(self, text: str, start: int, end: int) -> bool:

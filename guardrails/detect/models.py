@@ -23,7 +23,7 @@ import logging
 import threading
 from typing import Any
 
-from guardrails.engine import shipped_language_model
+from guardrails.engine import Vocabulary, shipped_language_model, shipped_vocabulary
 
 logger = logging.getLogger(__name__)
 
@@ -69,3 +69,17 @@ def _load(language: str) -> Any | None:
         nlp.remove_pipe("tok2vec")  # the NER embeds its own
     logger.info("entity model for %s loaded: %s", language, name)
     return nlp
+
+
+@functools.cache
+def vocabulary(language: str | None) -> Vocabulary:
+    """What the training text of ``language``'s model says of its capitalised words.
+
+    Shipped beside veilbot's own models (``guardrails.ner.words``); empty for English, for an
+    official package, or a language without a model.
+    """
+    if language is None or language not in MODELS:
+        return Vocabulary()
+    if installed(language) != shipped_language_model(language):
+        return Vocabulary()  # an official package reads the messages
+    return shipped_vocabulary(language)

@@ -23,7 +23,8 @@ another language is built instead, into ``guardrails/ner/models/<language>``: no
 to start from, so step 2 trains an NER from scratch on a blank pipeline of that language
 (``ner-lang.cfg``: its own embeddings of each word's spelling, no word vectors, a few MB), and
 step 1 adds no silver dates (the starting point finds none); the same case copies, name swaps,
-seed and best-on-dev choice.
+seed and best-on-dev choice. Beside that model it writes what the training parts say of the
+language's capitalised words (``guardrails.ner.words``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from guardrails.ner import corpora, examples, score, silver, vectors
+from guardrails.ner import corpora, examples, score, silver, vectors, words
 from guardrails.ner.readers import Sentence
 from guardrails.ner.shipped import MODEL_DIR, MODEL_NAME, language_model
 
@@ -318,6 +319,7 @@ def main(argv: list[str] | None = None) -> None:
         trained = train(args, None, train_path, dev_path)
         meta = provenance(args, time.monotonic() - started)
         nlp = assemble_language(trained, args.out, meta)
+        words.write(words.vocabulary(train_part), args.out)
     parts = {f"{name}:dev": sentences(store, [name], "dev") for name in args.corpora}
     dev = {name: part for name, part in parts.items() if part}  # none: a training source only
     print("\n".join(score.report(nlp, dev)))  # noqa: T201

@@ -38,6 +38,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from guardrails.engine import Vocabulary
+
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*\.?")
 
 TITLES: dict[str, frozenset[str]] = {
@@ -286,6 +288,7 @@ def trim(
     first_name: Callable[[str], bool],
     listed: Callable[[str], bool],
     known_place: Callable[[str], bool],
+    vocabulary: Vocabulary | None = None,
 ) -> tuple[int, int] | None:
     """A person or place span without the no-name words at its ends; ``None``: no name left.
 
@@ -305,6 +308,10 @@ def trim(
             nouns are often surnames too, "Steuer", "Konto").
         listed: whether a word is a first or last name of the lexicon (the other languages).
         known_place: whether a text is a known town, country or region.
+        vocabulary: what the language's model's training text says of capitalised words
+            (``guardrails.ner.words``): in German too, a lone word that text writes in
+            people's names, or a listed surname it never writes as a word, is a person
+            ("Matschke"; "Steuer" is a noun).
     """
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and no_name(language, text[words[0][0] : words[0][1]]):
@@ -341,7 +348,13 @@ def trim(
         and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
         named = first_name if language in NOUNS_CAPITALISED else listed
-        if entity_type == "PERSON" and not (named(word) or titled(language, text, new_start)):
+        known = vocabulary or Vocabulary()
+        surname = word not in known.words and (
+            word in known.names or bool(known.words) and listed(word)
+        )
+        if entity_type == "PERSON" and not (
+            named(word) or surname or titled(language, text, new_start)
+        ):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
         if entity_type == "LOCATION" and not (known_place(word) or known_place(_ascii(word))):
             return None
@@ -376,4 +389,58 @@ def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
             end = match.start("v") + word.start() + len(value)
         if end > match.start("v"):
             found.append((match.start("v"), end, TITLED_SCORE))
+    return found
+
+
+LONE_SCORE = 0.6
+"""Above the PERSON threshold, below a courtesy title's name and the entity model's."""
+_LONE = re.compile(r"(?<![\w@#/.'’\-])[^\W\d_]{3,}(?![\w@'’\-]|\.\w)")
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’\-]*)[ \t]$")
+_WORD_AFTER = re.compile(r"[ \t]([^\W\d_])")
+_QUOTES = "\"'„“”«»‚‘’"
+_QUOTE_BEFORE = re.compile(rf"[{_QUOTES}][ \t]*$")
+_QUOTE_AFTER = re.compile(rf"[ \t]*[{_QUOTES}]")
+
+
+def lone_names(
+    language: str,
+    listed: Callable[[str], bool],
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
+    *,
+    places: bool = False,
+) -> list[tuple[int, int, float]]:
+    """``(start, end, score)`` of the lone names in a message of ``language``.
+
+    A capitalised word that no other capitalised word stands beside, which the name lexicon
+    lists (``listed``) or the language's model's training text writes in people's names, and
+    which that text never writes as a word (``vocabulary``, ``guardrails.ner.words``): "sagte
+    Matschke", "wie Heidenreich meinte"; no stop word, greeting or title. Those that are
+    known places with ``places``, the others without: "el Valencia" is a town or a team.
+    Not a word in quotation marks (a title: "Shepherd's Pie", " Milk "), nor one opening a
+    sentence that the text writes in lower case elsewhere ("Durante", "Acho").
+    """
+    found = []
+    for match in _LONE.finditer(text):
+        word = match.group()
+        if not word[0].isupper() or not word[1:].islower():
+            continue
+        start, end = match.span()
+        before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+        after = _WORD_AFTER.match(text, end)
+        if before and before.group(1)[0].isupper() or after and after.group(1).isupper():
+            continue  # part of a longer name, or a noun's: "Trainer Hitzfeld", "Bayer Leverkusen"
+        if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
+            continue
+        if word in vocabulary.words or no_name(language, word):
+            continue
+        opening = _opens(text[max(0, start - 40) : start], min(start, 40))
+        if word not in vocabulary.names and (
+            not listed(word) or (opening and word.lower() in vocabulary.lower)
+        ):
+            continue
+        if known_place(word) != places:
+            continue
+        found.append((start, end, LONE_SCORE))
     return found

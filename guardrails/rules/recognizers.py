@@ -28,6 +28,7 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 
+from guardrails.engine import Vocabulary  # noqa: E402
 from guardrails.policy import Policy  # noqa: E402
 from guardrails.rules import (  # noqa: E402
     accounts,
@@ -40,6 +41,7 @@ from guardrails.rules import (  # noqa: E402
     ibans,
     ips,
     licences,
+    local,
     nino,
     phones,
     precision,
@@ -63,6 +65,7 @@ from guardrails.rules.places import (  # noqa: E402
     care_place,
     care_places,
     hashtags,
+    known_place,
     named_regions,
     town_and_state,
 )
@@ -497,6 +500,7 @@ def build_recognizers(
     english: Validator | None = None,
     plausible: Validator | None = None,
     listed: Validator | None = None,
+    vocabulary: Vocabulary | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
 
@@ -516,6 +520,9 @@ def build_recognizers(
         plausible: whether a span could be a name, not only English words (the same lexicon,
             ``PeopleFinder.plausible``).
         listed: whether a word is a first or last name of the lexicon, English or not.
+        vocabulary: what the training text of the policy's language's entity model says of
+            capitalised words (``guardrails.ner.words``); with it and ``listed``, lone names
+            the model left are found (``local.lone_names``).
     """
     checks: dict[re.Pattern[str], Validator] = {}
     if name_word is not None:
@@ -553,6 +560,12 @@ def build_recognizers(
         places = (*places, town, state, alone)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))
+    lone_words = vocabulary.words if vocabulary and policy.language in local.LANGUAGES else None
+    if listed is not None and vocabulary and lone_words:
+        lone = functools.partial(local.lone_names, policy.language, listed, known_place, vocabulary)
+        names = (*names, Rule("PERSON", _NEVER, 0.0, finder=lone))
+        lone_place = functools.partial(lone, places=True)
+        places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=lone_place))
     in_urls = Rule(
         "PERSON",
         _NEVER,

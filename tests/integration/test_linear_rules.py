@@ -21,10 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.scopes import PolicyOverride
 from guardrails.detect.detection import detect, text_recognizers
-from guardrails.rules import credentials, lists
+from guardrails.policy import default_policy, with_override
+from guardrails.rules import credentials, lists, local
 from guardrails.rules.ocr import as_printed
-from guardrails.rules.recognizers import RegexRecognizer
+from guardrails.rules.recognizers import RegexRecognizer, Rule
 from guardrails.rules.repeats import repeats
 from guardrails.text.spans import Detection, merge_overlaps, resolve_overlaps
 
@@ -104,18 +106,42 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 def _units(analyzer: Any) -> list[Unit]:
     """Each of veilbot's rules alone, each pattern recognizer of the analyzer, and the
-    reading of OCR'd text that runs before them on a picture's text."""
+    reading of OCR'd text that runs before them on a picture's text.
+
+    The rules of every language a scope may name too (its national identifiers, titled and
+    lone names): each distinct rule once, under the first language that has it.
+    """
     units: list[Unit] = [("ocr.as_printed", as_printed)]
-    for recognizer in text_recognizers(analyzer):
-        if isinstance(recognizer, RegexRecognizer):
-            for i, rule in enumerate(recognizer.rules):
-                units.append((f"{recognizer.name}[{i}]", lambda t, r=rule: _cold(r.find, t)))
-        else:
-            entities = list(recognizer.supported_entities)
-            units.append(
-                (recognizer.name, lambda t, r=recognizer, e=entities: r.analyze(t, e, None))
-            )
+    seen: set[Any] = set()
+    for language in ("en", *sorted(local.LANGUAGES)):
+        policy = with_override(default_policy(), PolicyOverride(language=language))
+        for recognizer in text_recognizers(analyzer, policy):
+            if isinstance(recognizer, RegexRecognizer):
+                for i, rule in enumerate(recognizer.rules):
+                    if (key := _rule_key(rule)) not in seen:
+                        seen.add(key)
+                        name = f"{language}:{recognizer.name}[{i}]"
+                        units.append((name, lambda t, r=rule: _cold(r.find, t)))
+            elif recognizer.name not in seen:
+                seen.add(recognizer.name)
+                entities = list(recognizer.supported_entities)
+                units.append(
+                    (recognizer.name, lambda t, r=recognizer, e=entities: r.analyze(t, e, None))
+                )
     return units
+
+
+def _rule_key(rule: Rule) -> tuple[Any, ...]:
+    """What makes a rule itself: its type, pattern, and finder with its plain arguments."""
+    finder: Any = rule.finder
+    function = getattr(finder, "func", finder)
+    name = getattr(function, "__qualname__", type(function).__qualname__)
+    plain = (str, bool, int)
+    arguments = [a for a in getattr(finder, "args", ()) if isinstance(a, plain)]
+    keywords = getattr(finder, "keywords", {})
+    arguments += sorted((k, v) for k, v in keywords.items() if isinstance(v, plain))
+    validate = getattr(rule.validate, "__qualname__", None)
+    return (rule.type, rule.regex.pattern, name, tuple(arguments), validate)
 
 
 def _cold(find: Callable[[str], Any], text: str) -> list[Any]:
@@ -177,7 +203,7 @@ def test_the_whole_detection_is_linear_in_its_input(presidio_analyzer: Any, shap
 
 
 def test_the_harness_sees_every_kind_of_rule(units: list[Unit]) -> None:
-    names = {name.split("[")[0] for name, _ in units}
+    names = {name.split("[")[0].split(":")[-1] for name, _ in units}
     assert {"veilbot_email_address", "veilbot_person", "veilbot_location"} <= names
     assert {"EmailRecognizer", "UsSsnRecognizer", "IbanRecognizer", "ocr.as_printed"} <= names
 

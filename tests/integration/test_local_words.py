@@ -330,3 +330,29 @@ def test_english_place_rules_read_no_spanish_words_as_places(
     assert "GOLPE" in redacted(presidio_analyzer, text, "es")
     text = "Sufrió un traumatismo severo y fue evacuado al hospital en helicóptero."
     assert redacted(presidio_analyzer, text, "es") == text
+
+
+def test_a_lone_surname_the_model_left_is_hidden_and_a_noun_that_is_a_surname_is_not(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """What the language's training text says of its capitalised words decides.
+
+    "Heidenreich" is a surname of the name lexicon that German never writes as a word, and its
+    model reads nothing there; "Steuer", "Haus" and "Platz" are surnames somewhere too, and
+    German nouns. A word in quotation marks is a title.
+    """
+    text = "Ich habe gestern mit Heidenreich telefoniert, die Rechnung kommt morgen."
+    assert redacted(presidio_analyzer, text, "de") == text.replace("Heidenreich", "<PERSON>")
+    text = "Die Steuer für das Haus ist fällig, der Platz vor der Tür auch."
+    assert redacted(presidio_analyzer, text, "de") == text
+    text = 'Wir haben gestern den Film "Milk" gesehen.'
+    assert redacted(presidio_analyzer, text, "de") == text
+
+
+def test_a_lone_known_place_the_model_left_is_a_place_and_an_opening_word_stays(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    text = "El acuerdo con Valencia sigue en pie."
+    assert redacted(presidio_analyzer, text, "es") == text.replace("Valencia", "<LOCATION>")
+    text = "Durante la reunión nadie dijo nada."  # "durante": a word Spanish writes in lower case
+    assert redacted(presidio_analyzer, text, "es") == text

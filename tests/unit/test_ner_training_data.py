@@ -8,9 +8,10 @@ import pytest
 import spacy
 from spacy.training import offsets_to_biluo_tags
 
-from guardrails.ner import corpora, readers
+from guardrails.ner import corpora, readers, words
 from guardrails.ner.examples import docs, recased, to_doc, variants
 from guardrails.ner.readers import Sentence
+from guardrails.ner.shipped import LOWER, NAMES, WORDS, Vocabulary, read_vocabulary
 from guardrails.ner.silver import with_silver
 from guardrails.ner.swaps import swapped
 
@@ -156,3 +157,35 @@ def test_dates_times_and_nationalities_the_corpus_leaves_out_are_kept_from_the_s
     sentence = Sentence("s", "Jane meets the Dutch team on Friday", ((0, 4, "PERSON"),))
     (kept,) = with_silver(nlp, [sentence])
     assert _spans(kept) == [("Jane", "PERSON"), ("Dutch", "NORP"), ("Friday", "DATE")]
+
+
+def test_the_vocabulary_says_which_capitalised_words_are_words_and_which_names(tmp_path):
+    """What a model's training text says of capitalised words (``guardrails.ner.words``)."""
+    text = "Gestern zahlte Weber die Steuer , sagte Frau Steuer ."
+    second = text.index("Steuer", text.index("Steuer") + 1)
+    weber = text.index("Weber")
+    sentences = [
+        Sentence("a", text, ((weber, weber + 5, "PERSON"), (second, second + 6, "PERSON"))),
+        Sentence("b", "Die Steuer steigt , nicht der Platz .", ()),
+        Sentence("c", "Der Platz ist frei , sagte Weber .", (), missing=((4, 9),)),
+        Sentence("d", "Wir lesen die Platz Zeitung .", ((14, 27, "ORG"),)),
+        Sentence("e", "Nach Berlin , dann wieder nach Berlin .", ((5, 11, "LOC"), (31, 37, "LOC"))),
+        Sentence("f", "Das Berlin der Zwanziger .", ()),
+    ]
+    found = words.vocabulary(sentences)
+    # "Steuer": twice outside a name, once in one; "Gestern" and "Die" open their sentences;
+    # "Platz" once outside, once in a newspaper's name, once unlabelled ("missing": neither);
+    # "Weber" once in a name and once outside one, "Berlin" once outside and twice a place:
+    # neither.
+    assert found.words == {"Frau", "Platz", "Steuer", "Zwanziger"}
+    assert found.names == set()
+    found = words.vocabulary(sentences[:2])
+    assert found.names == {"Weber"}
+    assert {"zahlte", "sagte", "steigt", "nicht"} <= found.lower
+    words.write(found, tmp_path)
+    assert read_vocabulary(tmp_path) == found
+    first = [(tmp_path / name).read_bytes() for name in (WORDS, NAMES, LOWER)]
+    words.write(found, tmp_path)
+    again = [(tmp_path / name).read_bytes() for name in (WORDS, NAMES, LOWER)]
+    assert again == first  # reproducible: sorted, no time stamp
+    assert read_vocabulary(tmp_path / "elsewhere") == Vocabulary()
