@@ -114,11 +114,17 @@ def _key(word: str) -> str:
 
 
 def no_name(language: str, word: str) -> bool:
-    """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, title)."""
+    """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, role)."""
     key = _key(word)
     bare = key.rstrip(".")
     words = NOT_NAMES[language] | TITLES[language]
-    return key in words or bare in words or bare in _stop_words(language)
+    role = ROLES.get(language)
+    return (
+        key in words
+        or bare in words
+        or bare in _stop_words(language)
+        or bool(role and role.fullmatch(bare))
+    )
 
 
 def article(language: str, word: str) -> bool:
@@ -130,10 +136,26 @@ def article(language: str, word: str) -> bool:
     return no_name(language, word) and _key(word) not in PARTICLES[language]
 
 
+_ROLE_WORDS = (
+    "minister(?:in)?|trainer(?:in)?|präsident(?:in)?|kanzler(?:in)?|bürgermeister(?:in)?"
+    "|direktor(?:in)?|chef(?:in)?|kolleg(?:e|in)|anwalt|anwältin|richter(?:in)?"
+    "|pfarrer(?:in)?|vorsitzender?|stürmer(?:in)?|torwart|torhüter(?:in)?|spieler(?:in)?"
+    "|kapitän(?:in)?|leiter(?:in)?|professor(?:in)?|kommissar(?:in)?|manager(?:in)?"
+    "|geschäftsführer(?:in)?|verteidiger(?:in)?|bischof|bischöfin|abgeordneter?|senator(?:in)?"
+    "|botschafter(?:in)?|regisseur(?:in)?|sänger(?:in)?|autor(?:in)?"
+)
+ROLES: dict[str, re.Pattern[str]] = {"de": re.compile(rf"(?i:[^\W\d_]*(?:{_ROLE_WORDS}))")}
+"""Offices, jobs and roles a German name follows ("Bundestrainer Vogts", "Kollegin Weber"):
+a word after one is a person, as after a courtesy title; compounds end with them."""
+
+
 def titled(language: str, text: str, start: int) -> bool:
-    """Whether a courtesy title of ``language`` stands right before ``start``."""
-    before = text[max(0, start - 20) : start].split()
-    return bool(before) and _key(before[-1]) in TITLES[language]
+    """Whether a courtesy title or a role (``ROLES``) of ``language`` stands before ``start``."""
+    before = text[max(0, start - 40) : start].split()
+    if not before:
+        return False
+    role = ROLES.get(language)
+    return _key(before[-1]) in TITLES[language] or bool(role and role.fullmatch(before[-1]))
 
 
 NOUNS_CAPITALISED = frozenset({"de"})
@@ -419,7 +441,8 @@ def lone_names(
     Matschke", "wie Heidenreich meinte"; no stop word, greeting or title. Those that are
     known places with ``places``, the others without: "el Valencia" is a town or a team.
     Not a word in quotation marks (a title: "Shepherd's Pie", " Milk "), nor one opening a
-    sentence that the text writes in lower case elsewhere ("Durante", "Acho").
+    sentence that the text writes in lower case elsewhere ("Durante", "Acho"). After a role
+    (``ROLES``: "Kollegin Brandtner") any word that text does not write as a word.
     """
     found = []
     for match in _LONE.finditer(text):
@@ -429,15 +452,19 @@ def lone_names(
         start, end = match.span()
         before = _WORD_BEFORE.search(text, max(0, start - 40), start)
         after = _WORD_AFTER.match(text, end)
-        if before and before.group(1)[0].isupper() or after and after.group(1).isupper():
-            continue  # part of a longer name, or a noun's: "Trainer Hitzfeld", "Bayer Leverkusen"
+        role = language in ROLES and before and ROLES[language].fullmatch(before.group(1))
+        capital_before = before is not None and before.group(1)[0].isupper() and not role
+        if capital_before or after and after.group(1).isupper():
+            continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
             continue
         if word in vocabulary.words or no_name(language, word):
             continue
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
-        if word not in vocabulary.names and (
-            not listed(word) or (opening and word.lower() in vocabulary.lower)
+        if (
+            not role
+            and word not in vocabulary.names
+            and (not listed(word) or (opening and word.lower() in vocabulary.lower))
         ):
             continue
         if known_place(word) != places:

@@ -356,3 +356,15 @@ def test_a_lone_known_place_the_model_left_is_a_place_and_an_opening_word_stays(
     assert redacted(presidio_analyzer, text, "es") == text.replace("Valencia", "<LOCATION>")
     text = "Durante la reunión nadie dijo nada."  # "durante": a word Spanish writes in lower case
     assert redacted(presidio_analyzer, text, "es") == text
+
+
+def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
+    presidio_analyzer: AnalyzerEngine,
+) -> None:
+    """German names colleagues and office-holders by role and surname, as by a title."""
+    text = "Meine Kollegin Brandtner ist im Urlaub, frag Bundestrainer Vogts."
+    assert redacted(presidio_analyzer, text, "de") == (
+        "Meine Kollegin <PERSON> ist im Urlaub, frag Bundestrainer <PERSON>."
+    )
+    text = "Die Heizung hat der Hausmeister repariert."
+    assert redacted(presidio_analyzer, text, "de") == text
