@@ -78,7 +78,7 @@ def vocabulary(sentences: Iterable[Sentence]) -> Vocabulary:
 
 
 def write(found: Vocabulary, folder: Path) -> None:
-    """``found`` into ``folder``'s two files, reproducibly (sorted, no time stamp)."""
+    """``found`` into ``folder``'s three files, reproducibly (sorted, no time stamp)."""
     for name, part in ((WORDS, found.words), (NAMES, found.names), (LOWER, found.lower)):
         data = "".join(f"{w}\n" for w in sorted(part)).encode("utf-8")
         with (folder / name).open("wb") as raw:

@@ -114,17 +114,11 @@ def _key(word: str) -> str:
 
 
 def no_name(language: str, word: str) -> bool:
-    """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, role)."""
+    """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, title)."""
     key = _key(word)
     bare = key.rstrip(".")
     words = NOT_NAMES[language] | TITLES[language]
-    role = ROLES.get(language)
-    return (
-        key in words
-        or bare in words
-        or bare in _stop_words(language)
-        or bool(role and role.fullmatch(bare))
-    )
+    return key in words or bare in words or bare in _stop_words(language)
 
 
 def article(language: str, word: str) -> bool:
@@ -149,13 +143,19 @@ ROLES: dict[str, re.Pattern[str]] = {"de": re.compile(rf"(?i:[^\W\d_]*(?:{_ROLE_
 a word after one is a person, as after a courtesy title; compounds end with them."""
 
 
+def role(language: str, word: str) -> bool:
+    """Whether ``word`` is a role of ``language`` (``ROLES``) that a name may follow.
+
+    Not a no-name word: "Richter" and "Kanzler" alone are surnames too.
+    """
+    pattern = ROLES.get(language)
+    return pattern is not None and pattern.fullmatch(word) is not None
+
+
 def titled(language: str, text: str, start: int) -> bool:
-    """Whether a courtesy title or a role (``ROLES``) of ``language`` stands before ``start``."""
+    """Whether a courtesy title or a role of ``language`` stands right before ``start``."""
     before = text[max(0, start - 40) : start].split()
-    if not before:
-        return False
-    role = ROLES.get(language)
-    return _key(before[-1]) in TITLES[language] or bool(role and role.fullmatch(before[-1]))
+    return bool(before) and (_key(before[-1]) in TITLES[language] or role(language, before[-1]))
 
 
 NOUNS_CAPITALISED = frozenset({"de"})
@@ -336,6 +336,11 @@ def trim(
             ("Matschke"; "Steuer" is a noun).
     """
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
+    while words and role(language, text[words[0][0] : words[0][1]]):
+        after = _WORD_AFTER.match(text, words[0][1])
+        if len(words) == 1 and not (after and after.group(1).isupper()):
+            break  # "Richter hat angerufen": a surname too
+        words.pop(0)  # "[Bundestrainer] Vogts": the role stays, as a title does
     while words and no_name(language, text[words[0][0] : words[0][1]]):
         if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
@@ -452,8 +457,8 @@ def lone_names(
         start, end = match.span()
         before = _WORD_BEFORE.search(text, max(0, start - 40), start)
         after = _WORD_AFTER.match(text, end)
-        role = language in ROLES and before and ROLES[language].fullmatch(before.group(1))
-        capital_before = before is not None and before.group(1)[0].isupper() and not role
+        after_role = before is not None and role(language, before.group(1))
+        capital_before = before is not None and before.group(1)[0].isupper() and not after_role
         if capital_before or after and after.group(1).isupper():
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
@@ -462,7 +467,7 @@ def lone_names(
             continue
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if (
-            not role
+            not after_role
             and word not in vocabulary.names
             and (not listed(word) or (opening and word.lower() in vocabulary.lower))
         ):

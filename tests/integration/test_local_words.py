@@ -368,3 +368,7 @@ def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
     )
     text = "Die Heizung hat der Hausmeister repariert."
     assert redacted(presidio_analyzer, text, "de") == text
+    text = "Richter hat angerufen, sagte Frau Richter."  # a role's word alone is a surname too
+    assert redacted(presidio_analyzer, text, "de") == (
+        "<PERSON> hat angerufen, sagte Frau <PERSON>."
+    )
