@@ -440,11 +440,11 @@ def lone_names(
 ) -> list[tuple[int, int, float]]:
     """``(start, end, score)`` of the lone names in a message of ``language``.
 
-    A capitalised word that no other capitalised word stands beside, which the name lexicon
-    lists (``listed``) or the language's model's training text writes in people's names, and
-    which that text never writes as a word (``vocabulary``, ``guardrails.ner.words``): "sagte
-    Matschke", "wie Heidenreich meinte"; no stop word, greeting or title. Those that are
-    known places with ``places``, the others without: "el Valencia" is a town or a team.
+    A capitalised word that no other capitalised word stands beside and that the language's
+    model's training text never writes as a word (``vocabulary``, ``guardrails.ner.words``);
+    no stop word, greeting or title. With ``places`` the known places among them ("el acuerdo
+    con Valencia"), without it the others that the name lexicon lists (``listed``) or that
+    text writes in people's names: "sagte Matschke", "wie Heidenreich meinte".
     Not a word in quotation marks (a title: "Shepherd's Pie", " Milk "), nor one opening a
     sentence that the text writes in lower case elsewhere ("Durante", "Acho"). After a role
     (``ROLES``: "Kollegin Brandtner") any word that text does not write as a word.
@@ -466,13 +466,11 @@ def lone_names(
         if word in vocabulary.words or no_name(language, word):
             continue
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
-        if (
-            not after_role
-            and word not in vocabulary.names
-            and (not listed(word) or (opening and word.lower() in vocabulary.lower))
-        ):
+        if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
         if known_place(word) != places:
+            continue
+        if not (places or after_role or word in vocabulary.names or listed(word)):
             continue
         found.append((start, end, LONE_SCORE))
     return found

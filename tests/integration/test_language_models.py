@@ -15,7 +15,7 @@ from presidio_analyzer import AnalyzerEngine
 
 from bot.core.scopes import PolicyOverride
 from bot.core.types import ThreadId
-from guardrails.detect import models
+from guardrails.detect import detection, models
 from guardrails.detect.detection import detect
 from guardrails.ner import shipped
 from guardrails.ner.shipped import language_model
@@ -116,13 +116,17 @@ def test_a_language_whose_model_is_gone_is_read_by_the_english_one(
     """A deployment that leaves a model out still reads the language, as English."""
     text, values = SHIPPED["it"]
     monkeypatch.setattr(shipped, "LANGUAGE_MODELS", tmp_path)
-    models._load.cache_clear()
+    forget = (models._load, models.vocabulary, detection._detector)  # as a fresh process
+    for cache in forget:
+        cache.cache_clear()
     try:
         assert models.model_for("it") is None
+        assert models.vocabulary("it") == shipped.Vocabulary()  # it went with the model
         # read, with Italian's rules, by the English model, which misses what Italian's finds
         assert not {t for _, t in values} & {t for _, t in found(presidio_analyzer, text, "it")}
     finally:
-        models._load.cache_clear()
+        for cache in forget:
+            cache.cache_clear()
     assert models.model_for(None) is None  # English's is the analyzer's own
 
 
