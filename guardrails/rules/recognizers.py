@@ -560,8 +560,8 @@ def build_recognizers(
         places = (*places, town, state, alone)
     if people is not None:
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=people, needs=PEOPLE_NEEDS))
-    lone_words = vocabulary.words if vocabulary and policy.language in local.LANGUAGES else None
-    if listed is not None and vocabulary and lone_words:
+    local_language = policy.language in local.LANGUAGES
+    if listed is not None and vocabulary is not None and vocabulary.words and local_language:
         lone = functools.partial(local.lone_names, policy.language, listed, known_place, vocabulary)
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=lone))
         lone_place = functools.partial(lone, places=True)
