@@ -121,6 +121,41 @@ def no_name(language: str, word: str) -> bool:
     return key in words or bare in words or bare in _stop_words(language)
 
 
+@functools.cache
+def _place_names(language: str) -> frozenset[str]:
+    from babel import Locale  # CLDR's names, shipped in the package: nothing is downloaded
+
+    return frozenset(_key(name) for name in Locale.parse(language).territories.values())
+
+
+def place_name(language: str, word: str) -> bool:
+    """Whether ``word`` is ``language``'s own name of a country, continent or world region.
+
+    "Italien", "Kolumbien", "Südasien", "Włochy", "Zuid-Azië": the gazetteer of
+    ``guardrails.rules.places`` knows places by their English and local names, not by what
+    another language calls them; the Unicode CLDR does, as the Babel package ships it.
+    """
+    return _key(word) in _place_names(language)
+
+
+def _known_place(
+    language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: str
+) -> bool:
+    """Whether a lone word is a known place in ``language``, accents aside ("Cadiz").
+
+    Known to the gazetteer (``known_place``) or by the language's own name
+    (``place_name``); in German also in the genitive ("Kanadas", "Griechenlandes",
+    "Bremens"), unless the language's training text writes the word in people's names
+    ("Davids").
+    """
+    if known_place(word) or known_place(_ascii(word)) or place_name(language, word):
+        return True
+    if language != "de" or len(word) < 6 or word[-1] != "s" or word in vocabulary.names:
+        return False
+    bare = (word[:-1], word[:-2]) if word.endswith("es") else (word[:-1],)
+    return any(known_place(w) or place_name(language, w) for w in bare)
+
+
 def article(language: str, word: str) -> bool:
     """Whether ``word`` is a no-name word of ``language`` that begins no name.
 
@@ -383,7 +418,7 @@ def trim(
             named(word) or surname or titled(language, text, new_start)
         ):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
-        if entity_type == "LOCATION" and not (known_place(word) or known_place(_ascii(word))):
+        if entity_type == "LOCATION" and not _known_place(language, known_place, known, word):
             return None
     return new_start, new_end
 
@@ -468,7 +503,7 @@ def lone_names(
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
-        if known_place(word) != places:
+        if _known_place(language, known_place, vocabulary, word) != places:
             continue
         if not (places or after_role or word in vocabulary.names or listed(word)):
             continue

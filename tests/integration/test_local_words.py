@@ -358,6 +358,22 @@ def test_a_lone_known_place_the_model_left_is_a_place_and_an_opening_word_stays(
     assert redacted(presidio_analyzer, text, "es") == text
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "place"),
+    [
+        ("es", "Mañana salgo para Canadá con mi hermana.", "Canadá"),
+        ("es", "El acuerdo con Polonia sigue en pie.", "Polonia"),  # a listed name, as English
+        ("de", "Über die Zukunft des modernen Griechenlandes wird viel gestritten.",
+         "Griechenlandes"),
+    ],
+)  # fmt: skip
+def test_a_country_by_its_name_in_the_message_s_language_is_a_place(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, place: str
+) -> None:
+    """The gazetteer knows "Canada" and "Greece"; Spanish writes "Canadá", German declines."""
+    assert redacted(presidio_analyzer, text, language) == text.replace(place, "<LOCATION>")
+
+
 def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
