@@ -172,10 +172,19 @@ _ROLE_WORDS = (
     "|kapitän(?:in)?|leiter(?:in)?|professor(?:in)?|kommissar(?:in)?|manager(?:in)?"
     "|geschäftsführer(?:in)?|verteidiger(?:in)?|bischof|bischöfin|abgeordneter?|senator(?:in)?"
     "|botschafter(?:in)?|regisseur(?:in)?|sänger(?:in)?|autor(?:in)?"
+    "|sprecher(?:in)?|sekretär(?:in)?|seelsorger(?:in)?|mitarbeiter(?:in)?|nachbar(?:in)?"
+    "|arzt|ärztin|doktor|lehrer(?:in)?|kandidat(?:in)?|journalist(?:in)?|intendant(?:in)?"
+    "|dirigent(?:in)?|komponist(?:in)?|pianist(?:in)?|schriftsteller(?:in)?|dichter(?:in)?"
+    "|gouverneur(?:in)?|könig(?:in)?|prinz(?:essin)?|graf|gräfin|papst|coach|vorstand"
+    "|landrat|landrätin|stadtrat|stadträtin|oberst|major|leutnant"
 )
-ROLES: dict[str, re.Pattern[str]] = {"de": re.compile(rf"(?i:[^\W\d_]*(?:{_ROLE_WORDS}))")}
+ROLES: dict[str, re.Pattern[str]] = {
+    "de": re.compile(rf"(?i:(?:[^\W\d_]+-)*[^\W\d_]*(?:{_ROLE_WORDS})(?:s|es|n|en|nen)?)")
+}
 """Offices, jobs and roles a German name follows ("Bundestrainer Vogts", "Kollegin Weber"):
-a word after one is a person, as after a courtesy title; compounds end with them."""
+a word after one is a person, as after a courtesy title; compounds end with them, also
+after a hyphen ("SPD-Kultusminister"), and they may be declined ("des Trainers Saftig",
+"dem Präsidenten Rau")."""
 
 
 def role(language: str, word: str) -> bool:
