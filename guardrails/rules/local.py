@@ -176,7 +176,9 @@ _ROLE_WORDS = (
     "|arzt|ärztin|doktor|lehrer(?:in)?|kandidat(?:in)?|journalist(?:in)?|intendant(?:in)?"
     "|dirigent(?:in)?|komponist(?:in)?|pianist(?:in)?|schriftsteller(?:in)?|dichter(?:in)?"
     "|gouverneur(?:in)?|könig(?:in)?|prinz(?:essin)?|graf|gräfin|papst|coach|vorstand"
-    "|landrat|landrätin|stadtrat|stadträtin|oberst|major|leutnant"
+    "|landrat|landrätin|stadtrat|stadträtin|oberst|major|leutnant|politiker(?:in)?"
+    "|aktivist(?:in)?|inspektor(?:in)?|berater(?:in)?|sportler(?:in)?|unternehmer(?:in)?"
+    "|forscher(?:in)?|wissenschaftler(?:in)?|historiker(?:in)?|künstler(?:in)?|musiker(?:in)?"
 )
 ROLES: dict[str, re.Pattern[str]] = {
     "de": re.compile(rf"(?i:(?:[^\W\d_]+-)*[^\W\d_]*(?:{_ROLE_WORDS})(?:s|es|n|en|nen)?)")

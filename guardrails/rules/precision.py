@@ -65,18 +65,24 @@ def _cut_tail(text: str, start: int, end: int) -> int:
 
     "John Nguyen about HTTP 503": the span stops before the first common word, code-like
     word or acronym after the first word (not an initial or a joining word such as "of"
-    before a further capitalised word: "Thomas A Edison", "Gulf of Mexico"), so the name
-    survives the checks that would otherwise throw the whole span away.
+    before a further capitalised word: "Thomas A Edison", "Gulf of Mexico"; nor an initial
+    with its full stop that ends the span: "Susanne R."), so the name survives the checks
+    that would otherwise throw the whole span away.
     """
     position = start
     shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
     words = list(re.finditer(r"\S+", text[start:end]))
     for i, word in enumerate(words):
+        initial = _INITIAL.fullmatch(word.group()) is not None
         inside = i + 1 < len(words) and (
-            _INITIAL.fullmatch(word.group()) is not None
-            or word.group() in _JOINS
-            and words[i + 1].group()[:1].isupper()
+            initial or word.group() in _JOINS and words[i + 1].group()[:1].isupper()
         )
+        if (
+            initial
+            and i + 1 == len(words)
+            and text[start + word.end() : start + word.end() + 1] == "."
+        ):
+            inside = True  # "Nico G.", "Susanne R.": a surname's initial ends the name
         if word.start() and not inside and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()

@@ -386,6 +386,8 @@ def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
     assert redacted(presidio_analyzer, text, "de") == (
         "Laut Regierungssprecher <PERSON> scheiterte der Vorschlag des SPD-Fraktionschefs <PERSON>."
     )  # a role's compounds, after a party's initials too, and declined
+    text = "Das bestätigte der CSU-Politiker Straubinger am Montag."
+    assert redacted(presidio_analyzer, text, "de") == text.replace("Straubinger", "<PERSON>")
     text = "Die Heizung hat der Hausmeister repariert."
     assert redacted(presidio_analyzer, text, "de") == text
     text = "Richter hat angerufen, sagte Frau Richter."  # a role's word alone is a surname too

@@ -91,6 +91,23 @@ def test_a_single_name_by_what_surrounds_it(presidio_analyzer, text, expected):
 
 
 @pytest.mark.parametrize(
+    ("text", "language", "name"),
+    [
+        ("Susanne R. called about the invoice.", "en", "Susanne R"),
+        ("Thanks, I'll forward it to Maria K.", "en", "Maria K"),
+        ("Laut Polizei hat die 16-jährige Susanne R. gestanden.", "de", "Susanne R"),
+    ],
+)
+def test_a_surname_s_initial_after_a_first_name_is_part_of_the_name(
+    presidio_analyzer, text, language, name
+):
+    """ "Susanne R." in a report names someone: the initial is half of what identifies her."""
+    policy = with_override(default_policy(), PolicyOverride(language=language))
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "slack", policy)]
+    assert found == [name]  # the full stop stays in the text: "<PERSON_1>."
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I will send it to you later",
