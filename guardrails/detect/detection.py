@@ -37,6 +37,7 @@ from guardrails.engine import LANGUAGE
 from guardrails.policy import Policy, default_policy
 from guardrails.rules import (
     accounts,
+    addresses,
     casing,
     credentials,
     lists,
@@ -472,7 +473,11 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and self._employer(d.type, norm.text, start, end):
             return None
-        if d.type in ("PERSON", "LOCATION") and self._policy.language in local.LANGUAGES:
+        if (
+            d.type in ("PERSON", "LOCATION")
+            and self._policy.language in local.LANGUAGES
+            and not _address(d.type, norm.text, start, end)
+        ):
             kept = self._local(d.type, norm.text, start, end, by_ner)
             if kept is None:
                 return None  # "Viele Grüße", "Cordialement", "Behandlung"
@@ -798,6 +803,16 @@ def _sentence_ends(doc: Any, start: int, end: int) -> list[tuple[int, int]]:
         for t in span[:-1]
         if t.text in _SENTENCE_ENDS and t.i > 0 and len(doc[t.i - 1].text) > 3
     ]
+
+
+def _address(entity_type: str, text: str, start: int, end: int) -> bool:
+    """Whether a place holds a street address ("Kirchgasse 8", "12 rue de la Paix").
+
+    The language's no-name words and its lone-word check read words, and would cut the
+    house number off or drop a street they take for a noun.
+    """
+    span = text[start:end]
+    return entity_type == "LOCATION" and any(c.isdigit() for c in span) and addresses.street(span)
 
 
 def _identifier(text: str, start: int, end: int) -> bool:

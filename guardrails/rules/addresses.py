@@ -260,6 +260,11 @@ def _lower_streets(text: str) -> Iterator[tuple[int, int, float]]:
         yield match.start(), _with_tail(text, match.end()), 0.85
 
 
+def street(text: str) -> bool:
+    """Whether ``text`` holds a street address of ``ADDRESS_PATTERNS`` ("Kirchgasse 8")."""
+    return any(regex.search(text) for regex, _ in ADDRESS_PATTERNS)
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode."""
     for regex, score in ADDRESS_PATTERNS:

@@ -49,8 +49,14 @@ _LINE_LIMIT = 48
 MAX_TOKENS = 24
 
 
-def find(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each address block in ``text``."""
+def find(text: str, *, lines: bool = True) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each address block in ``text``.
+
+    ``lines``: also blocks at a line that starts with a house number. Off in a message of
+    another language than English, whose lower-case words are all "not common English"
+    and whose nouns are capitalized in German: "12 Leute kommen morgen zum Essen" would be
+    a block.
+    """
     taken = 0
     for trigger in TRIGGER.finditer(text):
         if trigger.end() < taken:
@@ -59,6 +65,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
         if block is not None:
             taken = block[1]
             yield block[0], block[1], 0.8
+    if not lines:
+        return
     for line in re.finditer(r"(?m)^[ \t>]*(?=\d)", text):
         if line.end() < taken:
             continue

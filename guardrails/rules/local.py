@@ -148,7 +148,9 @@ def _known_place(
     "Bremens"), unless the language's training text writes the word in people's names
     ("Davids").
     """
-    if known_place(word) or known_place(_ascii(word)) or place_name(language, word):
+    if known_place(word) or place_name(language, word):
+        return True
+    if not word.isascii() and known_place(_ascii(word)):
         return True
     if language != "de" or len(word) < 6 or word[-1] != "s" or word in vocabulary.names:
         return False
@@ -514,9 +516,9 @@ def lone_names(
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
-        if _known_place(language, known_place, vocabulary, word) != places:
-            continue
         if not (places or after_role or word in vocabulary.names or listed(word)):
+            continue
+        if _known_place(language, known_place, vocabulary, word) != places:
             continue
         found.append((start, end, LONE_SCORE))
     return found

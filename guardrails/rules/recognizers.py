@@ -539,7 +539,13 @@ def build_recognizers(
     addressy = re.compile(r"[\d\s:\-]")
     places: tuple[Rule, ...] = (
         Rule("LOCATION", _NEVER, 0.0, finder=addresses.find, needs=addressy),
-        Rule("LOCATION", _NEVER, 0.0, finder=blocks.find, needs=addressy),
+        Rule(
+            "LOCATION",
+            _NEVER,
+            0.0,
+            finder=functools.partial(blocks.find, lines=policy.language not in local.LANGUAGES),
+            needs=addressy,
+        ),
         Rule("LOCATION", CARE_PATTERN, 0.9, validate=care_place, needs=_CAPITAL),
         Rule(
             "LOCATION",

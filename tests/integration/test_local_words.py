@@ -374,6 +374,41 @@ def test_a_country_by_its_name_in_the_message_s_language_is_a_place(
     assert redacted(presidio_analyzer, text, language) == text.replace(place, "<LOCATION>")
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "street"),
+    [
+        ("de", "Ich wohne in der Kirchgasse 8, gleich hinter der Kirche.", "Kirchgasse"),
+        ("de", "Die Praxis ist in der Berliner Straße 118, Telefon folgt.", "Berliner Straße"),
+        ("fr", "J'habite au 12 rue de la Paix depuis mars.", "rue de la Paix"),
+        ("nl", "Ik woon sinds maart op Kerkstraat 12.", "Kerkstraat"),
+        ("it", "Abito in via Garibaldi 12 da marzo.", "via Garibaldi"),
+    ],
+)
+def test_a_street_address_keeps_its_house_number_in_every_language(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, street: str
+) -> None:
+    """The language's word rules read words: a street and its number are one value."""
+    out = redacted(presidio_analyzer, text, language)
+    assert street not in out
+    assert not any(c.isdigit() for c in out), out
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "12 Leute kommen morgen zum Essen und wir kochen zusammen."),
+        ("es", "12 personas vienen mañana a cenar con nosotros."),
+        ("nl", "12 mensen komen morgen eten en we koken samen."),
+    ],
+)
+def test_a_message_opening_with_a_count_is_no_address(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str
+) -> None:
+    """A line's opening number starts an address block in English only: in German every
+    noun after it is capitalized, and no lower-case word is common English."""
+    assert redacted(presidio_analyzer, text, language) == text
+
+
 def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
