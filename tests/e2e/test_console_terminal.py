@@ -29,14 +29,22 @@ class Terminal:
 
     def __init__(self, env: dict[str, str]) -> None:
         leader, follower = pty.openpty()
-        self.proc = subprocess.Popen(  # noqa: S603
-            [sys.executable, "-m", "bot", "console"],
-            stdin=follower,
-            stdout=follower,
-            stderr=follower,
-            env=env,
-            cwd=ROOT,
-        )
+        # A terminal's foreground job has Ctrl-C at its default; a test run started as a
+        # background job ignores SIGINT, and an ignored signal stays ignored across exec.
+        # A handler, unlike SIG_IGN, is reset to the default in the child.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen(  # noqa: S603
+                [sys.executable, "-m", "bot", "console"],
+                stdin=follower,
+                stdout=follower,
+                stderr=follower,
+                env=env,
+                cwd=ROOT,
+            )
+        finally:
+            if previous is not None:  # None: a handler set outside Python, left as it was
+                signal.signal(signal.SIGINT, previous)
         os.close(follower)
         self.leader = leader
         self.screen = ""
