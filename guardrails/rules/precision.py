@@ -73,16 +73,11 @@ def _cut_tail(text: str, start: int, end: int) -> int:
     shouted = text[start:end].isupper()  # "NEW YORK": capitals are no acronym there
     words = list(re.finditer(r"\S+", text[start:end]))
     for i, word in enumerate(words):
-        initial = _INITIAL.fullmatch(word.group()) is not None
-        inside = i + 1 < len(words) and (
-            initial or word.group() in _JOINS and words[i + 1].group()[:1].isupper()
-        )
-        if (
-            initial
-            and i + 1 == len(words)
-            and text[start + word.end() : start + word.end() + 1] == "."
-        ):
-            inside = True  # "Nico G.", "Susanne R.": a surname's initial ends the name
+        last = i + 1 == len(words)
+        if _INITIAL.fullmatch(word.group()):  # "Nico G.": a surname's initial ends it too
+            inside = not last or text[start + word.end() : start + word.end() + 1] == "."
+        else:
+            inside = not last and word.group() in _JOINS and words[i + 1].group()[:1].isupper()
         if word.start() and not inside and _not_name_word(word.group().strip(_EDGE), shouted):
             return position
         position = start + word.end()
