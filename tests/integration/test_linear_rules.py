@@ -4,9 +4,10 @@ One harness over every text rule the guardrail registers (veilbot's own rules, o
 and the analyzer's pattern recognizers), so a rule added later is covered without a test of
 its own. Nothing is timed against a clock: the CPU time of this thread on an input eight
 times longer is compared with the CPU time on the input itself (for a random shape, on
-each eighth of the longer one: ``slices``), the best of several interleaved runs each, and may grow at most 2.2x per doubling (10.6x, where a linear rule
-costs 8x and a quadratic one 64x). A ratio is what a busy machine cannot fake: both inputs
-run in the same moments. A rule over the bound is measured again before it fails.
+each eighth of the longer one: ``slices``), the best of several interleaved runs each,
+and may grow at most 2.2x per doubling (10.6x, where a linear rule costs 8x and a
+quadratic one 64x). A ratio is what a busy machine cannot fake: both inputs run in the
+same moments. A rule over the bound is measured again before it fails.
 """
 
 from __future__ import annotations
