@@ -39,6 +39,7 @@ import unicodedata
 from collections.abc import Callable
 
 from guardrails.engine import Vocabulary
+from guardrails.rules.places import exonyms
 
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*\.?")
 
@@ -144,18 +145,25 @@ def _known_place(
     """Whether a lone word is a known place in ``language``, accents aside ("Cadiz").
 
     Known to the gazetteer (``known_place``) or by the language's own name
-    (``place_name``); in German also in the genitive ("Kanadas", "Griechenlandes",
-    "Bremens"), unless the language's training text writes the word in people's names
-    ("Davids").
+    (``place_name``), or a large town's name in another language ("Genf", "Mailand":
+    ``places.exonyms``) that the language's training text does not write as a word ("Tor",
+    "Gente"); in German also in the genitive ("Kanadas", "Griechenlandes", "Bremens"),
+    unless that text writes the word in people's names ("Davids").
     """
-    if known_place(word) or place_name(language, word):
+    if known_place(word) or place_name(language, word) or _exonym(vocabulary, word):
         return True
     if not word.isascii() and known_place(_ascii(word)):
         return True
     if language != "de" or len(word) < 6 or word[-1] != "s" or word in vocabulary.names:
         return False
     bare = (word[:-1], word[:-2]) if word.endswith("es") else (word[:-1],)
-    return any(known_place(w) or place_name(language, w) for w in bare)
+    return any(known_place(w) or place_name(language, w) or _exonym(vocabulary, w) for w in bare)
+
+
+def _exonym(vocabulary: Vocabulary, word: str) -> bool:
+    """Whether ``word`` is a town's name in some language and no word of this one."""
+    key = _key(word)
+    return key in exonyms() and word not in vocabulary.words and key not in vocabulary.lower
 
 
 def article(language: str, word: str) -> bool:

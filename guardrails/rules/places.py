@@ -27,6 +27,7 @@ Places are ``LOCATION``, like the cities NER finds.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 import unicodedata
@@ -177,6 +178,29 @@ def gazetteer() -> dict[str, int]:
             for form in forms:
                 towns[form] = max(towns.get(form, 0), population)
     return towns
+
+
+EXONYM_POPULATION = 100_000
+"""The population a town needs for its names in other languages to count."""
+
+
+@functools.cache
+def exonyms() -> frozenset[str]:
+    """Lower-case names that other languages give towns of ``EXONYM_POPULATION`` or more.
+
+    GeoNames' alternate names in Latin script ("München", "Genf", "Mailand", "Varsovia"),
+    shipped in ``data/exonyms.txt.gz`` (``data/build_exonyms.py`` writes it): the gazetteer
+    knows a town by one name, often the English one ("Munich"), which a message in another
+    language seldom writes. Read on first use, by the rules of messages in other languages
+    only (``guardrails.rules.local``).
+    """
+    data = resources.files("guardrails").joinpath("data/exonyms.txt.gz").read_bytes()
+    return frozenset(gzip.decompress(data).decode("utf-8").split("\n")) - {""}
+
+
+def latin_key(name: str) -> str | None:
+    """``name`` as the gazetteer keys it, if it is written in the Latin alphabet."""
+    return _key(name) if _LATIN_NAME.fullmatch(name) else None
 
 
 def _name_and_population(fields: dict[str, Any]) -> Any:

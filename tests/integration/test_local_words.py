@@ -375,6 +375,21 @@ def test_a_country_by_its_name_in_the_message_s_language_is_a_place(
 
 
 @pytest.mark.parametrize(
+    ("language", "text", "town"),
+    [
+        ("de", "Der Termin ist nächste Woche, Ort wie immer Genf.", "Genf"),
+        ("pl", "Lokalizacja: Mediolan.", "Mediolan"),
+        ("es", "Sede: Ginebra.", "Ginebra"),
+    ],
+)
+def test_a_large_town_by_another_language_s_name_is_a_place(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, town: str
+) -> None:
+    """The gazetteer knows Geneva and Milan by their English names only."""
+    assert redacted(presidio_analyzer, text, language) == text.replace(town, "<LOCATION>")
+
+
+@pytest.mark.parametrize(
     ("language", "text", "street"),
     [
         ("de", "Ich wohne in der Kirchgasse 8, gleich hinter der Kirche.", "Kirchgasse"),
