@@ -142,22 +142,41 @@ def place_name(language: str, word: str) -> bool:
 def _known_place(
     language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: str
 ) -> bool:
-    """Whether a lone word is a known place in ``language``, accents aside ("Cadiz").
+    """Whether a lone word is a known place in ``language``, as it is or in the genitive."""
+    return _known_as_is(language, known_place, vocabulary, word) or _genitive_place(
+        language, known_place, vocabulary, word
+    )
+
+
+def _known_as_is(
+    language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: str
+) -> bool:
+    """Whether a word is a known place, accents aside ("Cadiz").
 
     Known to the gazetteer (``known_place``) or by the language's own name
     (``place_name``), or a large town's name in another language ("Genf", "Mailand":
     ``places.exonyms``) that the language's training text does not write as a word ("Tor",
-    "Gente"); in German also in the genitive ("Kanadas", "Griechenlandes", "Bremens"),
-    unless that text writes the word in people's names ("Davids").
+    "Gente").
     """
     if known_place(word) or place_name(language, word) or _exonym(vocabulary, word):
         return True
-    if not word.isascii() and known_place(_ascii(word)):
-        return True
+    return not word.isascii() and known_place(_ascii(word))
+
+
+def _genitive_place(
+    language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: str
+) -> bool:
+    """Whether a German word is a known place in the genitive only.
+
+    "Kanadas", "Griechenlandes", "Bremens"; not a place's own name ("Nantes"), nor one the
+    training text writes in people's names ("Davids").
+    """
     if language != "de" or len(word) < 6 or word[-1] != "s" or word in vocabulary.names:
         return False
+    if _known_as_is(language, known_place, vocabulary, word):
+        return False
     bare = (word[:-1], word[:-2]) if word.endswith("es") else (word[:-1],)
-    return any(known_place(w) or place_name(language, w) or _exonym(vocabulary, w) for w in bare)
+    return any(_known_as_is(language, known_place, vocabulary, w) for w in bare)
 
 
 def _exonym(vocabulary: Vocabulary, word: str) -> bool:
@@ -480,9 +499,25 @@ LONE_SCORE = 0.6
 _LONE = re.compile(r"(?<![\w@#/.'’\-])[^\W\d_]{3,}(?![\w@'’\-]|\.\w)")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'’\-]*)[ \t]$")
 _WORD_AFTER = re.compile(r"[ \t]([^\W\d_])")
+_WORD_AFTER_WHOLE = re.compile(r"[ \t]([^\W\d_][\w'’\-]*)")
 _QUOTES = "\"'„“”«»‚‘’"
 _QUOTE_BEFORE = re.compile(rf"[{_QUOTES}][ \t]*$")
 _QUOTE_AFTER = re.compile(rf"[ \t]*[{_QUOTES}]")
+
+
+def _beside_nouns(vocabulary: Vocabulary, text: str, start: int, end: int) -> bool:
+    """Whether the capitalised words right beside a word are nouns, no names.
+
+    Words the training text writes as words ("Regierung Kanadas", "Bremens Bürgermeister"),
+    as a German noun's genitive stands beside the noun it belongs to; not a club's ("Go
+    Ahead Eagles Deventer").
+    """
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    after = _WORD_AFTER_WHOLE.match(text, end)
+    return all(
+        m is None or not m.group(1)[0].isupper() or m.group(1) in vocabulary.words
+        for m in (before, after)
+    )
 
 
 def lone_names(
@@ -496,8 +531,10 @@ def lone_names(
 ) -> list[tuple[int, int, float]]:
     """``(start, end, score)`` of the lone names in a message of ``language``.
 
-    A capitalised word that no other capitalised word stands beside and that the language's
-    model's training text never writes as a word (``vocabulary``, ``guardrails.ner.words``);
+    A capitalised word that no other capitalised word stands beside (but a noun beside a
+    German place in the genitive: "die Regierung Kanadas", "Bremens Bürgermeister") and that
+    the language's model's training text never writes as a word (``vocabulary``,
+    ``guardrails.ner.words``);
     no stop word, greeting or title. With ``places`` the known places among them ("el acuerdo
     con Valencia"), without it the others that the name lexicon lists (``listed``) or that
     text writes in people's names: "sagte Matschke", "wie Heidenreich meinte".
@@ -515,7 +552,11 @@ def lone_names(
         after = _WORD_AFTER.match(text, end)
         after_role = before is not None and role(language, before.group(1))
         capital_before = before is not None and before.group(1)[0].isupper() and not after_role
-        if capital_before or after and after.group(1).isupper():
+        if (capital_before or after and after.group(1).isupper()) and not (
+            places
+            and _beside_nouns(vocabulary, text, start, end)
+            and _genitive_place(language, known_place, vocabulary, word)
+        ):
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
             continue

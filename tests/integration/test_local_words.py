@@ -365,6 +365,8 @@ def test_a_lone_known_place_the_model_left_is_a_place_and_an_opening_word_stays(
         ("es", "El acuerdo con Polonia sigue en pie.", "Polonia"),  # a listed name, as English
         ("de", "Über die Zukunft des modernen Griechenlandes wird viel gestritten.",
          "Griechenlandes"),
+        ("de", "Die Polizei Chinas hat nichts gesagt.", "Chinas"),  # a genitive after its noun
+        ("de", "Bremens Bürgermeister kommt morgen zu Besuch.", "Bremens"),
     ],
 )  # fmt: skip
 def test_a_country_by_its_name_in_the_message_s_language_is_a_place(
