@@ -505,19 +505,44 @@ _QUOTE_BEFORE = re.compile(rf"[{_QUOTES}][ \t]*$")
 _QUOTE_AFTER = re.compile(rf"[ \t]*[{_QUOTES}]")
 
 
-def _beside_nouns(vocabulary: Vocabulary, text: str, start: int, end: int) -> bool:
-    """Whether the capitalised words right beside a word are nouns, no names.
+_INSTITUTIONS = re.compile(
+    r"(?i:universität|hochschule|schule|akademie|institut|gymnasium|college|klub|club|verein"
+    r"|stadion|rallye)$"
+)
+"""What ends a German institution's, club's or event's name before its town ("Universität
+Bern", "Sportverein Zwickau", "Rallye Dakar"): the town there names the institution."""
 
-    Words the training text writes as words ("Regierung Kanadas", "Bremens Bürgermeister"),
-    as a German noun's genitive stands beside the noun it belongs to; not a club's ("Go
-    Ahead Eagles Deventer").
+
+def _noun_place(
+    language: str,
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
+    word: re.Match[str],
+) -> bool:
+    """Whether a German place beside a capitalised word is a place of its own there.
+
+    The words beside it are nouns the training text writes as words, not names (not a club's:
+    "Go Ahead Eagles Deventer"); and it is a known place in the genitive, which stands beside
+    the noun it belongs to ("die Regierung Kanadas", "Bremens Bürgermeister"), or a town after
+    a noun of four letters or more and before no capitalised word ("die Filiale Mailand",
+    "der Poststempel Wuppertal"), but not after an institution's word ("Universität Bern")
+    or an abbreviation ("FC Porto").
     """
+    start, end = word.span()
     before = _WORD_BEFORE.search(text, max(0, start - 40), start)
     after = _WORD_AFTER_WHOLE.match(text, end)
-    return all(
+    if language not in NOUNS_CAPITALISED or not all(
         m is None or not m.group(1)[0].isupper() or m.group(1) in vocabulary.words
         for m in (before, after)
-    )
+    ):
+        return False
+    if _genitive_place(language, known_place, vocabulary, word.group()):
+        return True
+    if before is None or after is not None and after.group(1)[0].isupper():
+        return False
+    noun = before.group(1)
+    return len(noun) >= 4 and noun[1:].islower() and not _INSTITUTIONS.search(noun)
 
 
 def lone_names(
@@ -531,9 +556,9 @@ def lone_names(
 ) -> list[tuple[int, int, float]]:
     """``(start, end, score)`` of the lone names in a message of ``language``.
 
-    A capitalised word that no other capitalised word stands beside (but a noun beside a
-    German place in the genitive: "die Regierung Kanadas", "Bremens Bürgermeister") and that
-    the language's model's training text never writes as a word (``vocabulary``,
+    A capitalised word that no other capitalised word stands beside (but a German noun
+    beside a place: "die Regierung Kanadas", "die Filiale Mailand"; ``_noun_place``) and
+    that the language's model's training text never writes as a word (``vocabulary``,
     ``guardrails.ner.words``);
     no stop word, greeting or title. With ``places`` the known places among them ("el acuerdo
     con Valencia"), without it the others that the name lexicon lists (``listed``) or that
@@ -552,11 +577,8 @@ def lone_names(
         after = _WORD_AFTER.match(text, end)
         after_role = before is not None and role(language, before.group(1))
         capital_before = before is not None and before.group(1)[0].isupper() and not after_role
-        if (capital_before or after and after.group(1).isupper()) and not (
-            places
-            and _beside_nouns(vocabulary, text, start, end)
-            and _genitive_place(language, known_place, vocabulary, word)
-        ):
+        beside = capital_before or after is not None and after.group(1).isupper()
+        if beside and not (places and _noun_place(language, known_place, vocabulary, text, match)):
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
             continue

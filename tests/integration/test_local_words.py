@@ -392,6 +392,22 @@ def test_a_large_town_by_another_language_s_name_is_a_place(
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Zuständig ist jetzt die Filiale Mailand.",
+        "Bitte alles an die Filiale Hamburg schicken.",
+        "Der Brief habe den Poststempel Wuppertal getragen.",
+    ],
+)
+def test_a_town_after_a_german_noun_is_a_place(
+    presidio_analyzer: AnalyzerEngine, text: str
+) -> None:
+    """German capitalises the noun before the town: the town is no part of a longer name."""
+    town = next(w for w in ("Mailand", "Hamburg", "Wuppertal") if w in text)
+    assert redacted(presidio_analyzer, text, "de") == text.replace(town, "<LOCATION>")
+
+
+@pytest.mark.parametrize(
     ("language", "text", "street"),
     [
         ("de", "Ich wohne in der Kirchgasse 8, gleich hinter der Kirche.", "Kirchgasse"),
