@@ -489,7 +489,9 @@ class _Detector:
             ):
                 d = replace(d, type="PERSON")  # "leite das an Jürgen weiter"
         if d.type == "PERSON" and self._people is not None:
-            start, end = self._people.complete(norm.text, start, end)
+            language = self._policy.language
+            nouns = models.vocabulary(language).words if language in local.NOUNS_CAPITALISED else ()
+            start, end = self._people.complete(norm.text, start, end, nouns)
         return replace(d, start=start, end=end)
 
     def _own_model(self) -> bool:

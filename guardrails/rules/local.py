@@ -179,6 +179,28 @@ def _genitive_place(
     return any(_known_as_is(language, known_place, vocabulary, w) for w in bare)
 
 
+def _surname(vocabulary: Vocabulary, listed: Callable[[str], bool], word: str) -> bool:
+    """Whether a word no noun of the training text is a name there or in the name lexicon."""
+    return word not in vocabulary.words and (
+        word in vocabulary.names or bool(vocabulary.words) and listed(word)
+    )
+
+
+def _genitive_person(
+    language: str, listed: Callable[[str], bool], vocabulary: Vocabulary, word: str
+) -> bool:
+    """Whether a German word is a person's name in the genitive ("Roddicks", "Becks").
+
+    The word is no noun of the training text, and without its "s" it is a name there or in
+    the name lexicon and no noun ("Bauers": "Bauer" is a farmer too). ``lone_names`` takes
+    one only beside the noun it belongs to ("Zabels Entscheidung", "der Sieg Roddicks"):
+    alone, such a word is as often a plural ("die Promis", "den Nazis").
+    """
+    if language != "de" or len(word) < 5 or word[-1] != "s" or word in vocabulary.words:
+        return False
+    return _surname(vocabulary, listed, word[:-1])
+
+
 def _exonym(vocabulary: Vocabulary, word: str) -> bool:
     """Whether ``word`` is a town's name in some language and no word of this one."""
     key = _key(word)
@@ -451,9 +473,7 @@ def trim(
     ):
         named = first_name if language in NOUNS_CAPITALISED else listed
         known = vocabulary or Vocabulary()
-        surname = word not in known.words and (
-            word in known.names or bool(known.words) and listed(word)
-        )
+        surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
             named(word) or surname or titled(language, text, new_start)
         ):
@@ -513,30 +533,43 @@ _INSTITUTIONS = re.compile(
 Bern", "Sportverein Zwickau", "Rallye Dakar"): the town there names the institution."""
 
 
-def _noun_place(
-    language: str,
-    known_place: Callable[[str], bool],
-    vocabulary: Vocabulary,
-    text: str,
-    word: re.Match[str],
-) -> bool:
-    """Whether a German place beside a capitalised word is a place of its own there.
+def _beside_nouns(language: str, vocabulary: Vocabulary, word: re.Match[str]) -> bool:
+    """Whether the capitalised words right beside a German word are nouns, not names.
 
-    The words beside it are nouns the training text writes as words, not names (not a club's:
-    "Go Ahead Eagles Deventer"); and it is a known place in the genitive, which stands beside
-    the noun it belongs to ("die Regierung Kanadas", "Bremens Bürgermeister"), or a town after
-    a noun of four letters or more and before no capitalised word ("die Filiale Mailand",
-    "der Poststempel Wuppertal"), but not after an institution's word ("Universität Bern")
-    or an abbreviation ("FC Porto").
+    Nouns the training text writes as words ("die Regierung Kanadas", "Becks Absichten"),
+    not a club's words ("Go Ahead Eagles Deventer") nor an article opening a sentence ("Die
+    Promis").
     """
-    start, end = word.span()
+    if language not in NOUNS_CAPITALISED:
+        return False
+    text = word.string
+    before = _WORD_BEFORE.search(text, max(0, word.start() - 40), word.start())
+    after = _WORD_AFTER_WHOLE.match(text, word.end())
+    return all(
+        m is None or not m.group(1)[0].isupper() or _noun(language, vocabulary, m.group(1))
+        for m in (before, after)
+    )
+
+
+def _noun(language: str, vocabulary: Vocabulary, word: str) -> bool:
+    """Whether a capitalised word is a noun of the training text, no stop word ("Die")."""
+    return word in vocabulary.words and _key(word) not in _stop_words(language)
+
+
+def _noun_place(
+    language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: re.Match[str]
+) -> bool:
+    """Whether a German place beside capitalised nouns (``_beside_nouns``) is a place there.
+
+    It is a known place in the genitive, which stands beside the noun it belongs to ("die
+    Regierung Kanadas", "Bremens Bürgermeister"), or a town after a noun of four letters or
+    more and before no capitalised word ("die Filiale Mailand", "der Poststempel
+    Wuppertal"), but not after an institution's word ("Universität Bern") or an
+    abbreviation ("FC Porto").
+    """
+    text, (start, end) = word.string, word.span()
     before = _WORD_BEFORE.search(text, max(0, start - 40), start)
     after = _WORD_AFTER_WHOLE.match(text, end)
-    if language not in NOUNS_CAPITALISED or not all(
-        m is None or not m.group(1)[0].isupper() or m.group(1) in vocabulary.words
-        for m in (before, after)
-    ):
-        return False
     if _genitive_place(language, known_place, vocabulary, word.group()):
         return True
     if before is None or after is not None and after.group(1)[0].isupper():
@@ -578,7 +611,11 @@ def lone_names(
         after_role = before is not None and role(language, before.group(1))
         capital_before = before is not None and before.group(1)[0].isupper() and not after_role
         beside = capital_before or after is not None and after.group(1).isupper()
-        if beside and not (places and _noun_place(language, known_place, vocabulary, text, match)):
+        nouns = beside and _beside_nouns(language, vocabulary, match)
+        genitive = nouns and not places and _genitive_person(language, listed, vocabulary, word)
+        if beside and not (
+            genitive or nouns and places and _noun_place(language, known_place, vocabulary, match)
+        ):
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
             continue
@@ -587,7 +624,7 @@ def lone_names(
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
-        if not (places or after_role or word in vocabulary.names or listed(word)):
+        if not (places or after_role or genitive or word in vocabulary.names or listed(word)):
             continue
         if _known_place(language, known_place, vocabulary, word) != places:
             continue

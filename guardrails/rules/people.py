@@ -31,7 +31,7 @@ import functools
 import gzip
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
@@ -319,18 +319,23 @@ class PeopleFinder:
             return False
         return any(not self.english(w) for w in words)
 
-    def complete(self, text: str, start: int, end: int) -> tuple[int, int]:
+    def complete(
+        self, text: str, start: int, end: int, nouns: Container[str] = frozenset()
+    ) -> tuple[int, int]:
         """A person's span grown over the initials, particles and last names after it.
 
         "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
-        often stops at the first name.
+        often stops at the first name. Not over one of ``nouns``, the nouns of a language
+        that capitalises them ("Zabels [Entscheidung]", "Holman [das Finale]").
         """
         while match := _MORE_NAME.match(text, end):
             joined = match.group("join") is not None  # an initial or a particle before it
             last = _key(match.group("last"))
             if (
-                self.english(last) and not (joined and not self._words.knows(last))
-            ) or _company_after(text, match.end()):
+                (self.english(last) and not (joined and not self._words.knows(last)))
+                or match.group("last") in nouns
+                or _company_after(text, match.end())
+            ):
                 break
             end = match.end()
         return start, end
@@ -567,6 +572,8 @@ class PeopleFinder:
             while j < len(tokens) and j - i <= 3:
                 nxt = text[tokens[j][0] : tokens[j][1]]
                 if nxt[0].islower():  # particles ("de la"): only inside a name
+                    if local_words and _key(nxt) not in local.PARTICLES[language]:
+                        break  # "Anna Weber [das Angebot]": an article, not "von der"
                     k = j
                     while k < len(tokens) and text[tokens[k][0]].islower():
                         k += 1

@@ -442,6 +442,27 @@ def test_a_message_opening_with_a_count_is_no_address(
     assert redacted(presidio_analyzer, text, language) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Gestern hat Anna Weber das Angebot abgelehnt.", ["Anna Weber"]),
+        ("Heute hat Marek Nowak der Kundin den Vertrag geschickt.", ["Marek Nowak"]),
+        ("Wir warten noch auf Kowalskis Antwort.", ["Kowalskis"]),  # a genitive before its noun
+        ("Das war die Idee Brandtners, nicht meine.", ["Brandtners"]),  # and after it
+        ("Die Promis kommen morgen nicht.", []),  # a plural, no genitive
+    ],
+)
+def test_a_german_name_ends_before_the_article_and_noun_after_it(
+    presidio_analyzer: AnalyzerEngine, text: str, names: list[str]
+) -> None:
+    """German capitalises nouns: the name lexicon's run and the model's name grown over the
+    capitalised words after it had taken "das Angebot" and "der Kundin den Vertrag" too."""
+    expected = text
+    for name in names:
+        expected = expected.replace(name, "<PERSON>")
+    assert redacted(presidio_analyzer, text, "de") == expected
+
+
 def test_a_surname_after_a_german_role_is_a_person_and_the_role_stays(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
