@@ -180,13 +180,9 @@ def gazetteer() -> dict[str, int]:
     return towns
 
 
-EXONYM_POPULATION = 100_000
-"""The population a town needs for its names in other languages to count."""
-
-
 @functools.cache
 def exonyms() -> frozenset[str]:
-    """Lower-case names that other languages give towns of ``EXONYM_POPULATION`` or more.
+    """Lower-case names that other languages give towns of 100 000 people or more.
 
     GeoNames' alternate names in Latin script ("München", "Genf", "Mailand", "Varsovia"),
     shipped in ``data/exonyms.txt.gz`` (``data/build_exonyms.py`` writes it): the gazetteer
@@ -196,11 +192,6 @@ def exonyms() -> frozenset[str]:
     """
     data = resources.files("guardrails").joinpath("data/exonyms.txt.gz").read_bytes()
     return frozenset(gzip.decompress(data).decode("utf-8").split("\n")) - {""}
-
-
-def latin_key(name: str) -> str | None:
-    """``name`` as the gazetteer keys it, if it is written in the Latin alphabet."""
-    return _key(name) if _LATIN_NAME.fullmatch(name) else None
 
 
 def _name_and_population(fields: dict[str, Any]) -> Any:
