@@ -441,6 +441,14 @@ def trim(
     while words and no_name(language, text[words[0][0] : words[0][1]]):
         if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
+        if (
+            len(words) > 1
+            and entity_type == "LOCATION"
+            and _known_as_is(
+                language, known_place, vocabulary or Vocabulary(), text[words[0][0] : words[-1][1]]
+            )
+        ):
+            break  # "Den Haag", "Las Vegas" in German: the article is the town's
         words.pop(0)
     if words and _imperative(language, text, words[0], first_name, listed):
         words.pop(0)  # "Schick mir", "Sag bitte"
