@@ -420,8 +420,8 @@ def test_a_town_after_a_german_noun_is_a_place(
 def test_a_town_whose_name_begins_with_a_common_word_keeps_it(
     presidio_analyzer: AnalyzerEngine, language: str, text: str, town: str
 ) -> None:
-    """ "Los", "Den", "Buenos", "Nueva", "Tel" are stop words or greetings of the message's
-    language or another: trimmed off, they stayed in clear, and "Aires" became a person."""
+    """The town's first word is a stop word or a greeting ("Los", "Den", "Buenos", "Nueva",
+    "Tel"): trimmed off, it stayed in clear, and "Aires" became a person."""
     assert redacted(presidio_analyzer, text, language) == text.replace(town, "<LOCATION>")
 
 
