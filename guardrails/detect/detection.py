@@ -268,6 +268,7 @@ class _Detector:
                     )
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found, text), norm), text)
+        merged = precision.merge_places(merged, text)
         listed = self._listed(merged, text, norm)
         if listed:
             merged = merge_overlaps([*merged, *listed], text)
@@ -488,6 +489,8 @@ class _Detector:
                 and self._people.lone_first_name(norm.text[start:end])
             ):
                 d = replace(d, type="PERSON")  # "leite das an Jürgen weiter"
+        if d.type in precision.NAME_TYPES:
+            end = precision.closed(norm.text, start, end)
         if d.type == "PERSON" and self._people is not None:
             language = self._policy.language
             nouns = models.vocabulary(language).words if language in local.NOUNS_CAPITALISED else ()

@@ -60,6 +60,13 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, _cut_tail(text, start, end)
 
 
+def closed(text: str, start: int, end: int) -> int:
+    """Where a name ends with the bracket it opened ("Frankfurt (Oder)", "Halle (Saale)")."""
+    if text.startswith(")", end) and text.count("(", start, end) > text.count(")", start, end):
+        return end + 1
+    return end
+
+
 def _cut_tail(text: str, start: int, end: int) -> int:
     """Where a name span ends once the words the model ran on with are dropped.
 
@@ -182,6 +189,34 @@ def trim_email(text: str, start: int, end: int) -> int:
 def inside(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:
     """Whether ``[start, end)`` overlaps any of ``ranges``."""
     return any(start < r_end and r_start < end for r_start, r_end in ranges)
+
+
+_PLACE_GAP = re.compile(r"[ \t]+(?:[^\W\d_A-Z][\w'’]*[ \t]+){1,3}")
+"""One to three lower-case words between two names: "am", "im", "ob der", "upon"."""
+
+
+def merge_places(spans: list[_D], text: str) -> list[_D]:
+    """A known place cut into pieces is one place ("Frankfurt am Main", "Freiburg im Breisgau").
+
+    The model reads the words around "am" as two names, and often the second as a person;
+    the gazetteer knows the whole. ``spans``: in reading order, not overlapping.
+    """
+    merged: list[_D] = []
+    for span in spans:
+        last = merged[-1] if merged else None
+        if (
+            last
+            and last.type in NAME_TYPES
+            and span.type in NAME_TYPES
+            and _PLACE_GAP.fullmatch(text, last.end, span.start)
+            and places.known_place(text[last.start : span.end])
+        ):
+            merged[-1] = replace(
+                last, type="LOCATION", end=span.end, score=max(last.score, span.score)
+            )
+        else:
+            merged.append(span)
+    return merged
 
 
 def merge_names(spans: list[_D], text: str) -> list[_D]:

@@ -426,6 +426,20 @@ def test_a_town_whose_name_begins_with_a_common_word_keeps_it(
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Ich wohne seit Mai in Frankfurt am Main.",
+        "Er kommt aus Frankfurt (Oder).",
+        "Das Paket kommt aus Halle (Saale).",
+    ],
+)
+def test_a_town_of_several_words_is_one_place(presidio_analyzer: AnalyzerEngine, text: str) -> None:
+    """The model read "Frankfurt" and "Main" as a place and a person, and cut "(Oder" short."""
+    town = text.split(" aus " if " aus " in text else " in ")[1].rstrip(".")
+    assert redacted(presidio_analyzer, text, "de") == text.replace(town, "<LOCATION>")
+
+
+@pytest.mark.parametrize(
     ("language", "text", "street"),
     [
         ("de", "Ich wohne in der Kirchgasse 8, gleich hinter der Kirche.", "Kirchgasse"),
