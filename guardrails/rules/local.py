@@ -166,14 +166,12 @@ def _known_as_is(
 def _genitive_place(
     language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: str
 ) -> bool:
-    """Whether a German word is a known place in the genitive only.
+    """Whether a German word is a known place in the genitive.
 
-    "Kanadas", "Griechenlandes", "Bremens"; not a place's own name ("Nantes"), nor one the
-    training text writes in people's names ("Davids").
+    "Kanadas", "Griechenlandes", "Bremens"; not one the training text writes in people's
+    names ("Davids").
     """
     if language != "de" or len(word) < 6 or word[-1] != "s" or word in vocabulary.names:
-        return False
-    if _known_as_is(language, known_place, vocabulary, word):
         return False
     bare = (word[:-1], word[:-2]) if word.endswith("es") else (word[:-1],)
     return any(_known_as_is(language, known_place, vocabulary, w) for w in bare)
@@ -432,10 +430,11 @@ def trim(
             people's names, or a listed surname it never writes as a word, is a person
             ("Matschke"; "Steuer" is a noun).
     """
+    known = vocabulary or Vocabulary()
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and role(language, text[words[0][0] : words[0][1]]):
         after = _WORD_AFTER.match(text, words[0][1])
-        if len(words) == 1 and not (after and after.group(1).isupper()):
+        if len(words) == 1 and not (after and after.group(1)[0].isupper()):
             break  # "Richter hat angerufen": a surname too
         words.pop(0)  # "[Bundestrainer] Vogts": the role stays, as a title does
     while words and no_name(language, text[words[0][0] : words[0][1]]):
@@ -444,9 +443,7 @@ def trim(
         if (
             len(words) > 1
             and entity_type == "LOCATION"
-            and _known_as_is(
-                language, known_place, vocabulary or Vocabulary(), text[words[0][0] : words[-1][1]]
-            )
+            and _known_as_is(language, known_place, known, text[words[0][0] : words[-1][1]])
         ):
             break  # "Den Haag", "Las Vegas" in German: the article is the town's
         words.pop(0)
@@ -480,7 +477,6 @@ def trim(
         and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
         named = first_name if language in NOUNS_CAPITALISED else listed
-        known = vocabulary or Vocabulary()
         surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
             named(word) or surname or titled(language, text, new_start)
@@ -526,8 +522,7 @@ LONE_SCORE = 0.6
 """Above the PERSON threshold, below a courtesy title's name and the entity model's."""
 _LONE = re.compile(r"(?<![\w@#/.'’\-])[^\W\d_]{3,}(?![\w@'’\-]|\.\w)")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'’\-]*)[ \t]$")
-_WORD_AFTER = re.compile(r"[ \t]([^\W\d_])")
-_WORD_AFTER_WHOLE = re.compile(r"[ \t]([^\W\d_][\w'’\-]*)")
+_WORD_AFTER = re.compile(r"[ \t]([^\W\d_][\w'’\-]*)")
 _QUOTES = "\"'„“”«»‚‘’"
 _QUOTE_BEFORE = re.compile(rf"[{_QUOTES}][ \t]*$")
 _QUOTE_AFTER = re.compile(rf"[ \t]*[{_QUOTES}]")
@@ -541,7 +536,11 @@ _INSTITUTIONS = re.compile(
 Bern", "Sportverein Zwickau", "Rallye Dakar"): the town there names the institution."""
 
 
-def _beside_nouns(language: str, vocabulary: Vocabulary, word: re.Match[str]) -> bool:
+Neighbours = tuple[re.Match[str] | None, re.Match[str] | None]
+"""The words right before and after a word (``_WORD_BEFORE``, ``_WORD_AFTER``), if any."""
+
+
+def _beside_nouns(language: str, vocabulary: Vocabulary, neighbours: Neighbours) -> bool:
     """Whether the capitalised words right beside a German word are nouns, not names.
 
     Nouns the training text writes as words ("die Regierung Kanadas", "Becks Absichten"),
@@ -550,12 +549,9 @@ def _beside_nouns(language: str, vocabulary: Vocabulary, word: re.Match[str]) ->
     """
     if language not in NOUNS_CAPITALISED:
         return False
-    text = word.string
-    before = _WORD_BEFORE.search(text, max(0, word.start() - 40), word.start())
-    after = _WORD_AFTER_WHOLE.match(text, word.end())
     return all(
         m is None or not m.group(1)[0].isupper() or _noun(language, vocabulary, m.group(1))
-        for m in (before, after)
+        for m in neighbours
     )
 
 
@@ -565,7 +561,11 @@ def _noun(language: str, vocabulary: Vocabulary, word: str) -> bool:
 
 
 def _noun_place(
-    language: str, known_place: Callable[[str], bool], vocabulary: Vocabulary, word: re.Match[str]
+    language: str,
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    word: str,
+    neighbours: Neighbours,
 ) -> bool:
     """Whether a German place beside capitalised nouns (``_beside_nouns``) is a place there.
 
@@ -573,12 +573,12 @@ def _noun_place(
     Regierung Kanadas", "Bremens Bürgermeister"), or a town after a noun of four letters or
     more and before no capitalised word ("die Filiale Mailand", "der Poststempel
     Wuppertal"), but not after an institution's word ("Universität Bern") or an
-    abbreviation ("FC Porto").
+    abbreviation ("FC Porto"). Not a place's own name that ends in "s" ("Nantes").
     """
-    text, (start, end) = word.string, word.span()
-    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    after = _WORD_AFTER_WHOLE.match(text, end)
-    if _genitive_place(language, known_place, vocabulary, word.group()):
+    before, after = neighbours
+    if not _known_as_is(language, known_place, vocabulary, word) and _genitive_place(
+        language, known_place, vocabulary, word
+    ):
         return True
     if before is None or after is not None and after.group(1)[0].isupper():
         return False
@@ -618,11 +618,14 @@ def lone_names(
         after = _WORD_AFTER.match(text, end)
         after_role = before is not None and role(language, before.group(1))
         capital_before = before is not None and before.group(1)[0].isupper() and not after_role
-        beside = capital_before or after is not None and after.group(1).isupper()
-        nouns = beside and _beside_nouns(language, vocabulary, match)
+        beside = capital_before or after is not None and after.group(1)[0].isupper()
+        nouns = beside and _beside_nouns(language, vocabulary, (before, after))
         genitive = nouns and not places and _genitive_person(language, listed, vocabulary, word)
         if beside and not (
-            genitive or nouns and places and _noun_place(language, known_place, vocabulary, match)
+            genitive
+            or nouns
+            and places
+            and _noun_place(language, known_place, vocabulary, word, (before, after))
         ):
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):

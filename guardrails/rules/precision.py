@@ -191,7 +191,7 @@ def inside(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(start < r_end and r_start < end for r_start, r_end in ranges)
 
 
-_PLACE_GAP = re.compile(r"[ \t]+(?:[^\W\d_A-Z][\w'’]*[ \t]+){1,3}")
+_PLACE_GAP = re.compile(r"[ \t]+(?:[^\W\d_A-ZÀ-ÖØ-Þ][\w'’]*[ \t]+){1,3}")
 """One to three lower-case words between two names: "am", "im", "ob der", "upon"."""
 
 
