@@ -14,7 +14,12 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
   of a request ("Schick mir", "Sag bitte": ``IMPERATIVE_NEXT``);
 - in French, a lone word after a determiner is no person ("la Révolution": ``DETERMINERS``);
 - in French, Spanish and Portuguese, a town that ends a team's name is no place ("les Yankees
-  de New York": ``team_town``).
+  de New York": ``team_town``);
+- a word of chat (``common_word``) that opens a sentence, or is in lower case, and that no
+  lexicon knows as a name ("Wczoraj", "Mieszkam", "chiamo", "jutro": ``_chat_word``);
+- in German, a noun of the training text after an article ("am Tor": ``ARTICLES``).
+
+A Polish name declined ("z Tomkiem", "Markowi") is the lexicon's name (``_declined``).
 
 A lone word the model or a rule calls a person is one only after such a title or when the
 name lexicon lists it (in German: as a common first name, since many German nouns are also
@@ -33,10 +38,12 @@ word that ends a name is part of it ("Dirk De Wilde").
 from __future__ import annotations
 
 import functools
+import gzip
 import importlib
 import re
 import unicodedata
 from collections.abc import Callable
+from importlib import resources
 
 from guardrails.engine import Vocabulary
 from guardrails.rules.places import exonyms
@@ -120,6 +127,48 @@ def no_name(language: str, word: str) -> bool:
     bare = key.rstrip(".")
     words = NOT_NAMES[language] | TITLES[language]
     return key in words or bare in words or bare in _stop_words(language)
+
+
+@functools.cache
+def _common_words(language: str) -> frozenset[str]:
+    path = resources.files("guardrails").joinpath(f"data/common-words/{language}.txt.gz")
+    return frozenset(gzip.decompress(path.read_bytes()).decode("utf-8").split("\n")) - {""}
+
+
+def common_word(language: str, word: str) -> bool:
+    """Whether people write ``word`` at least ten times per million words in ``language``.
+
+    Frequencies across subtitles, news, books, the web and social media (``wordfreq``'s),
+    shipped as ``data/common-words/<language>.txt.gz``, which ``data/build_common_words.py``
+    writes, read per language on first use: "wczoraj", "chiamo" are written more often,
+    surnames and towns in the news less ("Menem", "Chełm"). Names are among them too
+    ("maria", "kraków"): this says "a word of the language" only beside the name lexicon
+    and the gazetteer.
+    """
+    return _key(word) in _common_words(language)
+
+
+def _chat_word(
+    language: str,
+    word: str,
+    names: Callable[[str], bool],
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+) -> bool:
+    """Whether a word that opens a sentence, or one in lower case, is a word of chat.
+
+    Capitalised for its place only, common in the language (``common_word``), and no name of
+    the lexicon (``names``), the training text or the gazetteer: "Wczoraj", "Mieszkam",
+    "Domani" open chat sentences in languages that drop the pronoun, where models learnt on
+    news and Wikipedia read a capitalised first word as a name.
+    """
+    return (
+        word[1:].islower()
+        and common_word(language, word)
+        and not names(word)
+        and word not in vocabulary.names
+        and not _known_place(language, known_place, vocabulary, word)
+    )
 
 
 @functools.cache
@@ -263,6 +312,16 @@ def _opens(text: str, start: int) -> bool:
     return not before or before[-1] in "\n.!?:;¡¿\"'«“-–—•*>"
 
 
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` begins the text, a line or a sentence.
+
+    Not a quotation, a header's value, nor a word after an elided article
+    ("dell'Inghilterra"), which ``_opens`` counts.
+    """
+    before = text[:start].rstrip(" \t")
+    return not before or before[-1] in "\n.!?¡¿"
+
+
 def _ascii(word: str) -> str:
     """``word`` without its accents ("Cádiz" as the gazetteer writes it, "Cadiz")."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
@@ -288,12 +347,32 @@ institution or a common noun does ("la France", "le Monde", "la Révolution", "l
 never a person ("Marie", not "la Marie")."""
 
 
-def _determined(language: str, text: str, start: int) -> bool:
-    """Whether a determiner of ``DETERMINERS`` stands right before ``start``."""
-    if language not in DETERMINERS:
+ARTICLES: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "de": "der die das dem den des ein eine einem einen einer eines am ans im ins vom zum "
+        "zur beim aufs ums",
+        "fr": "le la les l' l’ un une du des au aux",
+        "es": "el la los las un una unos unas al del",
+        "it": "il lo la i gli le l' l’ un uno una un' del della dei degli delle al alla",
+        "nl": "de het een 't",
+        "pt": "o a os as um uma uns umas do da dos das no na nos nas",
+        "pl": "",
+    }.items()
+}
+"""Articles, alone or joined to a preposition ("am", "ins", "del"): a noun of the training
+text after one is that noun ("am Tor", "neben dem Tor"), whatever first name it also is, and a
+capitalised one opening a sentence begins the name after it ("Het Leven", "El Salvador")."""
+
+
+def _determined(
+    language: str, text: str, start: int, determiners: dict[str, frozenset[str]] = DETERMINERS
+) -> bool:
+    """Whether one of ``determiners`` of the language stands right before ``start``."""
+    if language not in determiners:
         return False
     before = _LAST_WORD.search(text[max(0, start - 12) : start])
-    return before is not None and before.group(1).casefold() in DETERMINERS[language]
+    return before is not None and before.group(1).casefold() in determiners[language]
 
 
 _LAST_WORD = re.compile(r"([^\W\d_]+['’]?)\s*$")
@@ -393,6 +472,32 @@ def _of_name(
     )
 
 
+def _chat_edge(
+    language: str,
+    listed: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
+    word: tuple[int, int],
+    beside: tuple[int, int],
+) -> bool:
+    """Whether a name's first or last word, beside a capitalised one, is a word of chat.
+
+    A common word of the language (``common_word``) that the model's training text never
+    writes in lower case, no particle and no name of the lexicon: the verbs and adverbs of
+    chat ("chiamo", "jutro"), not the nouns and adjectives that Wikipedia and news write
+    in names ("oceano Pacifico", "Asia centrale").
+    """
+    value = text[word[0] : word[1]]
+    return (
+        value.islower()
+        and text[beside[0]].isupper()
+        and value not in vocabulary.lower
+        and _key(value) not in PARTICLES[language]
+        and common_word(language, value)
+        and not _named(language, listed, value)
+    )
+
+
 def trim(
     language: str,
     text: str,
@@ -447,6 +552,16 @@ def trim(
         ):
             break  # "Den Haag", "Las Vegas" in German: the article is the town's
         words.pop(0)
+    while len(words) > 1 and _chat_edge(language, listed, known, text, words[0], words[1]):
+        words.pop(0)  # "[chiamo] Giulia": a verb the model read into the name
+    while len(words) > 1 and _chat_edge(language, listed, known, text, words[-1], words[-2]):
+        words.pop()  # "Marek [jutro]"
+    if (
+        entity_type == "PERSON"
+        and len(words) > 1
+        and _opening_word(language, listed, known_place, known, text, words[0])
+    ):
+        words.pop(0)  # "[Powiedz] Michałowi", "[Sag] Jonas"
     if words and _imperative(language, text, words[0], first_name, listed):
         words.pop(0)  # "Schick mir", "Sag bitte"
         while words and no_name(language, text[words[0][0] : words[0][1]]):
@@ -463,6 +578,22 @@ def trim(
     header_value = text[:new_start].rstrip(" \t").endswith(":")
     if entity_type == "LOCATION" and team_town(language, text, new_start):
         return None  # "les Yankees de [New York]"
+    if (
+        len(words) == 1
+        and not titled(language, text, new_start)
+        and (word.islower() and word not in known.lower or _starts_sentence(text, new_start))
+        and _chat_word(
+            language, word, functools.partial(_named, language, listed), known_place, known
+        )
+    ):
+        return None  # "[Wczoraj] rozmawiałem", "[Mieszkam] w Krakowie"
+    if (
+        entity_type == "PERSON"
+        and len(words) == 1
+        and word in known.words
+        and _determined(language, text, new_start, ARTICLES)
+    ):
+        return None  # "am [Tor]", "im [Park]"
     if (
         entity_type == "PERSON"
         and len(words) == 1
@@ -516,6 +647,49 @@ def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
         if end > match.start("v"):
             found.append((match.start("v"), end, TITLED_SCORE))
     return found
+
+
+_CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "pl": (
+        ("owi", ("", "a")),
+        ("iem", ("",)),
+        ("em", ("",)),
+        ("ie", ("", "a")),
+        ("ą", ("a",)),
+        ("ę", ("a",)),
+        ("y", ("a",)),
+        ("i", ("a",)),
+        ("u", ("",)),
+        ("a", ("",)),
+        ("o", ("a",)),
+    ),
+}
+"""A declined name's endings, longest first, with the endings of the name they come from:
+"Markowi", "Tomkiem", "Anną", "Magdę", "Agnieszki" ("Marek", "Tomek", "Anna", "Magda",
+"Agnieszka")."""
+_STEM_CHANGES = (("dz", "d"), ("c", "k"), ("z", "g"), ("rz", "r"), ("l", "ł"), ("ci", "t"))
+"""Consonants that change before a Polish ending, as found and as in the name ("Magdzie",
+"Agnieszce", "Oldze", "Piotrze", "Pawle", "Małgosi" ...)."""
+
+
+def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:
+    """Whether a word is a name of the lexicon in another grammatical case.
+
+    Polish declines names, and chat writes them so more often than not ("z Tomkiem",
+    "Markowi", "widziałem Annę", "u Jacka"); the lexicon lists them as they are named. A
+    stem with each ending taken off gets back the name's own ending, its changed consonant
+    ("Magdzie": "Magda") and the "e" it loses ("Tomka": "Tomek", "Pawła": "Paweł").
+    """
+    for ending, bases in _CASE_ENDINGS.get(language, ()):
+        if not word.endswith(ending) or len(word) - len(ending) < 2:
+            continue
+        stem = word[: -len(ending)]
+        stems = {stem, stem[:-1] + "e" + stem[-1]}
+        stems |= {stem[: -len(a)] + b for a, b in _STEM_CHANGES if stem.endswith(a)}
+        stems |= {s[:-1] + "e" + s[-1] for s in list(stems) if s[-1] in "łlkcn"}
+        if any(listed(s + base) for s in stems for base in bases if len(s + base) >= 3):
+            return True
+    return False
 
 
 LONE_SCORE = 0.6
@@ -586,6 +760,30 @@ def _noun_place(
     return len(noun) >= 4 and noun[1:].islower() and not _INSTITUTIONS.search(noun)
 
 
+def _opening_word(
+    language: str,
+    listed: Callable[[str], bool],
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
+    word: tuple[int, int],
+) -> bool:
+    """Whether a capitalised word opens a sentence as a word of chat ("Zapytaj Magdę").
+
+    Not an article, which begins the name after it ("Het Leven", "El Salvador").
+    """
+    value = text[word[0] : word[1]]
+    if not _starts_sentence(text, word[0]) or _key(value) in ARTICLES[language]:
+        return False
+    names = functools.partial(_named, language, listed)
+    return _chat_word(language, value, names, known_place, vocabulary)
+
+
+def _named(language: str, listed: Callable[[str], bool], word: str) -> bool:
+    """Whether a word is a name of the lexicon, as it is or declined."""
+    return listed(word) or _declined(language, listed, word)
+
+
 def lone_names(
     language: str,
     listed: Callable[[str], bool],
@@ -617,7 +815,12 @@ def lone_names(
         before = _WORD_BEFORE.search(text, max(0, start - 40), start)
         after = _WORD_AFTER.match(text, end)
         after_role = before is not None and role(language, before.group(1))
-        capital_before = before is not None and before.group(1)[0].isupper() and not after_role
+        capital_before = (
+            before is not None
+            and before.group(1)[0].isupper()
+            and not after_role
+            and not _opening_word(language, listed, known_place, vocabulary, text, before.span(1))
+        )
         beside = capital_before or after is not None and after.group(1)[0].isupper()
         nouns = beside and _beside_nouns(language, vocabulary, (before, after))
         genitive = nouns and not places and _genitive_person(language, listed, vocabulary, word)
@@ -635,7 +838,8 @@ def lone_names(
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
-        if not (places or after_role or genitive or word in vocabulary.names or listed(word)):
+        named = word in vocabulary.names or _named(language, listed, word)
+        if not (places or after_role or genitive or named):
             continue
         if _known_place(language, known_place, vocabulary, word) != places:
             continue
