@@ -61,10 +61,13 @@ _ROMANCE_TYPE = (
     r"(?:rue|avenue|boulevard|bd|chemin|quai|impasse|allée|calle|c/|avenida"
     r"|avda\.?|av\.|paseo|p[º°]|plaza|pza\.|camino|carrer|carretera|ctra\.|ronda|rambla"
     r"|passeig|avinguda|travesía|glorieta|rua|travessa|estrada|praça|largo|alameda|via|viale"
-    r"|v\.le|piazza|p\.zza|piazzale|corso|strada|vicolo|lungomare|contrada|borgo|ul\.)"
+    r"|v\.le|piazza|p\.zza|piazzale|corso|strada|vicolo|lungomare|contrada|borgo|ul\."
+    r"|ulica|ulicy|ulicę|ulicą|aleja|alei|aleje|alejach|(?<!et )al\.|plac|placu|pl\.|os\."
+    r"|osiedle|osiedlu)"
 )
 _ROMANCE = rf"(?:(?i:{_ROMANCE_TYPE})|Place|Route|Cours)"
-"""A Romance street type; the French words that are also English only capitalized."""
+"""A Romance or Polish street type ("ulicy Długiej 5", "al. Jerozolimskie 65"); the French
+words that are also English only capitalized."""
 _ROMANCE_NAME = (
     r"(?:(?:de|del|dels|della|delle|dei|des|la|le|les|du|da|do|dos|das|di|d'|l')[ \t]?){0,2}"
     r"[A-ZÀ-ÖØ-Þ][\w\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"

@@ -457,6 +457,9 @@ def test_a_town_of_several_words_is_one_place(
         ("fr", "J'habite au 12 rue de la Paix depuis mars.", "rue de la Paix"),
         ("nl", "Ik woon sinds maart op Kerkstraat 12.", "Kerkstraat"),
         ("it", "Abito in via Garibaldi 12 da marzo.", "via Garibaldi"),
+        ("pl", "Mieszkam na ulicy Długiej 5 w Gdańsku.", "ulicy Długiej"),
+        ("pl", "Biuro jest przy al. Jerozolimskich 65, piętro drugie.", "Jerozolimskich"),
+        ("pl", "Paczkę wyślij na os. Tysiąclecia 12.", "Tysiąclecia"),
     ],
 )
 def test_a_street_address_keeps_its_house_number_in_every_language(
