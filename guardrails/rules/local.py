@@ -10,8 +10,8 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
 - its salutations, closings, thanks and e-mail header words (``NOT_NAMES``);
 - its weekdays and months, also abbreviated ("Mo.", "Juni");
 - its courtesy titles ("Herr", "Madame", "Pani"), which stay outside the name;
-- in German, a verb's imperative that opens a sentence before an object pronoun or a particle
-  of a request ("Schick mir", "Sag bitte": ``IMPERATIVE_NEXT``);
+- in German, a verb's imperative that opens a sentence before an object pronoun, an article
+  or a particle of a request ("Schick mir", "Schick das", "Sag bitte": ``IMPERATIVE_NEXT``);
 - in French, a lone word after a determiner is no person ("la Révolution": ``DETERMINERS``);
 - in French, Spanish and Portuguese, a town that ends a team's name is no place ("les Yankees
   de New York": ``team_town``);
@@ -398,11 +398,14 @@ def team_town(language: str, text: str, start: int) -> bool:
 
 
 IMPERATIVE_NEXT: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "de": (frozenset({"mir", "mich", "dir", "dich", "uns", "euch"}), frozenset({"mal", "bitte"})),
+    "de": (
+        frozenset("mir mich dir dich uns euch ihm ihr ihn das den die dem ein eine einen".split()),
+        frozenset({"mal", "bitte"}),
+    ),
 }
-"""Words after a verb's imperative that opens a sentence ("Schick mir", "Sag mal"): object
-pronouns, which no name stands before, and particles of a request, which a surname may
-("Müller bitte zurückrufen")."""
+"""Words after a verb's imperative that opens a sentence ("Schick mir", "Schick das", "Sag
+mal"): object pronouns and articles, which no name stands before, and particles of a
+request, which a surname may ("Müller bitte zurückrufen")."""
 
 
 def _imperative(
@@ -414,11 +417,11 @@ def _imperative(
 ) -> bool:
     """Whether a span's first word is a verb's imperative that opens a sentence.
 
-    Before an object pronoun it is one unless it is a common first name ("Gib mir", but
-    "Thomas mir"); before a particle of a request, unless the name lexicon lists it at all
-    ("Sag bitte", but "Lisa mal", "Müller bitte"). German's entity model, which learnt from
-    Wikipedia titles and news that a capitalised word opening a text names something, took
-    such verbs for people in chat.
+    Before an object pronoun or an article it is one unless it is a common first name ("Gib
+    mir", "Schick das", but "Thomas mir", "Anna das"); before a particle of a request, unless
+    the name lexicon lists it at all ("Sag bitte", but "Lisa mal", "Müller bitte"). German's
+    entity model, which learnt from Wikipedia titles and news that a capitalised word opening
+    a text names something, took such verbs for people in chat.
     """
     if language not in IMPERATIVE_NEXT or not _opens(text, word[0]):
         return False

@@ -407,6 +407,7 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("pl", "To jest telefon Agnieszki, oddaj go jutro.", ["Agnieszki"]),
         # a German request's verb and noun stay outside the name; a noun after its article
         ("de", "Sag Jonas, dass wir später kommen.", ["Jonas"]),
+        ("de", "Schick das bitte an Herrn Schmitz.", ["Schmitz"]),
         ("de", "Ich warte am Tor auf dich, Lena.", ["Lena"]),
         ("de", "Das Auto steht im Hof neben dem Tor.", []),
     ],
