@@ -192,6 +192,7 @@ class _Detector:
             english=people.english if people else None,
             plausible=people.plausible if people else None,
             listed=people.listed if people else None,
+            first_name=people.lower_first_name if people else None,
             vocabulary=models.vocabulary(policy.language),
         )
         self.recognizers += national.recognizers(policy.language, policy.enabled)
@@ -533,13 +534,24 @@ class _Detector:
         """Whether an NER person the model read in lower case may be one.
 
         A lower-case span is a name only in English text when a word of it is in the name
-        lexicon ("hari" is a name and Indonesian for "day"), or when it is a handle or
-        hashtag, which are lower case by habit.
+        lexicon ("hari" is a name and Indonesian for "day"), in another language when the
+        message capitalises nothing else and a word of it is a first name there in lower case
+        ("sag lukas": ``local.lower_name``), or when
+        it is a handle or hashtag, which are lower case by habit.
         """
         if not text[start:end].islower() or self._people is None or self._lexicon is None:
             return True
         if _marked(text, start):
             return True
+        language = self._policy.language
+        if language in local.LANGUAGES:
+            if not local.uncapitalised(text):
+                return False
+            vocabulary = models.vocabulary(language)
+            first = self._people.lower_first_name
+            return any(
+                local.lower_name(language, first, vocabulary, w) for w in text[start:end].split()
+            )
         return self._english(text) and self._people.lower_case_name(text[start:end])
 
     def _lower_case_place(self, text: str, start: int, end: int) -> bool:

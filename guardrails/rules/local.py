@@ -19,7 +19,9 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
   lexicon knows as a name ("Wczoraj", "Mieszkam", "chiamo", "jutro": ``_chat_word``);
 - in German, a noun of the training text after an article ("am Tor": ``ARTICLES``).
 
-A Polish name declined ("z Tomkiem", "Markowi") is the lexicon's name (``_declined``).
+A Polish name declined ("z Tomkiem", "Markowi") is the lexicon's name (``_declined``), and in
+a message written without capitals a first name in lower case is a name ("dile a javi":
+``lower_names``).
 
 A lone word the model or a rule calls a person is one only after such a title or when the
 name lexicon lists it (in German: as a common first name, since many German nouns are also
@@ -69,37 +71,42 @@ NOT_NAMES: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
     for lang, words in {
         "de": "von an cc bcc betreff betr betr. datum gesendet antwort aw wg weitergeleitet "
-        "anhang anlage hallo hi liebe lieber sehr geehrte geehrter geehrtes viele grüße "
+        "anhang anlage hallo hi hey na liebe lieber sehr geehrte geehrter geehrtes viele grüße "
         "gruß grüßen herzliche herzlichen beste besten freundliche freundlichen mfg lg vg "
         "danke dank vielen bitte tschüss servus moin konto telefon tel tel. fax handy "
         "mo mo. di di. mi mi. do do. fr fr. sa sa. so so. montag dienstag mittwoch "
         "donnerstag freitag samstag sonntag januar februar märz april mai juni juli "
         "august september oktober november dezember",
-        "fr": "de à a objet envoyé cc cci date re tr pj bonjour bonsoir salut cher chère "
+        "fr": "de à a objet envoyé cc cci date re tr pj bonjour bonsoir salut coucou écoute "
+        "tiens cher chère "
         "chers cordialement salutations sincères sincèrement bien bonne journée merci "
         "amicalement bises respectueusement lundi mardi mercredi jeudi vendredi samedi "
         "dimanche janvier février mars avril mai juin juillet août septembre octobre "
         "novembre décembre tél tél.",
-        "es": "de para asunto enviado cc cco fecha re rv adjunto hola buenos buenas días "
+        "es": "de para asunto enviado cc cco fecha re rv adjunto hola oye vale venga buenos "
+        "buenas días "
         "tardes estimado estimada estimados querido querida saludos saludo cordiales "
         "atentamente un abrazo gracias muchas lunes martes miércoles jueves viernes sábado "
         "domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre "
         "noviembre diciembre tel tel.",
-        "it": "da a oggetto inviato cc ccn data r i allegato ciao buongiorno buonasera "
+        "it": "da a oggetto inviato cc ccn data r i allegato ciao ehi senti buongiorno "
+        "buonasera "
         "gentile gentili egregio egregia caro cara cari cordiali saluti distinti un "
         "abbraccio grazie mille lunedì martedì mercoledì giovedì venerdì sabato domenica "
         "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre "
         "novembre dicembre tel tel.",
-        "nl": "van aan cc bcc onderwerp verzonden datum re fw bijlage hallo hoi beste "
+        "nl": "van aan cc bcc onderwerp verzonden datum re fw bijlage hallo hoi hé hey beste "
         "geachte lieve met vriendelijke groet groeten hartelijke dank bedankt alvast "
         "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag januari februari maart "
         "april mei juni juli augustus september oktober november december tel tel.",
-        "pt": "de para assunto enviado cc cco data re enc anexo olá ola bom boa dia tarde "
+        "pt": "de para assunto enviado cc cco data re enc anexo olá ola oi olha bom boa dia "
+        "tarde "
         "caro cara prezado prezada estimado estimada cumprimentos atenciosamente "
         "saudações abraço abraços beijos obrigado obrigada segunda terça quarta quinta "
         "sexta sábado domingo feira janeiro fevereiro março abril maio junho julho agosto "
         "setembro outubro novembro dezembro tel tel.",
-        "pl": "od do dw udw temat wysłano data odp pd załącznik dzień dobry dobrý witam "
+        "pl": "od do dw udw temat wysłano data odp pd załącznik dzień dobry dobrý witam hej "
+        "siema słuchaj "
         "cześć szanowny szanowna szanowni drogi droga pozdrawiam pozdrowienia serdecznie "
         "serdeczne z poważaniem dziękuję dzięki poniedziałek wtorek środa czwartek piątek "
         "sobota niedziela styczeń luty marzec kwiecień maj czerwiec lipiec sierpień "
@@ -478,12 +485,15 @@ def _of_name(
 def _chat_edge(
     language: str,
     listed: Callable[[str], bool],
+    first_name: Callable[[str], bool],
     vocabulary: Vocabulary,
     text: str,
     word: tuple[int, int],
     beside: tuple[int, int],
 ) -> bool:
-    """Whether a name's first or last word, beside a capitalised one, is a word of chat.
+    """Whether a name's first or last word, beside a capitalised or lower-case name, is chat.
+
+    Beside a capitalised word or a first name in lower case ("sag lukas": ``lower_name``).
 
     A common word of the language (``common_word``) that the model's training text never
     writes in lower case, no particle and no name of the lexicon: the verbs and adverbs of
@@ -493,7 +503,10 @@ def _chat_edge(
     value = text[word[0] : word[1]]
     return (
         value.islower()
-        and text[beside[0]].isupper()
+        and (
+            text[beside[0]].isupper()
+            or lower_name(language, first_name, vocabulary, text[beside[0] : beside[1]])
+        )
         and value not in vocabulary.lower
         and _key(value) not in PARTICLES[language]
         and common_word(language, value)
@@ -555,9 +568,10 @@ def trim(
         ):
             break  # "Den Haag", "Las Vegas" in German: the article is the town's
         words.pop(0)
-    while len(words) > 1 and _chat_edge(language, listed, known, text, words[0], words[1]):
+    edge = functools.partial(_chat_edge, language, listed, first_name, known, text)
+    while len(words) > 1 and edge(words[0], words[1]):
         words.pop(0)  # "[chiamo] Giulia": a verb the model read into the name
-    while len(words) > 1 and _chat_edge(language, listed, known, text, words[-1], words[-2]):
+    while len(words) > 1 and edge(words[-1], words[-2]):
         words.pop()  # "Marek [jutro]"
     if (
         entity_type == "PERSON"
@@ -661,7 +675,7 @@ _CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("ą", ("a",)),
         ("ę", ("a",)),
         ("y", ("a",)),
-        ("i", ("a",)),
+        ("i", ("a", "ia")),
         ("u", ("",)),
         ("a", ("",)),
         ("o", ("a",)),
@@ -785,6 +799,57 @@ def _opening_word(
 def _named(language: str, listed: Callable[[str], bool], word: str) -> bool:
     """Whether a word is a name of the lexicon, as it is or declined."""
     return listed(word) or _declined(language, listed, word)
+
+
+def lower_names(
+    language: str, first_name: Callable[[str], bool], vocabulary: Vocabulary, text: str
+) -> list[tuple[int, int, float]]:
+    """``(start, end, score)`` of the first names written in lower case in a message.
+
+    Chat often leaves capitals out ("dile a javi que me llame", "powiedz kasi", "sag lukas"),
+    and the language's entity model, which learnt names capitalised, leaves such words. In a
+    message that capitalises nothing but its sentences' first words (``uncapitalised``), a
+    lower-case word is a name when it is a first name of the lexicon common enough
+    (``first_name``), as it is or declined, that the model's training text never writes in
+    lower case (its words that are names too are: "rosa", "luz", "chiara", "marco" in
+    Spanish), and no stop word, greeting or title of the language. Not in a language without
+    that text (French, read by an official model).
+    """
+    if not uncapitalised(text):
+        return []
+    return [
+        (match.start(), match.end(), LONE_SCORE)
+        for match in _LONE.finditer(text)
+        if lower_name(language, first_name, vocabulary, match.group())
+    ]
+
+
+_WORD_START = re.compile(r"(?<![\w'’\-])[^\W\d_]+")
+
+
+def uncapitalised(text: str) -> bool:
+    """Whether a message capitalises no word but those that open a sentence (and acronyms).
+
+    Who writes so leaves names in lower case too; who capitalises names elsewhere in the
+    message writes a lower-case word as a word ("la gloria del toreo", "ein Tom").
+    """
+    return all(
+        not m.group()[0].isupper() or m.group().isupper() or _starts_sentence(text, m.start())
+        for m in _WORD_START.finditer(text)
+    )
+
+
+def lower_name(
+    language: str, first_name: Callable[[str], bool], vocabulary: Vocabulary, word: str
+) -> bool:
+    """Whether a word in lower case is a first name in ``language`` (``lower_names``)."""
+    return (
+        bool(vocabulary.lower)
+        and word.islower()
+        and word not in vocabulary.lower
+        and not no_name(language, word)
+        and _named(language, first_name, word)
+    )
 
 
 def lone_names(

@@ -417,6 +417,13 @@ class PeopleFinder:
         """Whether a word is a common first name of the lexicon (``FIRST_RANK``)."""
         return self._first(word)
 
+    def lower_first_name(self, word: str) -> bool:
+        """Whether a word is a first name common enough to be one in lower case (``LOWER_RANK``).
+
+        "javi", "kasia", "pieter"; not a rarer one that is a word of chat too ("has").
+        """
+        return self._first(word, LOWER_RANK)
+
     def listed_last(self, word: str) -> bool:
         """Whether a word is a last name of the lexicon at any rank ("Bush")."""
         return _key(word) in self._names.last

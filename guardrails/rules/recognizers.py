@@ -500,6 +500,7 @@ def build_recognizers(
     english: Validator | None = None,
     plausible: Validator | None = None,
     listed: Validator | None = None,
+    first_name: Validator | None = None,
     vocabulary: Vocabulary | None = None,
 ) -> list[EntityRecognizer]:
     """The ad-hoc recognizers a policy needs: built-in rules of enabled types, deny, extras.
@@ -520,6 +521,9 @@ def build_recognizers(
         plausible: whether a span could be a name, not only English words (the same lexicon,
             ``PeopleFinder.plausible``).
         listed: whether a word is a first or last name of the lexicon, English or not.
+        first_name: whether a word is a first name common enough to be one in lower case;
+            with it, first names in lower case are found in other languages
+            (``local.lower_names``).
         vocabulary: what the training text of the policy's language's entity model says of
             capitalised words (``guardrails.ner.words``); with it and ``listed``, lone names
             the model left are found (``local.lone_names``).
@@ -572,6 +576,9 @@ def build_recognizers(
         names = (*names, Rule("PERSON", _NEVER, 0.0, finder=lone))
         lone_place = functools.partial(lone, places=True)
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=lone_place))
+        if first_name is not None:
+            lower = functools.partial(local.lower_names, policy.language, first_name, vocabulary)
+            names = (*names, Rule("PERSON", _NEVER, 0.0, finder=lower))
     in_urls = Rule(
         "PERSON",
         _NEVER,

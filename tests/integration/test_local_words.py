@@ -405,6 +405,17 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("pl", "Powiedz Michałowi, że faktura jest gotowa.", ["Michałowi"]),
         ("pl", "Zapytaj Magdę o hasło do serwera.", ["Magdę"]),
         ("pl", "To jest telefon Agnieszki, oddaj go jutro.", ["Agnieszki"]),
+        # first names in lower case, as chat writes them; words that are names too stay
+        ("es", "dile a javi que me llame", ["javi"]),
+        ("pt", "diz ao pedro que já chego", ["pedro"]),
+        ("nl", "zeg tegen pieter dat ik later kom", ["pieter"]),
+        ("de", "sag lukas, dass ich später komme", ["lukas"]),
+        ("pl", "powiedz kasi że się spóźnię", ["kasi"]),
+        ("es", "la rosa es roja y la luz es blanca", []),
+        # interjections that open chat
+        ("es", "Oye, ¿has visto a Marta hoy?", ["Marta"]),
+        ("pl", "Hej Marta, masz chwilę?", ["Marta"]),
+        ("de", "Na, hat Jonas sich gemeldet?", ["Jonas"]),
         # a German request's verb and noun stay outside the name; a noun after its article
         ("de", "Sag Jonas, dass wir später kommen.", ["Jonas"]),
         ("de", "Schick das bitte an Herrn Schmitz.", ["Schmitz"]),
