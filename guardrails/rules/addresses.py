@@ -139,7 +139,7 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b\d{{1,4}}(?:bis|ter)?,?[ \t]+{_ROMANCE}[ \t]+{_ROMANCE_NAME}\b"
+            rf"\b\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+{_ROMANCE}[ \t]+{_ROMANCE_NAME}\b"
             rf"{_POSTCODE_TOWN}"
             rf"|(?<![\w/]){_ROMANCE}[ \t]+{_ROMANCE_NAME},?[ \t]+\d{{1,4}}\b{_POSTCODE_TOWN}"
         ),

@@ -3,7 +3,8 @@
 The policy turns plain dates off (a deadline or a release date is nobody's personal data), so
 a date is a ``DATE_OF_BIRTH`` only after a word that says whose birth it is, in English or in
 the languages of the EU phone regions ("geboren am", "né le", "nacido el", "nata il", "data
-de nascimento", "geboren op", "urodzony"), with their month names. Every common way of
+de nascimento", "geboren op", "urodzony"; as chat says it, "nací el", "nasci a", "urodziłem
+się", "am … geboren"), with their month names. Every common way of
 writing the date counts: ISO and its slashes or dots
 (``1969-05-12``, ``1969/05/12``), day-month-year with any separator, two-digit years, month
 names (``12 May 1969``, ``May 12th, 1969``, ``12-May-69``), eight digits after ``dob``; after
@@ -46,10 +47,13 @@ _CONTEXT = (
     r"(?:\bd\.?o\.?b\b\.?|\bdate[ \t]+of[ \t]+birth|\bbirth[ \t]?date|\bbirthday|\bb-?day"
     r"|\bgeburtsdatum|\bgeb\.|\bgeboren(?:[ \t]+am)?|\bn[ée]e?[ \t]+le"
     r"|\bdate[ \t]+de[ \t]+naissance"
-    r"|\bfecha[ \t]+de[ \t]+nacimiento|\bnacid[oa][ \t]+el|\bdata[ \t]+di[ \t]+nascita"
+    r"|\bfecha[ \t]+de[ \t]+nacimiento|\bnacid[oa][ \t]+el|\bnac[ií][ \t]+el"
+    r"|\bdata[ \t]+di[ \t]+nascita"
     r"|\bnat[oa][ \t]+il|\bdata[ \t]+de[ \t]+nascimento|\bnascid[oa][ \t]+(?:em|a)"
+    r"|\bnasci[ \t]+(?:em|a|no[ \t]+dia)"
     r"|\bgeboortedatum|\bgeboren[ \t]+op"
-    r"|\bdata[ \t]+urodzenia|\burodzon[ya](?:[ \t]+dnia)?|\bur\.)"
+    r"|\bdata[ \t]+urodzenia|\burodzon[ya](?:[ \t]+dnia)?|\bur\."
+    r"|\burodzi[łl](?:em|am|a)?[ \t]+si[ęe](?:[ \t]+dnia)?)"
 )
 _SEPARATOR = r"[ \t]*(?:is|was|of|:|=|-|\"|'|\(|,)?[ \t]*[\"'(]?[ \t]*(?:(?:on[ \t]+)?the[ \t]+)?"
 _BORN = r"(?:\bborn\b[^.!?\n\d]{0,40}?|\bb\.[ \t]*)"
@@ -57,14 +61,16 @@ _BIRTHDAY = r"(?:\bbirthday|\bb-?day|\bborn\b[^.!?\n\d]{0,40}?)"
 PATTERN = re.compile(
     rf"(?:{_CONTEXT}{_SEPARATOR}(?P<v>{_FULL_DATE}|\d{{8}}(?!\d))"
     rf"|{_BORN}(?:(?:on|in)[ \t]+)?(?:the[ \t]+)?(?P<w>{_FULL_DATE}|(?:1[89]|20)\d\d(?![\w/.\-]))"
-    rf"|{_BIRTHDAY}{_SEPARATOR}(?P<x>{_DAY}))",
+    rf"|{_BIRTHDAY}{_SEPARATOR}(?P<x>{_DAY})"
+    rf"|\bam[ \t]+(?P<y>{_FULL_DATE})[ \t]+(?:in[ \t]+\S+[ \t]+)?geboren\b)",
     re.IGNORECASE,
 )
-"""A birth word and its date (group ``v``, ``w`` or ``x``)."""
+"""A birth word and its date (group ``v``, ``w``, ``x``, or ``y`` for German's date before
+its word: "am 3. April 1985 geboren")."""
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each date of birth in ``text``."""
     for match in PATTERN.finditer(text):
-        group = next(g for g in ("v", "w", "x") if match.group(g) is not None)
+        group = next(g for g in ("v", "w", "x", "y") if match.group(g) is not None)
         yield match.start(group), match.end(group), 0.9

@@ -467,6 +467,7 @@ def test_a_town_of_several_words_is_one_place(
         ("de", "Ich wohne in der Kirchgasse 8, gleich hinter der Kirche.", "Kirchgasse"),
         ("de", "Die Praxis ist in der Berliner Straße 118, Telefon folgt.", "Berliner Straße"),
         ("fr", "J'habite au 12 rue de la Paix depuis mars.", "rue de la Paix"),
+        ("fr", "J'habite au 12 bis avenue Victor Hugo, 75016 Paris.", "avenue Victor Hugo"),
         ("nl", "Ik woon sinds maart op Kerkstraat 12.", "Kerkstraat"),
         ("it", "Abito in via Garibaldi 12 da marzo.", "via Garibaldi"),
         ("pl", "Mieszkam na ulicy Długiej 5 w Gdańsku.", "ulicy Długiej"),

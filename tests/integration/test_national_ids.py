@@ -173,6 +173,11 @@ async def test_a_german_scope_replaces_a_steuer_id_an_english_only_scope_keeps_i
         ),
         ("pl", "Pacjent urodzony 14 marca 1987 r. w szpitalu.", "14 marca 1987"),
         ("pl", "Data urodzenia: 14.03.1987", "14.03.1987"),
+        # as chat says it
+        ("es", "Nací el 3 de abril de 1985 en Sevilla.", "3 de abril de 1985"),
+        ("pt", "Nasci a 12 de maio de 1985, no Porto.", "12 de maio de 1985"),
+        ("pl", "Urodziłam się 12 maja 1985 w Gdańsku.", "12 maja 1985"),
+        ("de", "Ich bin am 3. April 1985 geboren.", "3. April 1985"),
     ],
 )
 def test_a_date_of_birth_is_found_after_its_language_s_birth_word(
