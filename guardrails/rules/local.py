@@ -89,7 +89,8 @@ NOT_NAMES: dict[str, frozenset[str]] = {
         "atentamente un abrazo gracias muchas lunes martes miércoles jueves viernes sábado "
         "domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre "
         "noviembre diciembre tel tel.",
-        "it": "da a oggetto inviato cc ccn data r i allegato ciao ehi senti buongiorno "
+        "it": "da a oggetto inviato cc ccn data r i allegato ciao ehi senti baci bacioni "
+        "buongiorno "
         "buonasera "
         "gentile gentili egregio egregia caro cara cari cordiali saluti distinti un "
         "abbraccio grazie mille lunedì martedì mercoledì giovedì venerdì sabato domenica "
@@ -802,9 +803,13 @@ def _named(language: str, listed: Callable[[str], bool], word: str) -> bool:
 
 
 def lower_names(
-    language: str, first_name: Callable[[str], bool], vocabulary: Vocabulary, text: str
+    language: str,
+    first_name: Callable[[str], bool],
+    listed: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
 ) -> list[tuple[int, int, float]]:
-    """``(start, end, score)`` of the first names written in lower case in a message.
+    """``(start, end, score)`` of the names written in lower case in a message.
 
     Chat often leaves capitals out ("dile a javi que me llame", "powiedz kasi", "sag lukas"),
     and the language's entity model, which learnt names capitalised, leaves such words. In a
@@ -812,16 +817,27 @@ def lower_names(
     lower-case word is a name when it is a first name of the lexicon common enough
     (``first_name``), as it is or declined, that the model's training text never writes in
     lower case (its words that are names too are: "rosa", "luz", "chiara", "marco" in
-    Spanish), and no stop word, greeting or title of the language. Not in a language without
-    that text (French, read by an official model).
+    Spanish), and no stop word, greeting or title of the language; with the surnames of the
+    lexicon (``listed``) after it that text does not write in lower case either ("giulia
+    rossi", "anna nowak"). Not in a language without that text (French, read by an official
+    model).
     """
     if not uncapitalised(text):
         return []
-    return [
-        (match.start(), match.end(), LONE_SCORE)
-        for match in _LONE.finditer(text)
-        if lower_name(language, first_name, vocabulary, match.group())
-    ]
+    found = []
+    for match in _LONE.finditer(text):
+        if not lower_name(language, first_name, vocabulary, match.group()):
+            continue
+        end = match.end()
+        while (after := _WORD_AFTER.match(text, end)) is not None:
+            word = after.group(1)
+            if not word.islower() or word in vocabulary.lower or no_name(language, word):
+                break
+            if not _named(language, listed, word):
+                break
+            end = after.end()
+        found.append((match.start(), end, LONE_SCORE))
+    return found
 
 
 _WORD_START = re.compile(r"(?<![\w'’\-])[^\W\d_]+")

@@ -577,7 +577,9 @@ def build_recognizers(
         lone_place = functools.partial(lone, places=True)
         places = (*places, Rule("LOCATION", _NEVER, 0.0, finder=lone_place))
         if first_name is not None:
-            lower = functools.partial(local.lower_names, policy.language, first_name, vocabulary)
+            lower = functools.partial(
+                local.lower_names, policy.language, first_name, listed, vocabulary
+            )
             names = (*names, Rule("PERSON", _NEVER, 0.0, finder=lower))
     in_urls = Rule(
         "PERSON",

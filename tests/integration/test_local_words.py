@@ -412,10 +412,12 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("de", "sag lukas, dass ich später komme", ["lukas"]),
         ("pl", "powiedz kasi że się spóźnię", ["kasi"]),
         ("es", "la rosa es roja y la luz es blanca", []),
+        ("pl", "pozdrawiam, anna nowak", ["anna nowak"]),
         # interjections that open chat
         ("es", "Oye, ¿has visto a Marta hoy?", ["Marta"]),
         ("pl", "Hej Marta, masz chwilę?", ["Marta"]),
         ("de", "Na, hat Jonas sich gemeldet?", ["Jonas"]),
+        ("it", "Baci, Fede", ["Fede"]),
         # a German request's verb and noun stay outside the name; a noun after its article
         ("de", "Sag Jonas, dass wir später kommen.", ["Jonas"]),
         ("de", "Schick das bitte an Herrn Schmitz.", ["Schmitz"]),
