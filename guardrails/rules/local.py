@@ -625,7 +625,11 @@ def trim(
         and (not own_model or header_value)
         and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
-        named = first_name if language in NOUNS_CAPITALISED else listed
+        named = (
+            first_name
+            if language in NOUNS_CAPITALISED
+            else functools.partial(_named, language, listed)
+        )
         surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
             named(word) or surname or titled(language, text, new_start)
@@ -696,10 +700,15 @@ def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:
     Polish declines names, and chat writes them so more often than not ("z Tomkiem",
     "Markowi", "widziałem Annę", "u Jacka"); the lexicon lists them as they are named. A
     stem with each ending taken off gets back the name's own ending, its changed consonant
-    ("Magdzie": "Magda") and the "e" it loses ("Tomka": "Tomek", "Pawła": "Paweł").
+    ("Magdzie": "Magda") and the "e" it loses ("Tomka": "Tomek", "Pawła": "Paweł"). A stem
+    of two letters only when the word is no common word of the language ("Olę", "Ewę"; not
+    "idę", "I go", for "Ida").
     """
-    for ending, bases in _CASE_ENDINGS.get(language, ()):
-        if not word.endswith(ending) or len(word) - len(ending) < 2:
+    if language not in _CASE_ENDINGS:
+        return False
+    short = common_word(language, word)
+    for ending, bases in _CASE_ENDINGS[language]:
+        if not word.endswith(ending) or len(word) - len(ending) < (3 if short else 2):
             continue
         stem = word[: -len(ending)]
         stems = {stem, stem[:-1] + "e" + stem[-1]}
