@@ -492,11 +492,10 @@ def _chat_edge(
     word: tuple[int, int],
     beside: tuple[int, int],
 ) -> bool:
-    """Whether a name's first or last word, beside a capitalised or lower-case name, is chat.
+    """Whether a name's first or last word, beside a name, is a word of chat.
 
-    Beside a capitalised word or a first name in lower case ("sag lukas": ``lower_name``).
-
-    A common word of the language (``common_word``) that the model's training text never
+    Beside a capitalised word or a first name in lower case ("sag lukas": ``lower_name``), a
+    common word of the language (``common_word``) that the model's training text never
     writes in lower case, no particle and no name of the lexicon: the verbs and adverbs of
     chat ("chiamo", "jutro"), not the nouns and adjectives that Wikipedia and news write
     in names ("oceano Pacifico", "Asia centrale").
