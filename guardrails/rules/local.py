@@ -676,6 +676,7 @@ _CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("iem", ("",)),
         ("em", ("",)),
         ("ie", ("", "a")),
+        ("e", ("", "a")),
         ("ą", ("a",)),
         ("ę", ("a",)),
         ("y", ("a",)),
@@ -686,11 +687,19 @@ _CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     ),
 }
 """A declined name's endings, longest first, with the endings of the name they come from:
-"Markowi", "Tomkiem", "Anną", "Magdę", "Agnieszki" ("Marek", "Tomek", "Anna", "Magda",
-"Agnieszka")."""
-_STEM_CHANGES = (("dz", "d"), ("c", "k"), ("z", "g"), ("rz", "r"), ("l", "ł"), ("ci", "t"))
-"""Consonants that change before a Polish ending, as found and as in the name ("Magdzie",
-"Agnieszce", "Oldze", "Piotrze", "Pawle", "Małgosi" ...)."""
+"Markowi", "Tomkiem", "Anną", "Magdę", "Agnieszki", "Piotrze" ("Marek", "Tomek", "Anna",
+"Magda", "Agnieszka", "Piotr")."""
+_STEM_CHANGES = (
+    ("dz", "d"),
+    ("dz", "g"),
+    ("c", "k"),
+    ("rz", "r"),
+    ("l", "ł"),
+    ("ci", "t"),
+)
+"""Consonants that change before a Polish ending, as found and as in the name: "Magdzie",
+"Oldze", "Agnieszce", "Piotrze", "Pawle", "Agacie" ("Magda", "Olga", "Agnieszka", "Piotr",
+"Paweł", "Agata")."""
 
 
 def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:

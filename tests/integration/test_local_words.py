@@ -415,6 +415,7 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("pl", "pozdrawiam, anna nowak", ["anna nowak"]),
         ("pl", "jutro idę na kolację z michałem i basią", ["michałem", "basią"]),
         ("pl", "Zapytaj Olę o to.", ["Olę"]),
+        ("pl", "Daj to Agnieszce, a potem rozmawiamy o Piotrze.", ["Agnieszce", "Piotrze"]),
         # interjections that open chat
         ("es", "Oye, ¿has visto a Marta hoy?", ["Marta"]),
         ("pl", "Hej Marta, masz chwilę?", ["Marta"]),
