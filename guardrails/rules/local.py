@@ -498,11 +498,13 @@ def _chat_edge(
     common word of the language (``common_word``) that the model's training text never
     writes in lower case, no particle and no name of the lexicon: the verbs and adverbs of
     chat ("chiamo", "jutro"), not the nouns and adjectives that Wikipedia and news write
-    in names ("oceano Pacifico", "Asia centrale").
+    in names ("oceano Pacifico", "Asia centrale"). Not in a language without that text
+    (French, read by an official model: "l'île Manitoulin", "l'Afrique centrale").
     """
     value = text[word[0] : word[1]]
     return (
-        value.islower()
+        bool(vocabulary.lower)
+        and value.islower()
         and (
             text[beside[0]].isupper()
             or lower_name(language, first_name, vocabulary, text[beside[0] : beside[1]])
@@ -598,7 +600,12 @@ def trim(
     if (
         len(words) == 1
         and not titled(language, text, new_start)
-        and (word.islower() and word not in known.lower or _starts_sentence(text, new_start))
+        and (
+            word.islower()
+            and known.lower
+            and word not in known.lower
+            or _starts_sentence(text, new_start)
+        )
         and _chat_word(
             language, word, functools.partial(_named, language, listed), known_place, known
         )

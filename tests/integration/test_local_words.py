@@ -452,6 +452,8 @@ def test_a_chat_sentence_keeps_its_opening_word_and_loses_its_names_in_any_case(
         ("es", "Mi hermana vive en Buenos Aires desde mayo.", "Buenos Aires"),
         ("es", "Mañana vuelo a Nueva York con mi jefe.", "Nueva York"),
         ("it", "Mia sorella abita a Tel Aviv da maggio.", "Tel Aviv"),
+        # a lower-case word French writes in a place's name stays in it
+        ("fr", "Ma sœur vit en Polynésie française depuis mai.", "Polynésie française"),
         # read in pieces, or cut before its closing bracket
         ("de", "Ich wohne seit Mai in Frankfurt am Main.", "Frankfurt am Main"),
         ("de", "Er kommt aus Frankfurt (Oder).", "Frankfurt (Oder)"),
