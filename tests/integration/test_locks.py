@@ -85,8 +85,15 @@ asyncio.run(main(*sys.argv[1:]))
 async def test_holders_in_another_process_never_overlap(
     redis_url: str, clients, keys: KeySpace
 ) -> None:
+    """This process and another take turns at one thread's lock, and their holds never overlap.
+
+    The child prints each hold while it still holds the lock; after each line this process
+    contends for the lock against that hold and the child's next one. (Contending in a loop of
+    its own instead starved the child, whose waits back off, on a busy machine.)
+    """
     lk = locks(clients[0], keys, wait=20)
     spans: list[tuple[float, float]] = []
+    lines: list[bytes] = []
     child: asyncio.subprocess.Process | None = None
     try:
         async with lk.hold(TID):  # first: the child starts while this process holds the lock
@@ -97,20 +104,20 @@ async def test_holders_in_another_process_never_overlap(
             )  # fmt: skip
             await asyncio.sleep(0.02)
             spans.append((entered, time.time()))
-        output = asyncio.ensure_future(child.communicate())
-        deadline = time.monotonic() + 30
-        while not output.done() and time.monotonic() < deadline:  # contend until it is done
-            async with lk.hold(TID):
+        assert child.stdout is not None
+        for _ in range(4):
+            lines.append(await asyncio.wait_for(child.stdout.readline(), 30))
+            async with lk.hold(TID):  # against the child's hold and its next one
                 entered = time.time()
                 await asyncio.sleep(0.02)
                 spans.append((entered, time.time()))
-        out, _ = await asyncio.wait_for(output, 30)
+        await asyncio.wait_for(child.wait(), 30)
     finally:
         if child is not None and child.returncode is None:
             child.kill()
             await child.wait()
     assert child.returncode == 0
-    theirs = [tuple(map(float, line.split())) for line in out.decode().splitlines()]
+    theirs = [tuple(map(float, line.split())) for line in lines]
     assert len(theirs) == 4
     assert min(spans)[0] < min(theirs)[0]
     assert max(e for _, e in spans) > max(theirs)[1]
