@@ -536,8 +536,8 @@ class _Detector:
         A lower-case span is a name only in English text when a word of it is in the name
         lexicon ("hari" is a name and Indonesian for "day"), in another language when the
         message capitalises nothing else and a word of it is a first name there in lower case
-        ("sag lukas": ``local.lower_name``), or when
-        it is a handle or hashtag, which are lower case by habit.
+        ("sag lukas": ``local.lower_name``), or when it is a handle or hashtag, which are lower
+        case by habit.
         """
         if not text[start:end].islower() or self._people is None or self._lexicon is None:
             return True

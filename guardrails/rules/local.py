@@ -70,48 +70,41 @@ TITLES: dict[str, frozenset[str]] = {
 NOT_NAMES: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
     for lang, words in {
-        "de": "von an cc bcc betreff betr betr. datum gesendet antwort aw wg weitergeleitet "
-        "anhang anlage hallo hi hey na liebe lieber sehr geehrte geehrter geehrtes viele grüße "
-        "gruß grüßen herzliche herzlichen beste besten freundliche freundlichen mfg lg vg "
-        "danke dank vielen bitte tschüss servus moin konto telefon tel tel. fax handy "
-        "mo mo. di di. mi mi. do do. fr fr. sa sa. so so. montag dienstag mittwoch "
-        "donnerstag freitag samstag sonntag januar februar märz april mai juni juli "
-        "august september oktober november dezember",
-        "fr": "de à a objet envoyé cc cci date re tr pj bonjour bonsoir salut coucou écoute "
-        "tiens cher chère "
-        "chers cordialement salutations sincères sincèrement bien bonne journée merci "
-        "amicalement bises respectueusement lundi mardi mercredi jeudi vendredi samedi "
-        "dimanche janvier février mars avril mai juin juillet août septembre octobre "
-        "novembre décembre tél tél.",
-        "es": "de para asunto enviado cc cco fecha re rv adjunto hola oye vale venga buenos "
-        "buenas días "
-        "tardes estimado estimada estimados querido querida saludos saludo cordiales "
-        "atentamente un abrazo gracias muchas lunes martes miércoles jueves viernes sábado "
-        "domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre "
-        "noviembre diciembre tel tel.",
+        "de": "von an cc bcc betreff betr betr. datum gesendet antwort aw wg weitergeleitet anhang "
+        "anlage hallo hi hey na liebe lieber sehr geehrte geehrter geehrtes viele grüße gruß "
+        "grüßen herzliche herzlichen beste besten freundliche freundlichen mfg lg vg danke dank "
+        "vielen bitte tschüss servus moin konto telefon tel tel. fax handy mo mo. di di. mi mi. do "
+        "do. fr fr. sa sa. so so. montag dienstag mittwoch donnerstag freitag samstag sonntag "
+        "januar februar märz april mai juni juli august september oktober november dezember",
+        "fr": "de à a objet envoyé cc cci date re tr pj bonjour bonsoir salut coucou écoute tiens "
+        "cher chère chers cordialement salutations sincères sincèrement bien bonne journée merci "
+        "amicalement bises respectueusement lundi mardi mercredi jeudi vendredi samedi dimanche "
+        "janvier février mars avril mai juin juillet août septembre octobre novembre décembre tél "
+        "tél.",
+        "es": "de para asunto enviado cc cco fecha re rv adjunto hola oye vale venga buenos buenas "
+        "días tardes estimado estimada estimados querido querida saludos saludo cordiales "
+        "atentamente un abrazo gracias muchas lunes martes miércoles jueves viernes sábado domingo "
+        "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre "
+        "tel tel.",
         "it": "da a oggetto inviato cc ccn data r i allegato ciao ehi senti baci bacioni "
-        "buongiorno "
-        "buonasera "
-        "gentile gentili egregio egregia caro cara cari cordiali saluti distinti un "
-        "abbraccio grazie mille lunedì martedì mercoledì giovedì venerdì sabato domenica "
-        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre "
+        "buongiorno buonasera gentile gentili egregio egregia caro cara cari cordiali saluti "
+        "distinti un abbraccio grazie mille lunedì martedì mercoledì giovedì venerdì sabato "
+        "domenica gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre "
         "novembre dicembre tel tel.",
         "nl": "van aan cc bcc onderwerp verzonden datum re fw bijlage hallo hoi hé hey beste "
-        "geachte lieve met vriendelijke groet groeten hartelijke dank bedankt alvast "
-        "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag januari februari maart "
-        "april mei juni juli augustus september oktober november december tel tel.",
-        "pt": "de para assunto enviado cc cco data re enc anexo olá ola oi olha bom boa dia "
-        "tarde "
-        "caro cara prezado prezada estimado estimada cumprimentos atenciosamente "
-        "saudações abraço abraços beijos obrigado obrigada segunda terça quarta quinta "
-        "sexta sábado domingo feira janeiro fevereiro março abril maio junho julho agosto "
-        "setembro outubro novembro dezembro tel tel.",
-        "pl": "od do dw udw temat wysłano data odp pd załącznik dzień dobry dobrý witam hej "
-        "siema słuchaj "
-        "cześć szanowny szanowna szanowni drogi droga pozdrawiam pozdrowienia serdecznie "
-        "serdeczne z poważaniem dziękuję dzięki poniedziałek wtorek środa czwartek piątek "
-        "sobota niedziela styczeń luty marzec kwiecień maj czerwiec lipiec sierpień "
-        "wrzesień październik listopad grudzień tel tel.",
+        "geachte lieve met vriendelijke groet groeten hartelijke dank bedankt alvast maandag "
+        "dinsdag woensdag donderdag vrijdag zaterdag zondag januari februari maart april mei juni "
+        "juli augustus september oktober november december tel tel.",
+        "pt": "de para assunto enviado cc cco data re enc anexo olá ola oi olha bom boa dia tarde "
+        "caro cara prezado prezada estimado estimada cumprimentos atenciosamente saudações abraço "
+        "abraços beijos obrigado obrigada segunda terça quarta quinta sexta sábado domingo feira "
+        "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro "
+        "tel tel.",
+        "pl": "od do dw udw temat wysłano data odp pd załącznik dzień dobry dobrý witam hej siema "
+        "słuchaj cześć szanowny szanowna szanowni drogi droga pozdrawiam pozdrowienia serdecznie "
+        "serdeczne z poważaniem dziękuję dzięki poniedziałek wtorek środa czwartek piątek sobota "
+        "niedziela styczeń luty marzec kwiecień maj czerwiec lipiec sierpień wrzesień październik "
+        "listopad grudzień tel tel.",
     }.items()
 }
 """Greetings, closings, thanks, e-mail header words, weekdays and months: never a name."""
@@ -314,10 +307,22 @@ NOUNS_CAPITALISED = frozenset({"de"})
 """Languages that capitalise every noun: a lone capitalised word there says nothing anywhere."""
 
 
+def _char_before(text: str, start: int) -> str:
+    """The character before ``start`` and the blanks before it ("" at the text's start).
+
+    Read backwards: the rules ask this of many words of a long message, and copying the text
+    before each one made that quadratic.
+    """
+    i = start
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return text[i - 1] if i > 0 else ""
+
+
 def _opens(text: str, start: int) -> bool:
     """Whether ``start`` begins the text, a line, a sentence or a header's value."""
-    before = text[:start].rstrip(" \t")
-    return not before or before[-1] in "\n.!?:;¡¿\"'«“-–—•*>"
+    before = _char_before(text, start)
+    return not before or before in "\n.!?:;¡¿\"'«“-–—•*>"
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -326,8 +331,8 @@ def _starts_sentence(text: str, start: int) -> bool:
     Not a quotation, a header's value, nor a word after an elided article
     ("dell'Inghilterra"), which ``_opens`` counts.
     """
-    before = text[:start].rstrip(" \t")
-    return not before or before[-1] in "\n.!?¡¿"
+    before = _char_before(text, start)
+    return not before or before in "\n.!?¡¿"
 
 
 def _ascii(word: str) -> str:
@@ -554,6 +559,7 @@ def trim(
             ("Matschke"; "Steuer" is a noun).
     """
     known = vocabulary or Vocabulary()
+    named_or_declined = functools.partial(_named, language, listed)
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and role(language, text[words[0][0] : words[0][1]]):
         after = _WORD_AFTER.match(text, words[0][1])
@@ -606,9 +612,7 @@ def trim(
             and word not in known.lower
             or _starts_sentence(text, new_start)
         )
-        and _chat_word(
-            language, word, functools.partial(_named, language, listed), known_place, known
-        )
+        and _chat_word(language, word, named_or_declined, known_place, known)
     ):
         return None  # "[Wczoraj] rozmawiałem", "[Mieszkam] w Krakowie"
     if (
@@ -631,11 +635,7 @@ def trim(
         and (not own_model or header_value)
         and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
-        named = (
-            first_name
-            if language in NOUNS_CAPITALISED
-            else functools.partial(_named, language, listed)
-        )
+        named = first_name if language in NOUNS_CAPITALISED else named_or_declined
         surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
             named(word) or surname or titled(language, text, new_start)
@@ -946,8 +946,13 @@ def lone_names(
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
-        named = word in vocabulary.names or _named(language, listed, word)
-        if not (places or after_role or genitive or named):
+        if not (
+            places
+            or after_role
+            or genitive
+            or word in vocabulary.names
+            or _named(language, listed, word)  # declining it costs: asked last
+        ):
             continue
         if _known_place(language, known_place, vocabulary, word) != places:
             continue
