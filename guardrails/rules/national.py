@@ -15,7 +15,20 @@ one language the analyzer runs, and veilbot's where it has none or reads too lit
 - Dutch BSN: nine digits (``123456782``, ``1234.56.782``) passing the 11-check;
 - Portuguese NIF: nine digits with a mod 11 check digit;
 - Portuguese Cartão de Cidadão: ``12345678 9 ZZ4``, the whole checked as Luhn with letters
-  worth 10 to 35.
+  worth 10 to 35;
+- German social insurance (pension) number: area, date of birth, the birth name's initial,
+  serial, ``12 150780 M 123``; the letter as its place in the alphabet, weights 2, 1, 2, 5,
+  7, 1, 2, 1, 2, 1, 2, 1, digit sums mod 10;
+- German health insurance number (on the health card): a letter and nine digits, the letter
+  as its place in the alphabet, weights 1 and 2, digit sums mod 10;
+- French tax number (numéro fiscal, SPI): thirteen digits from 0 to 3 on, the last three the
+  first ten mod 511;
+- Spanish social security number (NUSS, NAF): province, number, two check digits (the two
+  before them mod 97), ``28/12345678/40``;
+- Portuguese social security number (NISS): eleven digits, 1 or 2 first, 9 minus the
+  weighted sum (29, 23, 19, …, 2) mod 10;
+- Polish identity card (dowód osobisty): three letters and six digits, ``ABA 300000``, weights
+  7, 3, 1, 9, 7, 3, 1, 7, 3 summing to a multiple of ten (letters worth 10 to 35).
 
 With them, a capitalised name after one of the language's courtesy titles is a person
 (``local.titled_names``: "Frau Kowalczyk", "Madame Dubois").
@@ -38,8 +51,9 @@ ANALYZER_LANGUAGE = "en"
 """The one language the analyzer runs (``guardrails.engine.LANGUAGE``)."""
 
 TYPES = (
-    "DE_TAX_ID", "DE_ID_CARD", "FR_NIR", "NL_BSN", "PT_NIF", "PT_CC",
-    "ES_NIF", "ES_NIE", "IT_FISCAL_CODE", "IT_IDENTITY_CARD", "PL_PESEL",
+    "DE_TAX_ID", "DE_ID_CARD", "DE_SOCIAL_SECURITY", "DE_HEALTH_INSURANCE", "FR_NIR",
+    "FR_TAX_ID", "NL_BSN", "PT_NIF", "PT_CC", "PT_SOCIAL_SECURITY", "ES_NIF", "ES_NIE",
+    "ES_SOCIAL_SECURITY", "IT_FISCAL_CODE", "IT_IDENTITY_CARD", "PL_PESEL", "PL_ID_CARD",
 )  # fmt: skip
 """Every type this module's recognizers give."""
 
@@ -114,6 +128,95 @@ def pt_cc(value: str) -> bool:
     return total % 10 == 0
 
 
+def _digit_sum(number: int) -> int:
+    return sum(int(d) for d in str(number))
+
+
+def _alphabet_place(letter: str) -> str:
+    """A letter as its two-digit place in the alphabet (``A`` 01 … ``Z`` 26)."""
+    return f"{ord(letter) - ord('A') + 1:02d}"
+
+
+def de_social_security(value: str) -> bool:
+    """Whether twelve characters are a German social insurance (pension) number.
+
+    Area 02-89, a date of birth (day, month), a letter, serial, check digit: the letter as
+    two digits, weights 2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1, the products' digit sums mod 10.
+    """
+    chars = re.sub(r"\s", "", value).upper()
+    if not re.fullmatch(r"\d{8}[A-Z]\d{3}", chars):
+        return False
+    area, day, month = int(chars[:2]), int(chars[2:4]), int(chars[4:6])
+    if not (2 <= area <= 89 and 1 <= day <= 31 and 1 <= month <= 12):
+        return False
+    digits = chars[:8] + _alphabet_place(chars[8]) + chars[9:11]
+    weights = (2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1)
+    total = sum(_digit_sum(int(d) * w) for d, w in zip(digits, weights, strict=True))
+    return total % 10 == int(chars[11])
+
+
+def de_health_insurance(value: str) -> bool:
+    """Whether a letter and nine digits are a German health insurance number (KVNR).
+
+    The letter as two digits, with the eight after it weighted 1, 2, 1, 2, …; the products'
+    digit sums mod 10 are the check digit.
+    """
+    chars = value.upper()
+    if not re.fullmatch(r"[A-Z]\d{9}", chars):
+        return False
+    digits = _alphabet_place(chars[0]) + chars[1:9]
+    total = sum(_digit_sum(int(d) * (1, 2)[i % 2]) for i, d in enumerate(digits))
+    return total % 10 == int(chars[9])
+
+
+def fr_tax_id(value: str) -> bool:
+    """Whether thirteen digits are a French tax number (SPI): the first ten mod 511 end it."""
+    digits = re.sub(r"\s", "", value)
+    return (
+        len(digits) == 13 and digits.isdigit() and digits[0] in "0123"
+        and int(digits[:10]) % 511 == int(digits[10:])
+    )  # fmt: skip
+
+
+def es_social_security(value: str) -> bool:
+    """Whether a Spanish social security number's two check digits are the rest mod 97.
+
+    Province (01-53, 66), the number (eight digits, or seven in older ones), the check: the
+    province and number read as one number when the number is eight digits long and at least
+    10 000 000, else the province times 10 000 000 plus the number.
+    """
+    digits = re.sub(r"[\s/.-]", "", value)
+    if not digits.isdigit() or len(digits) not in (11, 12):
+        return False
+    province, number, check = int(digits[:2]), int(digits[2:-2]), int(digits[-2:])
+    if not (1 <= province <= 53 or province == 66):
+        return False
+    whole = int(digits[:-2]) if number >= 10_000_000 else province * 10_000_000 + number
+    return whole % 97 == check
+
+
+def pt_social_security(value: str) -> bool:
+    """Whether eleven digits are a Portuguese NISS (weights 29 … 2, check 9 minus mod 10)."""
+    digits = [int(d) for d in re.sub(r"\s", "", value) if d.isdigit()]
+    if len(digits) != 11 or digits[0] not in (1, 2):
+        return False
+    weights = (29, 23, 19, 17, 13, 11, 7, 5, 3, 2)
+    return 9 - sum(d * w for d, w in zip(digits, weights, strict=False)) % 10 == digits[10]
+
+
+def pl_id_card(value: str) -> bool:
+    """Whether three letters and six digits are a Polish identity card number.
+
+    Letters worth 10 to 35, weights 7, 3, 1, 9, 7, 3, 1, 7, 3 (the fourth character is the
+    check digit): the weighted sum is a multiple of ten.
+    """
+    chars = re.sub(r"\s", "", value).upper()
+    if not re.fullmatch(r"[A-Z]{3}\d{6}", chars):
+        return False
+    weights = (7, 3, 1, 9, 7, 3, 1, 7, 3)
+    return sum(_ICAO.index(c) * w for c, w in zip(chars, weights, strict=True)) % 10 == 0
+
+
 _DE_CARD_CHARS = "[CFGHJKLMNPRTVWXYZ0-9]"
 _DE_CARD_WORD = (
     r"(?i:\b(?:personalausweis(?:nummer|[ \t]+nr\.?|[ \t]+nummer)?|ausweis(?:nummer|[ \t]+nr\.?)?"
@@ -143,6 +246,20 @@ _RULES: dict[str, tuple[Rule, ...]] = {
             0.8,
             needs=_DIGIT,
         ),
+        Rule(
+            "DE_SOCIAL_SECURITY",
+            re.compile(r"(?<![\w.,/-])\d\d[ ]?\d{6}[ ]?[A-Za-z][ ]?\d\d[ ]?\d(?![\w/-]|[.,]\d)"),
+            1.0,
+            de_social_security,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "DE_HEALTH_INSURANCE",
+            re.compile(r"\b[A-Za-z]\d{9}\b"),
+            1.0,
+            de_health_insurance,
+            needs=_DIGIT,
+        ),
     ),
     "fr": (
         Rule(
@@ -153,6 +270,31 @@ _RULES: dict[str, tuple[Rule, ...]] = {
             ),
             1.0,
             fr_nir,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "FR_TAX_ID",
+            re.compile(r"(?<![\w.,/-])[0-3]\d[ ]?\d\d(?:[ ]?\d{3}){3}(?![\w/-]|[.,]\d|[ ]\d)"),
+            1.0,
+            fr_tax_id,
+            needs=_DIGIT,
+        ),
+    ),
+    "es": (
+        Rule(
+            "ES_SOCIAL_SECURITY",
+            re.compile(r"(?<![\w.,/+-])\d\d[ /-]?\d{7,8}[ /-]?\d\d(?![\w/-]|[.,]\d|[ ]\d)"),
+            1.0,
+            es_social_security,
+            needs=_DIGIT,
+        ),
+    ),
+    "pl": (
+        Rule(
+            "PL_ID_CARD",
+            re.compile(r"\b[A-Z]{3}[ ]?\d{6}\b"),
+            1.0,
+            pl_id_card,
             needs=_DIGIT,
         ),
     ),
@@ -180,6 +322,13 @@ _RULES: dict[str, tuple[Rule, ...]] = {
             re.compile(r"\b\d{8}[ ]?\d[ ]?[A-Z0-9]{2}\d\b", re.IGNORECASE),
             1.0,
             pt_cc,
+            needs=_DIGIT,
+        ),
+        Rule(
+            "PT_SOCIAL_SECURITY",
+            re.compile(r"(?<![\w.,/+-])[12]\d{10}(?![\w/-]|[.,]\d)"),
+            0.9,  # one such eleven-digit number in ten passes, as PT_NIF
+            pt_social_security,
             needs=_DIGIT,
         ),
     ),

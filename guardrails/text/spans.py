@@ -18,8 +18,9 @@ VALIDATED_TYPES = frozenset(
     {"CREDIT_CARD", "IBAN_CODE", "PHONE_NUMBER", "EMAIL_ADDRESS", "US_SSN", "IP_ADDRESS",
      "CRYPTO", "UK_NHS", "US_ITIN",
      # national identifiers with a check digit, looked for in their language only
-     "DE_TAX_ID", "DE_ID_CARD", "FR_NIR", "NL_BSN", "PT_NIF", "PT_CC", "ES_NIF", "ES_NIE",
-     "IT_FISCAL_CODE", "PL_PESEL"}
+     "DE_TAX_ID", "DE_ID_CARD", "DE_SOCIAL_SECURITY", "DE_HEALTH_INSURANCE", "FR_NIR",
+     "FR_TAX_ID", "NL_BSN", "PT_NIF", "PT_CC", "PT_SOCIAL_SECURITY", "ES_NIF", "ES_NIE",
+     "ES_SOCIAL_SECURITY", "IT_FISCAL_CODE", "PL_PESEL", "PL_ID_CARD"}
 )  # fmt: skip
 """Types found by a checksum, libphonenumber or a grammar: they win every overlap."""
 _EDGE = " \t\n*_~()[]{}\"'“”‘’<>.,:;!?|-–—"

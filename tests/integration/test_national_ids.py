@@ -90,6 +90,66 @@ def pt_cc(rng: random.Random) -> tuple[str, str]:
     raise AssertionError("no check digit")
 
 
+def _digit_sum(number: int) -> int:
+    return number // 10 + number % 10
+
+
+def de_social_security(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid Rentenversicherungsnummer (weights 2,1,2,5,7,1,2,1,2,1,2,1)."""
+    area, day, month = rng.randint(2, 89), rng.randint(1, 28), rng.randint(1, 12)
+    year = rng.randint(40, 99)
+    letter, serial = rng.choice("ABCDEFGHIJKLMNOPRSTUVWZ"), rng.randint(0, 99)
+    digits = f"{area:02d}{day:02d}{month:02d}{year:02d}{ord(letter) - 64:02d}{serial:02d}"
+    weights = (2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1)
+    check = sum(_digit_sum(int(d) * w) for d, w in zip(digits, weights, strict=True)) % 10
+    body = f"{area:02d} {day:02d}{month:02d}{year:02d} {letter} {serial:02d}"
+    return f"{body}{check}", f"{body}{(check + 1) % 10}"
+
+
+def de_health_insurance(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid Krankenversichertennummer (letter as 01-26, weights 1, 2)."""
+    letter = rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    number = "".join(str(rng.randint(0, 9)) for _ in range(8))
+    digits = f"{ord(letter) - 64:02d}{number}"
+    check = sum(_digit_sum(int(d) * (1, 2)[i % 2]) for i, d in enumerate(digits)) % 10
+    return f"{letter}{number}{check}", f"{letter}{number}{(check + 1) % 10}"
+
+
+def fr_tax_id(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid numéro fiscal (the first ten digits mod 511), in its groups."""
+    head = f"{rng.randint(0, 3)}{rng.randint(0, 999_999_999):09d}"
+    key = int(head) % 511
+    spaced = f"{head[:2]} {head[2:4]} {head[4:7]} {head[7:10]}"
+    return f"{spaced} {key:03d}", f"{spaced} {(key + 1) % 511:03d}"
+
+
+def es_social_security(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid NUSS: province, eight digits, the two before mod 97."""
+    province, number = rng.randint(1, 52), rng.randint(10_000_000, 99_999_999)
+    check = int(f"{province:02d}{number}") % 97
+    return f"{province:02d}/{number}/{check:02d}", f"{province:02d}/{number}/{(check + 1) % 97:02d}"
+
+
+def pt_social_security(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid NISS (weights 29 … 2, check 9 minus the sum mod 10)."""
+    digits = [1, *(rng.randint(0, 9) for _ in range(9))]
+    total = sum(d * w for d, w in zip(digits, (29, 23, 19, 17, 13, 11, 7, 5, 3, 2), strict=True))
+    check = 9 - total % 10
+    body = "".join(map(str, digits))
+    return f"{body}{check}", f"{body}{(check + 1) % 10}"
+
+
+def pl_id_card(rng: random.Random) -> tuple[str, str]:
+    """A valid and an invalid dowód osobisty number (weights 7,3,1,9,7,3,1,7,3; 4th: check)."""
+    series = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(3))
+    number = "".join(str(rng.randint(0, 9)) for _ in range(5))
+    rest = sum(
+        ICAO.index(c) * w for c, w in zip(series + number, (7, 3, 1, 7, 3, 1, 7, 3), strict=True)
+    )
+    check = rest % 10  # weight 9 is -1 mod 10: the check digit equals the others' sum
+    return f"{series}{check}{number}", f"{series}{(check + 1) % 10}{number}"
+
+
 def values(text: str, analyzer: AnalyzerEngine, language: str) -> list[tuple[str, str]]:
     policy = with_override(default_policy(), PolicyOverride(language=language))
     return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console", policy)]
@@ -108,6 +168,22 @@ SEEDS = range(5)
         ("nl", "NL_BSN", lambda r: _mod11(r, "1", bsn=True), "Mijn BSN is {} voor het dossier."),
         ("pt", "PT_NIF", lambda r: _mod11(r, "2", bsn=False), "O meu NIF é {} para a fatura."),
         ("pt", "PT_CC", pt_cc, "O número do cartão de cidadão é {} obrigado."),
+        (
+            "de",
+            "DE_SOCIAL_SECURITY",
+            de_social_security,
+            "Meine Sozialversicherungsnummer: {} für die Anmeldung.",
+        ),
+        ("de", "DE_HEALTH_INSURANCE", de_health_insurance, "Versichertennummer {} bei der AOK."),
+        ("fr", "FR_TAX_ID", fr_tax_id, "Mon numéro fiscal est le {} pour la déclaration."),
+        (
+            "es",
+            "ES_SOCIAL_SECURITY",
+            es_social_security,
+            "Mi número de la Seguridad Social es {} para el alta.",
+        ),
+        ("pt", "PT_SOCIAL_SECURITY", pt_social_security, "O meu NISS é {} para o contrato."),
+        ("pl", "PL_ID_CARD", pl_id_card, "Seria i numer dowodu: {} do umowy."),
     ],
 )
 def test_a_valid_number_is_found_and_one_with_a_wrong_check_is_kept(
@@ -141,6 +217,41 @@ def test_presidio_s_country_recognizers_run_in_their_language(
 ) -> None:
     assert (entity, value) in values(text, presidio_analyzer, language)
     assert (entity, value) not in values(text, presidio_analyzer, "en")
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "entity", "value"),
+    [
+        # example numbers published by others: kryptografie.de's Sozialversicherungsnummer,
+        # python-stdnum's French tax number, the specimen number of the Polish identity card
+        # and numbers of a public Polish test-data generator (poland.gg)
+        ("de", "SV-Nummer 10010490A443, bitte eintragen.", "DE_SOCIAL_SECURITY", "10010490A443"),
+        ("fr", "Numéro fiscal : 30 23 217 600 053.", "FR_TAX_ID", "30 23 217 600 053"),
+        ("pl", "Dowód osobisty ABA300000, ważny do 2030.", "PL_ID_CARD", "ABA300000"),
+        ("pl", "numer dowodu VBW001463 i RWW948527", "PL_ID_CARD", "RWW948527"),
+    ],
+)
+def test_published_example_numbers_are_found(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, entity: str, value: str
+) -> None:
+    assert (entity, value) in values(text, presidio_analyzer, language)
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Bestellung A123456789 ist unterwegs."),  # a letter and nine digits, no check
+        ("pl", "Kod produktu ABC123456 w magazynie."),  # three letters, six digits, no check
+        ("es", "El pedido 281234567801 llegó ayer."),  # twelve digits, wrong rest mod 97
+    ],
+)
+def test_look_alikes_that_fail_their_check_stay(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str
+) -> None:
+    found = values(text, presidio_analyzer, language)
+    assert not any(
+        t.endswith(("_ID_CARD", "_SOCIAL_SECURITY", "_HEALTH_INSURANCE")) for t, _ in found
+    )
 
 
 async def test_a_german_scope_replaces_a_steuer_id_an_english_only_scope_keeps_it(
