@@ -517,7 +517,7 @@ def _chat_edge(
         and value not in vocabulary.lower
         and _key(value) not in PARTICLES[language]
         and common_word(language, value)
-        and not _named(language, listed, value)
+        and not named(language, listed, value)
     )
 
 
@@ -559,16 +559,19 @@ def trim(
             ("Matschke"; "Steuer" is a noun).
     """
     known = vocabulary or Vocabulary()
-    named_or_declined = functools.partial(_named, language, listed)
+    named_or_declined = functools.partial(named, language, listed)
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and role(language, text[words[0][0] : words[0][1]]):
         after = _WORD_AFTER.match(text, words[0][1])
         if len(words) == 1 and not (after and after.group(1)[0].isupper()):
             break  # "Richter hat angerufen": a surname too
         words.pop(0)  # "[Bundestrainer] Vogts": the role stays, as a title does
+    stop_name = functools.partial(_stop_name, text, language)
     while words and no_name(language, text[words[0][0] : words[0][1]]):
         if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
+        if entity_type == "PERSON" and stop_name(words[0]):
+            break  # "do Ani"
         if (
             len(words) > 1
             and entity_type == "LOCATION"
@@ -593,6 +596,8 @@ def trim(
             words.pop(0)
         own_model = False  # it misread the span's start: "[Sag bitte Bescheid]"
     while words and _ends_off(language, text[words[-1][0] : words[-1][1]], len(words)):
+        if entity_type == "PERSON" and stop_name(words[-1]):
+            break
         words.pop()
     if not words:
         return None
@@ -635,10 +640,10 @@ def trim(
         and (not own_model or header_value)
         and (language in NOUNS_CAPITALISED or _opens(text, new_start) or word.islower())
     ):
-        named = first_name if language in NOUNS_CAPITALISED else named_or_declined
+        is_name = first_name if language in NOUNS_CAPITALISED else named_or_declined
         surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
-            named(word) or surname or titled(language, text, new_start)
+            is_name(word) or surname or titled(language, text, new_start)
         ):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
         if entity_type == "LOCATION" and not _known_place(language, known_place, known, word):
@@ -679,8 +684,15 @@ def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
 
 _CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "pl": (
+        ("iego", ("i",)),
+        ("iemu", ("i",)),
         ("owi", ("", "a")),
         ("iem", ("",)),
+        ("iej", ("a",)),
+        ("ego", ("y",)),
+        ("emu", ("y",)),
+        ("im", ("i",)),
+        ("ym", ("y",)),
         ("em", ("",)),
         ("ie", ("", "a")),
         ("e", ("", "a")),
@@ -695,7 +707,8 @@ _CASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 """A declined name's endings, longest first, with the endings of the name they come from:
 "Markowi", "Tomkiem", "Anną", "Magdę", "Agnieszki", "Piotrze" ("Marek", "Tomek", "Anna",
-"Magda", "Agnieszka", "Piotr")."""
+"Magda", "Agnieszka", "Piotr"); surnames and first names declined as adjectives:
+"Kowalskiego", "Kowalskiej", "Jerzemu" ("Kowalski", "Kowalska", "Jerzy")."""
 _STEM_CHANGES = (
     ("dz", "d"),
     ("dz", "g"),
@@ -709,7 +722,9 @@ _STEM_CHANGES = (
 "Paweł", "Agata")."""
 
 
-def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:
+def _declined(
+    language: str, listed: Callable[[str], bool], word: str, *, as_name: bool = False
+) -> bool:
     """Whether a word is a name of the lexicon in another grammatical case.
 
     Polish declines names, and chat writes them so more often than not ("z Tomkiem",
@@ -717,11 +732,12 @@ def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:
     stem with each ending taken off gets back the name's own ending, its changed consonant
     ("Magdzie": "Magda") and the "e" it loses ("Tomka": "Tomek", "Pawła": "Paweł"). A stem
     of two letters only when the word is no common word of the language ("Olę", "Ewę"; not
-    "idę", "I go", for "Ida").
+    "idę", "I go", for "Ida"), or when it is written as a name (``as_name``: capitalised
+    inside a sentence, "do Ani", where "ani", "nor", would be in lower case).
     """
     if language not in _CASE_ENDINGS:
         return False
-    short = common_word(language, word)
+    short = common_word(language, word) and not as_name
     for ending, bases in _CASE_ENDINGS[language]:
         if not word.endswith(ending) or len(word) - len(ending) < (3 if short else 2):
             continue
@@ -732,6 +748,39 @@ def _declined(language: str, listed: Callable[[str], bool], word: str) -> bool:
         if any(listed(s + base) for s in stems for base in bases if len(s + base) >= 3):
             return True
     return False
+
+
+STOP_WORD_NAMES = {"pl": frozenset({"ani"})}
+"""Stop words that, capitalised inside a sentence, are declined names: "do Ani" (Ania's
+genitive), where "ani" ("nor") would be in lower case. Polite pronouns are capitalised there
+too ("Tobie", "Ciebie"), so no stop word is read as a name by its ending alone."""
+
+
+def _stop_name(text: str, language: str, word: tuple[int, int]) -> bool:
+    """Whether a stop word capitalised inside a sentence is a name (``STOP_WORD_NAMES``)."""
+    value = text[word[0] : word[1]]
+    return (
+        value[0].isupper()
+        and value[1:].islower()
+        and _key(value) in STOP_WORD_NAMES.get(language, ())
+        and not _opens(text, word[0])
+    )
+
+
+def declined_first_name(
+    language: str, first_name: Callable[[str], bool], text: str, start: int, end: int
+) -> bool:
+    """Whether the word at ``start:end`` is a first name of the lexicon, declined.
+
+    "Zadzwoń do Marka Nowaka", "Spotkałem Annę Nowak": the name lexicon finds a first and
+    last name when the first is as it is named. Not a common word that opens a sentence
+    ("Marka Nike", "the brand Nike").
+    """
+    word = text[start:end]
+    opening = _starts_sentence(text, start)
+    if opening and common_word(language, word):
+        return False
+    return _declined(language, first_name, word, as_name=not opening)
 
 
 LONE_SCORE = 0.6
@@ -817,13 +866,40 @@ def _opening_word(
     value = text[word[0] : word[1]]
     if not _starts_sentence(text, word[0]) or _key(value) in ARTICLES[language]:
         return False
-    names = functools.partial(_named, language, listed)
+    names = functools.partial(named, language, listed)
     return _chat_word(language, value, names, known_place, vocabulary)
 
 
-def _named(language: str, listed: Callable[[str], bool], word: str) -> bool:
-    """Whether a word is a name of the lexicon, as it is or declined."""
-    return listed(word) or _declined(language, listed, word)
+def _opens_before_name(
+    language: str,
+    listed: Callable[[str], bool],
+    known_place: Callable[[str], bool],
+    vocabulary: Vocabulary,
+    text: str,
+    word: tuple[int, int],
+) -> bool:
+    """Whether a capitalised word opens a sentence and is no name itself ("Przekaż Michałowi").
+
+    Rarer verbs than ``_opening_word`` knows open chat sentences before a declined name,
+    which needs no preposition; a word the lexicon, the training text or the gazetteer
+    knows as a name may begin that name ("Anna Nowak"), and an article begins one.
+    """
+    value = text[word[0] : word[1]]
+    return (
+        _starts_sentence(text, word[0])
+        and value[1:].islower()
+        and _key(value) not in ARTICLES[language]
+        and value not in vocabulary.names
+        and not named(language, listed, value)
+        and not _known_place(language, known_place, vocabulary, value)
+    )
+
+
+def named(
+    language: str, listed: Callable[[str], bool], word: str, *, as_name: bool = False
+) -> bool:
+    """Whether a word is a name of the lexicon, as it is or declined (``_declined``)."""
+    return listed(word) or _declined(language, listed, word, as_name=as_name)
 
 
 def lower_names(
@@ -857,7 +933,7 @@ def lower_names(
             word = after.group(1)
             if not word.islower() or word in vocabulary.lower or no_name(language, word):
                 break
-            if not _named(language, listed, word):
+            if not named(language, listed, word):
                 break
             end = after.end()
         found.append((match.start(), end, LONE_SCORE))
@@ -888,7 +964,7 @@ def lower_name(
         and word.islower()
         and word not in vocabulary.lower
         and not no_name(language, word)
-        and _named(language, first_name, word)
+        and named(language, first_name, word)
     )
 
 
@@ -928,6 +1004,13 @@ def lone_names(
             and before.group(1)[0].isupper()
             and not after_role
             and not _opening_word(language, listed, known_place, vocabulary, text, before.span(1))
+            and not (
+                not places
+                and language in _CASE_ENDINGS
+                and _opens_before_name(
+                    language, listed, known_place, vocabulary, text, before.span(1)
+                )
+            )
         )
         beside = capital_before or after is not None and after.group(1)[0].isupper()
         nouns = beside and _beside_nouns(language, vocabulary, (before, after))
@@ -941,9 +1024,11 @@ def lone_names(
             continue  # part of a longer name, or a noun's: "Bayer Leverkusen", "Rote Karte"
         if _QUOTE_BEFORE.search(text, max(0, start - 40), start) or _QUOTE_AFTER.match(text, end):
             continue
-        if word in vocabulary.words or no_name(language, word):
-            continue
         opening = _opens(text[max(0, start - 40) : start], min(start, 40))
+        # "do Ani" (and not Ani, the ancient town)
+        stop_name = not places and _stop_name(text, language, (start, end))
+        if (word in vocabulary.words or no_name(language, word)) and not stop_name:
+            continue
         if opening and word.lower() in vocabulary.lower and word not in vocabulary.names:
             continue
         if not (
@@ -951,10 +1036,10 @@ def lone_names(
             or after_role
             or genitive
             or word in vocabulary.names
-            or _named(language, listed, word)  # declining it costs: asked last
+            or named(language, listed, word, as_name=not opening)  # declining costs: last
         ):
             continue
-        if _known_place(language, known_place, vocabulary, word) != places:
+        if _known_place(language, known_place, vocabulary, word) != places and not stop_name:
             continue
         found.append((start, end, LONE_SCORE))
     return found

@@ -572,12 +572,19 @@ class PeopleFinder:
             particle = word[0].islower()
             common = key in COMMON_WORDS or key in _TITLES
             common = common or local_words and local.article(language, word)
-            if particle or word.endswith(".") or common or not self._first(word):
+            declined = (
+                local_words
+                and not self._first(word)
+                and local.declined_first_name(language, self._first, text, a, b)
+            )
+            if particle or word.endswith(".") or common or not (declined or self._first(word)):
                 i += 1
                 continue
             j = i + 1
             while j < len(tokens) and j - i <= 3:
                 nxt = text[tokens[j][0] : tokens[j][1]]
+                if declined and not local.named(language, self.listed, nxt):
+                    break  # "Annę Nowak", "Marka Nowaka"; not "Armia Czerwona" ("Armi")
                 if nxt[0].islower():  # particles ("de la"): only inside a name
                     if local_words and _key(nxt) not in local.PARTICLES[language]:
                         break  # "Anna Weber [das Angebot]": an article, not "von der"

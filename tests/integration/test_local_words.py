@@ -416,6 +416,16 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("pl", "jutro idę na kolację z michałem i basią", ["michałem", "basią"]),
         ("pl", "Zapytaj Olę o to.", ["Olę"]),
         ("pl", "Daj to Agnieszce, a potem rozmawiamy o Piotrze.", ["Agnieszce", "Piotrze"]),
+        # after a rarer verb, first and last names declined, Ania's genitive that is "nor" too
+        ("pl", "Przekaż Michałowi, że spotkanie jest jutro.", ["Michałowi"]),
+        ("pl", "Spotkałem Annę Nowak wczoraj.", ["Annę Nowak"]),
+        ("pl", "Zadzwoń do Marka Nowaka w sprawie umowy.", ["Marka Nowaka"]),
+        ("pl", "To jest dom Katarzyny Kowalskiej.", ["Katarzyny Kowalskiej"]),
+        ("pl", "Pozdrów Piotra Wiśniewskiego ode mnie.", ["Piotra Wiśniewskiego"]),
+        ("pl", "Zadzwoń do Ani wieczorem.", ["Ani"]),
+        ("pl", "Nie mam ani czasu, ani pieniędzy.", []),
+        ("pl", "Piszę do Ciebie, bo Tobie ufam.", []),
+        ("pl", "Mimo to Armia Czerwona parła dalej.", []),
         # interjections that open chat
         ("es", "Oye, ¿has visto a Marta hoy?", ["Marta"]),
         ("pl", "Hej Marta, masz chwilę?", ["Marta"]),
