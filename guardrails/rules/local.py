@@ -122,6 +122,16 @@ def _key(word: str) -> str:
     return word.casefold().rstrip(":,;")
 
 
+def _greeting(language: str, word: str) -> bool:
+    """Whether ``word`` is a greeting, closing or thanks ("Hi", "Hallo", "Danke").
+
+    The no-name words that are no stop words: not a header's preposition ("von", "de"),
+    which stands before surnames that are nouns too ("eine Mail von Schneider").
+    """
+    key = _key(word)
+    return key in NOT_NAMES[language] and key not in _stop_words(language)
+
+
 def no_name(language: str, word: str) -> bool:
     """Whether ``word`` is never a name in ``language`` (stop word, greeting, header, title)."""
     key = _key(word)
@@ -567,6 +577,7 @@ def trim(
             break  # "Richter hat angerufen": a surname too
         words.pop(0)  # "[Bundestrainer] Vogts": the role stays, as a title does
     stop_name = functools.partial(_stop_name, text, language)
+    greeted = False  # the span began with a greeting or a header word: "[Hi] Team"
     while words and no_name(language, text[words[0][0] : words[0][1]]):
         if _of_name(language, text, words, articles=by_ner or not _opens(text, words[0][0])):
             break  # "La Coruña", "De Vries", "van Dijk"
@@ -578,6 +589,7 @@ def trim(
             and _known_as_is(language, known_place, known, text[words[0][0] : words[-1][1]])
         ):
             break  # "Den Haag", "Las Vegas" in German: the article is the town's
+        greeted = greeted or _greeting(language, text[words[0][0] : words[0][1]])
         words.pop(0)
     edge = functools.partial(_chat_edge, language, listed, first_name, known, text)
     while len(words) > 1 and edge(words[0], words[1]):
@@ -605,6 +617,10 @@ def trim(
     if text[new_end - 1] == "." and new_end - words[-1][0] > 2:
         new_end -= 1  # the sentence's full stop ("Weber."), not an initial's ("J.")
     word = text[new_start:new_end]
+    before = _WORD_BEFORE.search(text, max(0, new_start - 40), new_start)
+    greeted = greeted or before is not None and _greeting(language, before.group(1))
+    if greeted and len(words) == 1 and word in known.words:
+        own_model = False  # it misread a greeting and a noun as a name: "[Hi] Team"
     header_value = text[:new_start].rstrip(" \t").endswith(":")
     if entity_type == "LOCATION" and team_town(language, text, new_start):
         return None  # "les Yankees de [New York]"

@@ -436,6 +436,10 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("de", "Schick das bitte an Herrn Schmitz.", ["Schmitz"]),
         ("de", "Ich warte am Tor auf dich, Lena.", ["Lena"]),
         ("de", "Das Auto steht im Hof neben dem Tor.", []),
+        # a noun after a greeting is whom one greets, not a person; a name there is one
+        ("de", "Hi Team, ich bin ab Montag im Urlaub.", []),
+        ("de", "Hallo Anna, kurze Info zum Termin.", ["Anna"]),
+        ("de", "Ich habe eine Mail von Schneider bekommen.", ["Schneider"]),
     ],
 )  # fmt: skip
 def test_a_chat_sentence_keeps_its_opening_word_and_loses_its_names_in_any_case(
