@@ -19,6 +19,7 @@ name and a place.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -28,7 +29,11 @@ from importlib import resources
 from guardrails.rules.names import COMMON_WORDS, MONTHS
 from guardrails.rules.places import gazetteer, known_place
 
-_CAP = r"(?:[A-ZÀ-ÖØ-Þ][\w'’\-]*|\d{1,3}(?:st|nd|rd|th))"
+_EXTENDED = [chr(c) for c in range(0x100, 0x180)]
+_U = "A-ZÀ-ÖØ-Þ" + "".join(c for c in _EXTENDED if c.isupper())
+"""Capital letters, Latin Extended-A's too: "Łódź", "Świętokrzyska", "Žižkov"."""
+_L = "a-zß-öø-ÿ" + "".join(c for c in _EXTENDED if c.islower())
+_CAP = rf"(?:[{_U}][\w'’\-]*|\d{{1,3}}(?:st|nd|rd|th))"
 _EN_TYPE = (
     r"(?:Street|St|Road|Rd|Avenue|Ave|Av|Boulevard|Blvd|Lane|Ln|Drive|Dr|Terrace|Place|Pl"
     r"|Court|Ct|Way|Close|Crescent|Square|Sq|Parkway|Pkwy|Highway|Hwy|Row|Mews|Gardens|Circle"
@@ -54,8 +59,8 @@ _POSTCODE = (
     r"(?:\d{4}-\d{3}|\d{2}-\d{3}|\d{3}[ ]\d{2}(?=[ \t]+[A-Z])|\d{4,5}(?:[ \t]?[A-Z]{2}(?![\w\-]))?)"
 )
 _POSTCODE_TOWN = (
-    rf"(?:,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+"
-    r"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?)?"
+    rf"(?:,?[ \t]+{_POSTCODE}[ \t]+[{_U}][\w\-]+"
+    rf"(?:[ \t]+(?:de|di|del|am|an|im|sur|en)[ \t]+[{_U}][\w\-]+)?)?"
 )
 _ROMANCE_TYPE = (
     r"(?:rue|avenue|boulevard|bd|chemin|quai|impasse|allée|calle|c/|avenida"
@@ -70,7 +75,7 @@ _ROMANCE = rf"(?:(?i:{_ROMANCE_TYPE})|Place|Route|Cours)"
 words that are also English only capitalized."""
 _ROMANCE_NAME = (
     r"(?:(?:de|del|dels|della|delle|dei|des|la|le|les|du|da|do|dos|das|di|d'|l')[ \t]?){0,2}"
-    r"[A-ZÀ-ÖØ-Þ][\w\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]+)?"
+    rf"[{_U}][\w\-]+(?:[ \t]+[{_U}][\w\-]+)?"
 )
 _US_STATES = (
     r"(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI"
@@ -87,7 +92,7 @@ _UK_POSTCODE = (
     rf"(?:GIR ?0AA|(?:{'|'.join(sorted(_UK_AREAS, key=len, reverse=True))})"
     r"\d[A-Z\d]?[ \t]?\d[ABD-HJLNP-UW-Z]{2})"
 )
-_TOWN = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[ \t\-][A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+){0,2}"
+_TOWN = rf"[{_U}][{_L}]+(?:[ \t\-][{_U}][{_L}]+){{0,2}}"
 _ROUTING_KEYS = """A41 A42 A45 A63 A67 A75 A81 A82 A83 A84 A85 A86 A91 A92 A94 A96 A98 C15 D01
 D02 D03 D04 D05 D06 D6W D07 D08 D09 D10 D11 D12 D13 D14 D15 D16 D17 D18 D20 D22 D24 E21 E25 E32
 E34 E41 E45 E53 E91 F12 F23 F26 F28 F31 F35 F42 F45 F52 F56 F91 F92 F93 F94 H12 H14 H16 H18 H23
@@ -124,16 +129,16 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"\b[{_U}][\w\-]{{0,60}}?{_EU_SUFFIX}(?<!\.)[ \t]+\d{{1,4}}[a-z]?\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|\b(?:[A-ZÀ-ÖØ-Þ]\w{{0,40}}-){{1,4}}{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"|\b(?:[{_U}]\w{{0,40}}-){{1,4}}{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|\b(?!The\b)[A-ZÀ-ÖØ-Þ]\w*(?:er|e|es)[ \t]+{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
+            rf"|\b(?!The\b)[{_U}]\w*(?:er|e|es)[ \t]+{_EU_WORD}[ \t]+\d{{1,4}}[a-z]?\b"
             rf"{_POSTCODE_TOWN}"
             rf"|\b(?:Am|Im|Zum|Zur|(?:An|Auf|In|Unter|Op|Aan)[ \t]+(?:de[mnr]?|het))[ \t]+"
-            rf"[A-ZÀ-ÖØ-Þ]\w+[ \t]+\d{{1,4}}[a-z]?(?=,?[ \t]+{_POSTCODE}[ \t]+[A-ZÀ-ÖØ-Þ])\b"
+            rf"[{_U}]\w+[ \t]+\d{{1,4}}[a-z]?(?=,?[ \t]+{_POSTCODE}[ \t]+[{_U}])\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|\b[A-ZÀ-ÖØ-Þ][\w\-]{{0,60}}?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
+            rf"|\b[{_U}][\w\-]{{0,60}}?str\.[ \t]*\d{{1,4}}[a-z]?\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),
@@ -165,7 +170,7 @@ _EUROPE = frozenset(
     " SI SK".split()
 )
 _STREET_BEFORE = (
-    r"(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*(?:[ \t]+(?:[A-ZÀ-ÖØ-Þ][\w'’.\-]*|de|di|la|le|del|van|von|der))"
+    rf"(?:[{_U}][\w'’.\-]*(?:[ \t]+(?:[{_U}][\w'’.\-]*|de|di|la|le|del|van|von|der))"
     r"{0,3}[ \t]+\d{1,4}[a-zA-Z]?,[ \t]*)?"
 )
 _MONTH_BEFORE = re.compile(
@@ -175,8 +180,8 @@ _MONTH_BEFORE = re.compile(
 _POSTAL_WORD = re.compile(r"(?:C\.?P\.?|PLZ)[ \t]*", re.IGNORECASE)
 _POSTCODE_TOWN_RE = re.compile(
     rf"(?<![\w\-.,/])(?P<street>{_STREET_BEFORE})(?P<code>{_POSTCODE})(?![\w\-])"
-    r"(?=(?P<town>(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w\-]*(?:[ \t]+(?:(?:de|di|del|la|le|am|an|im|sur|en|upon)"
-    r"[ \t]+)?[A-ZÀ-ÖØ-Þ][\w\-]*){0,2})?))"
+    rf"(?=(?P<town>(?:[ \t]+[{_U}][\w\-]*(?:[ \t]+(?:(?:de|di|del|la|le|am|an|im|sur|en|upon)"
+    rf"[ \t]+)?[{_U}][\w\-]*){{0,2}})?))"
 )
 
 
@@ -225,8 +230,8 @@ def _towns() -> frozenset[str]:
 _TAIL = re.compile(
     r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat)[ \t]*\w{1,5})?"
     r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
-    r"(?P<place>[A-ZÀ-ÖØ-Þ][\w'’\-]*(?:[ \t]+(?:(?:de|di|del|da|do|la|le|am|an|im|sur|en"
-    r"|upon)[ \t]+)?[A-ZÀ-ÖØ-Þ][\w'’\-]*){0,3})"
+    rf"(?P<place>[{_U}][\w'’\-]*(?:[ \t]+(?:(?:de|di|del|da|do|la|le|am|an|im|sur|en"
+    rf"|upon)[ \t]+)?[{_U}][\w'’\-]*){{0,3}})"
 )
 """What may follow a street and number: a unit, then a town or a country after a comma."""
 
@@ -268,13 +273,36 @@ def street(text: str) -> bool:
     return any(regex.search(text) for regex, _ in ADDRESS_PATTERNS)
 
 
+_UNIT_GAP = re.compile(r"(?:[-/][ \t]?\w{1,4})?(?:,[ \t]*(?:[\wºª°]{1,5}\.?[ \t]*){1,3})?,[ \t]*")
+"""What may stand between a street's number and its postcode: the flat after a dash or a
+slash ("263-1", "104/12"), the floor and door ("3º B", "4º Esq.")."""
+_UNIT_GAP_CHARS = 24
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
-    """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode."""
-    for regex, score in ADDRESS_PATTERNS:
-        for match in regex.finditer(text):
-            yield match.start(), _with_tail(text, match.end()), score
-    yield from _lower_streets(text)
-    yield from postcode_towns(text)
+    """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode.
+
+    A street and the postcode and town after its flat, floor or door are one address
+    ("Prinsengracht 263-1, 1016 GV Amsterdam", "Avenida da Liberdade 245, 4º Esq., 1250-142
+    Lisboa"), so none of them is left between two placeholders.
+    """
+    streets = [
+        (match.start(), _with_tail(text, match.end()), score)
+        for regex, score in ADDRESS_PATTERNS
+        for match in regex.finditer(text)
+    ]
+    streets += _lower_streets(text)
+    posts = sorted(postcode_towns(text))
+    yield from streets
+    yield from posts
+    starts = [start for start, _, _ in posts]
+    for start, end, score in streets:
+        i = bisect.bisect_left(starts, end)
+        while i < len(posts) and posts[i][0] - end <= _UNIT_GAP_CHARS:
+            if _UNIT_GAP.fullmatch(text, end, posts[i][0]):
+                yield start, posts[i][1], score
+                break
+            i += 1
 
 
 def _with_tail(text: str, end: int) -> int:

@@ -494,6 +494,12 @@ def test_a_town_of_several_words_is_one_place(
         ("pl", "Mieszkam na ulicy Długiej 5 w Gdańsku.", "ulicy Długiej"),
         ("pl", "Biuro jest przy al. Jerozolimskich 65, piętro drugie.", "Jerozolimskich"),
         ("pl", "Paczkę wyślij na os. Tysiąclecia 12.", "Tysiąclecia"),
+        # the flat, floor or door between the number and the postcode; a Polish capital
+        ("nl", "Mijn adres is Prinsengracht 263-1, 1016 GV Amsterdam.", "Prinsengracht"),
+        ("es", "Mi dirección es Avenida de la Constitución 12, 3º B, 41001 Sevilla.", "Sevilla"),
+        ("pt", "A minha morada é Avenida da Liberdade 245, 4º Esq., 1250-142 Lisboa.", "Lisboa"),
+        ("pl", "Mój adres: ul. Piotrkowska 104/12, 90-006 Łódź.", "Łódź"),
+        ("pl", "Biuro: ul. Świętokrzyska 14, 00-050 Warszawa.", "Świętokrzyska"),
     ],
 )
 def test_a_street_address_keeps_its_house_number_in_every_language(
