@@ -43,9 +43,10 @@ _NAME = rf"{_NOT_COMMON}{_WORD}"
 _NOT_TITLE = r"(?!(?i:mrs|mr|ms|mx|miss|prof|dr)\b)"
 _TWO = rf"[(\[*_\"']?{_NOT_TITLE}(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
 _STRONG = r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called)"
-_WEAK = (
-    r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|thanks|thank\s+you|thx|ty|hi|hey"
-    r"|hello|dear|cheers|meet|met|invite|loop\s+in|talk\s+to|reach\s+out\s+to))"
+_GREETING = r"(?i:\b(?:thanks|thank\s+you|thx|ty|hi|hey|hello|dear|cheers))"
+_ASKING = (
+    r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|meet|met|invite|loop\s+in|talk\s+to"
+    r"|reach\s+out\s+to))"
 )
 RELATIVES = (
     "son daughter wife husband mother father mom mum dad brother sister uncle aunt niece nephew"
@@ -224,9 +225,13 @@ plausible name ("call me crazy", "call me maybe" are none)."""
 FOR_NAME = re.compile(rf"\bfor[ \t]+(?P<v>{_LATIN_CAP}[ \t]+{_COMPANY}{_LATIN_CAP}){_FOR_END}")
 """Two capitalized words after "for" at a phrase's end ("refund it for June Park,"): a
 plausible name only ("editor for Global Voices" is not)."""
-WEAK_CONTEXT = re.compile(rf"{_WEAK}[ \t]+{_TWO}")
-"""A name after a greeting or a word of asking ("thanks Priya", "email tom"): in lower case
-only a name of the lexicon ("e-mail address", "hello dear" are none)."""
+WEAK_CONTEXT = re.compile(rf"{_GREETING}[ \t]+{_TWO}")
+"""A name after a greeting ("thanks Priya", "hi tom"): in lower case only a name of the lexicon
+that is no English word ("hello dear", "thanks man", "cheers mate" are none)."""
+ASKING_CONTEXT = re.compile(rf"{_ASKING}[ \t]+{_TWO}")
+"""A name after a word of asking or meeting ("email tom", "met bob from accounting"): in lower
+case a name of the lexicon, or a first name common enough to be one in lower case though
+English has the word ("ask mark", "cc sue"; "e-mail address" is none)."""
 
 PARTICLES = "van von der den de del della di da do dos das du la le bin al el ter ten".split()
 """Lower-case words inside a name ("Ana de la Cruz", "Ludwig van Beethoven", "Omar al Bashir")."""
@@ -240,6 +245,7 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
     (STRONG_CONTEXT, 0.85, _SPACE),
     (WEAK_CONTEXT, 0.6, _BLANK),
+    (ASKING_CONTEXT, 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),

@@ -51,6 +51,7 @@ from guardrails.rules import (  # noqa: E402
 from guardrails.rules.cards import luhn  # noqa: E402
 from guardrails.rules.names import (  # noqa: E402
     ACCENTED_NAME,
+    ASKING_CONTEXT,
     COMMON_WORDS,
     FOR_NAME,
     NAME_PATTERNS,
@@ -76,9 +77,20 @@ from guardrails.text.language import ENGLISH  # noqa: E402
 Validator = Callable[[str], bool]
 
 
-def _lower_case_named(name_word: Validator, value: str) -> bool:
-    """Whether a value in lower case has a word of the name lexicon; any other value is kept."""
-    return not value.islower() or any(name_word(w) for w in value.split())
+def _lower_case_named(name_word: Validator, first_name: Validator | None, value: str) -> bool:
+    """Whether a value in lower case has a word of the name lexicon; any other value is kept.
+
+    A word English has too counts when it is a first name common enough to be one in lower
+    case (``first_name``): after "met", "ask" or "thanks", "bob", "mark" and "sue" are people.
+    """
+    if not value.islower():
+        return True
+    words = value.split()
+    return (
+        any(name_word(w) for w in words)
+        or first_name is not None
+        and any(first_name(w) and w not in COMMON_WORDS for w in words)
+    )
 
 
 def _lower_case_plausible(plausible: Validator, value: str) -> bool:
@@ -530,7 +542,8 @@ def build_recognizers(
     """
     checks: dict[re.Pattern[str], Validator] = {}
     if name_word is not None:
-        checks[WEAK_CONTEXT] = functools.partial(_lower_case_named, name_word)
+        checks[WEAK_CONTEXT] = functools.partial(_lower_case_named, name_word, None)
+        checks[ASKING_CONTEXT] = functools.partial(_lower_case_named, name_word, first_name)
     if plausible is not None:
         checks[STRONG_CONTEXT] = functools.partial(_lower_case_plausible, plausible)
         checks[FOR_NAME] = plausible

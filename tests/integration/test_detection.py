@@ -58,6 +58,9 @@ def found(analyzer, text, platform="console", policy=None):
         ("my birthday is March 14, 1987", ("DATE_OF_BIRTH", "March 14, 1987")),
         ("they call him Mr. Haverkamp", ("PERSON", "Mr. Haverkamp")),
         ("Mrs Okafor will call you back", ("PERSON", "Mrs Okafor")),
+        # a first name English has as a word, in lower case after a word of asking or meeting
+        ("i met bob from accounting yesterday", ("PERSON", "bob")),
+        ("cc sue on the thread please", ("PERSON", "sue")),
         ("I saw Dr. Jane Lee today", ("PERSON", "Dr. Jane Lee")),
         ("card 1234 5678 9012 347 for the flight", ("CREDIT_CARD", "1234 5678 9012 347")),
     ],
@@ -78,6 +81,7 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
         "Dr. Who is on tonight, and Ms Teams is down again.",
         "Um, that works. Uh, maybe later? Erm, mhm.",
         "Hello dear list members, we have changed our e-mail address.",
+        "cheers mate, thanks man, that works",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
