@@ -492,6 +492,8 @@ class _Detector:
                 d = replace(d, type="PERSON")  # "leite das an Jürgen weiter"
         if d.type in precision.NAME_TYPES:
             end = precision.closed(norm.text, start, end)
+        if d.type == "PERSON" and _marked(norm.text, start):
+            end = _handle_end(norm.text, end)  # "@[mike].chen": the whole handle
         if d.type == "PERSON" and self._people is not None:
             language = self._policy.language
             nouns = models.vocabulary(language).words if language in local.NOUNS_CAPITALISED else ()
@@ -876,6 +878,24 @@ long text in capitals is not scanned again for each such word)."""
 def _marked(text: str, start: int) -> bool:
     """Whether a span starts a handle or a hashtag: "@" or "#" at or just before ``start``."""
     return text.startswith(("@", "#"), start) or start > 0 and text[start - 1] in "@#"
+
+
+_HANDLE_REST = re.compile(r"[\w.\-]*[\w]")
+
+
+def _handle_end(text: str, end: int) -> int:
+    """Where a handle a person's span begins ends: over its dots, dashes and underscores.
+
+    "@mike.chen", "@lily.rose_": the model reads the first name, and the surname after the
+    dot stayed in clear. Not a sentence's full stop after it ("ask @mike.").
+    """
+    if end < len(text) and text[end] in ".-_" or end > 0 and text[end - 1] == "_":
+        rest = _HANDLE_REST.match(text, end)
+        if rest is not None:
+            return rest.end()
+        if text[end] == "_":
+            return end + 1
+    return end
 
 
 def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:

@@ -15,7 +15,8 @@ Each value is read on its own evidence:
   it") only when it is no English word;
 - **a login said in words**: an account name and a password in one breath ("login snoop pw
   biggreenhat", "u: snoop" then "p: biggreenhat"), or "my password is hunter2" (no English
-  word after "is", "wrong" and "required" are none).
+  word after "is", "wrong" and "required" are none), or "my login is jsmith88" (a value
+  shaped as an account name: "my login is broken" is none).
 
 A key's value must look like one: a secret's bare token holds a letter and a digit, or is
 long and no word ("token: 42", "secret: true" are none); a quoted one may be anything but a
@@ -141,6 +142,20 @@ _PAIR = re.compile(
     re.IGNORECASE,
 )
 """An account name and a password in one breath, on one line or on two."""
+_SAID_USER = re.compile(
+    r"\b(?:my|your|his|her|their|our)[ \t]+(?:user[ \t]?name|login|user[ \t]?id|handle"
+    r"|account[ \t]+name|screen[ \t]?name|gamertag)(?:[ \t]+(?:on|at|for|in)[ \t]+[\w.\-]{1,30})?"
+    r"(?:[ \t]+(?:is|was)|'s|[ \t]*:)[ \t]+@?(?P<v>[\w.\-]{3,64})",
+    re.IGNORECASE,
+)
+"""An account name said in words: "my login is jsmith88", "my handle on discord is
+darkknight_77"; the value must look like one (``_handle_like``): "my login is broken" is
+none."""
+_HANDLE_LIKE = re.compile(
+    r"(?!(?:[A-Za-z]\.)+[A-Za-z]?$)(?=[\w.\-]*(?:\d|_|[A-Za-z]\.[A-Za-z]))[\w.\-]*[A-Za-z][\w.\-]*"
+)
+"""A letter and a digit, an underscore or an inner dot: "jsmith88", "dark_knight", "j.smith";
+not an abbreviation ("e.g")."""
 
 _NO_VALUE = frozenset(
     "null none nil true false yes no undefined required optional empty blank hidden "
@@ -214,6 +229,12 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             right = english is not None and _unguessable(typed, english)
         if right:
             found += [(USERNAME, *m.span("user")), (PASSWORD, *password)]
+    if "name" in folded or "login" in folded or "handle" in folded or "tag" in folded:
+        for m in _SAID_USER.finditer(text):
+            span = _trimmed(text, *m.span("v"))
+            value = text[span[0] : span[1]] if span else ""
+            if span and _HANDLE_LIKE.fullmatch(value) and not _stand_in(value):
+                found.append((USERNAME, *span))
     if english is not None and said:
         for m in _SAID.finditer(text):
             span = _trimmed(text, *m.span("v"))

@@ -106,6 +106,21 @@ def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, pass
 
 
 @pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        ("my login is jsmith88, it keeps failing", ["jsmith88"]),
+        ("my handle on discord is darkknight_77", ["darkknight_77"]),
+        ("his gamertag: xXSniperXx99", ["xXSniperXx99"]),
+        ("my login is broken again", []),
+        ("my username is the same as before", []),
+        ("my login is e.g. my email", []),
+    ],
+)
+def test_an_account_name_said_in_a_sentence_is_redacted(presidio_analyzer, text, user):
+    assert kinds(presidio_analyzer, text, "USERNAME") == user
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "The password is wrong, please reset it",

@@ -136,7 +136,16 @@ def test_an_organizations_account_name_is_left_alone(presidio_analyzer, text, ke
 
 
 @pytest.mark.parametrize(
-    "handle", ["jane_doe42", "OfficialTamera", "JaneNews", "LowkeyMusic1", "marcus_fm"]
+    "handle",
+    [
+        "jane_doe42",
+        "OfficialTamera",
+        "JaneNews",
+        "LowkeyMusic1",
+        "marcus_fm",
+        "mike.chen",
+        "lily.rose_",
+    ],
 )
 def test_a_persons_account_name_is_still_hidden(presidio_analyzer, handle):
     text = f"thanks @{handle} for the tip"
