@@ -232,8 +232,8 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
     if "name" in folded or "login" in folded or "handle" in folded or "tag" in folded:
         for m in _SAID_USER.finditer(text):
             span = _trimmed(text, *m.span("v"))
-            value = text[span[0] : span[1]] if span else ""
-            if span and _HANDLE_LIKE.fullmatch(value) and not _stand_in(value):
+            account = text[span[0] : span[1]] if span else ""
+            if span and _HANDLE_LIKE.fullmatch(account) and not _stand_in(account):
                 found.append((USERNAME, *span))
     if english is not None and said:
         for m in _SAID.finditer(text):
