@@ -165,17 +165,20 @@ def _chat_word(
     names: Callable[[str], bool],
     known_place: Callable[[str], bool],
     vocabulary: Vocabulary,
+    *,
+    rare: bool = False,
 ) -> bool:
     """Whether a word that opens a sentence, or one in lower case, is a word of chat.
 
-    Capitalised for its place only, common in the language (``common_word``), and no name of
-    the lexicon (``names``), the training text or the gazetteer: "Wczoraj", "Mieszkam",
-    "Domani" open chat sentences in languages that drop the pronoun, where models learnt on
-    news and Wikipedia read a capitalised first word as a name.
+    Capitalised for its place only, common in the language (``common_word``; of any
+    frequency with ``rare``), and no name of the lexicon (``names``), the training text or
+    the gazetteer: "Wczoraj", "Mieszkam", "Domani" open chat sentences in languages that drop
+    the pronoun, where models learnt on news and Wikipedia read a capitalised first word as
+    a name.
     """
     return (
         word[1:].islower()
-        and common_word(language, word)
+        and (rare or common_word(language, word))
         and not names(word)
         and word not in vocabulary.names
         and not _known_place(language, known_place, vocabulary, word)
@@ -874,41 +877,21 @@ def _opening_word(
     vocabulary: Vocabulary,
     text: str,
     word: tuple[int, int],
+    *,
+    rare: bool = False,
 ) -> bool:
     """Whether a capitalised word opens a sentence as a word of chat ("Zapytaj Magdę").
 
-    Not an article, which begins the name after it ("Het Leven", "El Salvador").
+    Not an article, which begins the name after it ("Het Leven", "El Salvador"). ``rare``:
+    a word of any frequency that no lexicon, training text or gazetteer knows as a name;
+    rarer verbs than the common words open chat sentences before a declined name, which
+    needs no preposition ("Przekaż Michałowi").
     """
     value = text[word[0] : word[1]]
     if not _starts_sentence(text, word[0]) or _key(value) in ARTICLES[language]:
         return False
     names = functools.partial(named, language, listed)
-    return _chat_word(language, value, names, known_place, vocabulary)
-
-
-def _opens_before_name(
-    language: str,
-    listed: Callable[[str], bool],
-    known_place: Callable[[str], bool],
-    vocabulary: Vocabulary,
-    text: str,
-    word: tuple[int, int],
-) -> bool:
-    """Whether a capitalised word opens a sentence and is no name itself ("Przekaż Michałowi").
-
-    Rarer verbs than ``_opening_word`` knows open chat sentences before a declined name,
-    which needs no preposition; a word the lexicon, the training text or the gazetteer
-    knows as a name may begin that name ("Anna Nowak"), and an article begins one.
-    """
-    value = text[word[0] : word[1]]
-    return (
-        _starts_sentence(text, word[0])
-        and value[1:].islower()
-        and _key(value) not in ARTICLES[language]
-        and value not in vocabulary.names
-        and not named(language, listed, value)
-        and not _known_place(language, known_place, vocabulary, value)
-    )
+    return _chat_word(language, value, names, known_place, vocabulary, rare=rare)
 
 
 def named(
@@ -1023,8 +1006,8 @@ def lone_names(
             and not (
                 not places
                 and language in _CASE_ENDINGS
-                and _opens_before_name(
-                    language, listed, known_place, vocabulary, text, before.span(1)
+                and _opening_word(
+                    language, listed, known_place, vocabulary, text, before.span(1), rare=True
                 )
             )
         )
