@@ -929,12 +929,15 @@ def lower_names(
             continue
         end = match.end()
         while (after := _WORD_AFTER.match(text, end)) is not None:
-            word = after.group(1)
+            word, particles = after.group(1), after
+            while word in PARTICLES[language] and particles is not None:  # "jan de vries"
+                particles = _WORD_AFTER.match(text, particles.end())
+                word = particles.group(1) if particles else ""
             if not word.islower() or word in vocabulary.lower or no_name(language, word):
                 break
             if not named(language, listed, word):
                 break
-            end = after.end()
+            end = particles.end() if particles else after.end()
         found.append((match.start(), end, LONE_SCORE))
     return found
 

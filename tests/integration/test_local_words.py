@@ -413,6 +413,8 @@ def test_a_place_by_its_name_in_the_message_s_language_is_a_place(
         ("pl", "powiedz kasi że się spóźnię", ["kasi"]),
         ("es", "la rosa es roja y la luz es blanca", []),
         ("pl", "pozdrawiam, anna nowak", ["anna nowak"]),
+        ("nl", "ik heb jan de vries gisteren gesproken", ["jan de vries"]),
+        ("es", "ayer hablé con maría de la fuente", ["maría de la fuente"]),
         ("pl", "jutro idę na kolację z michałem i basią", ["michałem", "basią"]),
         ("pl", "Zapytaj Olę o to.", ["Olę"]),
         ("pl", "Daj to Agnieszce, a potem rozmawiamy o Piotrze.", ["Agnieszce", "Piotrze"]),
