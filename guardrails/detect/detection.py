@@ -889,13 +889,8 @@ def _handle_end(text: str, end: int) -> int:
     "@mike.chen", "@lily.rose_": the model reads the first name, and the surname after the
     dot stayed in clear. Not a sentence's full stop after it ("ask @mike.").
     """
-    if end < len(text) and text[end] in ".-_" or end > 0 and text[end - 1] == "_":
-        rest = _HANDLE_REST.match(text, end)
-        if rest is not None:
-            return rest.end()
-        if text[end] == "_":
-            return end + 1
-    return end
+    rest = _HANDLE_REST.match(text, end)
+    return rest.end() if rest is not None else end
 
 
 def _whole_tag(text: str, start: int, end: int, marks: str) -> str | None:

@@ -153,6 +153,14 @@ def test_a_persons_account_name_is_still_hidden(presidio_analyzer, handle):
     assert handle in found
 
 
+@pytest.mark.parametrize("text", ["thanks @anna_", "hi @mike.chen", "ask @lily.rose_"])
+def test_a_handle_that_ends_the_message_is_hidden_whole(presidio_analyzer, text):
+    """A handle's last character was read past the message's end, and detection failed."""
+    handle = text.split("@")[1]
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert handle in found
+
+
 @pytest.mark.parametrize(
     ("text", "kept"),
     [
