@@ -929,15 +929,16 @@ def lower_names(
             continue
         end = match.end()
         while (after := _WORD_AFTER.match(text, end)) is not None:
-            word, particles = after.group(1), after
-            while word in PARTICLES[language] and particles is not None:  # "jan de vries"
-                particles = _WORD_AFTER.match(text, particles.end())
-                word = particles.group(1) if particles else ""
+            word, word_end = after.group(1), after.end()
+            while word in PARTICLES[language] and (
+                following := _WORD_AFTER.match(text, word_end)
+            ):  # "jan de vries"
+                word, word_end = following.group(1), following.end()
             if not word.islower() or word in vocabulary.lower or no_name(language, word):
                 break
             if not named(language, listed, word):
                 break
-            end = particles.end() if particles else after.end()
+            end = word_end
         found.append((match.start(), end, LONE_SCORE))
     return found
 
