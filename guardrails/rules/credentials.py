@@ -149,7 +149,7 @@ _SAID_USER = re.compile(
     re.IGNORECASE,
 )
 """An account name said in words: "my login is jsmith88", "my handle on discord is
-darkknight_77"; the value must look like one (``_handle_like``): "my login is broken" is
+darkknight_77"; the value must look like one (``_HANDLE_LIKE``): "my login is broken" is
 none."""
 _HANDLE_LIKE = re.compile(
     r"(?!(?:[A-Za-z]\.)+[A-Za-z]?$)(?=[\w.\-]*(?:\d|_|[A-Za-z]\.[A-Za-z]))[\w.\-]*[A-Za-z][\w.\-]*"

@@ -1006,13 +1006,14 @@ def lone_names(
             before is not None
             and before.group(1)[0].isupper()
             and not after_role
-            and not _opening_word(language, listed, known_place, vocabulary, text, before.span(1))
-            and not (
-                not places
-                and language in _CASE_ENDINGS
-                and _opening_word(
-                    language, listed, known_place, vocabulary, text, before.span(1), rare=True
-                )
+            and not _opening_word(
+                language,
+                listed,
+                known_place,
+                vocabulary,
+                text,
+                before.span(1),
+                rare=not places and language in _CASE_ENDINGS,  # "Przekaż Michałowi"
             )
         )
         beside = capital_before or after is not None and after.group(1)[0].isupper()

@@ -201,7 +201,7 @@ def pt_social_security(value: str) -> bool:
     if len(digits) != 11 or digits[0] not in (1, 2):
         return False
     weights = (29, 23, 19, 17, 13, 11, 7, 5, 3, 2)
-    return 9 - sum(d * w for d, w in zip(digits, weights, strict=False)) % 10 == digits[10]
+    return 9 - sum(d * w for d, w in zip(digits[:10], weights, strict=True)) % 10 == digits[10]
 
 
 def pl_id_card(value: str) -> bool:

@@ -572,12 +572,13 @@ class PeopleFinder:
             particle = word[0].islower()
             common = key in COMMON_WORDS or key in _TITLES
             common = common or local_words and local.article(language, word)
+            first = self._first(word)
             declined = (
                 local_words
-                and not self._first(word)
+                and not first
                 and local.declined_first_name(language, self._first, text, a, b)
             )
-            if particle or word.endswith(".") or common or not (declined or self._first(word)):
+            if particle or word.endswith(".") or common or not (first or declined):
                 i += 1
                 continue
             j = i + 1

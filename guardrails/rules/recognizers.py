@@ -81,7 +81,8 @@ def _lower_case_named(name_word: Validator, first_name: Validator | None, value:
     """Whether a value in lower case has a word of the name lexicon; any other value is kept.
 
     A word English has too counts when it is a first name common enough to be one in lower
-    case (``first_name``): after "met", "ask" or "thanks", "bob", "mark" and "sue" are people.
+    case (``first_name``; given after a word of asking or meeting only): after "met", "ask"
+    or "cc", "bob", "mark" and "sue" are people.
     """
     if not value.islower():
         return True
