@@ -40,8 +40,8 @@ class Store:
     root: Path
     download: bool = True
 
-    def read(self, repo: str, commit: str, path: str) -> str:
-        """The text of ``path`` at ``commit`` of ``repo`` (``owner/name``).
+    def read(self, repo: str, commit: str, path: str, encoding: str = "utf-8") -> str:
+        """The text of ``path`` at ``commit`` of ``repo`` (``owner/name``), in ``encoding``.
 
         Raises:
             CorpusMissing: not in the folder, and not downloadable (or ``download`` is off).
@@ -55,11 +55,11 @@ class Store:
                     check=False,
                 )
                 if shown.returncode == 0:
-                    return shown.stdout.decode("utf-8")
+                    return shown.stdout.decode(encoding)
         copy = folder / commit / path
         if not copy.exists():
             self._fetch(repo, commit, path, copy)
-        return copy.read_text(encoding="utf-8")
+        return copy.read_text(encoding=encoding)
 
     def _fetch(self, repo: str, commit: str, path: str, copy: Path) -> None:
         url = f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
@@ -100,9 +100,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _pinned(store: Store, corpus: str, repo: str, commit: str, path: str, sha: str) -> str:
-    """A file's text, checked against the digest it had when the corpus was pinned."""
-    text = store.read(repo, commit, path)
+def _pinned(
+    store: Store, corpus: str, repo: str, commit: str, path: str, sha: str, encoding: str = "utf-8"
+) -> str:
+    """A file's text, checked against the digest its text had when the corpus was pinned."""
+    text = store.read(repo, commit, path, encoding)
     if _digest(text) != sha:
         raise CorpusMissing(f"{corpus}: {path} at {commit[:12]} is not the pinned file")
     return text
@@ -294,22 +296,11 @@ UNER_PT_FILES = {
 
 WIKINEURAL_REPO = "Babelscape/wikineural"
 WIKINEURAL_COMMIT = "d2e28c770cba2b285e742529ae18ed849e336c65"
-CONLL03_DE_FILES = {
-    "train": (
-        "data/conll/de/train.conllu",
-        "4c8801ef7e77c97de802d7e9826b4281014e8bee8dbe5c851c1487b333c16ad4",
-    ),
-    "dev": (
-        "data/conll/de/val.conllu",
-        "dc373c4c39a21b7064a9df63780eefb0c1b19f8b9dbafa4251867a3b98c882c4",
-    ),
-    "test": (
-        "data/conll/de/test.conllu",
-        "890e661e284ee228b90771e5ac8260b16ed604e248118d816682d3e333e49e75",
-    ),
-}
-"""CoNLL-2003 German as WikiNEuRal's repository carries it: ``val`` is the shared task's
-development part (``testa``), ``test`` its test part (``testb``)."""
+CONLL03_DE_TRAIN = (
+    "data/conll/de/train.conllu",
+    "4c8801ef7e77c97de802d7e9826b4281014e8bee8dbe5c851c1487b333c16ad4",
+)
+"""CoNLL-2003 German's training part as WikiNEuRal's repository carries it."""
 _CONLL03_DE_LETTERS = str.maketrans(
     {
         "ь": "ü", "д": "ä", "ц": "ö", "я": "ß", "№": "Ü", "ƒ": "Ä", "÷": "Ö",
@@ -318,6 +309,21 @@ _CONLL03_DE_LETTERS = str.maketrans(
 )  # fmt: skip
 """That copy's Latin-1 letters were decoded in Cyrillic code pages (``Erzдhlung``); each
 stands for one letter, so the text is put back letter by letter."""
+CONLL03_DE_ORIGINAL_REPO = "MaviccPRP/ger_ner_evals"
+CONLL03_DE_ORIGINAL_COMMIT = "f6e99318379a6a3bb6dfeb53079a5c3abbc1d5f2"
+CONLL03_DE_ORIGINAL_FILES = {
+    "dev": (
+        "corpora/conll2003/deu.testa",
+        "84360f5306c8e6e7092502562bf346b417c8e4328e239b5a5577905383e3c714",
+    ),
+    "test": (
+        "corpora/conll2003/deu.testb",
+        "f86ddb439cbb6b7139baa0a7a1253c4f7761efaa56d195dd2d31a68ee3becbc4",
+    ),
+}
+"""The shared task's development (``testa``) and test (``testb``) files as it built them, in
+Latin-1: WikiNEuRal's copies of these two parts have the same tokens and tags but lost every
+letter outside ASCII (``Mller``, ``Grnen Weg``), which no German writer types."""
 
 
 def _indexed_bio(text: str) -> str:
@@ -330,10 +336,15 @@ def _indexed_bio(text: str) -> str:
 
 
 def _conll03_de(store: Store, split: str) -> Iterator[Sentence]:
-    path, sha = CONLL03_DE_FILES[split]
-    text = _pinned(store, "conll03-de", WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
-    fixed = _indexed_bio(text).translate(_CONLL03_DE_LETTERS)
-    return readers.bio(fixed, CONLL02_LABELS, f"conll03-de:{split}")
+    if split == "train":
+        path, sha = CONLL03_DE_TRAIN
+        text = _pinned(store, "conll03-de", WIKINEURAL_REPO, WIKINEURAL_COMMIT, path, sha)
+        text = _indexed_bio(text).translate(_CONLL03_DE_LETTERS)
+    else:
+        path, sha = CONLL03_DE_ORIGINAL_FILES[split]
+        repo, commit = CONLL03_DE_ORIGINAL_REPO, CONLL03_DE_ORIGINAL_COMMIT
+        text = _pinned(store, "conll03-de", repo, commit, path, sha, encoding="latin-1")
+    return readers.bio(text, CONLL02_LABELS, f"conll03-de:{split}")
 
 
 GERMEVAL_REPO = "viniciusrpb/cloud_image_classification"

@@ -144,6 +144,25 @@ def test_the_store_reads_pinned_files_from_a_checkout_or_a_copy(tmp_path):
         corpora._pinned(store, "x", "other/corpus", "abc123", "part.bio", "0" * 64)
 
 
+def test_the_shared_tasks_latin1_files_read_with_their_letters_and_entities(tmp_path):
+    """CoNLL-2003 German as the shared task built it: Latin-1, five columns, IOB1 tags."""
+    lines = [
+        "-DOCSTART- -X- -X- -X- O", "",
+        "Günter Günter NE I-NC I-PER", "Müller Müller NE I-NC I-PER",
+        "Jörg Jörg NE I-NC B-PER", "fuhr fahren VVFIN I-VC O", "nach nach APPR I-PC O",
+        "Köln Köln NE I-NC I-LOC", ". . $. O O", "",
+    ]  # fmt: skip
+    copy = tmp_path / "owner+name" / "abc123" / "deu.testb"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes("\n".join(lines).encode("latin-1"))
+    store = corpora.Store(tmp_path, download=False)
+    text = store.read("owner/name", "abc123", "deu.testb", encoding="latin-1")
+    (sentence,) = readers.bio(text, corpora.CONLL02_LABELS, "deu")
+    assert sentence.text == "Günter Müller Jörg fuhr nach Köln."
+    found = [(sentence.text[a:b], kind) for a, b, kind in sentence.spans]
+    assert found == [("Günter Müller", "PERSON"), ("Jörg", "PERSON"), ("Köln", "LOC")]
+
+
 def test_dates_times_and_nationalities_the_corpus_leaves_out_are_kept_from_the_start_model():
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler")
