@@ -23,7 +23,8 @@ A Polish name declined ("z Tomkiem", "Markowi") is the lexicon's name (``_declin
 a message written without capitals a first name in lower case is a name ("dile a javi":
 ``lower_names``).
 
-A lone word the model or a rule calls a person is one only after such a title or when the
+A lone word the model or a rule calls a person is one only after such a title, beside a
+German word of saying ("Lippelt betonte", "mit Vogts gesprochen": ``_SPEECH``), or when the
 name lexicon lists it (in German: as a common first name, since many German nouns are also
 surnames), and one called a place only when it is a known place, accents aside ("Cádiz"). This
 holds in German for every such word, as German capitalises every noun ("Behandlung", "Konto",
@@ -308,6 +309,42 @@ def role(language: str, word: str) -> bool:
     """
     pattern = ROLES.get(language)
     return pattern is not None and pattern.fullmatch(word) is not None
+
+
+_SPEECH: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "de": (
+        frozenset(
+            "sagt sagte meint meinte betont betonte erklärt erklärte schreibt schrieb fragt"
+            " fragte antwortet antwortete berichtet berichtete erzählt erzählte ergänzt"
+            " ergänzte kritisiert kritisierte fordert forderte warnt warnte beklagt beklagte"
+            " bestätigt bestätigte widerspricht widersprach behauptet behauptete".split()
+        ),
+        frozenset("gesprochen telefoniert geredet geschrieben gesagt gefragt".split()),
+    )
+}
+"""German words of saying that a surname stands beside in chat and reports: a finite verb
+right after a name that opens a sentence or clause ("Lippelt betonte", "…, Fröhder sagte") or
+right before it ("sagte Vogts", "beklagt Eppenstein"), and a participle after "mit" and the
+name ("mit Vogts gesprochen"). A capitalised word there that the training text never writes
+as a word is a person, as after a role; not a noun after an article ("durch den
+Nachrichtendienst berichtet"), where the verb's forms are participles."""
+_CLAUSE_OPENS = re.compile(r"(?:^|[.!?:;,\n\"„“”»«'])[ \t]*$")
+
+
+def _spoken(language: str, text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` stands beside a word of saying (``_SPEECH``)."""
+    if language not in _SPEECH:
+        return False
+    finite, participles = _SPEECH[language]
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    after = _WORD_AFTER.match(text, end)
+    said = after.group(1).lower() if after is not None else ""
+    if before is not None and before.group(1).lower() in finite:
+        return True  # "sagte Vogts"
+    if before is None:
+        opens = _CLAUSE_OPENS.search(text, max(0, start - 40), start) is not None
+        return opens and said in finite  # "Lippelt betonte"
+    return before.group(1).lower() == "mit" and said in participles  # "mit Vogts gesprochen"
 
 
 def titled(language: str, text: str, start: int) -> bool:
@@ -662,7 +699,10 @@ def trim(
         is_name = first_name if language in NOUNS_CAPITALISED else named_or_declined
         surname = _surname(known, listed, word) or _genitive_person(language, listed, known, word)
         if entity_type == "PERSON" and not (
-            is_name(word) or surname or titled(language, text, new_start)
+            is_name(word)
+            or surname
+            or titled(language, text, new_start)
+            or _spoken(language, text, new_start, new_end)
         ):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
         if entity_type == "LOCATION" and not _known_place(language, known_place, known, word):
@@ -988,7 +1028,8 @@ def lone_names(
     ``guardrails.ner.words``);
     no stop word, greeting or title. With ``places`` the known places among them ("el acuerdo
     con Valencia"), without it the others that the name lexicon lists (``listed``) or that
-    text writes in people's names: "sagte Matschke", "wie Heidenreich meinte".
+    text writes in people's names ("sagte Matschke", "wie Heidenreich meinte") or that stand
+    beside a German word of saying (``_SPEECH``: "Lippelt betonte").
     Not a word in quotation marks (a title: "Shepherd's Pie", " Milk "), nor one opening a
     sentence that the text writes in lower case elsewhere ("Durante", "Acho"). After a role
     (``ROLES``: "Kollegin Brandtner") any word that text does not write as a word.
@@ -1039,6 +1080,7 @@ def lone_names(
             places
             or after_role
             or genitive
+            or _spoken(language, text, start, end)
             or word in vocabulary.names
             or named(language, listed, word, as_name=not opening)  # declining costs: last
         ):
