@@ -19,6 +19,8 @@ place is trimmed of such words at both ends, and dropped when nothing is left:
   lexicon knows as a name ("Wczoraj", "Mieszkam", "chiamo", "jutro": ``_chat_word``);
 - in German, a noun of the training text after an article ("am Tor": ``ARTICLES``).
 
+A name given as one's own is a person however rare ("ich heiße Volkbert", "ik heet Sjoerdje":
+``INTRODUCTIONS``), and the words it is given with stay outside it ("[chamo-me] Deolinda").
 A Polish name declined ("z Tomkiem", "Markowi") is the lexicon's name (``_declined``), and in
 a message written without capitals a first name in lower case is a name ("dile a javi":
 ``lower_names``).
@@ -481,7 +483,8 @@ def _imperative(
     """Whether a span's first word is a verb's imperative that opens a sentence.
 
     Before an object pronoun or an article it is one unless it is a common first name ("Gib
-    mir", "Schick das", but "Thomas mir", "Anna das"); before a particle of a request, unless
+    mir", "Schick das", but "Thomas mir", "Anna das"); before a courtesy title always ("Ruf
+    Herrn Keßler an"); before a particle of a request, unless
     the name lexicon lists it at all ("Sag bitte", but "Lisa mal", "Müller bitte"). German's
     entity model, which learnt from Wikipedia titles and news that a capitalised word opening
     a text names something, took such verbs for people in chat.
@@ -496,6 +499,8 @@ def _imperative(
     verb, next_word = text[word[0] : word[1]], _key(following[0]).rstrip(".!?")
     if next_word in pronouns:
         return not first_name(verb)
+    if next_word in TITLES[language]:
+        return True  # "Ruf Herrn Keßler an": no name stands right before a title
     return next_word in particles and not listed(verb)
 
 
@@ -610,6 +615,11 @@ def trim(
     """
     known = vocabulary or Vocabulary()
     named_or_declined = functools.partial(named, language, listed)
+    introduced = _introduction_pattern(language).match(text, start)
+    if introduced is not None:
+        if introduced.start("v") >= end:
+            return None  # "[Chamo]-me Deolinda"
+        start = introduced.start("v")  # "[chamo-me] Deolinda"
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and role(language, text[words[0][0] : words[0][1]]):
         after = _WORD_AFTER.match(text, words[0][1])
@@ -642,6 +652,8 @@ def trim(
         and _opening_word(language, listed, known_place, known, text, words[0])
     ):
         words.pop(0)  # "[Powiedz] Michałowi", "[Sag] Jonas"
+        while len(words) > 1 and _key(text[words[0][0] : words[0][1]]) in TITLES[language]:
+            words.pop(0)  # "[Schreib Herrn] Müller": the title stays, as elsewhere
     if words and _imperative(language, text, words[0], first_name, listed):
         words.pop(0)  # "Schick mir", "Sag bitte"
         while words and no_name(language, text[words[0][0] : words[0][1]]):
@@ -669,13 +681,12 @@ def trim(
         and not titled(language, text, new_start)
         and (
             word.islower()
-            and known.lower
-            and word not in known.lower
+            and (known.lower and word not in known.lower or language in NOUNS_CAPITALISED)
             or _starts_sentence(text, new_start)
         )
         and _chat_word(language, word, named_or_declined, known_place, known)
     ):
-        return None  # "[Wczoraj] rozmawiałem", "[Mieszkam] w Krakowie"
+        return None  # "[Wczoraj] rozmawiałem", "[Mieszkam] w Krakowie", "Anna und [wohne]"
     if (
         entity_type == "PERSON"
         and len(words) == 1
@@ -713,6 +724,22 @@ def trim(
 _NAME_RUN = r"(?P<v>[^\W\d_][\w'’-]*(?:[ \t]+[^\W\d_][\w'’-]*){0,2})"
 TITLED_SCORE = 0.7
 """Above the PERSON threshold, below the entity model's own findings."""
+INTRODUCTIONS: dict[str, tuple[str, ...]] = {
+    "de": ("ich heiße", "ich heisse", "mein name ist", "mein name lautet", "nenn mich",
+           "nennt mich", "man nennt mich"),
+    "fr": ("je m'appelle", "je m’appelle", "mon nom est", "mon prénom est", "appelle-moi",
+           "appelez-moi"),
+    "es": ("me llamo", "mi nombre es", "llámame", "llamadme"),
+    "it": ("mi chiamo", "il mio nome è", "chiamami", "mi chiamano"),
+    "nl": ("ik heet", "mijn naam is", "noem me", "noem mij"),
+    "pt": ("me chamo", "chamo-me", "meu nome é", "chama-me", "me chame de"),
+    "pl": ("nazywam się", "mam na imię", "na imię mi", "mów mi"),
+}  # fmt: skip
+"""How one gives one's name in each language ("ich heiße", "ik heet", "nazywam się"): the
+capitalised words after one are a name however rare, as after "my name is" in English."""
+INTRODUCED_SCORE = 0.9
+"""Above a place the entity model read there ("nazywam się [Bożydar]", "je m'appelle
+[Guillemette Ribaucourt]" were places)."""
 
 
 @functools.cache
@@ -722,22 +749,35 @@ def _titled_pattern(language: str) -> re.Pattern[str]:
     return re.compile(rf"(?i:\b(?:{words})\b\.?)[ \t]+{_NAME_RUN}")
 
 
-def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
-    """``(start, end, score)`` of the capitalised names after a courtesy title of ``language``.
+@functools.cache
+def _introduction_pattern(language: str) -> re.Pattern[str]:
+    phrases = sorted(INTRODUCTIONS[language], key=len, reverse=True)
+    words = "|".join(re.escape(p).replace("\\ ", "[ \t]+") for p in phrases)
+    return re.compile(rf"(?i:(?<![\w'’-])(?:{words}))[ \t]+{_NAME_RUN}")
 
-    "Frau Kowalczyk", "Madame Anne Dubois", "pani Nowak": the name runs over capitalised words
-    that are no stop word, greeting or title ("Herr Weber war" ends at "Weber").
+
+def titled_names(language: str, text: str) -> list[tuple[int, int, float]]:
+    """``(start, end, score)`` of the capitalised names after a title or an introduction.
+
+    The courtesy titles of ``language`` and the words one gives one's name with
+    (``INTRODUCTIONS``): "Frau Kowalczyk", "Madame Anne Dubois", "pani Nowak", "ich heiße
+    Volkbert Keßler". The name runs over capitalised words that are no stop word, greeting or
+    title ("Herr Weber war" ends at "Weber").
     """
     found = []
-    for match in _titled_pattern(language).finditer(text):
-        end = match.start("v")
-        for word in _WORD.finditer(match.group("v")):
-            value = word.group().rstrip(".")
-            if not value[0].isupper() or no_name(language, value):
-                break
-            end = match.start("v") + word.start() + len(value)
-        if end > match.start("v"):
-            found.append((match.start("v"), end, TITLED_SCORE))
+    for pattern, score in (
+        (_titled_pattern(language), TITLED_SCORE),
+        (_introduction_pattern(language), INTRODUCED_SCORE),
+    ):
+        for match in pattern.finditer(text):
+            end = match.start("v")
+            for word in _WORD.finditer(match.group("v")):
+                value = word.group().rstrip(".")
+                if not value[0].isupper() or no_name(language, value):
+                    break
+                end = match.start("v") + word.start() + len(value)
+            if end > match.start("v"):
+                found.append((match.start("v"), end, score))
     return found
 
 

@@ -171,6 +171,19 @@ def test_a_name_before_a_request_word_is_still_a_name(
     assert name not in redacted(presidio_analyzer, text, "de")
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Ruf Herrn Keßler morgen an.", "Schreib Herrn Müller eine Mail.", "Frag Frau Weber."],
+)
+def test_a_request_and_a_title_stay_outside_the_name_after_them(
+    presidio_analyzer: AnalyzerEngine, text: str
+) -> None:
+    """The German model's "[Ruf Herrn Keßler]" sent the verb and the title as the placeholder:
+    the model read "<PERSON> an" with no one to call."""
+    name = text.split()[2].rstrip(".")
+    assert redacted(presidio_analyzer, text, "de") == text.replace(name, "<PERSON>")
+
+
 def test_an_article_opening_a_sentence_is_no_first_name_before_a_place(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
@@ -548,6 +561,36 @@ def test_a_german_name_ends_before_the_article_and_noun_after_it(
     for name in names:
         expected = expected.replace(name, "<PERSON>")
     assert redacted(presidio_analyzer, text, "de") == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "name"),
+    [
+        (
+            "de",
+            "Hallo, ich heiße Volkbert Keßler und arbeite ab Montag bei euch.",
+            "Volkbert Keßler",
+        ),
+        ("fr", "Bonjour, je m'appelle Guillemette Ribaucourt.", "Guillemette Ribaucourt"),
+        ("es", "Hola, me llamo Fulgencio y soy nuevo aquí.", "Fulgencio"),
+        ("it", "Ciao, mi chiamo Ermenegildo e sono nuovo.", "Ermenegildo"),
+        ("nl", "Hoi, ik heet Sjoerdje en ik begin maandag.", "Sjoerdje"),
+        ("pt", "Olá, chamo-me Deolinda e sou nova aqui.", "Deolinda"),
+        ("pl", "Cześć, nazywam się Bożydar i jestem tu nowy.", "Bożydar"),
+    ],
+)
+def test_a_name_someone_gives_as_their_own_is_a_person_however_rare(
+    presidio_analyzer: AnalyzerEngine, language: str, text: str, name: str
+) -> None:
+    """ "Ich heiße Volkbert" and "ik heet Sjoerdje" reached the model in clear, "nazywam się
+    Bożydar" went as a place, and "chamo-me" went inside the placeholder."""
+    assert redacted(presidio_analyzer, text, language) == text.replace(name, "<PERSON>")
+
+
+def test_a_german_verb_in_lower_case_is_no_place(presidio_analyzer: AnalyzerEngine) -> None:
+    """German writes places capitalised: the model's "Anna und [wohne]" was a place."""
+    text = "Ich heiße Anna und wohne in Berlin."
+    assert redacted(presidio_analyzer, text, "de") == "Ich heiße <PERSON> und wohne in <LOCATION>."
 
 
 @pytest.mark.parametrize(
