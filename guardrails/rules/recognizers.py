@@ -318,6 +318,19 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.8,
         needs=_DIGIT,
     ),
+    # A social security number after its word, whatever its digits ("my ssn is 123-45-6789"):
+    # Presidio's recognizer drops published samples and areas never issued, which people type
+    # as their number all the same, and "123-" stayed beside a phone number "45-6789".
+    Rule(
+        "US_SSN",
+        re.compile(
+            r"\b(?i:ssn|social[ \t]+security(?:[ \t]+(?:number|num|no\.?|nr|#))?|social)"
+            r"(?:[ \t]*(?i:no\.?|number|num|#|:|is|was|=))*[ \t]*"
+            r"(?P<v>(?<![\w.\-+/])\d{3}(?P<s>[ .\-]?)\d{2}(?P=s)\d{4})(?![\w\-]|[.,/:]\d)"
+        ),
+        0.9,
+        needs=_DIGIT,
+    ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule(records.ID_NUMBER, _NEVER, 0.0, finder=records.find, needs=records.NEEDS),
     Rule(

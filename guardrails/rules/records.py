@@ -6,8 +6,10 @@ read only right after its word ("MRN 4482910", "patient id: 4482910", "acct # 12
 "member ID W123456789", "employee id E-44821", "NHS number …", "TIN …", a passport's
 "C01X00T47"). The value holds four digits or more and may open with up to four letters or
 end with up to three; an amount, a date with slashes or a number glued to a further figure
-is none. A vehicle says whose it is too: a VIN (17 letters and digits) after "VIN" or with
-a valid check digit, and a plate after its word ("plate 7ABC123"). Type ``ID_NUMBER``.
+is none. A Medicare Beneficiary Identifier has a shape of its own ("1EG4-TE5-MK73"), read
+dashed or after "Medicare"/"MBI". A vehicle says whose it is too: a VIN (17 letters and
+digits) after "VIN" or with a valid check digit, and a plate after its word ("plate
+7ABC123"). Type ``ID_NUMBER``.
 
 A national number read as this record is no phone number (``phones.find`` leaves it);
 with an international prefix it is a phone number whatever names it.
@@ -79,9 +81,23 @@ def vin_checks(value: str) -> bool:
     return value[8] == ("X" if check == 10 else str(check))
 
 
+_MBI_LETTER = "[AC-HJKMNP-RT-Y]"  # no S, L, O, I, B or Z
+_MBI = re.compile(
+    rf"(?i:(?<![\w\-])[1-9]{_MBI_LETTER}[0-9AC-HJKMNP-RT-Y]\d(?P<d>-?){_MBI_LETTER}"
+    rf"[0-9AC-HJKMNP-RT-Y]\d(?P=d){_MBI_LETTER}{{2}}\d{{2}}(?![\w\-]))"
+)
+"""A US Medicare Beneficiary Identifier: eleven characters, digits and letters in fixed
+places, the letters never S, L, O, I, B or Z ("1EG4-TE5-MK73")."""
+_MBI_KEY = re.compile(r"(?i:\b(?:medicare|mbi)\b)")
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each record number, vehicle id and plate in ``text``."""
     yield from _records(text, 0, len(text))
+    for match in _MBI.finditer(text):
+        keyed = _MBI_KEY.search(text, max(0, match.start() - 40), match.start()) is not None
+        if match.group("d") or keyed:  # dashed as the card prints it, or named
+            yield match.start(), match.end(), 0.9
     for match in _VIN.finditer(text):
         value = match.group()
         mixed = sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2

@@ -30,6 +30,8 @@ def found(analyzer, text):
         ("sort code 20-00-00 acc no 12345678", "12345678"),
         ("passport no. 533380006", "533380006"),
         ("her German passport C01X00T47 expired", "C01X00T47"),
+        ("her medicare number is 1EG4-TE5-MK73", "1EG4-TE5-MK73"),  # CMS's published example
+        ("Medicare ID: 1EG4TE5MK73", "1EG4TE5MK73"),
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
@@ -44,6 +46,7 @@ def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, t
         "order 9876543210 shipped, case 4471 closed",  # ids of things, not of people
         "member id 123 is a test user",  # three digits
         "my passport expired, passport 2024 renewal",  # a year is no passport's number
+        "the serial is 1EG4TE5MK73",  # a Medicare number's shape, undashed and unnamed
     ],
 )
 def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
@@ -88,3 +91,24 @@ def test_a_phone_number_after_a_record_word_the_record_cannot_read_stays_a_phone
 ):
     text = "account number (415) 555-0123"  # brackets: no record number's shape
     assert found(presidio_analyzer, text) == [("PHONE_NUMBER", "(415) 555-0123")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my ssn is 078-05-1120", "078-05-1120"),
+        ("social security number 123-45-6789, please keep it", "123-45-6789"),
+        ("my social is 536 22 1847", "536 22 1847"),
+        ("my social security no. 123456789 please", "123456789"),
+    ],
+)
+def test_a_number_named_as_a_social_security_number_is_one_whatever_its_digits(
+    presidio_analyzer, text, value
+):
+    """Presidio drops the published sample numbers and areas never issued, which people type
+    as their own all the same: "123-" had stayed in clear beside a phone number "45-6789"."""
+    assert found(presidio_analyzer, text) == [("US_SSN", value)]
+
+
+def test_a_social_security_numbers_shape_without_its_word_is_no_ssn(presidio_analyzer):
+    assert found(presidio_analyzer, "social media post 123-45-6789 views") == []
