@@ -60,7 +60,7 @@ from guardrails.rules.names import (
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
-from guardrails.rules.repeats import repeats
+from guardrails.rules.repeats import handles, repeats
 from guardrails.text import fields
 from guardrails.text.folding import fold
 from guardrails.text.language import ENGLISH
@@ -277,6 +277,10 @@ class _Detector:
         again = repeats(
             merged, text, norm.protected, form, any_case=self._policy.language == ENGLISH
         )
+        if "USERNAME" in self._policy.enabled:  # "user jsmith (John Smith)"
+            again += [
+                Detection("USERNAME", a, b, 0.8) for a, b in handles(merged, text, norm.protected)
+            ]
         final = merge_overlaps([*merged, *again], text) if again else merged
         return [_with_parts(d, text, form) for d in final] if form else final
 

@@ -11,6 +11,9 @@ The text is read once, word by word, whatever the number of values: an occurrenc
 begins with that value's first word, so each word of the text is looked up in an index of the
 values' first words and only the values it starts are tried there. Dense text with thousands
 of findings costs no more per character than text with a few.
+
+An account name made of a detected person's name is theirs too (``handles``): "user jsmith
+(John Smith)", "john.smith42", "smithj": it names the person as well as their name does.
 """
 
 from __future__ import annotations
@@ -136,3 +139,50 @@ def _needles(
                 if form and form(word).startswith(PROPER):
                     proper.add(word)
     return needles, proper
+
+
+_HANDLE_TOKEN = re.compile(r"(?<![\w@.\-])[A-Za-z][\w.\-]*[A-Za-z0-9](?![\w@\-]|\.\w)")
+_TRAILING_DIGITS = re.compile(r"[._\-]?\d{1,4}$")
+_MIN_HANDLE = 5
+"""Shorter handle forms ("jli" of "Jun Li") are too often other words."""
+
+
+def handles(
+    found: Sequence[Detection], text: str, protected: Sequence[tuple[int, int]] = ()
+) -> list[tuple[int, int]]:
+    """Spans of account names made of a detected person's first and last name.
+
+    The forms systems build logins from, in any case and with up to four digits after them:
+    initial and surname ("jsmith"), name and surname joined or dotted ("johnsmith",
+    "john.smith", "john_smith", "john-smith") and surname and initial ("smithj"). Not inside
+    a detection or protected markup.
+    """
+    forms = _handle_forms(found, text)
+    if not forms:
+        return []
+    taken = bytearray(len(text))
+    for start, end in [(d.start, d.end) for d in found] + list(protected):
+        _take(taken, start, end)
+    out = []
+    for match in _HANDLE_TOKEN.finditer(text):
+        bare = _TRAILING_DIGITS.sub("", match.group()).casefold()
+        if bare in forms and taken.find(1, match.start(), match.end()) < 0:
+            out.append(match.span())
+    return out
+
+
+def _handle_forms(found: Sequence[Detection], text: str) -> set[str]:
+    forms: set[str] = set()
+    for d in found:
+        if d.type != "PERSON":
+            continue
+        words = [w.casefold() for w in after_offices(_NAME_WORD.findall(text[d.start : d.end]))]
+        words = [w for w in words if w.isalpha()]
+        if len(words) < 2:
+            continue
+        first, last = words[0], words[-1]
+        joined = (first + last, f"{first}.{last}", f"{first}_{last}", f"{first}-{last}")
+        forms.update(
+            f for f in (first[0] + last, *joined, last + first[0]) if len(f) >= _MIN_HANDLE
+        )
+    return forms

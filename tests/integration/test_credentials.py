@@ -121,6 +121,21 @@ def test_an_account_name_said_in_a_sentence_is_redacted(presidio_analyzer, text,
 
 
 @pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        ("user jsmith (John Smith) reset his MFA", ["jsmith"]),
+        ("Maria Garcia's account mgarcia.2 is locked, and garciam too", ["mgarcia.2", "garciam"]),
+        ("ask Priya Raman, her github is priya_raman93", ["priya_raman93"]),
+        ("the jsmith branch is broken", []),  # no John Smith in the message
+    ],
+)
+def test_an_account_name_made_of_a_persons_name_is_redacted(presidio_analyzer, text, user):
+    """ "user jsmith (John Smith)": the name went as a placeholder and the login made of it
+    in clear, which names the person as well."""
+    assert kinds(presidio_analyzer, text, "USERNAME") == user
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "The password is wrong, please reset it",
