@@ -37,8 +37,10 @@ though "Ive" and "Im" are surnames ("Jony Ive")."""
 
 _NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len, reverse=True))
 _NOT_COMMON += r")(?![\w'’\-]))"
+_NOT_CONTRACTED = r"(?!(?-i:[a-z]+['’](?:s|re|m|ll|ve|d))(?![\w'’\-]))"
+"""No lower-case word with a contraction ("it's", "we're"; "Will's" may be a name)."""
 _WORD = r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*"
-_NAME = rf"{_NOT_COMMON}{_WORD}"
+_NAME = rf"{_NOT_COMMON}{_NOT_CONTRACTED}{_WORD}"
 # A title is no name of its own: "call me Mr. Mayers" is the honorific rule's.
 _NOT_TITLE = r"(?!(?i:mrs|mr|ms|mx|miss|prof|dr)\b)"
 _TWO = rf"[(\[*_\"']?{_NOT_TITLE}(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"

@@ -70,6 +70,15 @@ def test_hard_cases_are_found(presidio_analyzer, text, expected):
 
 
 @pytest.mark.parametrize(
+    ("text", "name"),
+    [("hey it's Bjørn again, my number changed", "Bjørn"), ("thanks we're Anna", "Anna")],
+)
+def test_a_contraction_after_a_greeting_stays_outside_the_name(presidio_analyzer, text, name):
+    """ "hey [it's Bjørn]" had sent "it's" inside the placeholder."""
+    assert found(presidio_analyzer, text) == [("PERSON", name)]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "We ship v4.2 on Friday, next week at 3pm; release 1.2.3 is out.",
