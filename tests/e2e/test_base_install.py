@@ -17,9 +17,15 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.e2e.test_console import console_env, run_console  # noqa: F401  (fixture)
+from tests.e2e.test_console import (  # noqa: F401  (fixture)
+    CONSOLE_TIMEOUT,
+    console_env,
+    run_console,
+)
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.documents import pdf_of
+
+pytestmark = CONSOLE_TIMEOUT
 
 
 def _needed(requirements: Iterable[str], extras: Iterable[str]) -> set[str]:

@@ -15,10 +15,17 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 
 ROOT = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT = 300.0
+"""How long one console run may take before ``run_console`` calls it hung."""
+CONSOLE_TIMEOUT = pytest.mark.timeout(int(3 * RUN_TIMEOUT))
+"""pytest-timeout's limit for a test of up to three console runs. The suite's default (120 s)
+is shorter than one run's own guard: with two CPU-bound jobs beside the suite, runs that took
+longer than 120 s (but finished) failed as timeouts."""
+pytestmark = CONSOLE_TIMEOUT
 
 
 def run_console(
-    lines: list[str], env: dict[str, str], *args: str, timeout: float = 300
+    lines: list[str], env: dict[str, str], *args: str, timeout: float = RUN_TIMEOUT
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m bot console`` with ``lines`` on stdin (not a terminal: JSONL mode).
 

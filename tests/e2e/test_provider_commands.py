@@ -15,7 +15,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.e2e.test_console import jsonl, run_console
+from tests.e2e.test_console import CONSOLE_TIMEOUT, jsonl, run_console
 from tests.e2e.test_guarded_turn import SEEDED, TURNS, leaked
 from tests.fakes.slack_payloads import SIGNING_SECRET, mention, signed_headers
 from tests.fakes.slack_server import FakeSlack
@@ -23,6 +23,8 @@ from tests.fixtures.guardrail import TEST_VAULT_KEY_B64
 from tests.fixtures.processes import spawned
 from tests.fixtures.providers import Provider
 from tests.fixtures.services import free_port
+
+pytestmark = CONSOLE_TIMEOUT
 
 
 def base_env(tmp_path: Path, redis_url: str, redis_prefix: str) -> dict[str, str]:

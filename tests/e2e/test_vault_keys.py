@@ -27,9 +27,11 @@ from bot.audit.installations import SqlInstallationRows
 from bot.audit.store import SqlAuditStore, sqlite_url
 from guardrails.vault.keys import KeyRing, derive_install_key
 from guardrails.vault.sealing import AesGcmSealer
-from tests.e2e.test_console import jsonl, run_console
+from tests.e2e.test_console import CONSOLE_TIMEOUT, jsonl, run_console
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.services import RedisServer, find_redis_server
+
+pytestmark = CONSOLE_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD, NEW, WRONG = (base64.b64encode(bytes([n]) * 32).decode() for n in (7, 8, 9))
