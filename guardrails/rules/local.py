@@ -333,13 +333,12 @@ Nachrichtendienst berichtet"), where the verb's forms are participles."""
 _CLAUSE_OPENS = re.compile(r"(?:^|[.!?:;,\n\"„“”»«'])[ \t]*$")
 
 
-def _spoken(language: str, text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` stands beside a word of saying (``_SPEECH``)."""
+def _spoken(language: str, text: str, start: int, neighbours: Neighbours) -> bool:
+    """Whether the word at ``start`` stands beside a word of saying (``_SPEECH``)."""
     if language not in _SPEECH:
         return False
     finite, participles = _SPEECH[language]
-    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    after = _WORD_AFTER.match(text, end)
+    before, after = neighbours
     said = after.group(1).lower() if after is not None else ""
     if before is not None and before.group(1).lower() in finite:
         return True  # "sagte Vogts"
@@ -713,7 +712,7 @@ def trim(
             is_name(word)
             or surname
             or titled(language, text, new_start)
-            or _spoken(language, text, new_start, new_end)
+            or _spoken(language, text, new_start, (before, _WORD_AFTER.match(text, new_end)))
         ):
             return None  # "Behandlung", "Factura": a capital letter alone makes no name
         if entity_type == "LOCATION" and not _known_place(language, known_place, known, word):
@@ -1120,7 +1119,7 @@ def lone_names(
             places
             or after_role
             or genitive
-            or _spoken(language, text, start, end)
+            or _spoken(language, text, start, (before, after))
             or word in vocabulary.names
             or named(language, listed, word, as_name=not opening)  # declining costs: last
         ):

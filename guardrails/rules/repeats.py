@@ -49,9 +49,7 @@ def repeats(
     needles = list(words.items())
     if not needles:
         return []
-    taken = bytearray(len(text))
-    for start, end in [(d.start, d.end) for d in found] + list(protected):
-        _take(taken, start, end)
+    taken = _covered(found, protected, len(text))
     out: list[Detection] = []
     for rank, start, end in sorted(_occurrences(needles, text)):
         if needles[rank][0] in proper and not written_as_name(text, start, end):
@@ -63,6 +61,16 @@ def repeats(
             out.append(replace(model, start=start, end=end, score=model.score - 0.01))
             _take(taken, start, end)
     return out
+
+
+def _covered(
+    found: Sequence[Detection], protected: Sequence[tuple[int, int]], length: int
+) -> bytearray:
+    """A byte per character of the text: 1 where a detection or protected markup covers it."""
+    taken = bytearray(length)
+    for start, end in [(d.start, d.end) for d in found] + list(protected):
+        _take(taken, start, end)
+    return taken
 
 
 def _take(taken: bytearray, start: int, end: int) -> None:
@@ -160,9 +168,7 @@ def handles(
     forms = _handle_forms(found, text)
     if not forms:
         return []
-    taken = bytearray(len(text))
-    for start, end in [(d.start, d.end) for d in found] + list(protected):
-        _take(taken, start, end)
+    taken = _covered(found, protected, len(text))
     out = []
     for match in _HANDLE_TOKEN.finditer(text):
         bare = _TRAILING_DIGITS.sub("", match.group()).casefold()
