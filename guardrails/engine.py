@@ -158,7 +158,8 @@ def build_analyzer(model_name: str) -> AnalyzerEngine:
         # veilbot's own PHONE_NUMBER and CREDIT_CARD rules (guardrails.rules.recognizers) validate
         # with the same libraries and checksums: one finding per value, in any grouping, and
         # "+4915112345678" is the phone number it looks like, not a Luhn-valid card.
-        for name in ("PhoneRecognizer", "CreditCardRecognizer"):
+        # So is MAC_ADDRESS (guardrails.rules.macs): Presidio's takes versions and clock times.
+        for name in ("PhoneRecognizer", "CreditCardRecognizer", "MacAddressRecognizer"):
             analyzer.registry.remove_recognizer(name)
     except Exception as exc:
         raise GuardrailError(

@@ -49,6 +49,7 @@ KNOWN_TYPES: Final = frozenset(
         "US_SSN",
         "IBAN_CODE",
         "IP_ADDRESS",
+        "MAC_ADDRESS",
         "CRYPTO",
         "US_DRIVER_LICENSE",
         "US_PASSPORT",

@@ -42,6 +42,7 @@ from guardrails.rules import (  # noqa: E402
     ips,
     licences,
     local,
+    macs,
     nino,
     phones,
     precision,
@@ -332,6 +333,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         needs=_DIGIT,
     ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
+    Rule("MAC_ADDRESS", _NEVER, 0.0, finder=macs.find, needs=re.compile(r"[\dA-Fa-f]")),
     Rule(records.ID_NUMBER, _NEVER, 0.0, finder=records.find, needs=records.NEEDS),
     Rule(
         "PERSON",

@@ -66,6 +66,22 @@ async def test_answer_round_trip_restores_the_values(guardrail):
     )
 
 
+async def test_a_device_address_reaches_the_model_as_a_placeholder(
+    guardrail, redis_url, redis_prefix
+):
+    text = "Please allow my laptop 3c:22:fb:9a:10:7e and phone 0012.3456.789a on the guest wifi"
+    redaction = await guardrail.anonymize(T1, text, platform="slack")
+    assert redaction.text == (
+        "Please allow my laptop <MAC_ADDRESS_1> and phone <MAC_ADDRESS_2> on the guest wifi"
+    )
+    assert "3c:22:fb" not in redis_dump(redis_url, redis_prefix)
+    restorer = await guardrail.restorer(T1, platform="slack", private=False)
+    answer = "Done: <MAC_ADDRESS_1> and <MAC_ADDRESS_2> are allowed."
+    assert restorer.restore(answer).text == (
+        "Done: 3c:22:fb:9a:10:7e and 0012.3456.789a are allowed."
+    )
+
+
 async def test_a_message_with_hundreds_of_values_round_trips(guardrail):
     """A pasted log: its values' identities are folded off the event loop, same outcome."""
     lines = [

@@ -368,6 +368,36 @@ def test_versions_times_and_words_are_no_ip_address(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my laptop is 3c:22:fb:9a:10:7e on the guest net", "3c:22:fb:9a:10:7e"),
+        ("router 00-1A-2B-3C-4D-5E rebooted", "00-1A-2B-3C-4D-5E"),
+        ("switch port 0012.3456.789a is down", "0012.3456.789a"),
+        ("mac:3c:22:fb:9a:10:7e.", "3c:22:fb:9a:10:7e"),
+        ("wifi mac: 00:11:22:33:44:55", "00:11:22:33:44:55"),  # digits only, after its word
+        ("the MAC 3C22FB9A107E is blocked", "3C22FB9A107E"),
+    ],
+)
+def test_mac_addresses_in_every_notation(text, value):
+    assert ("MAC_ADDRESS", value) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version 2024.0101.1234 shipped",  # digits in fours: a version without a MAC word
+        "at 12:30:45:10:20:30 the logs rotated",
+        "ff:ff:ff:ff:ff:ff is broadcast",
+        "fingerprint aa:bb:cc:dd:ee:ff:00:11:22",  # more than six pairs
+        "3c:22-fb:9a-10:7e",  # mixed joins
+        "commit 3c22fb9a107e landed",  # twelve hex digits without a MAC word
+    ],
+)
+def test_versions_times_and_longer_runs_are_no_mac_address(text):
+    assert [v for t, v in found(text) if t == "MAC_ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
     "value", ["jane.doe @ example.com", "j_smith@ acme.co.uk", "jane.doe<at>acme.com"]
 )
 def test_an_address_with_a_spaced_or_angle_bracketed_at(value):
