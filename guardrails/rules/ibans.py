@@ -88,3 +88,46 @@ def _group_ends(value: str) -> Iterator[int]:
 def find_misread(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each IBAN of ``misread``."""
     return ((start, end, 0.95) for start, end, _ in misread(text))
+
+
+MISTYPED = re.compile(
+    r"\b[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}+(?: [A-Z0-9]{1,3})?+|[A-Z0-9]{11,30}+)(?![\w\-])"
+)
+"""An IBAN as banks print it (country, check digits, groups of four and a short last one) or
+run together."""
+_ACCOUNT_WORD = re.compile(
+    r"\b(?i:iban|account|acct|a/c|bank|konto\w*|bankverbindung|compte|cuenta|conto|"
+    r"rekening\w*|rachun\w*)\b"
+)
+_WORD_BEFORE = 40
+_SLACK = 2
+"""How many characters a mistyped IBAN may have lost or gained against its country's length."""
+
+
+def find_mistyped(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each IBAN someone mistyped after a word that names it.
+
+    "my IBAN is DE89 3704 0044 0532 0130 01", a digit off, is still the account; read as
+    anything else, its middle groups became a card or phone number and its country and first
+    groups reached the model. After a word for an IBAN or an account (as a mistyped card
+    after a card word), a run in an IBAN's shape with a country that issues IBANs and about
+    that country's length is one, whatever its checksum; without such a word it is no IBAN,
+    as Presidio's tests hold.
+    """
+    for match in MISTYPED.finditer(text):
+        value = match.group()
+        if valid(value) or not _near_length(value):
+            continue
+        before = text[max(0, match.start() - _WORD_BEFORE) : match.start()]
+        if _ACCOUNT_WORD.search(before) is not None:
+            yield match.start(), match.end(), 0.95  # a card or phone inside it is none
+
+
+def _near_length(value: str) -> bool:
+    """Whether ``value`` is within ``_SLACK`` characters of its country's IBAN length."""
+    compact = value.replace(" ", "")
+    country = compact[:2]
+    if country in PARTIAL:
+        return 15 <= len(compact) <= 34
+    length = LENGTHS.get(country)
+    return length is not None and abs(len(compact) - length) <= _SLACK

@@ -307,6 +307,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ),
     # Its digits read as letters ("DE89 37O4 …", copied out of a scan): the checksum decides.
     Rule("IBAN_CODE", _NEVER, 0.0, finder=ibans.find_misread, needs=_DIGIT),
+    Rule("IBAN_CODE", _NEVER, 0.0, finder=ibans.find_mistyped, needs=_DIGIT),
     Rule("PHONE_NUMBER", _NEVER, 0.0, finder=phones.find, needs=_DIGIT),
     # A pager's or beeper's number ("PAGER 45872", "pgr #4-5872"), too short for a phone plan:
     # its word says it is someone's line.

@@ -396,6 +396,20 @@ def test_an_ip_address_glued_to_cjk_a_label_or_a_colon_is_found(presidio_analyze
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my IBAN is DE89 3704 0044 0532 0130 01 thanks", "DE89 3704 0044 0532 0130 01"),
+        ("wire it to account BE71 0961 2345 6760 by Friday", "BE71 0961 2345 6760"),
+        ("account no. AT61 1904 3002 3457 320 EUR", "AT61 1904 3002 3457 320"),
+    ],
+)
+def test_a_mistyped_iban_is_hidden_whole(presidio_analyzer, text, value):
+    # Its middle groups were a card or a phone number, and its country and first groups
+    # reached the model beside them.
+    assert found(presidio_analyzer, text) == [("IBAN_CODE", value)]
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         # A handle is hidden whole, and the words after it stay.

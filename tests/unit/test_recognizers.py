@@ -339,6 +339,31 @@ def test_an_iban_needs_a_country_that_issues_them_and_its_layout():
 @pytest.mark.parametrize(
     ("text", "value"),
     [
+        ("my IBAN is DE89 3704 0044 0532 0130 01 thanks", "DE89 3704 0044 0532 0130 01"),
+        ("wire it to account BE71 0961 2345 6760 by Friday", "BE71 0961 2345 6760"),
+        ("Konto AT61 1904 3002 3457 320 EUR", "AT61 1904 3002 3457 320"),  # a digit short
+        ("iban: DE89370400440532013001", "DE89370400440532013001"),
+    ],
+)
+def test_a_mistyped_iban_is_still_an_iban(text, value):
+    assert ("IBAN_CODE", value) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IBAN for ticket AB12 3456 7890 1234 5678",  # no country of that code issues IBANs
+        "IBAN DE36 3000 6000 0112 3456 7890 189",  # five characters over Germany's 22
+        "build DE89 3704 0044 0532 0130 01 failed",  # no word for an IBAN or account
+    ],
+)
+def test_runs_that_only_look_like_an_iban_are_no_iban(text):
+    assert [v for t, v in found(text) if t == "IBAN_CODE"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
         ("见40.88.216.218谢谢", "40.88.216.218"),
         ("to:fe80::1 dropped", "fe80::1"),
         ("road:fe80::1 dropped", "fe80::1"),
