@@ -36,6 +36,7 @@ from guardrails.rules import (  # noqa: E402
     birthdates,
     blocks,
     cards,
+    coordinates,
     credentials,
     emails,
     ibans,
@@ -335,15 +336,16 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule("MAC_ADDRESS", _NEVER, 0.0, finder=macs.find, needs=re.compile(r"[\dA-Fa-f]")),
+    Rule("LOCATION", _NEVER, 0.0, finder=coordinates.find, needs=_DIGIT),
     Rule(records.ID_NUMBER, _NEVER, 0.0, finder=records.find, needs=records.NEEDS),
     Rule(
         "PERSON",
         re.compile(
             rf"/(?:users?|u|people|person|profiles?|members?|employees?|staff|in|~)"
-            rf"/(?P<v>{_URL_PART})|/[~@](?P<w>{_URL_PART})"
+            rf"/(?P<v>{_URL_PART})|/[~@](?![-+]?\d+\.\d+,)(?P<w>{_URL_PART})"
         ),
         0.9,  # above NER: its span over the whole URL would hide this one, then be dropped
-        needs=re.compile("/"),
+        needs=re.compile("/"),  # a map's "/@52.52,13.40,15z" is a place (rules.coordinates)
     ),
     # A Reddit user named in a post ("thanks u/throwaway_8812"): 3 to 20 letters, digits,
     # "_" or "-" ("u/s", an ultrasound in a clinical note, is too short).

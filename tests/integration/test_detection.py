@@ -395,6 +395,12 @@ def test_an_ip_address_glued_to_cjk_a_label_or_a_colon_is_found(presidio_analyze
     assert ("IP_ADDRESS", value) in found(presidio_analyzer, text)
 
 
+def test_a_map_link_hides_its_position_as_a_place(presidio_analyzer):
+    # Presidio read "maps/@52.5200" as an e-mail address and a profile rule the rest as a name.
+    text = "I'm here: https://www.google.com/maps/@52.5200,13.4050,15z"
+    assert found(presidio_analyzer, text) == [("LOCATION", "52.5200,13.4050")]
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [

@@ -393,6 +393,33 @@ def test_versions_times_and_words_are_no_ip_address(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("my coordinates are 52.5200, 13.4050 if you drop by", ["52.5200, 13.4050"]),
+        ("we met at 40°42'46\"N 74°0'21\"W yesterday", ["40°42'46\"N 74°0'21\"W"]),
+        ("the cabin is at 52.5200° N, 13.4050° E", ["52.5200° N, 13.4050° E"]),
+        ("location: -33.8688,151.2093", ["-33.8688,151.2093"]),
+        ("lat -33.8688, long 151.2093", ["-33.8688", "151.2093"]),
+        ('{"latitude": 52.52, "longitude": 13.405}', ["52.52", "13.405"]),
+    ],
+)
+def test_coordinates_are_locations(text, values):
+    assert [v for t, v in found(text) if t == "LOCATION"] == sorted(values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scores 0.9123, 0.8771 on the dev set",  # a pair of figures without a position word
+        "lat 95.123, long 13.456",  # no latitude beyond 90 degrees
+        "version 10.123, 11.456 released",
+    ],
+)
+def test_pairs_of_figures_are_no_coordinates(text):
+    assert [v for t, v in found(text) if t == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("my laptop is 3c:22:fb:9a:10:7e on the guest net", "3c:22:fb:9a:10:7e"),

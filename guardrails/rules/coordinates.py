@@ -1,0 +1,72 @@
+"""Geographic coordinates: a pin says where someone is as exactly as a street address does.
+
+Typed ``LOCATION``. Three notations:
+
+- degrees, minutes and seconds with hemispheres (``40°42'46"N 74°0'21"W``);
+- decimal degrees with hemispheres or degree signs (``52.5200° N, 13.4050° E``);
+- each value after its label (``lat -33.8688, long 151.2093``);
+- a bare decimal pair (``52.5200, 13.4050``, ``@52.52,13.405`` in a map link) after a word
+  that names a position (coordinates, GPS, lat/long, location, pin, map), with three or more
+  decimals on each: a pair of numbers alone is a figure in a table as often.
+
+Each value must be a latitude and a longitude (at most 90 and 180 degrees).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+SCORE = 0.85
+
+_DMS_PART = r"\d{1,3}\s?°\s?\d{1,2}\s?['′’]\s?(?:\d{1,2}(?:[.,]\d+)?\s?(?:[\"″”]|'')\s?)?"
+_DMS = re.compile(rf"(?<![\w.])(?P<a>{_DMS_PART})(?P<h>[NS])\b[,;]?\s?(?P<b>{_DMS_PART})[EW]\b")
+_DECIMAL_HEMISPHERE = re.compile(
+    r"(?<![\w.\-])(?P<a>\d{1,2}(?:\.\d+)?)\s?°?\s?(?P<h>[NS])\b[,;]?\s?"
+    r"(?P<b>\d{1,3}(?:\.\d+)?)\s?°?\s?[EW]\b"
+)
+_DECIMAL_DEGREES = re.compile(
+    r"(?<![\w.\-])(?P<a>[-+−]?\d{1,2}\.\d+)\s?°[,;]?\s?(?P<b>[-+−]?\d{1,3}\.\d+)\s?°"
+)
+_PAIR = re.compile(
+    r"(?<![\w.\-])(?P<a>[-+−]?\d{1,2}\.\d{3,})\s?,\s?(?P<b>[-+−]?\d{1,3}\.\d{3,})(?![\w.]|,\d+\.)"
+)
+_LABELLED = re.compile(
+    r"\b(?i:lat(?:itude)?)[\"']?\s?[:=]?\s?(?P<a>[-+−]?\d{1,2}\.\d{2,})°?[\"']?[\s,;&\"']{0,4}"
+    r"(?i:lon(?:g|gitude)?|lng)[\"']?\s?[:=]?\s?(?P<b>[-+−]?\d{1,3}\.\d{2,})°?"
+)
+"""Each value after its own label: ``lat -33.8688, long 151.2093``, ``"latitude": 52.52,
+"longitude": 13.405``, ``latitude=52.52&longitude=13.40``: each value is one, the labels
+stay outside."""
+_POSITION_WORD = re.compile(
+    r"\b(?i:coord\w*|gps|lat(?:itude)?|lon(?:g|gitude)?|lng|location|located|position|pin|"
+    r"maps?|geo\w*|where)\b"
+)
+_WORD_BEFORE = 40
+
+
+def find(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each coordinate pair in ``text``."""
+    for pattern in (_DMS, _DECIMAL_HEMISPHERE, _DECIMAL_DEGREES):
+        for match in pattern.finditer(text):
+            if _on_earth(match):
+                yield match.start(), match.end(), SCORE
+    for match in _LABELLED.finditer(text):
+        if _on_earth(match):
+            yield match.start("a"), match.end("a"), SCORE
+            yield match.start("b"), match.end("b"), SCORE
+    for match in _PAIR.finditer(text):
+        before = text[max(0, match.start() - _WORD_BEFORE) : match.start()]
+        if _on_earth(match) and _POSITION_WORD.search(before) is not None:
+            yield match.start(), match.end(), SCORE
+
+
+def _on_earth(match: re.Match[str]) -> bool:
+    """Whether the pair's first value is a latitude and its second a longitude."""
+    return abs(_degrees(match.group("a"))) <= 90 and abs(_degrees(match.group("b"))) <= 180
+
+
+def _degrees(value: str) -> float:
+    """The whole degrees a value starts with (its sign kept)."""
+    number = re.match(r"[-+−]?\d+(?:\.\d+)?", value.strip())
+    return float(number.group().replace("−", "-")) if number else 0.0
