@@ -1,7 +1,9 @@
 """National identifiers of the languages a scope reads, with their check digits; titled names.
 
 Each language's recognizers run beside the English ones when a message was identified as that
-language (``guardrails.text.language``): Presidio's own country recognizers where it has them
+language (``guardrails.text.language``); right after its own name ("BSN", "Steuer-ID", "NIR",
+"NIF", "PESEL", "DNI", "NIE") a number of that shape is one in a message of any language, its
+check digit right or not (``_NAMED``). Presidio's own country recognizers where it has them
 (Spanish NIF and NIE, Italian fiscal code and identity card, Polish PESEL), rebuilt for the
 one language the analyzer runs, and veilbot's where it has none or reads too little:
 
@@ -33,8 +35,8 @@ one language the analyzer runs, and veilbot's where it has none or reads too lit
 With them, a capitalised name after one of the language's courtesy titles is a person
 (``local.titled_names``: "Frau Kowalczyk", "Madame Dubois").
 
-A number that fails its check is no identifier (a mistyped one stays in the text, as a card
-that fails Luhn does without a card word).
+A bare number that fails its check is no identifier (a mistyped one stays in the text, as a
+card that fails Luhn does without a card word).
 """
 
 from __future__ import annotations
@@ -217,6 +219,43 @@ def pl_id_card(value: str) -> bool:
     return sum(_ICAO.index(c) * w for c, w in zip(chars, weights, strict=True)) % 10 == 0
 
 
+def _named(words: str, value: str) -> re.Pattern[str]:
+    """A value right after one of its own names: ``BSN: 111222333``, ``PESEL nr 4405…``."""
+    return re.compile(
+        rf"(?i:\b(?:{words}))\b[ \t]*(?:(?i:is|ist|es|est|é|è|to|jest|lautet|nr\.?|no\.?|"
+        rf"num(?:ber|mer|ero|éro)?|número|n[°º]\.?)"
+        rf"[ \t]*|[:#=][ \t]*)*(?P<v>(?<![\w.,/+-])(?:{value}))(?![\w/-]|[.,]\d)"
+    )
+
+
+_NAMED: tuple[Rule, ...] = tuple(
+    Rule(entity_type, _named(words, value), 0.95, needs=_DIGIT)
+    for entity_type, words, value in (
+        (
+            "NL_BSN",
+            r"bsn|burgerservicenummer|sofi-?nummer",
+            r"\d{9}|\d{4}\.\d\d\.\d{3}|\d{3} \d{3} \d{3}",
+        ),
+        (
+            "DE_TAX_ID",
+            r"steuer-?id|steuer-?identifikationsnummer|steuerliche[ \t]+identifikationsnummer",
+            r"\d{11}|\d\d(?: \d{3}){3}",
+        ),
+        (
+            "FR_NIR",
+            r"nir|insee|num[ée]ro[ \t]+de[ \t]+s[ée]curit[ée][ \t]+sociale|s[ée]cu",
+            r"[1-478] ?\d\d ?\d\d ?(?:\d\d|2[AaBb]) ?\d{3} ?\d{3} ?\d\d",
+        ),
+        ("PT_NIF", r"nif|contribuinte", r"\d{9}|\d{3} \d{3} \d{3}"),
+        ("PL_PESEL", r"pesel", r"\d{11}"),
+        ("ES_NIF", r"dni|nif", r"\d{8}[ -]?[A-Za-z]"),
+        ("ES_NIE", r"nie", r"[XYZxyz][ -]?\d{7}[ -]?[A-Za-z]"),
+    )
+)
+"""Each identifier after its own name, in a message of any language ("my BSN is 111222333",
+written in English by a Dutch colleague): the name says what it is, and a mistyped one that
+fails its check digit is still the person's number (as a card after a card word is)."""
+
 _DE_CARD_CHARS = "[CFGHJKLMNPRTVWXYZ0-9]"
 _DE_CARD_WORD = (
     r"(?i:\b(?:personalausweis(?:nummer|[ \t]+nr\.?|[ \t]+nummer)?|ausweis(?:nummer|[ \t]+nr\.?)?"
@@ -351,7 +390,7 @@ def recognizers(language: str | None, enabled: frozenset[str]) -> list[Any]:
 def _built(language: str, enabled: frozenset[str]) -> tuple[Any, ...]:
     from presidio_analyzer import predefined_recognizers
 
-    own = [r for r in _RULES.get(language, ()) if r.type in enabled]
+    own = [r for r in (*_RULES.get(language, ()), *_NAMED) if r.type in enabled]
     by_type: dict[str, list[Rule]] = {}
     for rule in own:
         by_type.setdefault(rule.type, []).append(rule)

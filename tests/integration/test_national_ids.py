@@ -1,4 +1,5 @@
-"""National identifiers of a scope's languages: found with a valid check, kept without one.
+"""National identifiers: bare, in a scope's languages with a valid check (kept without one);
+after their own name, in any language.
 
 Every valid number here is made by computing its check digit in the test; an invalid one is
 the same number with another check digit.
@@ -162,11 +163,11 @@ SEEDS = range(5)
 @pytest.mark.parametrize(
     ("language", "entity", "make", "template"),
     [
-        ("de", "DE_TAX_ID", de_tax_id, "Meine Steuer-ID ist {} für die Lohnabrechnung."),
+        ("de", "DE_TAX_ID", de_tax_id, "Meine Nummer beim Finanzamt: {} für die Lohnabrechnung."),
         ("de", "DE_ID_CARD", de_id_card, "Die Nummer auf meinem Ausweis: {} bitte prüfen."),
         ("fr", "FR_NIR", fr_nir, "Mon numéro de sécurité sociale est le {} merci."),
-        ("nl", "NL_BSN", lambda r: _mod11(r, "1", bsn=True), "Mijn BSN is {} voor het dossier."),
-        ("pt", "PT_NIF", lambda r: _mod11(r, "2", bsn=False), "O meu NIF é {} para a fatura."),
+        ("nl", "NL_BSN", lambda r: _mod11(r, "1", bsn=True), "Mijn nummer is {} voor het dossier."),
+        ("pt", "PT_NIF", lambda r: _mod11(r, "2", bsn=False), "O meu número é {} para a fatura."),
         ("pt", "PT_CC", pt_cc, "O número do cartão de cidadão é {} obrigado."),
         (
             "de",
@@ -186,7 +187,7 @@ SEEDS = range(5)
         ("pl", "PL_ID_CARD", pl_id_card, "Seria i numer dowodu: {} do umowy."),
     ],
 )
-def test_a_valid_number_is_found_and_one_with_a_wrong_check_is_kept(
+def test_a_valid_number_is_found_and_one_with_a_wrong_check_is_kept(  # not after its name
     presidio_analyzer: AnalyzerEngine, seed: int, language: str, entity: str, make, template: str
 ) -> None:
     good, bad = make(random.Random(f"{entity}{seed}"))
@@ -196,21 +197,55 @@ def test_a_valid_number_is_found_and_one_with_a_wrong_check_is_kept(
     )
 
 
-def test_a_language_s_identifiers_are_looked_for_only_in_that_language(
+def test_a_bare_number_is_read_as_an_identifier_only_in_its_language(
     presidio_analyzer: AnalyzerEngine,
 ) -> None:
     good, _ = _mod11(random.Random(7), "1", bsn=True)
-    text = f"Mijn BSN is {good} voor het dossier."
+    text = f"Het nummer {good} staat in het dossier."
     assert ("NL_BSN", good) in values(text, presidio_analyzer, "nl")
     assert not any(t == "NL_BSN" for t, _ in values(text, presidio_analyzer, "en"))
+
+
+@pytest.mark.parametrize("check", ["right", "wrong"])
+@pytest.mark.parametrize(
+    ("entity", "make", "template"),
+    [
+        ("NL_BSN", lambda rng: _mod11(rng, "1", bsn=True), "my BSN is {}, for the payroll"),
+        ("DE_TAX_ID", de_tax_id, "Steuer-ID: {} (for the tax office)"),
+        ("FR_NIR", fr_nir, "my NIR is {} if HR asks"),
+    ],
+)
+def test_an_identifier_after_its_own_name_is_found_in_any_language(
+    presidio_analyzer: AnalyzerEngine, check: str, entity: str, make, template: str
+) -> None:
+    # A Dutch colleague writing in English: the name says what the number is, and a
+    # mistyped one (its check digit wrong) is still theirs.
+    good, bad = make(random.Random(f"{entity}named"))
+    number = good if check == "right" else bad
+    assert (entity, number) in values(template.format(number), presidio_analyzer, "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "entity", "value"),
+    [
+        ("my PESEL is 44051401458, thanks", "PL_PESEL", "44051401458"),
+        ("DNI: 12345678Z", "ES_NIF", "12345678Z"),
+        ("my NIE is X1234567L", "ES_NIE", "X1234567L"),
+        ("NIF 123456789 on the invoice", "PT_NIF", "123456789"),
+    ],
+)
+def test_presidios_country_numbers_after_their_name_in_any_language(
+    presidio_analyzer: AnalyzerEngine, text: str, entity: str, value: str
+) -> None:
+    assert (entity, value) in values(text, presidio_analyzer, "en")
 
 
 @pytest.mark.parametrize(
     ("language", "text", "entity", "value"),
     [
-        # Presidio's country recognizers
-        ("es", "Mi DNI es 12345678Z, gracias.", "ES_NIF", "12345678Z"),
-        ("pl", "Mój PESEL to 44051401458, dziękuję.", "PL_PESEL", "44051401458"),
+        # Presidio's country recognizers (after their names they count in any language)
+        ("es", "Mi documento es el 12345678Z, gracias.", "ES_NIF", "12345678Z"),
+        ("pl", "Mój numer to 44051401458, dziękuję.", "PL_PESEL", "44051401458"),
         # example numbers published by others: kryptografie.de's Sozialversicherungsnummer,
         # python-stdnum's French tax number, the specimen number of the Polish identity card
         # and numbers of a public Polish test-data generator (poland.gg)
@@ -248,7 +283,7 @@ async def test_a_german_scope_replaces_a_steuer_id_an_english_only_scope_keeps_i
     guardrail: PresidioGuardrail,
 ) -> None:
     good, _ = de_tax_id(random.Random(3))
-    text = f"Hallo, meine Steuer-ID ist {good}, bitte für die Abrechnung verwenden."
+    text = f"Hallo, meine Nummer beim Finanzamt ist {good}, bitte für die Abrechnung verwenden."
     german = await guardrail.anonymize(
         T1, text, platform="slack", policy=PolicyOverride(languages=("de", "fr"))
     )
