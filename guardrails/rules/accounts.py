@@ -1,4 +1,4 @@
-"""Messenger account names: a Skype name after the word "Skype".
+"""Account names on messengers and platforms: after "Skype", "Discord", "Steam", "GitHub", ….
 
 A Skype name ("dean.malmgren", "live:.cid.9a8b", "jdoe_42") names one person as surely as an
 e-mail address, but on its own it is any dotted word or identifier, so it is read only shortly
@@ -8,6 +8,11 @@ Skype's shape (a letter, then 5 to 31 letters, digits, ``.``, ``_`` or ``-``, or
 ``live:`` ids) and either holds a separator or digit inside it (no English word does), or
 stands right after the word, its colon or bracket ("skype: deanmalmgren") and is no English
 word ("skype: tomorrow" is not a name). A host name ("skype.com") is not an account.
+
+The other platforms' names are as short as three characters and follow their word only
+right after it, its colon or "is" ("my discord is janedoe#1234", "add me on discord:
+jane.doe_88", "my steam is xXjaneXx", "github: jdoe-dev"): a word later on the line is as
+often a repository, a channel or a build ("the github workflow ci-build").
 
 An organization's account name ("@SkySports", "@BBCBreaking") is no person's
 (``organization_handle``).
@@ -23,10 +28,20 @@ import tldextract
 from guardrails.rules.names import ORGANIZATION_WORDS
 from guardrails.rules.places import known_place
 
-CONTEXT = re.compile(r"\bskype\b", re.IGNORECASE)
+CONTEXT = re.compile(
+    r"(?<!#)\b(?i:(?P<skype>skype)|discord|steam|github|gitlab|telegram|snapchat|instagram|insta|"
+    r"tiktok|twitter|twitch|xbox|psn|gamertag|battletag|reddit|mastodon|bluesky|kik|wechat|"
+    r"keybase|roblox|minecraft)\b"
+)
 WINDOW = 60
 """How far after the word a Skype name is looked for (the rest of its line at most)."""
-_NAME = re.compile(r"(?<![\w.@:/\-])(?:live:[\w.\-]{3,40}|[A-Za-z][\w.\-]{5,31})(?![\w@/]|[.\-]\w)")
+_NAME = re.compile(
+    r"(?<![\w.@:/\-#])(?:live:[\w.\-]{3,40}|[A-Za-z][\w.\-]{1,31}#\d{4}|[A-Za-z][\w.\-]{2,31})"
+    r"(?![\w@/#]|[.\-]\w)"
+)
+"""An account name: Microsoft's ``live:`` ids, Discord's old name and tag, letters, digits,
+``.``, ``_`` and ``-`` from a letter; not a hashtag or a channel ("#general"), as its platform
+word is none after "#" ("#Twitter #Facebook")."""
 _LEAD = re.compile(
     r"(?:[ \t]*(?:[:(\[#\-]|(?i:name|id|handle|username|user|is|me|at|on|as)\b))*[ \t]*"
 )
@@ -37,7 +52,7 @@ _INSIDE = re.compile(r"[._\-\d]")
 def find(
     text: str, english: Callable[[str], bool] | None = None
 ) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each Skype name in ``text``.
+    """``(start, end, score)`` of each account name after a platform's word in ``text``.
 
     Args:
         text: the text.
@@ -50,20 +65,27 @@ def find(
         stop = min(context.end() + WINDOW, len(text) if line_end < 0 else line_end)
         lead = _LEAD.match(text, context.end(), stop)
         right_after = lead.end() if lead else context.end()
+        skype = context.group("skype") is not None
         for name in _NAME.finditer(text, max(context.end(), searched), stop):
             start, end = name.start(), name.end()
             while text[end - 1] in "._-":
                 end -= 1
             value = text[start:end]
-            if _is_account(value, start == right_after, english):
+            if not skype and start != right_after:
+                break  # another platform's name stands right after its word
+            if _is_account(value, start == right_after, english, 6 if skype else 3):
                 yield start, end, 0.85
         searched = stop
 
 
-def _is_account(value: str, right_after: bool, english: Callable[[str], bool] | None) -> bool:
-    """Whether a name-shaped word after "skype" is an account name."""
-    if len(value) < 6 or value.lower() == "skype":
+def _is_account(
+    value: str, right_after: bool, english: Callable[[str], bool] | None, shortest: int
+) -> bool:
+    """Whether a name-shaped word after a platform's word is an account name."""
+    if len(value) < shortest or CONTEXT.fullmatch(value):
         return False
+    if "#" in value:
+        return True  # Discord's name and tag: "janedoe#1234"
     if value.startswith("live:"):
         return True
     if "." in value and tldextract.extract(value).suffix:

@@ -627,12 +627,12 @@ def build_recognizers(
         finder=functools.partial(_word_at_emails, name_word, english),
         needs=_BLANK,  # "at" or a spaced "@" has a space or a tab around it
     )
-    skype = Rule(
+    accounts_after_platform = Rule(
         "USERNAME",
         _NEVER,
         0.0,
         finder=functools.partial(accounts.find, english=english),
-        needs=re.compile("[yY]"),  # "skype"
+        needs=re.compile("[A-Za-z]"),  # a platform's word
     )
     logins = tuple(
         Rule(kind, _NEVER, 0.0, finder=functools.partial(credentials.find, kind, english=english))
@@ -647,7 +647,7 @@ def build_recognizers(
     heuristics = (*names, *places) if prose else ()
     rules = [
         r
-        for r in (*BUILTIN_RULES, word_at, skype, *logins, in_urls, *heuristics)
+        for r in (*BUILTIN_RULES, word_at, accounts_after_platform, *logins, in_urls, *heuristics)
         if r.type in policy.enabled
     ]
     by_type: dict[str, list[Rule]] = {}

@@ -1,5 +1,6 @@
-"""Skype names, UK National Insurance and driving licence numbers, towns with a state code and
-places by name, through the real detection on the small spaCy model."""
+"""Skype and other platforms' account names, UK National Insurance and driving licence
+numbers, towns with a state code and places by name, through the real detection on the small
+spaCy model."""
 
 import pytest
 
@@ -38,6 +39,36 @@ def test_skype_names_after_the_word_skype_are_redacted(presidio_analyzer, text, 
     ],
 )
 def test_skype_words_without_an_account_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "USERNAME"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my discord is janedoe#1234", "janedoe#1234"),
+        ("add me on discord: jane.doe_88 tonight", "jane.doe_88"),
+        ("my steam is xXjaneXx, add me", "xXjaneXx"),
+        ("github: jdoe-dev", "jdoe-dev"),
+        ("my twitch is kaylee_plays", "kaylee_plays"),
+    ],
+)
+def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyzer, text, name):
+    assert ("USERNAME", name) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "check the github workflow ci-build again",  # a build later on the line
+        "I use discord daily",
+        "join the discord server at discord.gg/abcd",
+        "oh my github is down again",
+        "the steam deck ships in may",
+        "see discord #dev-ops for the logs",  # a channel
+        "links to #Twitter #Facebook #YouTube but no email",  # hashtags
+    ],
+)
+def test_platform_words_without_an_account_stay(presidio_analyzer, text):
     assert [v for t, v in found(presidio_analyzer, text) if t == "USERNAME"] == []
 
 
