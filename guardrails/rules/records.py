@@ -45,6 +45,20 @@ _PASSPORT = re.compile(
 )
 """A passport's number after the word, in any country's form ("C01X00T47", "533380006"):
 capitals and at least two digits, six to twelve of them."""
+_NATIONAL = re.compile(
+    r"(?i:\b(?:national[ \t]+(?:id(?:entity)?|insurance)|id(?:entity)?[ \t]+card|identity"
+    r"|personal[ \t]+(?:id|identity|identification|code)|personnummer|henkil[öo]tunnus|cpr"
+    r"|pan|aadhaa?r|sin|tfn|cpf|curp|rut|rfc|nric|hkid|c[ée]dula|iqama|emirates[ \t]+id)\b"
+    rf"(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=|:))?[ \t]*)"
+    r"(?P<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.\-/ ]\d[A-Za-z0-9]*|[.\-/][A-Za-z][A-Za-z0-9]*)*+"
+    r"(?:\([A-Za-z0-9]\))?)(?![\w\-(]|[.,/:]\d)"
+)
+"""A person's national number after its name in any country's words ("my aadhaar is …",
+"PAN ABCDE1234F", "CURP GODE561231HDFRRN09", "HKID A123456(7)", "cpf 123.456.789-09",
+"national id 8001015009087"): six to twenty-five letters and digits, four digits or more, in
+groups (a space only before digits); the check character in brackets with it. The countries
+veilbot checks by their check digits are ``guardrails.rules.national``'s."""
+_NATIONAL_LENGTH = (6, 25)
 _MIN_DIGITS = 4
 _KEY_REACH, _VALUE_REACH = 40, 60
 """How far before a phone candidate a record's word may start, and how far its value runs."""
@@ -67,11 +81,11 @@ _VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
 _PLATE = re.compile(
     r"(?i:\b(?:(?:licen[cs]e|number|reg(?:istration)?)[ \t]+plate|plate|reg(?:istration)?"
     r"[ \t]+(?:no\.?|number)|registration)(?:[ \t]*(?:no\.?|number|#|:|is))*[ \t]*)"
-    r"(?P<v>(?=[A-Z0-9 \-]*\d)(?=[A-Z0-9 \-]*[A-Z])[A-Z0-9]{1,4}(?:[ \-]?[A-Z0-9]{1,4}){0,2})"
+    r"(?P<v>(?=[A-Z0-9 \-]*\d)(?=[A-Z0-9 \-]*[A-Z])[A-Z0-9]{1,4}(?:[ \-]?[A-Z0-9]{1,4}){0,3})"
     r"(?![\w\-])"
 )
-"""A vehicle's plate after its word ("plate 7ABC123", "reg no. AB12 CDE"): letters and a
-digit, in capitals, in at most three groups."""
+"""A vehicle's plate after its word ("plate 7ABC123", "reg no. AB12 CDE", "licence plate
+KA-01-AB-1234"): letters and a digit, in capitals, in at most four groups."""
 
 
 def vin_checks(value: str) -> bool:
@@ -109,10 +123,12 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
 
 
 def _records(text: str, start: int, end: int) -> Iterator[tuple[int, int, float]]:
-    for pattern in (_CANDIDATE, _PASSPORT):
+    for pattern in (_CANDIDATE, _PASSPORT, _NATIONAL):
         for match in pattern.finditer(text, start, end):
             value = match.group("v")
-            if sum(c.isdigit() for c in value) >= _MIN_DIGITS:
+            if sum(c.isdigit() for c in value) >= _MIN_DIGITS and (
+                pattern is not _NATIONAL or _NATIONAL_LENGTH[0] <= len(value) <= _NATIONAL_LENGTH[1]
+            ):
                 yield match.start("v"), match.end("v"), 0.9
 
 

@@ -60,10 +60,45 @@ def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
         ("VIN: WVWZZZ1JZXW000001", "WVWZZZ1JZXW000001"),  # European: no check digit, keyed
         ("the car with plate 7ABC123 was towed", "7ABC123"),
         ("reg no. AB12 CDE, silver", "AB12 CDE"),
+        ("license plate KA-01-AB-1234 outside", "KA-01-AB-1234"),  # four groups
     ],
 )
 def test_a_vehicles_vin_and_plate_are_id_numbers(presidio_analyzer, text, value):
     assert ("ID_NUMBER", value) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("PAN ABCDE1234F for the invoice", "ABCDE1234F"),
+        ("my aadhaar number is 2345 6789 0123", "2345 6789 0123"),
+        ("my SIN is 046 454 286", "046 454 286"),
+        ("my cpf is 123.456.789-09", "123.456.789-09"),
+        ("CURP GODE561231HDFRRN09", "GODE561231HDFRRN09"),
+        ("RUT 12.345.678-5", "12.345.678-5"),
+        ("HKID A123456(7)", "A123456(7)"),
+        ("my national id is 8001015009087", "8001015009087"),
+        ("my ID card number: X12345678 thanks", "X12345678"),
+    ],
+)
+def test_a_national_number_after_its_countrys_name_for_it_is_an_id_number(
+    presidio_analyzer, text, value
+):
+    # These reached the model in clear (PAN, CURP, HKID) or as a phone number.
+    assert ("ID_NUMBER", value) in found(presidio_analyzer, text)
+    assert [t for t, _ in found(presidio_analyzer, text) if t == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the pan is 1234 degrees hot",  # four digits: no national number
+        "identity crisis in 2024 and 2025",
+        "I sin 1234 times a day",
+    ],
+)
+def test_words_for_a_national_number_without_one_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "ID_NUMBER"] == []
 
 
 @pytest.mark.parametrize(
