@@ -8,7 +8,8 @@ się", "am … geboren"), with their month names. Every common way of
 writing the date counts: ISO and its slashes or dots
 (``1969-05-12``, ``1969/05/12``), day-month-year with any separator, two-digit years, month
 names (``12 May 1969``, ``May 12th, 1969``, ``12-May-69``), eight digits after ``dob``; after
-"born" or "birthday" also a day without a year ("birthday is May 12") and a year alone
+"born" or "birthday" also a day without a year ("birthday is May 12", "bday: 03/14") and a
+year alone
 ("born in 1985", "b. 1969"). Between "born" and its date may stand a few words without a
 sentence end ("born in Boston on 12 May 2001"). ``PATTERN``'s group ``v`` is the date.
 """
@@ -40,8 +41,9 @@ _FULL_DATE = (
     rf"|{_MONTH}[ \t]*[-/.]?[ \t]*\d{{1,2}}{_ORDINAL},?[ \t]*[-/.]?[ \t]*{_YEAR})(?![\w/])"
 )
 _DAY = (
-    rf"(?:\d{{1,2}}{_ORDINAL}[ \t]+(?:of[ \t]+)?{_MONTH}|{_MONTH}[ \t]+\d{{1,2}}{_ORDINAL})"
-    r"(?![\w/]|[ \t,]+\d)"
+    rf"(?:\d{{1,2}}{_ORDINAL}[ \t]+(?:of[ \t]+)?{_MONTH}|{_MONTH}[ \t]+\d{{1,2}}{_ORDINAL}"
+    r"|\d{1,2}[/.\-]\d{1,2}(?:\.(?!\d))?)"
+    r"(?![\w/]|[ \t,]+\d|[.\-]\d)"
 )
 _CONTEXT = (
     r"(?:\bd\.?o\.?b\b\.?|\bdate[ \t]+of[ \t]+birth|\bbirth[ \t]?date|\bbirthday|\bb-?day"

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 import phonenumbers
 
-from guardrails.rules import nino, records
+from guardrails.rules import addresses, nino, records
 from guardrails.rules.licences import UK_PATTERN
 from guardrails.rules.names import RELATIVES
 
@@ -142,13 +142,18 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
 def _identifier(text: str, start: int) -> bool:
     """Whether a national number is named as an id ("order 9876543210", "ticket #415-555-0123").
 
-    Or as a person's record ("account number 12345678": ``records``). An international
-    number ("+91 98765 43210") is a phone number whatever is said before it.
+    Or as a person's record ("account number 12345678": ``records``) or a postal code ("my zip
+    is 94103-1234"). An international number ("+91 98765 43210") is a phone number whatever is
+    said before it.
     """
     if text.startswith(("+", "00", "(+"), start):
         return False
     window = max(0, start - _IDENTIFIER_WINDOW)
-    return bool(IDENTIFIER.search(text, window, start)) or records.starts_at(text, start)
+    return (
+        bool(IDENTIFIER.search(text, window, start))
+        or records.starts_at(text, start)
+        or addresses.postal_code_at(text, start)
+    )
 
 
 def _inside(spans: list[tuple[int, int]], position: int) -> bool:

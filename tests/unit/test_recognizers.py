@@ -83,6 +83,38 @@ def test_crypto_driver_licence_and_birthdates():
     assert sorted(dobs) == ["14/03/1987", "1987-03-14", "March 14, 1987"]
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("my bday is 03/14", "03/14"), ("b-day: 14.03.", "14.03."), ("birthday is 14-03 ok", "14-03")],
+)
+def test_a_birthday_without_its_year_in_digits(text, day):
+    assert ("DATE_OF_BIRTH", day) in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("I'm 34 and live in 90210", "90210"),
+        ("zip code 10001", "10001"),
+        ("my zip is 94103-1234", "94103-1234"),
+        ("my postcode is 2511 CV", "2511 CV"),
+        ("kod pocztowy 00-950", "00-950"),
+        ("postcode 4000 please", "4000"),
+    ],
+)
+def test_a_postal_code_named_as_one_or_where_someone_lives_is_a_place(text, code):
+    hits = found(text)
+    assert ("LOCATION", code) in hits
+    assert [t for t, _ in hits if t == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    "text", ["we live in 2024 now", "based in 4000 metres of rock", "the code is 12345"]
+)
+def test_years_and_codes_of_other_things_are_no_postal_code(text):
+    assert [v for t, v in found(text) if t == "LOCATION"] == []
+
+
 def test_ordinary_dates_and_numbers_are_not_birthdates_or_phones():
     assert found("the release is on 2024-03-14; order 987654321, build 123456 at 10:30") == []
 
