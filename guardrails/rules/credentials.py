@@ -13,6 +13,9 @@ Each value is read on its own evidence:
   Bearer …``, ``https://user:pass@host``): a quoted value, or the one word up to the end of
   its line or the next separator; a word that more words follow ("Password: please reset
   it") only when it is no English word;
+- **a passphrase or a wallet's recovery words** after their name, three to twenty-four words
+  to the end of the line or sentence ("passphrase: correct horse battery staple", "seed
+  phrase: abandon ability …"), unless a word of them is one a sentence about them holds;
 - **a login said in words**: an account name and a password in one breath ("login snoop pw
   biggreenhat", "u: snoop" then "p: biggreenhat"), or "my password is hunter2" (no English
   word after "is", "wrong" and "required" are none), or "my login is jsmith88" (a value
@@ -142,6 +145,22 @@ _PAIR = re.compile(
     re.IGNORECASE,
 )
 """An account name and a password in one breath, on one line or on two."""
+_PHRASE = re.compile(
+    r"(?i:\b(?:pass[ \t\-]?phrase|(?P<seed>(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)"
+    r"[ \t]+(?:phrase|words)|mnemonic))"
+    r"(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*[\"'`]?)"
+    r"(?P<v>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){2,23})(?=[\"'`]?[ \t]*(?:[.,;!?)]|$))",
+    re.MULTILINE,
+)
+"""A passphrase or a wallet's recovery words said in several words ("passphrase: correct
+horse battery staple", "my seed phrase is abandon ability able …"): three to twenty-four
+words up to the end of the line or the sentence. A wallet's words are its key (``SECRET``)."""
+_PHRASE_STOPS = frozenset(
+    "the for to of a an is are was not and or with in on my your it this that be please i you "
+    "we me will can should must has have required wrong missing invalid expired incorrect "
+    "reset forgot forgotten".split()
+)
+"""Words a sentence about a passphrase holds and a passphrase or a wallet's words do not."""
 _SAID_USER = re.compile(
     r"\b(?:my|your|his|her|their|our)[ \t]+(?:user[ \t]?name|login|user[ \t]?id|handle"
     r"|account[ \t]+name|screen[ \t]?name|gamertag)(?:[ \t]+(?:on|at|for|in)[ \t]+[\w.\-]{1,30})?"
@@ -235,6 +254,11 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             account = text[span[0] : span[1]] if span else ""
             if span and _HANDLE_LIKE.fullmatch(account) and not _stand_in(account):
                 found.append((USERNAME, *span))
+    if "phrase" in folded or "mnemonic" in folded or "recovery" in folded:
+        for m in _PHRASE.finditer(text):
+            words = m["v"].casefold().split()
+            if not _PHRASE_STOPS.intersection(words) and not _stand_in(m["v"]):
+                found.append((SECRET if m["seed"] else PASSWORD, *m.span("v")))
     if english is not None and said:
         for m in _SAID.finditer(text):
             span = _trimmed(text, *m.span("v"))

@@ -106,6 +106,45 @@ def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, pass
 
 
 @pytest.mark.parametrize(
+    ("text", "kind", "phrase"),
+    [
+        (
+            "my ssh key passphrase: correct horse battery staple",
+            "PASSWORD",
+            "correct horse battery staple",
+        ),
+        (
+            "my seed phrase is abandon ability able about above absent absorb abstract absurd "
+            "abuse access accident, is that safe?",
+            "SECRET",
+            "abandon ability able about above absent absorb abstract absurd abuse access accident",
+        ),
+        (
+            'recovery phrase: "legal winner thank year wave sausage worth useful"',
+            "SECRET",
+            "legal winner thank year wave sausage worth useful",
+        ),
+    ],
+)
+def test_a_passphrase_or_a_wallets_words_are_redacted_whole(presidio_analyzer, text, kind, phrase):
+    # Words with no digit: they reached the model one by one in clear, and a wallet's words
+    # are its key.
+    assert kinds(presidio_analyzer, text, kind) == [phrase]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the passphrase is required for the key",
+        "I forgot my recovery words, help",
+        "the passphrase was wrong again",
+    ],
+)
+def test_talk_about_passphrases_stays(presidio_analyzer, text):
+    assert kinds(presidio_analyzer, text, "PASSWORD", "SECRET") == []
+
+
+@pytest.mark.parametrize(
     ("text", "user"),
     [
         ("my login is jsmith88, it keeps failing", ["jsmith88"]),
