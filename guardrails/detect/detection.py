@@ -339,7 +339,12 @@ class _Detector:
                 by_ner = _recognizer(r) == "SpacyRecognizer"
                 if not by_ner and self._in_other_name(chunk, start, end, r.entity_type, others):
                     continue  # "les Maple Leafs de Toronto", "la Seconde Guerre mondiale"
-                pieces = _cells(chunk, start, end, tokens) if by_ner else [(start, end)]
+                if by_ner:
+                    pieces = _cells(chunk, start, end, tokens)
+                elif r.entity_type == "PERSON":  # a rule's name runs on into the next cell
+                    pieces = _between(chunk, start, end, _CELL_EDGE)
+                else:
+                    pieces = [(start, end)]
                 for a, b in pieces:
                     score = round(float(r.score), 2)  # a rule's tie-break off
                     found = Detection(str(r.entity_type), offset + a, offset + b, score)
@@ -788,9 +793,26 @@ def _unkeyed(found: list[Detection], shift: int) -> list[Detection]:
     ]
 
 
-_FIELD_BREAK = re.compile(r",(?=[^\s\d])|,,|[\t|\n]")
-"""Where a table's cell or a CSV field ends: a comma with no space after it, a tab, a pipe or a
-line end ("Zoë Brontë,,,Köln"); "Paris, France" and "1,000" are one span."""
+_FIELD_BREAK = re.compile(r"[,;](?=[^\s\d])|,,|;;|[\t|\n]")
+"""Where a table's cell or a CSV field ends: a comma or semicolon with no space after it, a
+tab, a pipe or a line end ("Zoë Brontë,,,Köln", "Luis Ortega;Sevilla"); "Paris, France" and
+"1,000" are one span."""
+
+
+_CELL_EDGE = re.compile(r"[\t|]")
+"""Where a table's cell ends in every table: no name holds a tab or a bar."""
+
+
+def _between(text: str, start: int, end: int, edge: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The pieces of ``start:end`` between the matches of ``edge``."""
+    pieces, position = [], start
+    for found in edge.finditer(text, start, end):
+        if found.start() > position:
+            pieces.append((position, found.start()))
+        position = found.end()
+    if end > position:
+        pieces.append((position, end))
+    return pieces
 
 
 def _cells(text: str, start: int, end: int, doc: Any = None) -> list[tuple[int, int]]:

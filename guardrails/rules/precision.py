@@ -235,7 +235,7 @@ def merge_names(spans: list[_D], text: str) -> list[_D]:
             and (
                 span.start < last.end
                 or span.type == "PERSON"
-                and text[last.end : span.start] in (" ", "\t")
+                and text[last.end : span.start] == " "  # a tab ends a table's cell
             )
         ):
             merged[-1] = replace(

@@ -3,7 +3,8 @@
 ``fields`` finds ``key: value``, ``key = value`` and ``"key": "value"`` pairs at a line's start
 (after a bullet or list number and markup) or after a separator (``{``, ``,``, ``;``, ``|``); a
 value ends at its closing quote, at the next field on its line, or at the line's end (at most
-200 characters). ``table_fields`` gives the cells of pipe tables under their header cells.
+200 characters). ``table_fields`` gives the cells of tables (pipe tables, rows pasted from a
+spreadsheet or a CSV file) under their header cells.
 Only keys ``KEYS`` knows are kept; ``guardrails.rules.structure`` decides whether each value has
 its key's shape. ``outside_keys`` cuts a name span the NER model ran into a known key.
 Everything here is linear: each pattern reads a bounded window at each position.
@@ -71,8 +72,11 @@ _NEXT_FIELD = re.compile(
 )
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
 _WRAP = " \t*_~`/|[](){}<>«»“”‘’\"',;."
-_TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
-_RULE_ROW = re.compile(r"[ \t|:\-]+")
+_LINE = re.compile(r"^[^\n]*$", re.MULTILINE)
+_RULE_ROW = re.compile(r"[ \t|:\-+]+")
+_SEPARATORS = ("|", "\t", ";", ",")
+_LABEL = re.compile(r"[ \t*_`\"']*[A-Za-z][A-Za-z0-9 _.#/\-]{0,29}[ \t*_`\"']*")
+"""A header cell: a short label of a few words, no sentence."""
 
 
 @dataclass(frozen=True)
@@ -119,27 +123,73 @@ def fields(text: str) -> tuple[Field, ...]:
 
 
 def table_fields(text: str) -> Iterator[Field]:
-    """The cells of pipe tables under a header cell ``KEYS`` knows ("| Name | Phone |")."""
+    """The cells of tables under a header cell ``KEYS`` knows, one line a row.
+
+    Pipe tables with or without their outer bars ("| Name | Phone |", "Name | Phone"), and
+    rows pasted from a spreadsheet or a CSV file, their cells between tabs, semicolons or
+    commas (a quoted cell may hold its separator). A header row has two cells or more, each a
+    short label, one of them a key; the rows under it have as many cells. A row of dashes
+    under the header ("|---|---|") is no row.
+    """
     header: list[tuple[str, int, int]] | None = None
-    previous_end = -2
-    for row in _TABLE_ROW.finditer(text):
-        if row.start() != previous_end + 1:
-            header = None  # a new table
-        previous_end = row.end()
-        cells = _cells(text, row.start(), row.end())
-        if header is None:
-            header = [(normal_key(text[a:b]), a, b) for a, b in cells]
-        elif not _RULE_ROW.fullmatch(row.group()):
-            for (key, key_start, key_end), (a, b) in zip(header, cells, strict=False):
-                if key in KEYS and b > a:
-                    yield Field(key, key_start, key_end, a, b, b)
+    separator = ""
+    for line in _LINE.finditer(text):
+        start, end = line.span()
+        if header is not None:
+            cells = _split(text, start, end, separator)
+            if len(cells) == len(header) and not _RULE_ROW.fullmatch(line.group()):
+                for (key, key_start, key_end), (a, b) in zip(header, cells, strict=True):
+                    if key in KEYS and b > a:
+                        yield Field(key, key_start, key_end, a, b, b)
+                continue
+            if _RULE_ROW.fullmatch(line.group()) and separator == "|":
+                continue
+            header = None  # the table ended: this line may head the next one
+        header, separator = _header(text, start, end)
 
 
-def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The spans of a table row's cells, trimmed of blanks and markup."""
-    bars = [i for i in range(start, end) if text[i] == "|"]
+def _header(text: str, start: int, end: int) -> tuple[list[tuple[str, int, int]] | None, str]:
+    """A line's header cells and their separator, if the line heads a table."""
+    line = text[start:end]
+    for separator in _SEPARATORS:
+        if separator not in line:
+            continue
+        cells = _split(text, start, end, separator)
+        labels = [text[a:b] for a, b in cells]
+        if (
+            len(cells) >= 2
+            and all(_LABEL.fullmatch(label) for label in labels)
+            and any(normal_key(label) in KEYS for label in labels)
+        ):
+            return [(normal_key(text[a:b]), a, b) for a, b in cells], separator
+    return None, ""
+
+
+def _split(text: str, start: int, end: int, separator: str) -> list[tuple[int, int]]:
+    """The spans of a row's cells between ``separator``s, trimmed of blanks and markup.
+
+    A cell in double quotes may hold the separator; a pipe row's outer bars open and close it.
+    """
+    if separator == "|":
+        bars = [i for i in range(start, end) if text[i] == "|"]
+        inner = text[start:end].strip()
+        edges = [start - 1, *bars, end]
+        if inner.startswith("|"):
+            edges = edges[1:]
+        if inner.endswith("|") and len(edges) > 1:
+            edges = edges[:-1]
+        pieces = list(itertools.pairwise(edges))
+    else:
+        pieces, at, quoted = [], start - 1, False
+        for i in range(start, end):
+            if text[i] == '"':
+                quoted = not quoted
+            elif text[i] == separator and not quoted:
+                pieces.append((at, i))
+                at = i
+        pieces.append((at, end))
     cells = []
-    for a, b in itertools.pairwise(bars):
+    for a, b in pieces:
         a += 1
         while a < b and text[a] in _WRAP:
             a += 1

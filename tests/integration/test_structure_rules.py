@@ -24,6 +24,12 @@ FORMS = [
     ("ping [Ruby Grant] and «Jane Okafor» today", "Ruby Grant", "PERSON"),
     ("| Name | Team |\n|---|---|\n| Grant Will | ops |", "Grant Will", "PERSON"),
     ("| name | dob |\n| Ruby Hope | 12/05/1969 |", "12/05/1969", "DATE_OF_BIRTH"),
+    # tables without their outer bars, and rows pasted from a spreadsheet or a CSV file
+    ("Name | Phone | City\nLuis Ortega | +34 612 345 678 | Sevilla", "Sevilla", "LOCATION"),
+    ("Name,Phone,City\nLuis Ortega,+34 612 345 678,Sevilla", "Sevilla", "LOCATION"),
+    ('name,city\n"Ortega, Luis",Sevilla', "Ortega, Luis", "PERSON"),
+    ("name\tcity\nLuis Ortega\tSevilla", "Sevilla", "LOCATION"),
+    ("name;city\nLuis Ortega;Sevilla", "Sevilla", "LOCATION"),
     ('{"dob": "1969-05-12", "plan": "pro"}', "1969-05-12", "DATE_OF_BIRTH"),
     (
         "address: Konrad-Adenauer-Allee 1, 53113 Bonn\nphone: none",
@@ -112,6 +118,7 @@ async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
         "The Ring 2 was fun, see ticket OPS-1234",
         "batch QX9 9QQ and lot VA1 1AA passed the checks",  # postcode shapes, no UK area
         "| Status | Owner |\n|---|---|\n| Done | platform-team |\n| Open | [Deploy Script] |",
+        "Status,Owner,City\ndone,platform-team,TBD",  # no city and no person in a CSV row
     ],
 )
 def test_values_that_only_look_structured_stay(presidio_analyzer, text):
