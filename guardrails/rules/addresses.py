@@ -280,17 +280,17 @@ _UNIT_GAP_CHARS = 24
 
 
 _POSTAL_CODE = re.compile(
-    r"(?i:\b(?:zip(?:[ \t\-]?code)?|postal[ \t]+code|post[ \t\-]?code|postleitzahl|plz"
+    r"(?i:\b(?:zip(?:[ \t\-]?code)?|postal[ \t]+code|post[ \t\-]?code|postleitzahl|(?-i:PLZ)"
     r"|code[ \t]+postal|c[óo]digo[ \t]+postal|kod[ \t]+pocztowy|postnummer)"
     r"(?:[ \t]*(?:is|was|:|#|=))*[ \t]*"
     r"|\b(?:live|lives|living|reside|resides|residing|based|located)[ \t]+(?:in|at)[ \t]+)"
     r"(?P<v>(?<![\w\-])(?:\d{5}(?:-\d{4})?|\d{4}[ ]?[A-Z]{2}|\d{2}-\d{3}|\d{4}-\d{3}"
-    r"|\d{3}[ ]\d{2}|\d{4}))(?![\w\-]|[.,]\d)"
+    r"|\d{3}[ ]\d{2}|\d{4}))(?![\w\-]|[.,]\d|[ \t]+\d)"
 )
 """A postal code after its word ("zip code 10001", "my postcode is 2511 CV", "PLZ 10115") or
 after where someone lives ("I live in 90210"), in the forms of the US, the Netherlands,
-Poland, Portugal, Sweden and the four- and five-digit countries: on its own it narrows a
-person to a few streets."""
+Poland, Portugal, Sweden and the four- and five-digit countries, with no figure after it (a
+phone number's first group is none): on its own it narrows a person to a few streets."""
 
 
 def postal_codes(text: str) -> Iterator[tuple[int, int, float]]:

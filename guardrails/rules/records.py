@@ -48,14 +48,16 @@ capitals and at least two digits, six to twelve of them."""
 _NATIONAL = re.compile(
     r"(?i:\b(?:national[ \t]+(?:id(?:entity)?|insurance)|id(?:entity)?[ \t]+card|identity"
     r"|personal[ \t]+(?:id|identity|identification|code)|personnummer|henkil[öo]tunnus|cpr"
-    r"|pan|aadhaa?r|sin|tfn|cpf|curp|rut|rfc|nric|hkid|c[ée]dula|iqama|emirates[ \t]+id)\b"
+    r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|c[ée]dula|iqama|emirates[ \t]+id"
+    r"|(?-i:PAN|SIN)|(?:pan|sin)(?=[ \t]*(?:number|num|no\b|nr|#|:|is\b)))\b"
     rf"(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=|:))?[ \t]*)"
     r"(?P<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.\-/ ]\d[A-Za-z0-9]*|[.\-/][A-Za-z][A-Za-z0-9]*)*+"
     r"(?:\([A-Za-z0-9]\))?)(?![\w\-(]|[.,/:]\d)"
 )
 """A person's national number after its name in any country's words ("my aadhaar is …",
 "PAN ABCDE1234F", "CURP GODE561231HDFRRN09", "HKID A123456(7)", "cpf 123.456.789-09",
-"national id 8001015009087"): six to twenty-five letters and digits, four digits or more, in
+"national id 8001015009087"; "pan" and "sin", words of English and Spanish, in capitals or
+before "number", "is" or a colon): six to twenty-five letters and digits, four digits or more, in
 groups (a space only before digits); the check character in brackets with it. The countries
 veilbot checks by their check digits are ``guardrails.rules.national``'s."""
 _NATIONAL_LENGTH = (6, 25)

@@ -95,6 +95,7 @@ def test_a_national_number_after_its_countrys_name_for_it_is_an_id_number(
         "the pan is 1234 degrees hot",  # four digits: no national number
         "identity crisis in 2024 and 2025",
         "I sin 1234 times a day",
+        "lo compré sin 15.000 euros",  # Spanish "without"
     ],
 )
 def test_words_for_a_national_number_without_one_stay(presidio_analyzer, text):

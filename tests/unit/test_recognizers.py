@@ -115,6 +115,13 @@ def test_years_and_codes_of_other_things_are_no_postal_code(text):
     assert [v for t, v in found(text) if t == "LOCATION"] == []
 
 
+def test_a_phone_numbers_first_group_after_please_is_no_postal_code():
+    # "plz" is chat's "please"; four digits with a figure after them begin a phone number.
+    text = "call me plz 0151 2345678"
+    assert ("PHONE_NUMBER", "0151 2345678") in found(text)
+    assert [v for t, v in found(text) if t == "LOCATION"] == []
+
+
 def test_ordinary_dates_and_numbers_are_not_birthdates_or_phones():
     assert found("the release is on 2024-03-14; order 987654321, build 123456 at 10:30") == []
 
