@@ -10,9 +10,12 @@ stands right after the word, its colon or bracket ("skype: deanmalmgren") and is
 word ("skype: tomorrow" is not a name). A host name ("skype.com") is not an account.
 
 The other platforms' names are as short as three characters and follow their word only
-right after it, its colon or "is" ("my discord is janedoe#1234", "add me on discord:
-jane.doe_88", "my steam is xXjaneXx", "github: jdoe-dev"): a word later on the line is as
-often a repository, a channel or a build ("the github workflow ci-build").
+right after it, its colon or "is" in any language ("my discord is janedoe#1234", "add me on
+discord: jane.doe_88", "my steam is xXjaneXx", "github: jdoe-dev", "mein Discord ist …"): a
+word later on the line is as often a repository, a channel or a build ("the github workflow
+ci-build"). They hold a separator, a digit, a tag or a capital inside: a plain word there is
+one of the sentence's, in whatever language it is written ("auf Steam gibt es", "en Twitch
+mañana").
 
 An organization's account name ("@SkySports", "@BBCBreaking") is no person's
 (``organization_handle``).
@@ -43,10 +46,12 @@ _NAME = re.compile(
 ``.``, ``_`` and ``-`` from a letter; not a hashtag or a channel ("#general"), as its platform
 word is none after "#" ("#Twitter #Facebook")."""
 _LEAD = re.compile(
-    r"(?:[ \t]*(?:[:(\[#\-]|(?i:name|id|handle|username|user|is|me|at|on|as)\b))*[ \t]*"
+    r"(?:[ \t]*(?:[:(\[#\-]|(?i:name|id|handle|username|user|is|me|at|on|as|ist|es|est|é|è"
+    r"|to|jest|är)\b))*[ \t]*"
 )
 """What may stand between the word and a name that has no separator of its own."""
 _INSIDE = re.compile(r"[._\-\d]")
+_SKYPE_SHORTEST = 6
 
 
 def find(
@@ -71,9 +76,12 @@ def find(
             while text[end - 1] in "._-":
                 end -= 1
             value = text[start:end]
+            if not skype and start < right_after:
+                continue  # a word of the lead ("ist" in "mein Discord ist …")
             if not skype and start != right_after:
                 break  # another platform's name stands right after its word
-            if _is_account(value, start == right_after, english, 6 if skype else 3):
+            shortest = _SKYPE_SHORTEST if skype else 3
+            if _is_account(value, start == right_after, english, shortest):
                 yield start, end, 0.85
         searched = stop
 
@@ -86,6 +94,8 @@ def _is_account(
         return False
     if "#" in value:
         return True  # Discord's name and tag: "janedoe#1234"
+    if shortest < _SKYPE_SHORTEST:  # another platform's: a word of any language otherwise
+        return _INSIDE.search(value[1:]) is not None or not value[1:].islower()
     if value.startswith("live:"):
         return True
     if "." in value and tldextract.extract(value).suffix:

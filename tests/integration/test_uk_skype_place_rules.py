@@ -4,7 +4,9 @@ spaCy model."""
 
 import pytest
 
+from bot.core.scopes import PolicyOverride
 from guardrails.detect.detection import detect
+from guardrails.policy import default_policy, with_override
 from tests.data.make_corpus import regression_messages
 
 
@@ -70,6 +72,25 @@ def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyze
 )
 def test_platform_words_without_an_account_stay(presidio_analyzer, text):
     assert [v for t, v in found(presidio_analyzer, text) if t == "USERNAME"] == []
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "name"),
+    [
+        ("de", "Mein Discord ist janedoe#1234", ["janedoe#1234"]),
+        ("de", "Auf Steam gibt es Rabatt", []),
+        ("es", "Hablamos en Twitch mañana", []),
+        ("it", "Ci vediamo su Twitch domani", []),
+        ("nl", "Kom op Discord vanavond", []),
+    ],
+)
+def test_an_account_after_a_platform_word_in_another_language(
+    presidio_analyzer, language, text, name
+):
+    # A plain word after the platform's is the sentence's, in whatever language.
+    policy = with_override(default_policy(), PolicyOverride(language=language))
+    found = detect(presidio_analyzer, text, "console", policy)
+    assert [text[d.start : d.end] for d in found if d.type == "USERNAME"] == name
 
 
 @pytest.mark.parametrize("value", ["JA 12 34 56 C", "JG103759A", "AB 123456 D"])
