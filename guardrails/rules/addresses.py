@@ -293,8 +293,15 @@ Poland, Portugal, Sweden and the four- and five-digit countries, with no figure 
 phone number's first group is none): on its own it narrows a person to a few streets."""
 
 
+_POSTAL_HINTS = ("zip", "post", "plz", "code", "kod", "liv", "resid", "based", "located")
+"""A piece of every word ``_POSTAL_CODE`` reads after: a text without one has no such code."""
+
+
 def postal_codes(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each postal code named as one (``_POSTAL_CODE``)."""
+    folded = text.casefold()
+    if not any(hint in folded for hint in _POSTAL_HINTS):
+        return
     for match in _POSTAL_CODE.finditer(text):
         code = match.group("v")
         if len(code) == 4 and code.isdigit() and not _POSTAL_WORD_BEFORE.search(match.group()):

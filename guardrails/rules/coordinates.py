@@ -45,8 +45,14 @@ _POSITION_WORD = re.compile(
 _WORD_BEFORE = 40
 
 
+_ANY = re.compile(r"\d\.\d\d|°")
+"""What every notation holds: a decimal's point between digits, or a degree sign."""
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """``(start, end, score)`` of each coordinate pair in ``text``."""
+    if _ANY.search(text) is None:
+        return
     for pattern in (_DMS, _DECIMAL_HEMISPHERE, _DECIMAL_DEGREES):
         for match in pattern.finditer(text):
             if _on_earth(match):

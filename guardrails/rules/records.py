@@ -124,8 +124,17 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
         yield match.start("v"), match.end("v"), 0.85
 
 
+_NATIONAL_HINTS = (
+    "national identit personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid dula "
+    "iqama emirates pan sin"
+).split()
+"""A piece of every word ``_NATIONAL`` reads after: a text without one has no such number."""
+
+
 def _records(text: str, start: int, end: int) -> Iterator[tuple[int, int, float]]:
-    for pattern in (_CANDIDATE, _PASSPORT, _NATIONAL):
+    folded = text[start:end].casefold()
+    national = any(hint in folded for hint in _NATIONAL_HINTS)
+    for pattern in (_CANDIDATE, _PASSPORT, _NATIONAL) if national else (_CANDIDATE, _PASSPORT):
         for match in pattern.finditer(text, start, end):
             value = match.group("v")
             if sum(c.isdigit() for c in value) >= _MIN_DIGITS and (
