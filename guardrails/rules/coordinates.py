@@ -47,24 +47,43 @@ _WORD_BEFORE = 40
 
 _ANY = re.compile(r"\d\.\d\d|°")
 """What every notation holds: a decimal's point between digits, or a degree sign."""
+_BEFORE, _AFTER = 48, 64
+"""How far a notation reaches before and after the point or degree sign it holds."""
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each coordinate pair in ``text``."""
-    if _ANY.search(text) is None:
-        return
-    for pattern in (_DMS, _DECIMAL_HEMISPHERE, _DECIMAL_DEGREES):
-        for match in pattern.finditer(text):
+    """``(start, end, score)`` of each coordinate pair in ``text``.
+
+    The notations are read only around a decimal point or a degree sign (``_ANY``), in
+    windows that never overlap: the cost follows the text's decimals, not its length.
+    """
+    for a, b in _windows(text):
+        for pattern in (_DMS, _DECIMAL_HEMISPHERE, _DECIMAL_DEGREES):
+            for match in pattern.finditer(text, a, b):
+                if _on_earth(match):
+                    yield match.start(), match.end(), SCORE
+        for match in _LABELLED.finditer(text, a, b):
             if _on_earth(match):
+                yield match.start("a"), match.end("a"), SCORE
+                yield match.start("b"), match.end("b"), SCORE
+        for match in _PAIR.finditer(text, a, b):
+            before = text[max(0, match.start() - _WORD_BEFORE) : match.start()]
+            if _on_earth(match) and _POSITION_WORD.search(before) is not None:
                 yield match.start(), match.end(), SCORE
-    for match in _LABELLED.finditer(text):
-        if _on_earth(match):
-            yield match.start("a"), match.end("a"), SCORE
-            yield match.start("b"), match.end("b"), SCORE
-    for match in _PAIR.finditer(text):
-        before = text[max(0, match.start() - _WORD_BEFORE) : match.start()]
-        if _on_earth(match) and _POSITION_WORD.search(before) is not None:
-            yield match.start(), match.end(), SCORE
+
+
+def _windows(text: str) -> Iterator[tuple[int, int]]:
+    """The stretches of ``text`` around its decimal points and degree signs, merged."""
+    start = end = -1
+    for hit in _ANY.finditer(text):
+        a, b = max(0, hit.start() - _BEFORE), min(len(text), hit.end() + _AFTER)
+        if a > end:
+            if end > start:
+                yield start, end
+            start = a
+        end = b
+    if end > start:
+        yield start, end
 
 
 def _on_earth(match: re.Match[str]) -> bool:
