@@ -5,9 +5,10 @@ Typed ``LOCATION``. Three notations:
 - degrees, minutes and seconds with hemispheres (``40°42'46"N 74°0'21"W``);
 - decimal degrees with hemispheres or degree signs (``52.5200° N, 13.4050° E``);
 - each value after its label (``lat -33.8688, long 151.2093``);
-- a bare decimal pair (``52.5200, 13.4050``, ``@52.52,13.405`` in a map link) after a word
-  that names a position (coordinates, GPS, lat/long, location, pin, map), with three or more
-  decimals on each: a pair of numbers alone is a figure in a table as often.
+- a bare decimal pair (``52.5200, 13.4050``, ``@52.52,13.405`` in a map link) with a word
+  that names a position shortly before or after it (coordinates, GPS, lat/long, location,
+  pin, map, where someone lives), with three or more decimals on each: a pair of numbers
+  alone is a figure in a table as often.
 
 Each value must be a latitude and a longitude (at most 90 and 180 degrees).
 """
@@ -40,9 +41,10 @@ _LABELLED = re.compile(
 stay outside."""
 _POSITION_WORD = re.compile(
     r"\b(?i:coord\w*|gps|lat(?:itude)?|lon(?:g|gitude)?|lng|location|located|position|pin|"
-    r"maps?|geo\w*|where)\b"
+    r"maps?|geo\w*|where|here|address|live[sd]?|living)\b"
 )
-_WORD_BEFORE = 40
+_WORD_BEFORE, _WORD_AFTER = 40, 24
+"""How far before and after a bare pair a word for a position still names it."""
 
 
 _ANY = re.compile(r"\d\.\d\d|°")
@@ -67,8 +69,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
                 yield match.start("a"), match.end("a"), SCORE
                 yield match.start("b"), match.end("b"), SCORE
         for match in _PAIR.finditer(text, a, b):
-            before = text[max(0, match.start() - _WORD_BEFORE) : match.start()]
-            if _on_earth(match) and _POSITION_WORD.search(before) is not None:
+            near = text[max(0, match.start() - _WORD_BEFORE) : match.end() + _WORD_AFTER]
+            if _on_earth(match) and _POSITION_WORD.search(near) is not None:
                 yield match.start(), match.end(), SCORE
 
 
@@ -87,8 +89,13 @@ def _windows(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _on_earth(match: re.Match[str]) -> bool:
-    """Whether the pair's first value is a latitude and its second a longitude."""
-    return abs(_degrees(match.group("a"))) <= 90 and abs(_degrees(match.group("b"))) <= 180
+    """Whether the pair's first value is a latitude and its second a longitude.
+
+    Not both under one degree: that is the sea off West Africa, and two fractions ("0.912,
+    0.877") are scores far more often.
+    """
+    lat, lon = abs(_degrees(match.group("a"))), abs(_degrees(match.group("b")))
+    return lat <= 90 and lon <= 180 and (lat >= 1 or lon >= 1)
 
 
 def _degrees(value: str) -> float:

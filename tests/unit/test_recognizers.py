@@ -435,6 +435,7 @@ def test_versions_times_and_words_are_no_ip_address(text):
     ("text", "values"),
     [
         ("my coordinates are 52.5200, 13.4050 if you drop by", ["52.5200, 13.4050"]),
+        ("I live at 52.5200, 13.4050 (coordinates)", ["52.5200, 13.4050"]),  # word after
         ("we met at 40°42'46\"N 74°0'21\"W yesterday", ["40°42'46\"N 74°0'21\"W"]),
         ("the cabin is at 52.5200° N, 13.4050° E", ["52.5200° N, 13.4050° E"]),
         ("location: -33.8688,151.2093", ["-33.8688,151.2093"]),
@@ -450,6 +451,7 @@ def test_coordinates_are_locations(text, values):
     "text",
     [
         "scores 0.9123, 0.8771 on the dev set",  # a pair of figures without a position word
+        "here are the scores: 0.912, 0.877",  # two fractions: no place on land
         "lat 95.123, long 13.456",  # no latitude beyond 90 degrees
         "version 10.123, 11.456 released",
     ],
