@@ -125,8 +125,8 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
 
 
 _NATIONAL_HINTS = (
-    "national identit personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid dula "
-    "iqama emirates pan sin"
+    "national identit card personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid "
+    "dula iqama emirates pan sin"
 ).split()
 """A piece of every word ``_NATIONAL`` reads after: a text without one has no such number."""
 

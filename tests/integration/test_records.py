@@ -79,6 +79,17 @@ def test_a_vehicles_vin_and_plate_are_id_numbers(presidio_analyzer, text, value)
         ("HKID A123456(7)", "A123456(7)"),
         ("my national id is 8001015009087", "8001015009087"),
         ("my ID card number: X12345678 thanks", "X12345678"),
+        ("TFN 123 456 782", "123 456 782"),
+        ("NRIC S1234567D", "S1234567D"),
+        ("personnummer 19900101-1234", "19900101-1234"),
+        ("henkilötunnus 131052-308T", "131052-308T"),
+        ("CPR 010190-1234", "010190-1234"),
+        ("RFC GODE561231GR8", "GODE561231GR8"),
+        ("cédula 1234567890", "1234567890"),
+        ("iqama 2123456789", "2123456789"),
+        ("emirates id 784-1990-1234567-1", "784-1990-1234567-1"),
+        ("personal id 12345678", "12345678"),
+        ("identity number 8001015009087", "8001015009087"),
     ],
 )
 def test_a_national_number_after_its_countrys_name_for_it_is_an_id_number(
