@@ -262,7 +262,9 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     ),
     (
         re.compile(
-            rf"(?<![\w.])(?P<v>{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)[ \t]+{_SAYS}"
+            # the capital first: the common words' check then runs at capitals only
+            rf"(?<![\w.])(?=[A-ZÀ-ÖØ-Þ])(?P<v>{_NOT_COMMON}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP})?)"
+            rf"[ \t]+{_SAYS}"
         ),
         0.6,
         _BLANK,
