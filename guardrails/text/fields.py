@@ -129,7 +129,7 @@ def table_fields(text: str) -> Iterator[Field]:
     rows pasted from a spreadsheet or a CSV file, their cells between tabs, semicolons or
     commas (a quoted cell may hold its separator). A header row has two cells or more, each a
     short label, one of them a key; the rows under it have as many cells. A row of dashes
-    under the header ("|---|---|") is no row.
+    under the header ("|---|---|") is no row, nor is a row of totals ("Total,,,,3 rows").
     """
     header: list[tuple[str, int, int]] | None = None
     separator = ""
@@ -138,6 +138,8 @@ def table_fields(text: str) -> Iterator[Field]:
         if header is not None:
             cells = _split(text, start, end, separator)
             if len(cells) == len(header) and not _RULE_ROW.fullmatch(line.group()):
+                if _total_row(text, cells):
+                    continue  # "Total,,,,3 rows": a sum under the name column, no person
                 for (key, key_start, key_end), (a, b) in zip(header, cells, strict=True):
                     if key in KEYS and b > a:
                         yield Field(key, key_start, key_end, a, b, b)
@@ -146,6 +148,15 @@ def table_fields(text: str) -> Iterator[Field]:
                 continue
             header = None  # the table ended: this line may head the next one
         header, separator = _header(text, start, end)
+
+
+_TOTALS = frozenset("total totals subtotal sum grandtotal average avg mean count".split())
+
+
+def _total_row(text: str, cells: list[tuple[int, int]]) -> bool:
+    """Whether a row's first filled cell names it a total ("Total", "Grand total", "Sum")."""
+    first = next((text[a:b] for a, b in cells if b > a), "")
+    return normal_key(first) in _TOTALS
 
 
 def _header(text: str, start: int, end: int) -> tuple[list[tuple[str, int, int]] | None, str]:

@@ -1,6 +1,7 @@
 """Detection on veilbot's entity model, and linking on a real Redis."""
 
 import logging
+import re
 import sys
 
 import pytest
@@ -218,7 +219,8 @@ async def test_linking_keeps_no_name_in_clear(guardrail, redis_url, redis_prefix
     await guardrail.anonymize(T2, "Jane Doe and Мария Иванова", platform="discord")
     dump = redis_dump(redis_url, redis_prefix).lower()
     for part in ("jane", "doe", "мария", "иванова"):
-        assert part not in dump
+        # As a word: the sealed values' base64 holds any three letters now and then ("…sdoed…")
+        assert re.search(rf"\b{part}\b", dump) is None, part
 
 
 def test_auto_model_is_veilbots_own_then_the_best_installed(monkeypatch, tmp_path):

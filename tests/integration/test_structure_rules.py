@@ -125,6 +125,12 @@ def test_values_that_only_look_structured_stay(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "console") == []
 
 
+def test_a_row_of_totals_under_a_name_column_is_no_person(presidio_analyzer):
+    text = "name,city\nMaria Gonzalez,Lisbon\nTotal,3 rows\n"
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert found == ["Maria Gonzalez", "Lisbon"]
+
+
 @pytest.mark.parametrize(
     ("text", "name"),
     [
