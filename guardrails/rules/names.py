@@ -37,14 +37,28 @@ though "Ive" and "Im" are surnames ("Jony Ive")."""
 
 _NOT_COMMON = r"(?!(?i:" + "|".join(sorted(map(re.escape, COMMON_WORDS), key=len, reverse=True))
 _NOT_COMMON += r")(?![\w'’\-]))"
-_NOT_CONTRACTED = r"(?!(?-i:[a-z]+['’](?:s|re|m|ll|ve|d))(?![\w'’\-]))"
-"""No lower-case word with a contraction ("it's", "we're"; "Will's" may be a name)."""
+_NOT_CONTRACTED = r"(?!(?-i:[a-z]+['’](?:s|re|m|ll|ve|d)|I['’](?:m|ll|ve|d))(?![\w'’\-]))"
+"""No lower-case word with a contraction ("it's", "we're"), nor "I'm" ("Will's" may be a
+name)."""
 _WORD = r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*"
 _NAME = rf"{_NOT_COMMON}{_NOT_CONTRACTED}{_WORD}"
 # A title is no name of its own: "call me Mr. Mayers" is the honorific rule's.
 _NOT_TITLE = r"(?!(?i:mrs|mr|ms|mx|miss|prof|dr)\b)"
 _TWO = rf"[(\[*_\"']?{_NOT_TITLE}(?P<v>{_NAME}(?:[ \t]+{_NAME})?)"
-_STRONG = r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called)"
+_NAME_KIND = (
+    r"(?:(?:sur|nick|(?:last|first|given|family|middle|maiden|full|legal|real|birth|married"
+    r"|christian)[ \t]?)?name)"
+)
+"""A name's word, of whichever part of it ("surname", "last name", "maiden name")."""
+_STRONG = (
+    rf"(?:(?i:\b(?:my|his|her|their|your|our|the[ \t]+\w+['’]s)\s+{_NAME_KIND}\s+(?:is|was)"
+    rf"|\bmy\s+name's|\bname\s*:|\bcall\s+me|\bi(?:'m|\s+am)\s+called|\bi\s+go\s+by"
+    rf"|\b(?:he|she|they)\s+goes?\s+by|\bgo(?:es)?\s+by\s+the\s+name(?:\s+of)?)"
+    rf"|\b(?i:(?:sur|maiden[ \t]|family[ \t]|last[ \t]|first[ \t]|given[ \t])name)"
+    rf"(?=\s+[A-ZÀ-ÖØ-Þ]))"
+)
+"""What introduces a person's name: "my name is", "her maiden name was", "the guest's last
+name is", "call me", "I go by"; a name part's word right before a capital ("surname Hoffmann")."""
 _GREETING = r"(?i:\b(?:thanks|thank\s+you|thx|ty|hi|hey|hello|dear|cheers))"
 _ASKING = (
     r"(?i:\b(?:ask|cc|ping|tell|email|e-mail|message|dm|meet|met|invite|loop\s+in|talk\s+to"
@@ -73,7 +87,7 @@ _SELF = (
 # capitalized name ("Patient Elena Okafor", "contact is Daniel").
 _LABEL = r"(?i:\b(?:owner|assignee|reporter|attendee|recipient|sender|contact|holder)\s*:)"
 _ROLE = (
-    r"(?i:\b(?:patient|customer|client|contact\s+is|account\s+holder|owner\s+is|assigned\s+to"
+    r"(?i:\b(?:patient|customer|client|passenger|traveller|traveler|tenant|applicant|contact\s+is|account\s+holder|owner\s+is|assigned\s+to"
     r"|on\s+behalf\s+of|name|named))"
 )
 _UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
@@ -245,7 +259,7 @@ ACCENTED_NAME = re.compile(rf"\b{_ACCENTED}{_LATIN_CAP}(?:[ \t]+{_LATIN_CAP}){{1
 
 NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (re.compile(rf"{_HONORED}(?![\w'’\-])", re.MULTILINE), 0.7, _BLANK),
-    (STRONG_CONTEXT, 0.85, _SPACE),
+    (STRONG_CONTEXT, 0.9, _SPACE),
     (WEAK_CONTEXT, 0.6, _BLANK),
     (ASKING_CONTEXT, 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),

@@ -504,6 +504,41 @@ def test_names_in_the_same_places_stay_names(presidio_analyzer, text, name):
     assert name in found
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my booking reference is K7QX2P, surname Hoffmann", "Hoffmann"),
+        ("the guest's last name is Oyelaran-Smith", "Oyelaran-Smith"),
+        ("her maiden name was Kowalczyk", "Kowalczyk"),
+        ("I go by Jax", "Jax"),
+        ("my first name is Siobhan", "Siobhan"),
+        ("call me Tuğba", "Tuğba"),
+        ("my nickname is Bubbles", "Bubbles"),
+        ("passenger LI WEI, seat 12A", "LI WEI"),
+        ("tenant Maria Lopez pays late", "Maria Lopez"),
+        ("tell olusegun I'm late", "olusegun"),  # "I'm" had gone into the placeholder
+    ],
+)
+def test_a_name_after_the_word_for_its_part_is_a_person(presidio_analyzer, text, name):
+    # Each reached the model in clear or as a place.
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what is the last name field for?",
+        "the surname is missing from the form",
+        "we go by train tomorrow",
+        "my first name is missing on the badge",
+    ],
+)
+def test_talk_about_names_names_no_one(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [value for kind, value in found if kind == "PERSON"] == [], found
+
+
 def test_in_another_language_a_lone_name_english_knows_as_a_noun_stays_a_name(presidio_analyzer):
     text = "Hayer - Klopp (76. Ruof), Wagner."  # a German line-up; WordNet knows "wagner"
     policy = with_override(default_policy(), PolicyOverride(language="de"))
