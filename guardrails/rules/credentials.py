@@ -134,9 +134,19 @@ _URL_USER = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:$", re.
 _URL_USER_CHARS = 90
 _SAID = re.compile(
     r"\b(?:(?:my|the|your|our|his|her|their|a)[ \t]+)?(?:password|passcode|passphrase|pin|pw"
-    r"|pwd)(?:[ \t]+(?:is|was|will[ \t]+be))?[ \t]+(?P<v>[^\s\"'`,;]{4,128})",
+    r"|pwd|(?:door|gate|alarm|access|entry|garage|keypad|lock|safe|locker|building|wifi|wi-fi)"
+    r"[ \t]+code)(?:[ \t]+(?:is|was|will[ \t]+be))?[ \t]+(?P<v>[^\s\"'`,;]{4,128})",
     re.IGNORECASE,
 )
+"""A password or a code that opens something, said in a sentence: "my password is hunter2",
+"the door code is 4471"."""
+_SAID_SECRET = re.compile(
+    r"\b(?:(?:secret|private|access|api|app|client)(?:[ \t]+(?:access[ \t]+)?key)?|token"
+    r"|api[ \t]?key)(?:[ \t]+(?:is|was))?[ \t]+(?P<v>[\w\-+/=.~]{16,200})(?![\w\-+/=~])",
+    re.IGNORECASE,
+)
+"""A key or token after its word without a colon ("aws secret wJalrXUtnFEMI/K7MDENG…", "my
+token is 8f9a…"): sixteen characters or more with a letter and a digit and no English word."""
 _PAIR = re.compile(
     r"(?<![A-Za-z])(?:(?:login|log[ \t]+in|user(?:[ \t_\-]?name)?)[ \t]*[:=]?|u[ \t]*[:=])"
     r"[ \t]*(?P<user>[\w.@+\-]{1,64})[ \t]*(?:[,;/|][ \t]*)?(?:\n[ \t]*)?"
@@ -234,7 +244,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
         if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
             found.append((PASSWORD, *m.span("v")))
     folded = text.casefold()
-    said = any(word in folded for word in ("pass", "pw", "pin"))
+    said = any(word in folded for word in ("pass", "pw", "pin", "code"))
     for m in _PAIR.finditer(text) if said or keyed else ():
         password = _trimmed(text, *m.span("password"))
         if password is None or m["user"].casefold() in _NO_USER or _stand_in(m["user"]):
@@ -264,6 +274,12 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):
                 found.append((PASSWORD, *span))
+    if "key" in folded or "secret" in folded or "token" in folded:
+        for m in _SAID_SECRET.finditer(text):
+            span = _trimmed(text, *m.span("v"))
+            key = text[span[0] : span[1]] if span else ""
+            if span and _DIGIT.search(key) and _secret_like(key) and not _stand_in(key):
+                found.append((SECRET, *span))
     return tuple((kind, start, end, SCORE) for kind, start, end in found)
 
 

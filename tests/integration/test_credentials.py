@@ -98,6 +98,8 @@ def test_a_login_said_in_one_breath_is_an_account_and_its_password(
     [
         ("my password is hunter2, can you check why login fails?", "hunter2"),
         ("the door pin is 4821", "4821"),
+        ("the door code is 4471, come up", "4471"),
+        ("gate code 2580#", "2580#"),
         ("pw biggreenhat for the guest account", "biggreenhat"),
     ],
 )
@@ -141,6 +143,36 @@ def test_a_passphrase_or_a_wallets_words_are_redacted_whole(presidio_analyzer, t
     ],
 )
 def test_talk_about_passphrases_stays(presidio_analyzer, text):
+    assert kinds(presidio_analyzer, text, "PASSWORD", "SECRET") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "aws AKIAZ7Q3XK5M2PLR8NVW secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+        ),
+        ("my api key is 8f9a7c6b5d4e3f2a1b0c9d8e", "8f9a7c6b5d4e3f2a1b0c9d8e"),
+        ("token 3kLq9XzP0vB7mN2cR5tY8wQe for the bot", "3kLq9XzP0vB7mN2cR5tY8wQe"),
+    ],
+)
+def test_a_key_after_its_word_without_a_colon_is_a_secret(presidio_analyzer, text, secret):
+    # The AWS secret reached the model in clear beside its hidden key id.
+    assert secret in kinds(presidio_analyzer, text, "SECRET")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the door code is broken again",
+        "the secret ingredient is cinnamon",
+        "the api key rotation happened yesterday",
+        "token budget is 4096 per request",
+        "the access code is on the fridge",
+    ],
+)
+def test_talk_about_codes_and_keys_stays(presidio_analyzer, text):
     assert kinds(presidio_analyzer, text, "PASSWORD", "SECRET") == []
 
 
