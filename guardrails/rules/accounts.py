@@ -17,6 +17,10 @@ ci-build"). They hold a separator, a digit, a tag or a capital inside: a plain w
 one of the sentence's, in whatever language it is written ("auf Steam gibt es", "en Twitch
 mañana").
 
+On a payment app (Venmo, Cash App, PayPal, Revolut, Monzo) an ``@`` or ``$`` handle after the
+word is a person's whatever its shape ("venmo @jane", "cash app $janedoe"); on the others an
+``@`` handle is left to the handle rules, which know an organization's.
+
 An organization's account name ("@SkySports", "@BBCBreaking") is no person's
 (``organization_handle``).
 """
@@ -33,20 +37,25 @@ from guardrails.rules.places import known_place
 
 _PLATFORMS = (
     "discord steam github gitlab telegram snapchat instagram insta tiktok twitter twitch xbox "
-    "psn gamertag battletag reddit mastodon bluesky kik wechat keybase roblox minecraft"
+    "psn gamertag battletag reddit mastodon bluesky kik wechat keybase roblox minecraft "
+    "venmo cashapp paypal revolut monzo facebook fb linkedin youtube onlyfans patreon"
 ).split()
-CONTEXT = re.compile(rf"(?<!#)\b(?i:(?P<skype>skype)|{'|'.join(_PLATFORMS)})\b")
+_WORDS = (*_PLATFORMS, "cash app")
+_PAYMENTS = frozenset("venmo cashapp paypal revolut monzo".split())
+"""Payment apps: an ``@`` or ``$`` handle there is a person's, whatever its shape."""
+CONTEXT = re.compile(rf"(?<!#)\b(?i:(?P<skype>skype)|cash[ \t]app|{'|'.join(_PLATFORMS)})\b")
 WINDOW = 60
 """How far after the word a Skype name is looked for (the rest of its line at most)."""
 _NAME = re.compile(
-    r"(?<![\w.@:/\-#])(?:live:[\w.\-]{3,40}|[A-Za-z][\w.\-]{1,31}#\d{4}|[A-Za-z][\w.\-]{2,31})"
+    r"(?<![\w.:/\-#])(?<![\w.]@)(?:live:[\w.\-]{3,40}|[A-Za-z][\w.\-]{1,31}#\d{4}"
+    r"|[A-Za-z][\w.\-]{2,31})"
     r"(?![\w@/#]|[.\-]\w)"
 )
 """An account name: Microsoft's ``live:`` ids, Discord's old name and tag, letters, digits,
 ``.``, ``_`` and ``-`` from a letter; not a hashtag or a channel ("#general"), as its platform
 word is none after "#" ("#Twitter #Facebook")."""
 _LEAD = re.compile(
-    r"(?:[ \t]*(?:[:(\[#\-]|(?i:name|id|handle|username|user|is|me|at|on|as|ist|es|est|é|è"
+    r"(?:[ \t]*(?:[:(\[#\-@$]|(?i:name|id|handle|tag|username|user|is|me|at|on|as|ist|es|est|é|è"
     r"|to|jest|är)\b))*[ \t]*"
 )
 """What may stand between the word and a name that has no separator of its own."""
@@ -65,7 +74,7 @@ def find(
             digit inside count.
     """
     folded = text.casefold()
-    if "skype" not in folded and not any(word in folded for word in _PLATFORMS):
+    if "skype" not in folded and not any(word in folded for word in _WORDS):
         return  # a substring search per word costs less than the pattern's scan
     searched = 0
     for context in CONTEXT.finditer(text):
@@ -84,7 +93,13 @@ def find(
             if not skype and start != right_after:
                 break  # another platform's name stands right after its word
             shortest = _SKYPE_SHORTEST if skype else 3
-            if _is_account(value, start == right_after, english, shortest):
+            paying = context.group().casefold().replace(" ", "").replace("\t", "") in _PAYMENTS
+            if text[start - 1] in "@$":
+                # a payment app's handle is a person's ("venmo @jane", "cash app $jdoe");
+                # another's "@handle" is the handle rules' (an organization's or a person's)
+                if paying and len(value) >= shortest:
+                    yield start, end, 0.85
+            elif _is_account(value, start == right_after, english, shortest):
                 yield start, end, 0.85
         searched = stop
 

@@ -52,6 +52,12 @@ def test_skype_words_without_an_account_stay(presidio_analyzer, text):
         ("my steam is xXjaneXx, add me", "xXjaneXx"),
         ("github: jdoe-dev", "jdoe-dev"),
         ("my twitch is kaylee_plays", "kaylee_plays"),
+        ("venmo @Jane-Doe-42 for the tickets", "Jane-Doe-42"),
+        ("my cashapp is $janedoe", "janedoe"),
+        ("send it on cash app to $JaneD88", "JaneD88"),
+        ("paypal: jane.doe88", "jane.doe88"),
+        ("add me on facebook: jane.doe.1988", "jane.doe.1988"),
+        ("my linkedin is jane-doe-4b2a1", "jane-doe-4b2a1"),
     ],
 )
 def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyzer, text, name):
@@ -68,6 +74,9 @@ def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyze
         "the steam deck ships in may",
         "see discord #dev-ops for the logs",  # a channel
         "links to #Twitter #Facebook #YouTube but no email",  # hashtags
+        "my venmo is broken lol",
+        "pay me on venmo later",
+        "follow us on twitter @SkySports",  # an organization's handle
     ],
 )
 def test_platform_words_without_an_account_stay(presidio_analyzer, text):
