@@ -64,8 +64,9 @@ _NATIONAL_LENGTH = (6, 25)
 _MIN_DIGITS = 4
 _KEY_REACH, _VALUE_REACH = 40, 60
 """How far before a phone candidate a record's word may start, and how far its value runs."""
-NEEDS = re.compile(r"\d")
-"""Every record number, VIN and plate holds a digit."""
+NEEDS = re.compile(r"[\dA-Z]")
+"""Every record number, VIN and plate holds a digit; an airline's booking reference capitals."""
+_DIGIT = re.compile(r"\d")
 
 
 _VIN = re.compile(r"(?<![\w\-])[A-HJ-NPR-Z0-9]{17}(?![\w\-])")
@@ -97,6 +98,18 @@ def vin_checks(value: str) -> bool:
     return value[8] == ("X" if check == 10 else str(check))
 
 
+_BOOKING = re.compile(
+    r"(?i:\b(?:(?P<pnr>pnr|record[ \t]+locator|booking[ \t]+ref(?:erence)?"
+    r"|confirmation[ \t]+code)|(?:booking|reservation"
+    r"|confirmation|ticket|trip)[ \t]+(?:ref(?:erence)?|code|number|no\.?|#|id))\b"
+    r"(?:[ \t]*(?:is|was|=|:|#))*[ \t]*)"
+    r"(?P<v>[A-Z0-9]{5,14})(?![\w\-])"
+)
+"""A booking's reference after its word ("booking reference K7QX2P", "PNR: QWERTY",
+"confirmation code 8XJ4LM", "ticket number 0012345678901"): five to fourteen capitals and
+digits, a digit among them, or an airline's six capitals after its own word (``pnr``).
+Whoever holds it and the surname manages the trip (and reads the passport in it)."""
+
 _MBI_LETTER = "[AC-HJKMNP-RT-Y]"  # no S, L, O, I, B or Z
 _MBI = re.compile(
     rf"(?i:(?<![\w\-])[1-9]{_MBI_LETTER}[0-9AC-HJKMNP-RT-Y]\d(?P<d>-?){_MBI_LETTER}"
@@ -108,7 +121,21 @@ _MBI_KEY = re.compile(r"(?i:\b(?:medicare|mbi)\b)")
 
 
 def find(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each record number, vehicle id and plate in ``text``."""
+    """``(start, end, score)`` of each record number, vehicle id, plate and booking reference."""
+    if _DIGIT.search(text) is not None:
+        yield from _numbered(text)
+    folded = text.casefold()
+    if any(
+        word in folded for word in ("book", "conf", "reserv", "pnr", "ticket", "locator", "trip")
+    ):
+        for match in _BOOKING.finditer(text):
+            value = match.group("v")
+            if _DIGIT.search(value) or match.group("pnr") and len(value) == 6:
+                yield match.start("v"), match.end("v"), 0.85
+
+
+def _numbered(text: str) -> Iterator[tuple[int, int, float]]:
+    """The record numbers, Medicare ids, VINs and plates of a text with a digit."""
     yield from _records(text, 0, len(text))
     for match in _MBI.finditer(text):
         keyed = _MBI_KEY.search(text, max(0, match.start() - 40), match.start()) is not None

@@ -56,6 +56,33 @@ def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
 @pytest.mark.parametrize(
     ("text", "value"),
     [
+        ("my booking reference is K7QX2P, surname Hoffmann", "K7QX2P"),
+        ("PNR: QWERTY", "QWERTY"),  # an airline's six capitals after their own word
+        ("record locator GHJKLM", "GHJKLM"),
+        ("confirmation code: 8XJ4LM for the hotel", "8XJ4LM"),
+        ("reservation number 48213377", "48213377"),
+    ],
+)
+def test_a_bookings_reference_is_an_id_number(presidio_analyzer, text, value):
+    # With the surname it opens the booking (and the passport in it); it went in clear.
+    assert ("ID_NUMBER", value) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "flight number BA117 lands at six",  # a flight is everyone's
+        "my booking is confirmed, see you Friday",
+        "the reservation code is in the EMAIL",  # a word in capitals
+    ],
+)
+def test_booking_words_without_a_reference_stay(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "ID_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
         ("my vin is 1HGCM82633A004352 if that helps", "1HGCM82633A004352"),  # check digit
         ("VIN: WVWZZZ1JZXW000001", "WVWZZZ1JZXW000001"),  # European: no check digit, keyed
         ("the car with plate 7ABC123 was towed", "7ABC123"),
