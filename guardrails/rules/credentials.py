@@ -127,7 +127,7 @@ _CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$|://")
 _RANDOM = re.compile(r"[\w\-+/=.~:]+")
 _AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Digest)[ \t]+", re.IGNORECASE)
 _URL_LOGIN = re.compile(
-    r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:(?P<v>[^\s:/@\"'<>;]{1,128})@[\w\-]+",
+    r"\b[a-z][a-z0-9+.\-]{1,20}://(?P<u>[^\s:/@\"'<>]{1,64}):(?P<v>[^\s:/@\"'<>;]{1,128})@[\w\-]+",
     re.IGNORECASE,
 )
 _URL_USER = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:$", re.IGNORECASE)
@@ -140,6 +140,32 @@ _SAID = re.compile(
 )
 """A password or a code that opens something, said in a sentence: "my password is hunter2",
 "the door code is 4471"."""
+_CARD_CODE = re.compile(
+    r"(?i:\b(?:cvv2?|cvc2?|csc|cvn|(?:card[ \t]+)?(?:security|verification)[ \t]+(?:code"
+    r"|number|value))(?:[ \t]+(?:is|was|number|code|no\.?))*[ \t]*[:=#]?[ \t]*)"
+    r"(?P<v>\d{3,4})(?![\d\-/.,]\d|\w)"
+)
+"""A card's security code after its name ("cvv 123", "CVC: 0421", "security code 737"): what
+proves the card is held, which no one may keep (PCI DSS), as a ``PASSWORD``."""
+_HOME = re.compile(
+    r"(?:(?<![\w.~])/(?:home|Users)/|\b[A-Za-z]:\\{1,2}(?i:Users|Documents and Settings)\\{1,2})"
+    r"(?P<v>[^/\\\s:*?\"'`<>|$%{}\[\]]{2,64})(?=[/\\]|[ \t]|$)",
+    re.MULTILINE,
+)
+"""A home folder in a path ("/home/jdoe/…", "/Users/tom.becker/…", "C:\\Users\\maria.gonzalez\\…"):
+its name is the account's, often the person's own."""
+_SHARED_HOMES = frozenset(
+    "root user users admin administrator ubuntu debian centos ec2-user runner vagrant pi "
+    "public default shared all guest username name me you someone app apps node docker git "
+    "deploy www www-data nobody runneradmin jenkins circleci travis gitlab-runner".split()
+)
+"""Home folders of no one in particular: a system's, a CI runner's or a placeholder."""
+_COMMAND_LOGIN = re.compile(
+    r"(?:\b(?:curl|wget|http)\b[^\n]{0,200}?[ \t](?:-u|--user)[ \t=]*[\"']?"
+    r"(?P<user>[^\s:\"'@]{1,64}):(?P<v>[^\s\"']{1,128})"
+    r"|\b(?:ssh|scp|sftp|mosh|rsync)\b[^\n]{0,120}?[ \t](?P<ssh>[A-Za-z_][\w.\-]{0,63})@[\w\-\[])"
+)
+"""A login on a command line: ``curl -u user:password`` and an ``ssh user@host``'s account."""
 _SAID_SECRET = re.compile(
     r"\b(?:(?:secret|private|access|api|app|client)(?:[ \t]+(?:access[ \t]+)?key)?|token"
     r"|api[ \t]?key)(?:[ \t]+(?:is|was))?[ \t]+(?P<v>[\w\-+/=.~]{16,200})(?![\w\-+/=~])",
@@ -243,6 +269,8 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
     for m in _URL_LOGIN.finditer(text) if "://" in text and "@" in text else ():
         if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
             found.append((PASSWORD, *m.span("v")))
+            if m["u"].casefold() not in _SHARED_HOMES and not _stand_in(m["u"]):
+                found.append((USERNAME, *m.span("u")))  # "https://jdoe:…@github.com"
     folded = text.casefold()
     said = any(word in folded for word in ("pass", "pw", "pin", "code"))
     for m in _PAIR.finditer(text) if said or keyed else ():
@@ -274,6 +302,22 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):
                 found.append((PASSWORD, *span))
+    if "/home/" in text or "/Users/" in text or "\\" in text:
+        for m in _HOME.finditer(text):
+            home = m["v"]
+            if home.casefold() not in _SHARED_HOMES and not _stand_in(home):
+                found.append((USERNAME, *m.span("v")))
+    if any(
+        word in folded for word in ("curl", "wget", "http", "ssh", "scp", "sftp", "mosh", "rsync")
+    ):
+        for m in _COMMAND_LOGIN.finditer(text):
+            if m["ssh"] is not None:
+                if m["ssh"].casefold() not in _SHARED_HOMES:
+                    found.append((USERNAME, *m.span("ssh")))
+            elif not _stand_in(m["v"]) and not _stand_in(m["user"]):
+                found += [(USERNAME, *m.span("user")), (PASSWORD, *m.span("v"))]
+    if any(word in folded for word in ("cv", "csc", "security", "verification")):
+        found += [(PASSWORD, *m.span("v")) for m in _CARD_CODE.finditer(text)]
     if "key" in folded or "secret" in folded or "token" in folded:
         for m in _SAID_SECRET.finditer(text):
             span = _trimmed(text, *m.span("v"))
@@ -367,11 +411,17 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
+_NEXT_KEY = re.compile(r"[ \t]+[A-Za-z_][\w.\-]{0,40}=(?!=)")
+
+
 def _alone(text: str, end: int) -> bool:
     """Whether a value ends its line or a list.
 
-    After it, only blanks or closing punctuation, then a line end or a separator.
+    After it, only blanks or closing punctuation, then a line end or a separator; or the
+    next ``key=`` of a log line.
     """
+    if _NEXT_KEY.match(text, end):
+        return True  # a log line's "user=pbrennan ip=…"
     i = end
     while i < len(text) and text[i] in " \t" + _TRAILING:
         if text[i] in ",;":

@@ -100,6 +100,9 @@ def test_a_login_said_in_one_breath_is_an_account_and_its_password(
         ("the door pin is 4821", "4821"),
         ("the door code is 4471, come up", "4471"),
         ("gate code 2580#", "2580#"),
+        ("my card is 4111 1111 1111 1111 exp 04/27 cvv 123", "123"),  # PCI: never kept
+        ("card 5500-0000-0000-0004, security code 737", "737"),
+        ("CVC: 0421", "0421"),
         ("pw biggreenhat for the guest account", "biggreenhat"),
     ],
 )
@@ -166,6 +169,8 @@ def test_a_key_after_its_word_without_a_colon_is_a_secret(presidio_analyzer, tex
     "text",
     [
         "the door code is broken again",
+        "what is a cvv and where do I find it?",
+        "security code 12345 is too long",
         "the secret ingredient is cinnamon",
         "the api key rotation happened yesterday",
         "token budget is 4096 per request",
@@ -253,3 +258,28 @@ def test_a_table_cell_under_a_credential_heading_is_that_credential(
     """A spreadsheet's or CSV's column header is the key of each of its cells."""
     found = detect(presidio_analyzer, cell, "console", context=heading)
     assert [(d.type, cell[d.start : d.end]) for d in found] == [(kind, cell)]
+
+
+@pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        ("error at /home/jdoe/projects/app/main.py line 4", ["jdoe"]),
+        (r"FileNotFoundError: C:\Users\maria.gonzalez\Documents\report.xlsx", ["maria.gonzalez"]),
+        ("the file is at /Users/tom.becker/Desktop/salaries.csv", ["tom.becker"]),
+        ("ssh pbrennan@10.0.4.12 -i key.pem", ["pbrennan"]),
+        ("2024-05-01 12:00:01 INFO login ok user=pbrennan ip=203.0.113.7", ["pbrennan"]),
+        ("git clone https://jdoe:s3cr3tpw@github.com/acme/app", ["jdoe"]),
+        ("/home/runner/work/app/app/tests failed", []),  # a CI runner's
+        (r"C:\Users\Public\Desktop", []),
+        ("ssh root@10.0.4.12", []),
+    ],
+)
+def test_an_account_in_a_path_a_command_or_a_log_line_is_a_user_name(presidio_analyzer, text, user):
+    # A pasted stack trace or command gave the model the account, often the person's name.
+    assert kinds(presidio_analyzer, text, "USERNAME") == user
+
+
+def test_curls_login_is_an_account_and_its_password(presidio_analyzer):
+    hits = found(presidio_analyzer, "curl -u jdoe:S3cretPass! https://api.acme.io/v1")
+    assert ("USERNAME", "jdoe") in hits
+    assert ("PASSWORD", "S3cretPass!") in hits
