@@ -82,6 +82,15 @@ _MORE_NAME = re.compile(
     rf"(?![\w@])"
 )
 """What may follow a detected name: an initial or particles, then a capitalized word."""
+_FAMILY = re.compile(r"\b[Tt]he[ \t]+(?P<v>[A-Z][a-z]{2,}s)(?![\w'’\-]|[ \t]+[A-Z])")
+"""A family by its name: "the Johnsons", "the Joneses" (``PeopleFinder._family``)."""
+_VIETNAMESE = re.compile("[ăĂđĐơƠưƯ\u1ea0-\u1ef9]")
+"""Letters only Vietnamese writes: a name with one is Vietnamese, whose syllables after it
+("Nguyễn Văn An", "Lê Văn Long") are its own though English knows them."""
+_SYLLABLE = 5
+"""The longest capitalized word read as a Vietnamese name's syllable though English knows it."""
+_JOINING = frozenset("and or the of in at on to for but with from is was".split())
+"""English words a title-case line capitalizes, which no Vietnamese syllable is."""
 # The name is atomic: in any case its two capitalized parts are any split of one word, which
 # backtracking would try pair by pair (quadratic in a long word).
 _VOCATIVE = re.compile(
@@ -246,6 +255,9 @@ class PeopleFinder:
         if in_english:
             yield from ((t.start(), t.end(), 0.86) for t in titled)
             yield from ((r.start("v"), r.end("v"), 0.86) for r in related)
+        for family in _FAMILY.finditer(text) if english else ():  # "the Johnsons next door"
+            if self._family(family["v"]):
+                yield family.start("v"), family.end("v"), 0.86
         for found in AFTER_WORD.finditer(text):
             addressed = found.group("said") is not None  # "contact Vernon", not "to Vernon"
             if self._named_by_context(found.group("v"), addressed=addressed):
@@ -255,6 +267,21 @@ class PeopleFinder:
                 continue  # "2nd Gen Blue Link": a generation, no general
             if english and self._titled(found.group("v")) and not _company_after(text, found.end()):
                 yield found.start("v"), found.end("v"), 0.86
+
+    def _family(self, word: str) -> bool:
+        """Whether a plural after "the" is a family by its surname ("the Johnsons").
+
+        The surname is one of the lexicon's common ones and no English word, and the plural
+        no surname of its own: "the Browns", "the Rockies" and "the Collins dictionary" stay.
+        """
+        if _key(word) in self._names.last:
+            return False  # "the Collins dictionary": a surname of its own
+        stems = [word[:-1]] + ([word[:-2]] if word.endswith("es") else [])
+        return any(
+            self._names.last.get(_key(stem), 10**9) <= ENGLISH_SURNAME_RANK
+            and not self.english(stem)
+            for stem in stems
+        )
 
     def _lower_titled(self, word: str) -> bool:
         """Whether a lower-case word after a lower-case title is a name (``_LOWER_TITLE``).
@@ -328,11 +355,17 @@ class PeopleFinder:
         often stops at the first name. Not over one of ``nouns``, the nouns of a language
         that capitalises them ("Zabels [Entscheidung]", "Holman [das Finale]").
         """
+        vietnamese = _VIETNAMESE.search(text, start, end) is not None
         while match := _MORE_NAME.match(text, end):
             joined = match.group("join") is not None  # an initial or a particle before it
             last = _key(match.group("last"))
+            syllable = vietnamese and not joined and len(last) <= _SYLLABLE and last not in _JOINING
             if (
-                (self.english(last) and not (joined and not self._words.knows(last)))
+                (
+                    self.english(last)
+                    and not (joined and not self._words.knows(last))
+                    and not syllable  # "Nguyễn Văn [An]": a Vietnamese name's syllable
+                )
                 or match.group("last") in nouns
                 or _company_after(text, match.end())
             ):

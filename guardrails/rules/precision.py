@@ -44,8 +44,12 @@ _URL_TAIL = re.compile(r"[/?:]|(?:^|(?<=[?&;/.:]))[^\W\d][\w\-]*=")
 _HAS_WORD = re.compile(r"\w")
 
 
+_BROADCAST = frozenset("here channel everyone all".split())
+"""Mentions of everyone in a channel ("@here Kwame's farewell"), which name no one."""
+
+
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """A name span without markup, punctuation, possessive or a leading verb around it."""
+    """A name span without markup, punctuation, possessive, a leading verb or "@here"."""
     while start < end and text[start] in _EDGE:
         start += 1
     while end > start and text[end - 1] in _EDGE:
@@ -53,7 +57,8 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     if text[start:end].lower().endswith(("'s", "’s")):
         end -= 2
     first, _, rest = text[start:end].partition(" ")
-    if rest and first.lower() in _LEADING_VERBS:
+    broadcast = first.lower() in _BROADCAST and text[start - 1 : start] == "@"
+    if rest and (first.lower() in _LEADING_VERBS or broadcast):
         start += len(first) + 1
         while start < end and text[start] in _EDGE:
             start += 1

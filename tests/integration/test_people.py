@@ -517,6 +517,8 @@ def test_names_in_the_same_places_stay_names(presidio_analyzer, text, name):
         ("passenger LI WEI, seat 12A", "LI WEI"),
         ("tenant Maria Lopez pays late", "Maria Lopez"),
         ("tell olusegun I'm late", "olusegun"),  # "I'm" had gone into the placeholder
+        ("Nguyễn Văn An sent the report", "Nguyễn Văn An"),  # "An" had stayed in clear
+        ("I spoke with Lê Văn Long yesterday", "Lê Văn Long"),
     ],
 )
 def test_a_name_after_the_word_for_its_part_is_a_person(presidio_analyzer, text, name):
@@ -682,3 +684,31 @@ def test_an_account_named_like_a_title_stays_hidden(presidio_analyzer):
     text = "RT @Vice: the new season starts tonight"
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert any("Vice" in value for value in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("@here Kwame's farewell drinks at six", "Kwame"),
+        ("@channel Dana Scully joins Monday", "Dana Scully"),
+    ],
+)
+def test_a_mention_of_everyone_stays_beside_the_name_after_it(presidio_analyzer, text, name):
+    # The model read "@here Kwame" as one person: "@here" went into the placeholder, and
+    # Discord's and chat's mentions of everyone are words the model must see.
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        ("The Johnsons next door are loud", ["Johnsons"]),
+        ("we had dinner with the Nguyens", ["Nguyens"]),
+        ("the Joneses are coming", ["Joneses"]),
+        ("the Browns won again", []),  # an English word
+    ],
+)
+def test_a_family_by_its_surname_is_a_person(presidio_analyzer, text, family):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [v for t, v in found if t == "PERSON"] == family
