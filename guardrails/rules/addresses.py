@@ -322,6 +322,59 @@ def postal_code_at(text: str, start: int) -> bool:
     return any(s + shift == start for s, _, _ in postal_codes(window))
 
 
+_AU_STATES = r"(?:NSW|VIC|QLD|SA|WA|TAS|ACT|NT)"
+_TOWN_POSTCODE = re.compile(
+    rf"(?<![\w\-])(?P<town>{_TOWN}),?[ \t]+(?:(?P<state>{_AU_STATES}),?[ \t]+(?P<au>\d{{4}})"
+    r"|(?:[\-–][ \t]*)?(?P<pin>[1-9]\d{5}))(?![\w\-]|[.,]\d|[ \t]+\d)"
+)
+"""A known town and its postcode after it, where the code follows the town: Australia's state
+and four digits ("Parramatta NSW 2150"), and the six-digit codes of India, China, Russia or
+Singapore ("Mumbai 400053", "Mumbai - 400053", "Singapore 018956" has a leading 0 and is the
+code's own country's)."""
+
+
+def town_postcodes(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each known town with its postcode after it."""
+    for match in _TOWN_POSTCODE.finditer(text):
+        words = match.group("town").split()
+        for n in range(len(words)):  # "Near Parramatta NSW 2150": the town ends the run
+            if _place(" ".join(words[n:])):
+                start = match.start("town") + match.group("town").index(words[n])
+                yield start, match.end(), 0.85
+                break
+
+
+_CJK_ADDRESS = re.compile(
+    r"(?:〒[ \t]?\d{3}-?\d{4}[ \t]*)?"
+    r"(?:東京都|北海道|京都府|大阪府|[\u4e00-\u9fff]{1,3}[県省]|[\u4e00-\u9fff]{1,3}市)"
+    r"[\u4e00-\u9fff\u3040-\u30ff\u30fc0-9０-９\-－‐]{2,40}"
+    r"|〒[ \t]?\d{3}-?\d{4}"
+    r"|[\uac00-\ud7a3]{1,6}(?:특별시|광역시|특별자치시|도|시)[ \t]+[\uac00-\ud7a3]{1,6}(?:구|군|시)"
+    r"(?:[ \t]+[\uac00-\ud7a3\d]{1,10}(?:로|길|동|읍|면))?(?:[ \t]*\d{1,5}(?:-\d{1,5})?)?"
+)
+"""A Japanese, Chinese or Korean address: a prefecture, province or city and what follows it
+up to a blank ("東京都渋谷区渋谷2-21-1", "北京市朝阳区建国路88号", "서울특별시 강남구
+테헤란로 123"), and a Japanese postal code after 〒."""
+_CJK_STREET = re.compile(r"[0-9０-９]|丁目|番地|号|號|路|街|巷|弄|区|區")
+
+
+def cjk_addresses(text: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, score)`` of each address ``_CJK_ADDRESS`` reads.
+
+    It holds a number or a district, street or block word: a city's name alone is the NER's.
+    """
+    for match in _CJK_ADDRESS.finditer(text):
+        if match.group().startswith("〒") or _CJK_STREET.search(match.group(), 2):
+            yield match.start(), match.end(), 0.85
+
+
+_UNIT_BEFORE = re.compile(
+    r"(?:(?i:unit|flat|apt\.?|apartment|suite|shop|lot)[ \t]*)?\w{1,5}/\Z|"
+    r"(?i:unit|flat|apt\.?|apartment|suite)[ \t]*\w{1,5},?[ \t]+\Z"
+)
+"""A unit before a house number: Australia's "Unit 12/34", "3/17", and "Flat 4, 17 …"."""
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode.
 
@@ -335,10 +388,19 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
         for match in regex.finditer(text)
     ]
     streets += _lower_streets(text)
+    streets = [(_unit_start(text, start), end, score) for start, end, score in streets]
     posts = sorted(postcode_towns(text))
+    after = list(town_postcodes(text)) if _DIGITS.search(text) else []
     yield from streets
     yield from posts
+    yield from after
     yield from postal_codes(text)
+    if _CJK.search(text):
+        yield from cjk_addresses(text)
+    for start, end, score in streets:  # "34 Smith St, [Parramatta] NSW 2150": one address
+        for town_start, town_end, _ in after:
+            if start < town_start < end < town_end:
+                yield start, town_end, score
     starts = [start for start, _, _ in posts]
     for start, end, score in streets:
         i = bisect.bisect_left(starts, end)
@@ -347,6 +409,16 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
                 yield start, posts[i][1], score
                 break
             i += 1
+
+
+_DIGITS = re.compile(r"\d{4}")
+_CJK = re.compile("[〒\u4e00-\u9fff\uac00-\ud7a3]")
+
+
+def _unit_start(text: str, start: int) -> int:
+    """Where an address starts once the unit before its house number is counted in."""
+    unit = _UNIT_BEFORE.search(text, max(0, start - 16), start)
+    return unit.start() if unit else start
 
 
 def _with_tail(text: str, end: int) -> int:

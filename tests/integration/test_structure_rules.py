@@ -196,3 +196,32 @@ def test_an_address_typed_in_lower_case_is_one_place(presidio_analyzer, text, ad
 )
 def test_counts_and_measures_before_a_street_word_are_no_address(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "my flat is at Unit 12/34 Smith St, Parramatta NSW 2150",
+            "Unit 12/34 Smith St, Parramatta NSW 2150",
+        ),
+        ("courier to Andheri West, Mumbai 400053 please", "Mumbai 400053"),
+        ("office: Pune - 411001", "Pune - 411001"),
+        ("〒150-0002 東京都渋谷区渋谷2-21-1 まで", "〒150-0002 東京都渋谷区渋谷2-21-1"),
+        ("ship to 北京市朝阳区建国路88号 thanks", "北京市朝阳区建国路88号"),
+        ("my address is 서울특별시 강남구 테헤란로 123", "서울특별시 강남구 테헤란로 123"),
+    ],
+)
+def test_an_address_whose_postcode_follows_the_town_is_one_place(presidio_analyzer, text, address):
+    # The postcodes, the Australian unit and the whole Asian addresses went in clear.
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", address) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["we sold 123456 units in Paris last year", "the Paris 2024 games", "room 4.12, NSW 2150"],
+)
+def test_a_town_before_a_number_that_is_no_postcode_keeps_the_number(presidio_analyzer, text):
+    found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
+    assert not any(any(c.isdigit() for c in value) for value in found), found
