@@ -25,7 +25,8 @@ ID_NUMBER = "ID_NUMBER"
 _OWNER = (
     r"(?:patient|member|membership|customer|client|employee|emp|staff|student|subscriber"
     r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|acc|claim|chart"
-    r"|(?:medical|health)[ \t]+record|record|nhs|tax|passport)"
+    r"|(?:medical|health)[ \t]+record|(?:health|care|medicare|medicaid)[ \t]+card|record|nhs|tax"
+    r"|passport)"
 )
 _ID_WORD = r"(?:id|identifier|number|num|nr|no\.?|#|:)"
 _KEY = (
@@ -34,7 +35,7 @@ _KEY = (
 )
 _CANDIDATE = re.compile(
     rf"{_KEY}(?P<v>(?:[A-Za-z]{{1,4}}[ \-]?)?\d(?:-?\d){{2,19}}(?:[ ]\d{{3,6}}){{0,3}}"
-    r"(?:[A-Za-z]{1,3})?)(?![\w\-]|[.,/:]\d)"
+    r"(?:-?[A-Za-z]{1,3})?)(?![\w\-]|[.,/:]\d)"
 )
 """A record's word, what may stand between it and its number ("patient id: ", "MRN ", "acct
 # ", "NHS number "), and the number: digit groups joined by hyphens or spaced in threes and
@@ -48,7 +49,7 @@ capitals and at least two digits, six to twelve of them."""
 _NATIONAL = re.compile(
     r"(?i:\b(?:national[ \t]+(?:id(?:entity)?|insurance)|id(?:entity)?[ \t]+card|identity"
     r"|personal[ \t]+(?:id|identity|identification|code)|personnummer|henkil[öo]tunnus|cpr"
-    r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|c[ée]dula|iqama|emirates[ \t]+id"
+    r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|nhi|c[ée]dula|iqama|emirates[ \t]+id"
     r"|(?-i:PAN|SIN)|(?:pan|sin)(?=[ \t]*(?:number|num|no\b|nr|#|:|is\b)))\b"
     rf"(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=|:))?[ \t]*)"
     r"(?P<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.\-/ ]\d[A-Za-z0-9]*|[.\-/][A-Za-z][A-Za-z0-9]*)*+"
@@ -153,7 +154,7 @@ def _numbered(text: str) -> Iterator[tuple[int, int, float]]:
 
 _NATIONAL_HINTS = (
     "national identit card personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid "
-    "dula iqama emirates pan sin"
+    "dula iqama emirates pan sin nhi"
 ).split()
 """A piece of every word ``_NATIONAL`` reads after: a text without one has no such number."""
 

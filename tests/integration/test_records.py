@@ -32,6 +32,8 @@ def found(analyzer, text):
         ("her German passport C01X00T47 expired", "C01X00T47"),
         ("her medicare number is 1EG4-TE5-MK73", "1EG4-TE5-MK73"),  # CMS's published example
         ("Medicare ID: 1EG4TE5MK73", "1EG4TE5MK73"),
+        ("my health card number is 1234-567-890-AB", "1234-567-890-AB"),  # with its version
+        ("Her NHI is ZAA0067, please update", "ZAA0067"),  # New Zealand's health number
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
