@@ -217,15 +217,16 @@ _SPELLED_EMAIL = _whole_runs(
     rf"[\w\-]+(?:{_SEP_DOT}[\w\-]+)*?(?:\s+dot\s+|\s*\(dot\)\s*|\s*\[dot\]\s*){_TLD}\b"
     r"(?!\s*(?:\bat\b|\(at\)|\[at\]|\bdot\b|\(dot\)|\[dot\]))",  # the last label, not a local part
 )
-# "jane.doe@acme[DOT]com", "jane [at] acme [dot] com": an address with bracketed words.
+# "jane.doe@acme[DOT]com", "jane [at] acme [dot] com", a defanged "jane@acme[.]com": an
+# address with bracketed words or marks.
 _BRACKETED_EMAIL = (
-    r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(]at[\])])\s*[\w\-]+"
-    r"(?:\s*(?:\.|[\[(]dot[\])])\s*[\w\-]+)*\s*[\[(]dot[\])]\s*[a-z]{2,24}\b"
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*(?:@|[\[(](?:at|@)[\])])\s*[\w\-]+"
+    r"(?:\s*(?:\.|[\[(](?:dot|\.)[\])])\s*[\w\-]+)*\s*[\[(](?:dot|\.)[\])]\s*[a-z]{2,24}\b"
 )
-# "jane(at)acme.com", "jane [at] acme.com", "jane<at>acme.com": the "at" bracketed, the
-# domain written as usual.
+# "jane(at)acme.com", "jane [at] acme.com", "jane<at>acme.com", "jane[@]acme.com": the "at"
+# bracketed, the domain written as usual.
 _AT_BRACKETED_EMAIL = (
-    r"(?<![\w.+\-])[\w.+\-]*\w\s*[\[({<]at[\])}>]\s*[\w\-]+(?:\.[\w\-]+)*\.[a-z]{2,24}\b"
+    r"(?<![\w.+\-])[\w.+\-]*\w\s*[\[({<](?:at|@)[\])}>]\s*[\w\-]+(?:\.[\w\-]+)*\.[a-z]{2,24}\b"
 )
 # "john at gmail.com" (scrubadub's EmailDetector reads it so), "jane.doe @ example.com",
 # "jane.doe@ example.com": the "@" written as a word or spaced, the domain as usual. Which

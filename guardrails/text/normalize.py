@@ -71,6 +71,11 @@ FULLWIDTH = str.maketrans(
         for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz@.+-_%/#"
     }
 )
+# Hyphens and dashes a keyboard, a word processor or a phone's autocorrect puts between digit
+# groups ("4111\u20111111\u2011…" with non-breaking hyphens, "415–555–0132" with en dashes,
+# a minus sign) read as the ASCII hyphen-minus, one character for one; the em dash, which
+# joins clauses, stays.
+DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"))
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
 _MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
@@ -226,7 +231,7 @@ class _Builder:
         self.out.fields.append((key, start, end))
 
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH)
+        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH).translate(DASHES)
         return self.out
 
 

@@ -327,6 +327,28 @@ def test_values_spaced_with_unicode_spaces_are_found_whole(presidio_analyzer, te
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "card: 4111\u20111111\u20111111\u20111111",
+            ("CREDIT_CARD", "4111\u20111111\u20111111\u20111111"),
+        ),
+        ("call 415\u2013555\u20130132", ("PHONE_NUMBER", "415\u2013555\u20130132")),
+        ("SSN 536\u201022\u20101234", ("US_SSN", "536\u201022\u20101234")),
+    ],
+)
+def test_values_joined_by_unicode_hyphens_or_dashes_are_found_whole(
+    presidio_analyzer, text, expected
+):
+    # A word processor's non-breaking hyphens or a phone's en dashes: the card went in clear.
+    assert expected in found(presidio_analyzer, text)
+
+
+def test_a_dash_between_words_or_hours_stays(presidio_analyzer):
+    assert found(presidio_analyzer, "open Monday \u2013 Friday, 9\u20135") == []
+
+
+@pytest.mark.parametrize(
     "value", ["7a!=iKX@G.gRoup", "9s`LgFu&@Zw.hsbc", "o'brien@acme.ie", '"john doe"@example.com']
 )
 def test_an_address_with_rfc_5322_characters_is_not_cut_at_them(presidio_analyzer, value):
@@ -351,6 +373,8 @@ def test_an_address_after_a_key_or_in_a_url_query_leaves_the_key(presidio_analyz
         ("reach me: jane.doe@ example.com", "jane.doe@ example.com"),
         ("reach me: jane.doe<at>example.com", "jane.doe<at>example.com"),
         ("reach me: jane.doe\uff20example.com", "jane.doe\uff20example.com"),
+        ("email: jane.doe@gmail[.]com", "jane.doe@gmail[.]com"),  # defanged: it went in clear
+        ("reach jane[@]acme.io today", "jane[@]acme.io"),
     ],
 )
 def test_an_address_with_at_written_out_or_spaced_is_found_whole(presidio_analyzer, text, value):
