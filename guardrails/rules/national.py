@@ -250,6 +250,11 @@ _NAMED: tuple[Rule, ...] = tuple(
         ("PL_PESEL", r"pesel", r"\d{11}"),
         ("ES_NIF", r"dni|nif", r"\d{8}[ -]?[A-Za-z]"),
         ("ES_NIE", r"nie", r"[XYZxyz][ -]?\d{7}[ -]?[A-Za-z]"),
+        (
+            "IT_FISCAL_CODE",
+            r"codice[ \t]+fiscale|cf",
+            r"[A-Za-z]{6}[ ]?\d\d[A-Za-z]\d\d[ ]?[A-Za-z]\d{3}[A-Za-z]",
+        ),
     )
 )
 """Each identifier after its own name, in a message of any language ("my BSN is 111222333",

@@ -232,6 +232,8 @@ def test_an_identifier_after_its_own_name_is_found_in_any_language(
         ("DNI: 12345678Z", "ES_NIF", "12345678Z"),
         ("my NIE is X1234567L", "ES_NIE", "X1234567L"),
         ("NIF 123456789 on the invoice", "PT_NIF", "123456789"),
+        ("my codice fiscale is RSSMRA85T10A562S", "IT_FISCAL_CODE", "RSSMRA85T10A562S"),
+        ("CF: BNCGLI85M41H501X, mistyped", "IT_FISCAL_CODE", "BNCGLI85M41H501X"),
     ],
 )
 def test_presidios_country_numbers_after_their_name_in_any_language(
