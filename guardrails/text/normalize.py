@@ -76,6 +76,8 @@ FULLWIDTH = str.maketrans(
 # a minus sign) read as the ASCII hyphen-minus, one character for one; the em dash, which
 # joins clauses, stays.
 DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"))
+_ASCII_FORMS = {**SPACES, **FULLWIDTH, **DASHES}
+"""The three tables as one: each maps distinct characters."""
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
 _MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
@@ -231,7 +233,7 @@ class _Builder:
         self.out.fields.append((key, start, end))
 
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces).translate(SPACES).translate(FULLWIDTH).translate(DASHES)
+        self.out.text = "".join(self.pieces).translate(_ASCII_FORMS)
         return self.out
 
 

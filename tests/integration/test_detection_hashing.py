@@ -48,4 +48,4 @@ def _detected(seed: int) -> list[list[list[object]]]:
 def test_two_processes_with_other_string_hashing_find_the_same_values() -> None:
     first, second = _detected(0), _detected(2)
     assert first == second
-    assert first[0] == [["PERSON", 25, 33, 0.85]], "the name after 'call me' is found"
+    assert first[0] == [["PERSON", 25, 33, 0.9]], "the name after 'call me' is found"
