@@ -464,6 +464,8 @@ class _Detector:
             domain_end = norm.text[start:end].rpartition(".")[2]
             if not domain_end.endswith("]") and _LETTER.search(domain_end) is None:
                 return None  # "maps/@52.5200,13.40": Presidio's; no domain ends in a number
+            if "/@" in norm.text[start:end]:
+                return None  # "tiktok.com/@jane.doe88": a profile's handle, no address
             start = precision.trim_email(norm.text, start, end)
         if d.type == "PERSON" and not _marked(norm.text, start):  # "@VICE" is an account
             end = _before_role(norm.text, start, end)  # "Milson Mundim[ - Associate]"

@@ -536,3 +536,10 @@ def test_a_word_after_a_title_is_a_name_even_when_english_knows_it(presidio_anal
 def test_a_surname_english_also_knows_stays_a_name_the_model_found(presidio_analyzer, text, name):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert name in found, found
+
+
+def test_a_profile_links_handle_is_no_e_mail_address(presidio_analyzer):
+    # Presidio read "www.tiktok.com/@jane.doe88" as an address: the site went into the
+    # placeholder and the model was told it was mail.
+    text = "follow https://www.tiktok.com/@jane.doe88 for more"
+    assert found(presidio_analyzer, text) == [("PERSON", "jane.doe88")]
