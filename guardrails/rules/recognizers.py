@@ -277,6 +277,9 @@ _DIGIT = re.compile(r"\d")
 _BLANK = re.compile(r"[ \t]")
 _AT = re.compile("@")
 _QUERY = re.compile("=")
+_PARAM = r"(?:[?&]|(?<!\S)(?=[\w\-]+=[^\s&=]*&))"
+"""Where a link's or a form body's parameter starts: after "?" or "&", or at a body's first
+key when another follows ("name=Elif%20Kaya&email=…", as a pasted request holds it)."""
 _CAPITAL = re.compile("[A-Z]")
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _NEVER, 0.0, finder=cards.find, needs=_DIGIT),
@@ -358,20 +361,20 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "EMAIL_ADDRESS",
-        re.compile(rf"[?&](?i:e?-?mail\w*)=(?P<v>{_URL_PART})"),
+        re.compile(rf"{_PARAM}(?i:e?-?mail\w*)=(?P<v>{_URL_PART})"),
         0.9,
         needs=_QUERY,
     ),
     Rule("PHONE_NUMBER", re.compile(r"\bwa\.me/(?P<v>\+?\d{7,15})\b"), 0.9, needs=_DIGIT),
     Rule(
         "PHONE_NUMBER",
-        re.compile(rf"[?&](?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"),
+        re.compile(rf"{_PARAM}(?i:phone|tel|mobile|cell)\w*=(?P<v>{_URL_PART})"),
         0.8,
         needs=_QUERY,
     ),
     Rule(
         "PERSON",
-        re.compile(rf"[?&](?i:(?:first|last|full|user)?_?name|user|login)=(?P<v>{_URL_PART})"),
+        re.compile(rf"{_PARAM}(?i:(?:first|last|full|user)?_?name|user|login)=(?P<v>{_URL_PART})"),
         0.9,
         needs=_QUERY,
     ),
@@ -392,6 +395,16 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", re.compile(_LITERAL_EMAIL, _I), 0.95, needs=_AT),
     Rule("EMAIL_ADDRESS", re.compile(_QUOTED_EMAIL), 0.95, needs=_AT),
     Rule("AGE", re.compile(_AGE, _I), 0.6, needs=_DIGIT),
+    # An age in apposition after a name: "Mr. Delgado, 72, presents", "Jane Smith, 45, of".
+    Rule(
+        "AGE",
+        re.compile(
+            r"(?<![\w.])[A-Z][a-z]+,[ \t](?P<v>\d{1,3}),[ \t]+(?=(?:of|from)[ \t]+[A-Z]"
+            r"|(?:who|was|is|has|had|presents|presented|died|lives|said|says)\b)"
+        ),
+        0.6,
+        needs=_DIGIT,
+    ),
     Rule("CRYPTO", re.compile(r"\b0x[0-9a-fA-F]{40}\b"), 0.9, needs=_DIGIT),
     # A number with no digit has a state and a separator before it ("NY DL ABCDEFGH").
     Rule("DRIVER_LICENSE", _NEVER, 0.0, finder=licences.find, needs=re.compile(r"[\d\s#:()\-]")),

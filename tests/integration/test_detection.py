@@ -538,8 +538,50 @@ def test_a_surname_english_also_knows_stays_a_name_the_model_found(presidio_anal
     assert name in found, found
 
 
+def test_a_form_bodys_first_parameter_is_typed_by_its_key(presidio_analyzer):
+    # A pasted request body: "Kaya" after the encoded space reached the model in clear.
+    text = "name=Elif%20Kaya&email=elif.kaya%40mail.com.tr&phone=%2B905321234567"
+    assert found(presidio_analyzer, text) == [
+        ("PERSON", "Elif%20Kaya"),
+        ("EMAIL_ADDRESS", "elif.kaya%40mail.com.tr"),
+        ("PHONE_NUMBER", "%2B905321234567"),
+    ]
+
+
+@pytest.mark.parametrize("text", ["name=veilbot", "version=2 name=app"])
+def test_a_config_lines_name_is_no_person(presidio_analyzer, text):
+    assert found(presidio_analyzer, text) == []
+
+
 def test_a_profile_links_handle_is_no_e_mail_address(presidio_analyzer):
     # Presidio read "www.tiktok.com/@jane.doe88" as an address: the site went into the
     # placeholder and the model was told it was mail.
     text = "follow https://www.tiktok.com/@jane.doe88 for more"
     assert found(presidio_analyzer, text) == [("PERSON", "jane.doe88")]
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("she's a 34 year old nurse", "34"),
+        ("pt is 67 y/o", "67"),
+        ("my son turns 9 next week", "9"),
+        ("HPI: Mr. Delgado, 72, presents with chest pain", "72"),  # it went in clear
+        ("Jane Smith, 45, of Boston was hired", "45"),
+    ],
+)
+def test_an_age_is_found(presidio_analyzer, text, age):
+    assert ("AGE", age) in found(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In Boston, 12, of the 30 schools closed",
+        "Chapter Four, 12, and more",
+        "aged 12 months in oak",
+        "the meeting turned 30 minutes late",
+    ],
+)
+def test_a_number_that_is_no_age_stays(presidio_analyzer, text):
+    assert [v for t, v in found(presidio_analyzer, text) if t == "AGE"] == []
