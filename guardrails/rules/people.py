@@ -82,6 +82,12 @@ _MORE_NAME = re.compile(
     rf"(?![\w@])"
 )
 """What may follow a detected name: an initial or particles, then a capitalized word."""
+_BOOKED = re.compile(
+    r"(?<![\w/])(?P<last>[A-Z][A-Z'\-]+)/(?P<first>[A-Z][A-Z'\-]+(?: [A-Z][A-Z'\-]+)?)"
+    r"(?: (?P<title>MRS|MR|MS|MISS|MSTR|DR|MX))?(?![\w/])"
+)
+"""A name as a ticket prints it, surname first: "MORGAN/SARAH MS", "NGUYEN/VAN AN MR"; with
+its title, or a first name and a surname of the lexicon ("TCP/IP", "AC/DC" are none)."""
 _FAMILY = re.compile(r"\b[Tt]he[ \t]+(?P<v>[A-Z][a-z]{2,}s)(?![\w'’\-]|[ \t]+[A-Z])")
 """A family by its name: "the Johnsons", "the Joneses" (``PeopleFinder._family``)."""
 _VIETNAMESE = re.compile("[ăĂđĐơƠưƯ\u1ea0-\u1ef9]")
@@ -216,6 +222,10 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
+        for booked in _BOOKED.finditer(text) if "/" in text else ():  # "MORGAN/SARAH MS"
+            last, first = booked["last"].title(), booked["first"].split()[0].title()
+            if booked["title"] or (self._first(first) and self.listed_last(last)):
+                yield booked.start(), booked.end(), 0.9
         for tag in places.CAMEL_TAG.finditer(text):  # "#LaurenBacall"
             words = places.TAG_WORD.findall(tag.group("v"))
             if len(words) == 2 and self._tagged_name(*words):

@@ -712,3 +712,20 @@ def test_a_mention_of_everyone_stays_beside_the_name_after_it(presidio_analyzer,
 def test_a_family_by_its_surname_is_a_person(presidio_analyzer, text, family):
     found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
     assert [v for t, v in found if t == "PERSON"] == family
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ticket: MORGAN/SARAH MS, seat 42K", "MORGAN/SARAH MS"),  # "MORGAN/" went in clear
+        ("under the name MORGAN/SARAH", "MORGAN/SARAH"),
+    ],
+)
+def test_a_name_as_a_ticket_prints_it_is_one_person(presidio_analyzer, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+
+
+def test_pairs_of_capitals_with_a_slash_are_no_names(presidio_analyzer):
+    text = "use TCP/IP and AC/DC, CI/CD, UI/UX, N/A"
+    assert detect(presidio_analyzer, text, "console") == []
