@@ -166,6 +166,12 @@ _COMMAND_LOGIN = re.compile(
     r"|\b(?:ssh|scp|sftp|mosh|rsync)\b[^\n]{0,120}?[ \t](?P<ssh>[A-Za-z_][\w.\-]{0,63})@[\w\-\[])"
 )
 """A login on a command line: ``curl -u user:password`` and an ``ssh user@host``'s account."""
+_ANSWER = re.compile(
+    r"(?i:\b(?:security[ \t]+answer|secret[ \t]+answer|(?:first[ \t]+)?pet['’]?s[ \t]+name)"
+    r"(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*)(?P<v>[^\W\d_][\w'’\-]{1,39})"
+)
+"""The answer to a security question ("security answer: …", "first pet's name = Biscuit"):
+whoever knows it resets the account, so it is a ``PASSWORD``."""
 _SAID_SECRET = re.compile(
     r"\b(?:(?:secret|private|access|api|app|client)(?:[ \t]+(?:access[ \t]+)?key)?|token"
     r"|api[ \t]?key)(?:[ \t]+(?:is|was))?[ \t]+(?P<v>[\w\-+/=.~]{16,200})(?![\w\-+/=~])",
@@ -316,6 +322,10 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
                     found.append((USERNAME, *m.span("ssh")))
             elif not _stand_in(m["v"]) and not _stand_in(m["user"]):
                 found += [(USERNAME, *m.span("user")), (PASSWORD, *m.span("v"))]
+    if "answer" in folded or "pet" in folded:
+        for m in _ANSWER.finditer(text):
+            if m["v"].casefold() not in _PHRASE_STOPS and not _stand_in(m["v"]):
+                found.append((PASSWORD, *m.span("v")))
     if any(word in folded for word in ("cv", "csc", "security", "verification")):
         found += [(PASSWORD, *m.span("v")) for m in _CARD_CODE.finditer(text)]
     if "key" in folded or "secret" in folded or "token" in folded:

@@ -102,7 +102,8 @@ def vin_checks(value: str) -> bool:
 _BOOKING = re.compile(
     r"(?i:\b(?:(?P<pnr>pnr|record[ \t]+locator|booking[ \t]+ref(?:erence)?"
     r"|confirmation[ \t]+code)|(?:booking|reservation"
-    r"|confirmation|ticket|trip)[ \t]+(?:ref(?:erence)?|code|number|no\.?|#|id))\b"
+    r"|confirmation|ticket|trip)[ \t]+(?:ref(?:erence)?|code|number|no\.?|#|id)"
+    r"|e-?ticket(?:[ \t]+(?:number|no\.?|#))?)\b"
     r"(?:[ \t]*(?:is|was|=|:|#))*[ \t]*)"
     r"(?P<v>[A-Z0-9]{5,14})(?![\w\-])"
 )

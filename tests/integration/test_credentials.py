@@ -103,6 +103,8 @@ def test_a_login_said_in_one_breath_is_an_account_and_its_password(
         ("my card is 4111 1111 1111 1111 exp 04/27 cvv 123", "123"),  # PCI: never kept
         ("card 5500-0000-0000-0004, security code 737", "737"),
         ("CVC: 0421", "0421"),
+        ("security question: first pet's name = Biscuit", "Biscuit"),  # resets the account
+        ("security answer: Springfield", "Springfield"),
         ("pw biggreenhat for the guest account", "biggreenhat"),
     ],
 )
@@ -171,6 +173,7 @@ def test_a_key_after_its_word_without_a_colon_is_a_secret(presidio_analyzer, tex
         "the door code is broken again",
         "what is a cvv and where do I find it?",
         "security code 12345 is too long",
+        "the security answer is wrong",
         "the secret ingredient is cinnamon",
         "the api key rotation happened yesterday",
         "token budget is 4096 per request",

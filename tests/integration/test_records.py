@@ -63,6 +63,7 @@ def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
         ("record locator GHJKLM", "GHJKLM"),
         ("confirmation code: 8XJ4LM for the hotel", "8XJ4LM"),
         ("reservation number 48213377", "48213377"),
+        ("ticket: MORGAN/SARAH MS, e-ticket 1252345678901", "1252345678901"),
     ],
 )
 def test_a_bookings_reference_is_an_id_number(presidio_analyzer, text, value):
