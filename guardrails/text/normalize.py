@@ -71,13 +71,13 @@ FULLWIDTH = str.maketrans(
         for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz@.+-_%/#"
     }
 )
-# Hyphens and dashes a keyboard, a word processor or a phone's autocorrect puts between digit
-# groups ("4111\u20111111\u2011…" with non-breaking hyphens, "415–555–0132" with en dashes,
-# a minus sign) read as the ASCII hyphen-minus, one character for one; the em dash, which
-# joins clauses, stays.
-DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"))
-_ASCII_FORMS = {**SPACES, **FULLWIDTH, **DASHES}
-"""The three tables as one: each maps distinct characters."""
+_ASCII_FORMS = {**SPACES, **FULLWIDTH}
+"""The two tables as one: each maps distinct characters."""
+# Hyphens and dashes a keyboard, a word processor or a phone's autocorrect puts between digits
+# ("4111\u20111111\u2011…" with non-breaking hyphens, "536\u201022\u20101234", a minus sign)
+# read as the ASCII hyphen-minus, one character for one. Only between digits: in prose the
+# entity model reads the dash it was trained on ("Kraków – miasto").
+_DIGIT_DASH = re.compile("(?<=[0-9])[\u2010\u2011\u2012\u2013\u2212\ufe63](?=[0-9])")
 _CODE = r"(?P<block>```.*?```)|(?P<inline>`[^`\n]+`)"
 _URL = r"https?://[^\s<>|]*[^\s<>|.,;:!?)\]'\"]"
 _MD_TARGET = r"(?:" + _URL + r"|mailto:[^\s<>()|]+|tel:[+\d][\d\-.]*)"
@@ -233,7 +233,7 @@ class _Builder:
         self.out.fields.append((key, start, end))
 
     def build(self) -> Normalized:
-        self.out.text = "".join(self.pieces).translate(_ASCII_FORMS)
+        self.out.text = _DIGIT_DASH.sub("-", "".join(self.pieces).translate(_ASCII_FORMS))
         return self.out
 
 
