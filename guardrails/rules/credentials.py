@@ -161,7 +161,7 @@ _SHARED_HOMES = frozenset(
 )
 """Home folders of no one in particular: a system's, a CI runner's or a placeholder."""
 _COMMAND_LOGIN = re.compile(
-    r"(?:\b(?:curl|wget|http)\b[^\n]{0,200}?[ \t](?:-u|--user)[ \t=]*[\"']?"
+    r"(?:\b(?:curl|wget)\b[^\n]{0,200}?[ \t](?:-u|--user)[ \t=]*[\"']?"
     r"(?P<user>[^\s:\"'@]{1,64}):(?P<v>[^\s\"']{1,128})"
     r"|\b(?:ssh|scp|sftp|mosh|rsync)\b[^\n]{0,120}?[ \t](?P<ssh>[A-Za-z_][\w.\-]{0,63})@[\w\-\[])"
 )
@@ -313,9 +313,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             home = m["v"]
             if home.casefold() not in _SHARED_HOMES and not _stand_in(home):
                 found.append((USERNAME, *m.span("v")))
-    if any(
-        word in folded for word in ("curl", "wget", "http", "ssh", "scp", "sftp", "mosh", "rsync")
-    ):
+    if any(word in folded for word in ("curl", "wget", "ssh", "scp", "sftp", "mosh", "rsync")):
         for m in _COMMAND_LOGIN.finditer(text):
             if m["ssh"] is not None:
                 if m["ssh"].casefold() not in _SHARED_HOMES:
