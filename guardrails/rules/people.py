@@ -115,6 +115,12 @@ _WITH_INITIAL = re.compile(
     rf"(?P<last>{_CAP_WORD})"
     rf"(?![\w@])"
 )
+_INITIAL_SURNAME = re.compile(
+    rf"(?<=[a-z,;:(] )(?![AI]\.)[{_UPPER}]\.[ \t]?(?P<last>{_CAP_WORD})(?![\w@'’\-]|\.\w)"
+)
+"""An initial and a surname inside a sentence: "order for D. Washington", "cc J. Okafor";
+not at a line's start, where "A. Green light" is an item of a list, nor after a capitalized
+word, whose middle initial it is."""
 _AFTER_RELATIVE = re.compile(
     rf"(?i:\b(?:{'|'.join(RELATIVES)})(?:['’]s)?)(?:[ \t]*[:,(][ \t]*|[ \t]+)"
     rf"(?P<v>[{_UPPER}]{{2,}}|{_CAP_WORD}|[{_LOWER}]{{2,}})(?![\w@'’\-])"
@@ -222,6 +228,16 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
+        for initial in _INITIAL_SURNAME.finditer(text):  # "order for D. Washington"
+            last = initial["last"]
+            before = text[max(0, initial.start() - 40) : initial.start()].split()
+            middle = bool(before) and before[-1][:1].isupper()  # "John F. Kennedy": the NER's
+            if (
+                not middle
+                and self._names.last.get(_key(last), 10**9) <= LOWER_RANK
+                and _key(last) not in COMMON_WORDS
+            ):
+                yield initial.start(), initial.end(), 0.86
         for booked in _BOOKED.finditer(text) if "/" in text else ():  # "MORGAN/SARAH MS"
             last, first = booked["last"].title(), booked["first"].split()[0].title()
             if booked["title"] or (self._first(first) and self.listed_last(last)):

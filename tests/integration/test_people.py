@@ -729,3 +729,20 @@ def test_a_name_as_a_ticket_prints_it_is_one_person(presidio_analyzer, text, nam
 def test_pairs_of_capitals_with_a_slash_are_no_names(presidio_analyzer):
     text = "use TCP/IP and AC/DC, CI/CD, UI/UX, N/A"
     assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("why did the order for D. Washington bounce?", "D. Washington"),  # read as a place
+        ("cc J. Okafor on it", "J. Okafor"),
+    ],
+)
+def test_an_initial_and_a_surname_in_a_sentence_are_a_person(presidio_analyzer, text, name):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+
+
+@pytest.mark.parametrize("text", ["A. Green light means go", "see section B. Introduction"])
+def test_a_lettered_item_or_section_is_no_person(presidio_analyzer, text):
+    assert detect(presidio_analyzer, text, "console") == []
