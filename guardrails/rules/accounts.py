@@ -36,7 +36,7 @@ from guardrails.rules.names import ORGANIZATION_WORDS
 from guardrails.rules.places import known_place
 
 _PLATFORMS = (
-    "discord steam github gitlab telegram snapchat instagram insta tiktok twitter twitch xbox "
+    "discord steam github gitlab telegram snapchat snap instagram insta tiktok twitter twitch xbox "
     "psn gamertag battletag reddit mastodon bluesky kik wechat keybase roblox minecraft "
     "venmo cashapp paypal revolut monzo facebook fb linkedin youtube onlyfans patreon"
 ).split()

@@ -30,7 +30,7 @@ _OWNER = (
 )
 _ID_WORD = r"(?:id|identifier|number|num|nr|no\.?|#|:)"
 _KEY = (
-    rf"(?i:\b(?:MRN|TIN)\b(?:[ \t]*{_ID_WORD})*|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
+    rf"(?i:\b(?:MRN|TIN|acct)\b(?:[ \t]*{_ID_WORD})*|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
     r"(?:[ \t]*(?i:is|was|=))?[ \t]*"
 )
 _CANDIDATE = re.compile(
@@ -49,7 +49,7 @@ capitals and at least two digits, six to twelve of them."""
 _NATIONAL = re.compile(
     r"(?i:\b(?:national[ \t]+(?:id(?:entity)?|insurance)|id(?:entity)?[ \t]+card|identity"
     r"|personal[ \t]+(?:id|identity|identification|code)|personnummer|henkil[öo]tunnus|cpr"
-    r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|nhi|c[ée]dula|iqama|emirates[ \t]+id"
+    r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|nhi|utr|c[ée]dula|iqama|emirates[ \t]+id"
     r"|(?-i:PAN|SIN)|(?:pan|sin)(?=[ \t]*(?:number|num|no\b|nr|#|:|is\b)))\b"
     rf"(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=|:))?[ \t]*)"
     r"(?P<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.\-/ ]\d[A-Za-z0-9]*|[.\-/][A-Za-z][A-Za-z0-9]*)*+"
@@ -155,7 +155,7 @@ def _numbered(text: str) -> Iterator[tuple[int, int, float]]:
 
 _NATIONAL_HINTS = (
     "national identit card personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid "
-    "dula iqama emirates pan sin nhi"
+    "dula iqama emirates pan sin nhi utr"
 ).split()
 """A piece of every word ``_NATIONAL`` reads after: a text without one has no such number."""
 

@@ -24,6 +24,7 @@ def found(analyzer, text):
         ("employee id E-44821 starts Monday", "E-44821"),
         ("update the address for emp #44821", "44821"),
         ("acct # 12-3345-9", "12-3345-9"),
+        ("check acct 554-221-09, it bounced", "554-221-09"),  # "acct" alone names it
         ("claim number 7781-2231-009 was denied", "7781-2231-009"),
         ("NHS number 943 476 5919", "943 476 5919"),
         ("TIN: 98-7654321", "98-7654321"),
@@ -34,6 +35,7 @@ def found(analyzer, text):
         ("Medicare ID: 1EG4TE5MK73", "1EG4TE5MK73"),
         ("my health card number is 1234-567-890-AB", "1234-567-890-AB"),  # with its version
         ("Her NHI is ZAA0067, please update", "ZAA0067"),  # New Zealand's health number
+        ("my UTR is 1234567890", "1234567890"),  # a UK taxpayer's reference
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):

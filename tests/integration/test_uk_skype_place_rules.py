@@ -58,6 +58,7 @@ def test_skype_words_without_an_account_stay(presidio_analyzer, text):
         ("paypal: jane.doe88", "jane.doe88"),
         ("add me on facebook: jane.doe.1988", "jane.doe.1988"),
         ("my linkedin is jane-doe-4b2a1", "jane-doe-4b2a1"),
+        ("her snap is priyankad99", "priyankad99"),
     ],
 )
 def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyzer, text, name):
@@ -75,6 +76,7 @@ def test_account_names_right_after_a_platform_word_are_redacted(presidio_analyze
         "see discord #dev-ops for the logs",  # a channel
         "links to #Twitter #Facebook #YouTube but no email",  # hashtags
         "my venmo is broken lol",
+        "oh snap is that right",
         "pay me on venmo later",
         "follow us on twitter @SkySports",  # an organization's handle
     ],
