@@ -161,7 +161,13 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
         0.85,
     ),
     (re.compile(_HOUSE_POSTCODE), 0.9),
-    (re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]+Box|\bPostfach)[ \t]+\d{1,6}\b"), 0.85),
+    (
+        re.compile(
+            r"(?i:\bP\.?[ \t]?O\.?[ \t]+Box|\bPostfach)(?:[ \t]+(?i:is|number|no\.?)|[ \t]*[#:])*"
+            r"[ \t]*\d{1,6}\b"
+        ),
+        0.85,
+    ),
 )
 """``LOCATION`` patterns for street addresses, with their scores."""
 

@@ -225,3 +225,15 @@ def test_an_address_whose_postcode_follows_the_town_is_one_place(presidio_analyz
 def test_a_town_before_a_number_that_is_no_postcode_keeps_the_number(presidio_analyzer, text):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert not any(any(c.isdigit() for c in value) for value in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "box"),
+    [
+        ("My PO box is 4471 in Fairbanks", "PO box is 4471"),  # the box number went in clear
+        ("P.O. Box #88, Nome", "P.O. Box #88"),
+    ],
+)
+def test_a_post_office_box_said_in_words_is_a_place(presidio_analyzer, text, box):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("LOCATION", box) in found, found
