@@ -338,6 +338,20 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         0.9,
         needs=_DIGIT,
     ),
+    # Its last four, which banks and phone lines ask for as proof ("last 4 of my SSN: 6789",
+    # "my SSN ends in 6789").
+    Rule(
+        "US_SSN",
+        re.compile(
+            r"(?i:\blast[ \t]+(?:four|4)(?:[ \t]+digits)?[ \t]+(?:of[ \t]+)?(?:my[ \t]+|the[ \t]+)?"
+            r"(?:ssn|social(?:[ \t]+security(?:[ \t]+number)?)?)(?:[ \t]+(?:is|are))?[ \t]*:?"
+            r"|\b(?:ssn|social[ \t]+security(?:[ \t]+number)?)[ \t]+(?:ends|ending)"
+            r"[ \t]+(?:in|with))"
+            r"[ \t]*(?P<v>\d{4})(?![\w\-]|[.,/:]\d)"
+        ),
+        0.9,
+        needs=_DIGIT,
+    ),
     Rule("IP_ADDRESS", _NEVER, 0.0, finder=ips.find, needs=re.compile(r"[\d:]")),
     Rule("MAC_ADDRESS", _NEVER, 0.0, finder=macs.find, needs=re.compile(r"[\dA-Fa-f]")),
     Rule("LOCATION", _NEVER, 0.0, finder=coordinates.find, needs=_DIGIT),

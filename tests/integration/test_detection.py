@@ -585,3 +585,19 @@ def test_an_age_is_found(presidio_analyzer, text, age):
 )
 def test_a_number_that_is_no_age_stays(presidio_analyzer, text):
     assert [v for t, v in found(presidio_analyzer, text) if t == "AGE"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("last four of my SSN: 6789", "6789"),  # what a bank's phone line asks as proof
+        ("my SSN ends in 6789", "6789"),
+        ("last 4 of my social: 1234", "1234"),
+    ],
+)
+def test_a_social_security_numbers_last_four_are_hidden(presidio_analyzer, text, value):
+    assert ("US_SSN", value) in found(presidio_analyzer, text)
+
+
+def test_last_four_digits_of_something_else_stay(presidio_analyzer):
+    assert found(presidio_analyzer, "the last four digits are 2024") == []
