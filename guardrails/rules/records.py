@@ -25,8 +25,8 @@ ID_NUMBER = "ID_NUMBER"
 _OWNER = (
     r"(?:patient|member|membership|customer|client|employee|emp|staff|student|subscriber"
     r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|acc|claim|chart"
-    r"|(?:medical|health)[ \t]+record|(?:health|care|medicare|medicaid)[ \t]+card|record|nhs|tax"
-    r"|passport)"
+    r"|(?:medical|health)[ \t]+record|(?:health|care|medicare|medicaid|green)[ \t]+card|record|nhs"
+    r"|tax|passport)"
 )
 _ID_WORD = r"(?:id|identifier|number|num|nr|no\.?|#|:)"
 _KEY = (
@@ -50,6 +50,7 @@ _NATIONAL = re.compile(
     r"(?i:\b(?:national[ \t]+(?:id(?:entity)?|insurance)|id(?:entity)?[ \t]+card|identity"
     r"|personal[ \t]+(?:id|identity|identification|code)|personnummer|henkil[öo]tunnus|cpr"
     r"|aadhaa?r|tfn|cpf|curp|rut|rfc|nric|hkid|nhi|utr|c[ée]dula|iqama|emirates[ \t]+id"
+    r"|(?-i:A-number)|alien[ \t]+(?:registration[ \t]+)?number|uscis[ \t]+number"
     r"|(?-i:PAN|SIN)|(?:pan|sin)(?=[ \t]*(?:number|num|no\b|nr|#|:|is\b)))\b"
     rf"(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=|:))?[ \t]*)"
     r"(?P<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[.\-/ ]\d[A-Za-z0-9]*|[.\-/][A-Za-z][A-Za-z0-9]*)*+"
@@ -155,7 +156,7 @@ def _numbered(text: str) -> Iterator[tuple[int, int, float]]:
 
 _NATIONAL_HINTS = (
     "national identit card personal personnummer henkil cpr aadha tfn cpf curp rut rfc nric hkid "
-    "dula iqama emirates pan sin nhi utr"
+    "dula iqama emirates pan sin nhi utr a-number alien uscis"
 ).split()
 """A piece of every word ``_NATIONAL`` reads after: a text without one has no such number."""
 

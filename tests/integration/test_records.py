@@ -36,6 +36,8 @@ def found(analyzer, text):
         ("my health card number is 1234-567-890-AB", "1234-567-890-AB"),  # with its version
         ("Her NHI is ZAA0067, please update", "ZAA0067"),  # New Zealand's health number
         ("my UTR is 1234567890", "1234567890"),  # a UK taxpayer's reference
+        ("her green card number is SRC1234567890", "SRC1234567890"),
+        ("A-number A012345678", "A012345678"),  # a US alien registration number
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
@@ -49,6 +51,7 @@ def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, t
         "account balance 1200 after the refund",  # no word for a number
         "order 9876543210 shipped, case 4471 closed",  # ids of things, not of people
         "member id 123 is a test user",  # three digits
+        "I have a number 5 in mind and a number 12345 too",  # "a number" is no A-number
         "my passport expired, passport 2024 renewal",  # a year is no passport's number
         "the serial is 1EG4TE5MK73",  # a Medicare number's shape, undashed and unnamed
     ],
