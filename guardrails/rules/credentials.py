@@ -19,7 +19,13 @@ Each value is read on its own evidence:
 - **a login said in words**: an account name and a password in one breath ("login snoop pw
   biggreenhat", "u: snoop" then "p: biggreenhat"), or "my password is hunter2" (no English
   word after "is", "wrong" and "required" are none), or "my login is jsmith88" (a value
-  shaped as an account name: "my login is broken" is none).
+  shaped as an account name: "my login is broken" is none); a code that opens something
+  ("the door code is 4471"), a card's security code ("cvv 123"), a security question's
+  answer ("first pet's name = Biscuit"), a key after its word without a colon ("secret
+  wJalr…", sixteen characters or more with a letter and a digit);
+- **an account where a machine prints it**: a home folder in a path ("/home/jdoe/",
+  a Windows profile's folder), ``ssh user@host``, ``curl -u user:password``, a URL's login,
+  a log line's ``user=… ip=…``; shared and system homes ("root", "runner") are no one's.
 
 A key's value must look like one: a secret's bare token holds a letter and a digit, or is
 long and no word ("token: 42", "secret: true" are none); a quoted one may be anything but a
