@@ -9,7 +9,8 @@ end with up to three; an amount, a date with slashes or a number glued to a furt
 is none. A Medicare Beneficiary Identifier has a shape of its own ("1EG4-TE5-MK73"), read
 dashed or after "Medicare"/"MBI". A vehicle says whose it is too: a VIN (17 letters and
 digits) after "VIN" or with a valid check digit, and a plate after its word ("plate
-7ABC123"). Type ``ID_NUMBER``.
+7ABC123"). So does a booking's reference after its word ("booking reference K7QX2P", "PNR:
+QWERTY", "e-ticket 1252345678901"): with the surname it opens the trip. Type ``ID_NUMBER``.
 
 A national number read as this record is no phone number (``phones.find`` leaves it);
 with an international prefix it is a phone number whatever names it.
