@@ -121,6 +121,13 @@ _INITIAL_SURNAME = re.compile(
 """An initial and a surname inside a sentence: "order for D. Washington", "cc J. Okafor";
 not at a line's start, where "A. Green light" is an item of a list, nor after a capitalized
 word, whose middle initial it is."""
+_SIGNED = re.compile(
+    rf"(?:^|(?<=[^\d\s][ \t]))[-–—~][ \t]?(?P<v>{_CAP_WORD}(?:[ \t]+{_CAP_WORD})?)"
+    r"[ \t]*[.!]?[ \t]*$",
+    re.MULTILINE,
+)
+"""A first name signed after a dash at a line's end: "Thx! -Kevin", "see you -Priya";
+"the range is 5 -Max" (a figure before the dash) is none."""
 _AFTER_RELATIVE = re.compile(
     rf"(?i:\b(?:{'|'.join(RELATIVES)})(?:['’]s)?)(?:[ \t]*[:,(][ \t]*|[ \t]+)"
     rf"(?P<v>[{_UPPER}]{{2,}}|{_CAP_WORD}|[{_LOWER}]{{2,}})(?![\w@'’\-])"
@@ -228,6 +235,9 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
+        for signed in _SIGNED.finditer(text) if "-" in text or "–" in text or "—" in text else ():
+            if self._first(signed["v"].split()[0]) and _key(signed["v"]) not in COMMON_WORDS:
+                yield signed.start("v"), signed.end("v"), 0.86  # "Thx! -Kevin"
         for initial in _INITIAL_SURNAME.finditer(text):  # "order for D. Washington"
             last = initial["last"]
             before = text[max(0, initial.start() - 40) : initial.start()].split()

@@ -746,3 +746,23 @@ def test_an_initial_and_a_surname_in_a_sentence_are_a_person(presidio_analyzer, 
 @pytest.mark.parametrize("text", ["A. Green light means go", "see section B. Introduction"])
 def test_a_lettered_item_or_section_is_no_person(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Thx! -Kevin", "Kevin"),
+        ("see you tomorrow -Priya", "Priya"),
+        ("ok\n-Mary Jones", "Mary Jones"),
+    ],
+)
+def test_a_name_signed_after_a_dash_is_a_person(presidio_analyzer, text, name):
+    # "Thx! -Kevin" went in clear ("—Ngozi" and "- Kev" were found).
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert ("PERSON", name) in found
+
+
+@pytest.mark.parametrize("text", ["the range is 5 -Max", "set it to -May", "use the flag -Verbose"])
+def test_a_dash_before_a_word_that_is_no_signature_stays(presidio_analyzer, text):
+    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    assert [v for t, v in found if t == "PERSON"] == []
