@@ -240,8 +240,8 @@ class PeopleFinder:
                 yield signed.start("v"), signed.end("v"), 0.86  # "Thx! -Kevin"
         for initial in _INITIAL_SURNAME.finditer(text):  # "order for D. Washington"
             last = initial["last"]
-            before = text[max(0, initial.start() - 40) : initial.start()].split()
-            middle = bool(before) and before[-1][:1].isupper()  # "John F. Kennedy": the NER's
+            words_before = text[max(0, initial.start() - 40) : initial.start()].split()
+            middle = bool(words_before) and words_before[-1][:1].isupper()  # "John F. Kennedy"
             if (
                 not middle
                 and self._names.last.get(_key(last), 10**9) <= LOWER_RANK
