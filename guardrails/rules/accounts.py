@@ -41,7 +41,7 @@ _PLATFORMS = (
     "venmo cashapp paypal revolut monzo facebook fb linkedin youtube onlyfans patreon"
 ).split()
 _WORDS = (*_PLATFORMS, "cash app")
-_PAYMENTS = frozenset("venmo cashapp paypal revolut monzo".split())
+_PAYMENTS = frozenset(["venmo", "cashapp", "cash app", "paypal", "revolut", "monzo"])
 """Payment apps: an ``@`` or ``$`` handle there is a person's, whatever its shape."""
 CONTEXT = re.compile(rf"(?<!#)\b(?i:(?P<skype>skype)|cash[ \t]app|{'|'.join(_PLATFORMS)})\b")
 WINDOW = 60
@@ -83,6 +83,7 @@ def find(
         lead = _LEAD.match(text, context.end(), stop)
         right_after = lead.end() if lead else context.end()
         skype = context.group("skype") is not None
+        paying = " ".join(context.group().casefold().split()) in _PAYMENTS
         for name in _NAME.finditer(text, max(context.end(), searched), stop):
             start, end = name.start(), name.end()
             while text[end - 1] in "._-":
@@ -93,7 +94,6 @@ def find(
             if not skype and start != right_after:
                 break  # another platform's name stands right after its word
             shortest = _SKYPE_SHORTEST if skype else 3
-            paying = context.group().casefold().replace(" ", "").replace("\t", "") in _PAYMENTS
             if text[start - 1] in "@$":
                 # a payment app's handle is a person's ("venmo @jane", "cash app $jdoe");
                 # another's "@handle" is the handle rules' (an organization's or a person's)

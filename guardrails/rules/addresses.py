@@ -299,6 +299,9 @@ Poland, Portugal, Sweden and the four- and five-digit countries, with no figure 
 phone number's first group is none): on its own it narrows a person to a few streets."""
 
 
+_POSTAL_WORD_BEFORE = re.compile(r"(?i:zip|postal|post|plz|code|kod)")
+
+
 _POSTAL_HINTS = ("zip", "post", "plz", "code", "kod", "liv", "resid", "based", "located")
 """A piece of every word ``_POSTAL_CODE`` reads after: a text without one has no such code."""
 
@@ -313,9 +316,6 @@ def postal_codes(text: str) -> Iterator[tuple[int, int, float]]:
         if len(code) == 4 and code.isdigit() and not _POSTAL_WORD_BEFORE.search(match.group()):
             continue  # four digits after "live in" are a year as often
         yield match.start("v"), match.end("v"), 0.85
-
-
-_POSTAL_WORD_BEFORE = re.compile(r"(?i:zip|postal|post|plz|code|kod)")
 
 
 def postal_code_at(text: str, start: int) -> bool:
@@ -381,6 +381,12 @@ _UNIT_BEFORE = re.compile(
 """A unit before a house number: Australia's "Unit 12/34", "3/17", and "Flat 4, 17 …"."""
 
 
+_DIGITS = re.compile(r"\d{4}")
+"""A town's postcode after it holds four digits or more: a text without them has none."""
+_CJK = re.compile("[〒\u4e00-\u9fff\uac00-\ud7a3]")
+"""A Han or Hangul character or Japan's postal mark: what ``cjk_addresses`` needs."""
+
+
 def find(text: str) -> Iterator[tuple[int, int, float]]:
     """Every address of ``ADDRESS_PATTERNS`` (with the town and country after it) and postcode.
 
@@ -415,10 +421,6 @@ def find(text: str) -> Iterator[tuple[int, int, float]]:
                 yield start, posts[i][1], score
                 break
             i += 1
-
-
-_DIGITS = re.compile(r"\d{4}")
-_CJK = re.compile("[〒\u4e00-\u9fff\uac00-\ud7a3]")
 
 
 def _unit_start(text: str, start: int) -> int:

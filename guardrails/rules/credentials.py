@@ -284,7 +284,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             if m["u"].casefold() not in _SHARED_HOMES and not _stand_in(m["u"]):
                 found.append((USERNAME, *m.span("u")))  # "https://jdoe:…@github.com"
     folded = text.casefold()
-    said = any(word in folded for word in ("pass", "pw", "pin", "code"))
+    said = any(word in folded for word in ("pass", "pw", "pin"))
     for m in _PAIR.finditer(text) if said or keyed else ():
         password = _trimmed(text, *m.span("password"))
         if password is None or m["user"].casefold() in _NO_USER or _stand_in(m["user"]):
@@ -309,7 +309,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             words = m["v"].casefold().split()
             if not _PHRASE_STOPS.intersection(words) and not _stand_in(m["v"]):
                 found.append((SECRET if m["seed"] else PASSWORD, *m.span("v")))
-    if english is not None and said:
+    if english is not None and (said or "code" in folded):
         for m in _SAID.finditer(text):
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):

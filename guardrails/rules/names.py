@@ -87,8 +87,8 @@ _SELF = (
 # capitalized name ("Patient Elena Okafor", "contact is Daniel").
 _LABEL = r"(?i:\b(?:owner|assignee|reporter|attendee|recipient|sender|contact|holder)\s*:)"
 _ROLE = (
-    r"(?i:\b(?:patient|customer|client|passenger|traveller|traveler|tenant|applicant|contact\s+is|account\s+holder|owner\s+is|assigned\s+to"
-    r"|on\s+behalf\s+of|name|named))"
+    r"(?i:\b(?:patient|customer|client|passenger|traveller|traveler|tenant|applicant"
+    r"|contact\s+is|account\s+holder|owner\s+is|assigned\s+to|on\s+behalf\s+of|name|named))"
 )
 _UPPER_FIRST = r"(?=[^\W\d_a-zà-öø-ÿа-яё])"
 _CAP_TWO = rf"(?P<v>{_UPPER_FIRST}{_NAME}(?:[ \t]+{_UPPER_FIRST}{_NAME})?)"

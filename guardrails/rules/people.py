@@ -235,7 +235,7 @@ class PeopleFinder:
             if not (self.english(first) or verb or _company_after(text, initial.end())):
                 if first.casefold() not in COMMON_WORDS and last.casefold() not in COMMON_WORDS:
                     yield initial.start(), initial.end(), 0.9
-        for signed in _SIGNED.finditer(text) if "-" in text or "–" in text or "—" in text else ():
+        for signed in _SIGNED.finditer(text) if any(d in text for d in "-–—~") else ():
             if self._first(signed["v"].split()[0]) and _key(signed["v"]) not in COMMON_WORDS:
                 yield signed.start("v"), signed.end("v"), 0.86  # "Thx! -Kevin"
         for initial in _INITIAL_SURNAME.finditer(text):  # "order for D. Washington"

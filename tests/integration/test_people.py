@@ -10,6 +10,11 @@ from guardrails.rules.people import PeopleFinder
 from guardrails.rules.places import gazetteer
 
 
+def typed(analyzer, text):
+    """Each detection of ``text`` as ``(type, value)``, in reading order."""
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console")]
+
+
 @pytest.fixture(scope="module")
 def people(presidio_analyzer):
     words = lexicon(presidio_analyzer, nouns=False)
@@ -260,13 +265,13 @@ def test_a_hashtag_of_english_words_is_a_topic_not_a_person(presidio_analyzer, t
     ],
 )
 def test_a_named_place_of_care_is_one_place(presidio_analyzer, text, place):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", place) in found, found
 
 
 def test_a_first_and_last_name_run_together_in_lower_case_is_a_person(presidio_analyzer):
     text = "went to the game w/ mikejones last night"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", "mikejones") in found, found
 
 
@@ -288,13 +293,13 @@ def test_a_surname_in_capitals_read_as_a_place_is_a_person_and_a_star_in_capital
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
     assert {"OBAMA", "BIEBER"} <= set(found), found
     text = "Please forward this to PATEL before noon, and ask OKAFOR too."
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("PERSON", "PATEL"), ("PERSON", "OKAFOR")]
 
 
 def test_a_reddit_user_named_in_a_post_is_a_person(presidio_analyzer):
     text = "thanks u/throwaway_8812 for the tip; pelvic u/s normal, see r/AskDocs"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("PERSON", "throwaway_8812")]
 
 
@@ -305,7 +310,7 @@ def test_a_contraction_typed_without_its_apostrophe_is_no_name(presidio_analyzer
 
 def test_a_surname_that_is_a_contraction_stays_a_name(presidio_analyzer):
     text = "Jony Ive designed it"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("PERSON", "Jony Ive")]
 
 
@@ -318,7 +323,7 @@ def test_a_surname_that_is_a_contraction_stays_a_name(presidio_analyzer):
     ],
 )
 def test_a_name_after_a_lower_case_title_is_a_person(presidio_analyzer, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found, found
 
 
@@ -337,7 +342,7 @@ def test_english_words_after_a_lower_case_title_stay(presidio_analyzer):
     ],
 )
 def test_a_first_name_after_a_family_word_is_a_person(presidio_analyzer, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     if name is None:
         assert found == [], found
     else:
@@ -346,7 +351,7 @@ def test_a_first_name_after_a_family_word_is_a_person(presidio_analyzer, text, n
 
 def test_a_family_word_of_english_in_another_language_names_no_one(presidio_analyzer):
     text = "Las flores del jardín son ROSA y las paredes son azules"  # Spanish "son": "are"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", "ROSA") not in found, found
 
 
@@ -359,7 +364,7 @@ def test_a_family_word_of_english_in_another_language_names_no_one(presidio_anal
     ],
 )
 def test_words_after_a_family_word_that_are_no_first_name_stay(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [v for t, v in found if t == "PERSON"] == [], found
 
 
@@ -377,7 +382,7 @@ def test_words_after_a_family_word_that_are_no_first_name_stay(presidio_analyzer
 def test_a_named_place_of_care_in_capitals_or_lower_case_is_one_place(
     presidio_analyzer, text, place
 ):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", place) in found, found
 
 
@@ -417,7 +422,7 @@ def test_issue_keys_and_services_are_not_people(presidio_analyzer, text, kept):
     ],
 )
 def test_a_large_town_that_names_nothing_else_is_a_place_alone(presidio_analyzer, text, place):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", place) in found, found
 
 
@@ -433,19 +438,19 @@ def test_a_large_town_that_names_nothing_else_is_a_place_alone(presidio_analyzer
     ],
 )
 def test_a_place_by_the_name_people_use_is_a_place(presidio_analyzer, text, place):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", place) in found, found
 
 
 @pytest.mark.parametrize("text", ["Reading is fun", "Florence said hi", "Bath time again"])
 def test_a_town_that_is_a_word_or_a_name_needs_a_place_word(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert all(t != "LOCATION" for t, _ in found), found
 
 
 def test_a_word_before_an_ipv6_address_is_not_read_as_a_name(presidio_analyzer):
     text = "hey, allowlist ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d for me"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("IP_ADDRESS", "ecdb:1c2d:3e4f:5a6b:7c8d:9e0f:1a2b:3c4d")]
 
 
@@ -486,7 +491,7 @@ def test_a_first_name_english_speakers_give_is_still_a_name(people, text, name):
     ],
 )
 def test_words_in_a_names_place_that_are_no_name(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [value for kind, value in found if kind == "PERSON"] == [], found
 
 
@@ -523,7 +528,7 @@ def test_names_in_the_same_places_stay_names(presidio_analyzer, text, name):
 )
 def test_a_name_after_the_word_for_its_part_is_a_person(presidio_analyzer, text, name):
     # Each reached the model in clear or as a place.
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
 
 
@@ -537,7 +542,7 @@ def test_a_name_after_the_word_for_its_part_is_a_person(presidio_analyzer, text,
     ],
 )
 def test_talk_about_names_names_no_one(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [value for kind, value in found if kind == "PERSON"] == [], found
 
 
@@ -566,7 +571,7 @@ def test_a_surname_that_is_an_english_word_does_not_make_a_company(presidio_anal
     ],
 )
 def test_a_name_after_an_office_or_a_rank_is_a_person(presidio_analyzer, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found, found
 
 
@@ -579,7 +584,7 @@ def test_a_name_after_an_office_or_a_rank_is_a_person(presidio_analyzer, text, n
     ],
 )
 def test_a_title_word_before_a_company_or_a_place_names_no_one(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert not [f for f in found if f[0] == "PERSON"], found
 
 
@@ -612,7 +617,7 @@ def test_an_office_of_two_titles_names_no_one_and_is_no_part_of_a_name(
     ],
 )
 def test_a_name_is_one_person_and_a_degree_after_it_no_place(presidio_analyzer, text, person):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("PERSON", person)]
 
 
@@ -627,7 +632,7 @@ def test_a_name_is_one_person_and_a_degree_after_it_no_place(presidio_analyzer, 
     ],
 )
 def test_a_town_before_a_state_or_country_stays_a_place(presidio_analyzer, text, places):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("LOCATION", place) for place in places]
 
 
@@ -646,7 +651,7 @@ def test_a_legal_form_alone_is_no_person(presidio_analyzer):
     ],
 )
 def test_a_named_pond_dock_or_creek_is_one_place(presidio_analyzer, text, place):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("LOCATION", place)]
 
 
@@ -659,7 +664,7 @@ def test_a_named_pond_dock_or_creek_is_one_place(presidio_analyzer, text, place)
     ],
 )
 def test_a_town_that_is_a_first_name_is_a_person_when_addressed(presidio_analyzer, text, found_as):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found_as in found
 
 
@@ -676,7 +681,7 @@ def test_a_town_that_is_a_first_name_is_a_person_when_addressed(presidio_analyze
     ],
 )
 def test_a_job_title_is_no_person_and_leaves_the_name_whole(presidio_analyzer, text, people):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [value for kind, value in found if kind == "PERSON"] == people, found
 
 
@@ -696,7 +701,7 @@ def test_an_account_named_like_a_title_stays_hidden(presidio_analyzer):
 def test_a_mention_of_everyone_stays_beside_the_name_after_it(presidio_analyzer, text, name):
     # The model read "@here Kwame" as one person: "@here" went into the placeholder, and
     # Discord's and chat's mentions of everyone are words the model must see.
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
 
 
@@ -710,7 +715,7 @@ def test_a_mention_of_everyone_stays_beside_the_name_after_it(presidio_analyzer,
     ],
 )
 def test_a_family_by_its_surname_is_a_person(presidio_analyzer, text, family):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [v for t, v in found if t == "PERSON"] == family
 
 
@@ -722,7 +727,7 @@ def test_a_family_by_its_surname_is_a_person(presidio_analyzer, text, family):
     ],
 )
 def test_a_name_as_a_ticket_prints_it_is_one_person(presidio_analyzer, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
 
 
@@ -739,7 +744,7 @@ def test_pairs_of_capitals_with_a_slash_are_no_names(presidio_analyzer):
     ],
 )
 def test_an_initial_and_a_surname_in_a_sentence_are_a_person(presidio_analyzer, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
 
 
@@ -758,11 +763,11 @@ def test_a_lettered_item_or_section_is_no_person(presidio_analyzer, text):
 )
 def test_a_name_signed_after_a_dash_is_a_person(presidio_analyzer, text, name):
     # "Thx! -Kevin" went in clear ("—Ngozi" and "- Kev" were found).
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
 
 
 @pytest.mark.parametrize("text", ["the range is 5 -Max", "set it to -May", "use the flag -Verbose"])
 def test_a_dash_before_a_word_that_is_no_signature_stays(presidio_analyzer, text):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert [v for t, v in found if t == "PERSON"] == []

@@ -11,6 +11,12 @@ import pytest
 from bot.core.types import ThreadId
 from guardrails.detect.detection import detect
 
+
+def typed(analyzer, text):
+    """Each detection of ``text`` as ``(type, value)``, in reading order."""
+    return [(d.type, text[d.start : d.end]) for d in detect(analyzer, text, "console")]
+
+
 T = ThreadId("slack:T1:C1:1700000000.000300")
 
 FORMS = [
@@ -94,7 +100,7 @@ FORMS = [
 async def test_each_form_is_one_placeholder_of_its_type_and_comes_back(
     presidio_analyzer, guardrail, text, value, entity_type
 ):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert (entity_type, value) in found  # one detection, the whole value
     redaction = await guardrail.anonymize(T, text, platform="console")
     for part in re.findall(r"\w{3,}", value):
@@ -143,7 +149,7 @@ def test_a_row_of_totals_under_a_name_column_is_no_person(presidio_analyzer):
     ],
 )
 async def test_a_mail_headers_display_names_are_people(presidio_analyzer, guardrail, text, name):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("PERSON", name) in found
     redaction = await guardrail.anonymize(T, text, platform="console")
     assert not set(re.findall(r"\w+", name)) & set(re.findall(r"\w+", redaction.text))
@@ -151,7 +157,7 @@ async def test_a_mail_headers_display_names_are_people(presidio_analyzer, guardr
 
 def test_a_team_sender_is_not_a_person(presidio_analyzer):
     text = "From: Acme Support <support@acme.io>"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert found == [("EMAIL_ADDRESS", "support@acme.io")]
 
 
@@ -173,7 +179,7 @@ def test_a_table_read_cell_by_cell_keeps_its_quantities_items_and_amounts(presid
 
 def test_an_address_typed_over_lines_from_its_house_number_is_still_one_place(presidio_analyzer):
     text = "Please post it to me.\n221B Baker Street\nLondon NW1 6XE\nThanks!"
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert any(t == "LOCATION" and v.startswith("221B Baker Street") for t, v in found), found
 
 
@@ -186,7 +192,7 @@ def test_an_address_typed_over_lines_from_its_house_number_is_still_one_place(pr
     ],
 )
 def test_an_address_typed_in_lower_case_is_one_place(presidio_analyzer, text, address):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", address) in found, found
 
 
@@ -214,7 +220,7 @@ def test_counts_and_measures_before_a_street_word_are_no_address(presidio_analyz
 )
 def test_an_address_whose_postcode_follows_the_town_is_one_place(presidio_analyzer, text, address):
     # The postcodes, the Australian unit and the whole Asian addresses went in clear.
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", address) in found, found
 
 
@@ -235,5 +241,5 @@ def test_a_town_before_a_number_that_is_no_postcode_keeps_the_number(presidio_an
     ],
 )
 def test_a_post_office_box_said_in_words_is_a_place(presidio_analyzer, text, box):
-    found = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, "console")]
+    found = typed(presidio_analyzer, text)
     assert ("LOCATION", box) in found, found
