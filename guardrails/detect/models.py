@@ -23,7 +23,12 @@ import logging
 import threading
 from typing import Any
 
-from guardrails.engine import Vocabulary, shipped_language_model, shipped_vocabulary
+from guardrails.engine import (
+    Vocabulary,
+    fast_inference,
+    shipped_language_model,
+    shipped_vocabulary,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +72,7 @@ def _load(language: str) -> Any | None:
     tok2vec: Any = nlp.get_pipe("tok2vec") if "tok2vec" in nlp.pipe_names else None
     if tok2vec is not None and "ner" not in tok2vec.listening_components:
         nlp.remove_pipe("tok2vec")  # the NER embeds its own
+    fast_inference(nlp)
     logger.info("entity model for %s loaded: %s", language, name)
     return nlp
 

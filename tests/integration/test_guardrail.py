@@ -6,12 +6,12 @@ import time
 
 import pytest
 import redis.asyncio as aioredis
-from presidio_analyzer import AnalyzerEngine
+from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer
 
 from bot.core.errors import GuardrailError, StoreUnavailable
 from bot.core.keys import KeySpace
 from bot.core.types import ThreadId
-from guardrails.engine import build_analyzer
+from guardrails.engine import build_analyzer, build_pattern_analyzer
 from guardrails.policy import default_policy
 from guardrails.presidio import PresidioGuardrail
 from guardrails.restore.placeholders import NEUTRAL
@@ -302,6 +302,27 @@ def test_missing_model_names_the_setting_and_stays_offline(monkeypatch):
     with pytest.raises(GuardrailError, match="VEILBOT_SPACY_MODEL"):
         build_analyzer("en_core_web_lg")
     assert os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] == ""
+
+
+def test_the_analyzer_uses_recognizers_added_or_removed_after_it_answered(presidio_analyzer):
+    # the registry remembers which recognizers serve a request (engine.remember_recognizers)
+    analyzer = build_pattern_analyzer(presidio_analyzer)  # a registry of its own to change
+    ticket = PatternRecognizer("TICKET", patterns=[Pattern("ticket", r"\bZX-\d{4}\b", 0.9)])
+    text = "my ticket is ZX-4471, write to ana@example.com"
+
+    def found(**kwargs):
+        results = analyzer.analyze(text, language="en", **kwargs)
+        return {r.entity_type for r in results} & {"EMAIL_ADDRESS", "TICKET"}
+
+    assert found() == {"EMAIL_ADDRESS"}
+    analyzer.registry.add_recognizer(ticket)
+    assert found() == {"EMAIL_ADDRESS", "TICKET"}
+    assert found(entities=["TICKET"]) == {"TICKET"}
+    analyzer.registry.remove_recognizer("PatternRecognizer")
+    assert found() == {"EMAIL_ADDRESS"}
+    other = PatternRecognizer("TICKET", patterns=[Pattern("ticket", r"\bZX-\d{4}\b", 0.9)])
+    assert found(ad_hoc_recognizers=[other]) == {"EMAIL_ADDRESS", "TICKET"}
+    assert found() == {"EMAIL_ADDRESS"}
 
 
 async def test_scan_output_skips_answers_that_cannot_hold_an_identifier(guardrail_vault):

@@ -36,11 +36,13 @@ import os
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import redis as sync_redis
 import redis.asyncio as aioredis
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
@@ -104,6 +106,13 @@ def _peak_mb(pid: int) -> float:
     return 0.0
 
 
+def _commands(redis_url: str) -> Counter[str]:
+    """The calls Redis has counted so far, per command (``INFO commandstats``)."""
+    with sync_redis.from_url(redis_url) as client:
+        stats = client.info("commandstats")
+    return Counter({name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()})
+
+
 class CpuUse:
     """CPU seconds each kind of process used over the burst (Linux ``/proc``), per turn.
 
@@ -112,7 +121,9 @@ class CpuUse:
     guarded turn costs where, on the cores they all share.
     """
 
-    def __init__(self, services: Sequence[int], redis_pid: int | None) -> None:
+    def __init__(self, services: Sequence[int], redis_pid: int | None, redis_url: str) -> None:
+        self.redis_url = redis_url
+        self.commands = _commands(redis_url)
         self.pids: dict[str, list[int]] = {"service processes": list(services)}
         for service in services:
             for child in children_of(service):
@@ -133,6 +144,8 @@ class CpuUse:
         """Read the counters at the end of the burst (the processes still running)."""
         now = self._now()
         self.used = {role: now[role] - self.start[role] for role in now}
+        after = _commands(self.redis_url)
+        self.commands = Counter({name: n - self.commands[name] for name, n in after.items()})
         self.seconds = time.perf_counter() - self.began
         self.peak_mb = {pid: _peak_mb(pid) for pid in self.pids["service processes"]}
 
@@ -354,7 +367,7 @@ async def replicated(
             )
         burst = _plan(args)
         begun = _turn_begun(args, redis_url)
-        cpu = CpuUse([r.child.proc.pid for r in replicas], args.redis_pid)
+        cpu = CpuUse([r.child.proc.pid for r in replicas], args.redis_pid, redis_url)
         sent, clock = await _burst(replicas, burst, slack, copies=args.copies, long_first=begun)
         cpu.stop()
         args.cpu = cpu
@@ -422,6 +435,9 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
             print(f"  {role + ':':44} {seconds / len(got) * 1000:6.2f}")
         print(f"  {'all of them:':44} {sum(cpu.used.values()) / len(got) * 1000:6.2f}")
         peaks = ", ".join(f"{mb:.0f}" for mb in cpu.peak_mb.values())
+        commands = cpu.commands - Counter({"info": 1})  # this benchmark's own second read
+        each = ", ".join(f"{name} {n / len(got):.1f}" for name, n in commands.most_common(40))
+        print(f"Redis commands/turn:  {commands.total() / len(got):.1f} ({each})")
         print(f"service peak RSS:     {peaks} MB (VmHWM of each service process)")
         cores = sum(cpu.used.values()) / cpu.seconds
         print(f"cores they had:       {cores:.2f} of {os.cpu_count()} (their CPU over the burst)")
