@@ -11,13 +11,13 @@ SIGTERM or SIGINT the same way, logging each step.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import logging
 import sys
 
 from bot.admin.auth import hash_token, new_token
 from bot.audit.retention import retention_running
+from bot.cli import loop
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.config.scopes import build_scopes
 from bot.config.settings import Settings
@@ -44,7 +44,7 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
         return 0
     host = args.host or settings.admin_http_host
     port = args.port if args.port is not None else settings.admin_http_port
-    return asyncio.run(_serve(settings, host, port))
+    return loop.run(_serve(settings, host, port), settings.event_loop)
 
 
 async def _serve(settings: Settings, host: str, port: int) -> int:

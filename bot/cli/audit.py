@@ -8,7 +8,6 @@ for ``forget``), so none of these loads spaCy or the model client. Filters are p
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -28,7 +27,7 @@ from bot.audit.export import export_chunks, record_dict
 from bot.audit.installations import SqlInstallationRows
 from bot.audit.retention import purge_older_than
 from bot.audit.types import RunFilter, parse_duration, parse_user_ref
-from bot.cli import views
+from bot.cli import loop, views
 from bot.cli.parser import filter_from_args
 from bot.config.settings import Settings
 from bot.core.errors import InputRejected
@@ -40,7 +39,7 @@ _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 def run_audit(settings: Settings, args: argparse.Namespace) -> int:
     """Run ``audit …`` or ``forget``; returns the exit code."""
-    return asyncio.run(_run(settings, args))
+    return loop.run(_run(settings, args), settings.event_loop)
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:

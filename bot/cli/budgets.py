@@ -10,11 +10,11 @@ start when the month's marker is missing).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import getpass
 import json
 
 from bot.admin.budgets import BudgetAdmin, BudgetRejected, format_state, format_states, parse_usd
+from bot.cli import loop
 from bot.config.settings import Settings
 from bot.core.errors import ConfigError
 from bot.state.budgets import RedisSpendLedger
@@ -27,7 +27,7 @@ def run_budget(settings: Settings, args: argparse.Namespace) -> int:
         usd = parse_usd(args.usd) if args.budget_command == "raise" else None
     except BudgetRejected as exc:
         raise ConfigError(str(exc)) from None
-    return asyncio.run(_run(settings, args, usd))
+    return loop.run(_run(settings, args, usd), settings.event_loop)
 
 
 async def _run(settings: Settings, args: argparse.Namespace, usd: float | None) -> int:

@@ -9,10 +9,10 @@ with it). Prints the new thread's id on stdout and what was kept on stderr.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import uuid
 
+from bot.cli import loop
 from bot.config.settings import Settings
 from bot.core.fork import ForkSpan
 from bot.core.thread_fork import ThreadForks
@@ -27,7 +27,7 @@ def run_fork(settings: Settings, args: argparse.Namespace) -> int:
     span = ForkSpan(args.first_k, args.last_n)
     source = parse_thread_id(args.source)
     target = parse_thread_id(args.into) if args.into else _new_console_thread()
-    return asyncio.run(_fork(settings, source, target, span))
+    return loop.run(_fork(settings, source, target, span), settings.event_loop)
 
 
 def _new_console_thread() -> ThreadId:

@@ -15,7 +15,6 @@ exit status is 0 when every file was redacted, 2 when any was not.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from bot.cli import loop
 from bot.cli.redact_file import FileDone, Guard, counts_line, output_path, redact_one, refusal
 from bot.config.settings import Settings
 from bot.core.errors import FileRejected, GuardrailError, InputRejected
@@ -63,7 +63,7 @@ def redact_files(
         return 2
     sources = list(_sources(paths, out, several=several))
     report = _Report(stdout, stderr, jsonl=jsonl, several=several)
-    return asyncio.run(_redact_all(settings, sources, report, languages))
+    return loop.run(_redact_all(settings, sources, report, languages), settings.event_loop)
 
 
 async def _redact_all(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, cast, get_args
 
+from bot.cli import loop
 from bot.cli.stopping import WATCHDOG_MARGIN_SECONDS, StopSignals, startup_cancel_is_a_stop
 from bot.config.settings import Settings
 from bot.core.errors import GuardrailError, InputRejected
@@ -34,7 +35,7 @@ def serve(settings: Settings, args: argparse.Namespace) -> int:
     signal cut the drain short.
     """
     try:
-        return asyncio.run(_serve(settings, args))
+        return loop.run(_serve(settings, args), settings.event_loop)
     except asyncio.CancelledError:
         log.warning("shutdown: stopped without draining")
         return 130
@@ -58,7 +59,7 @@ async def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def console(settings: Settings, args: argparse.Namespace) -> int:
     """``veilbot console``: talk to the bot in this terminal, or in JSON Lines over a pipe."""
-    return asyncio.run(_console(settings, args))
+    return loop.run(_console(settings, args), settings.event_loop)
 
 
 async def _console(settings: Settings, args: argparse.Namespace) -> int:

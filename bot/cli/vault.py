@@ -11,11 +11,11 @@ and ``VEILBOT_VAULT_PREVIOUS_KEYS`` can be emptied (docs/operations.md).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 from adapters.slack.oauth.installations import SealedInstallationStore
 from bot.audit.installations import SqlInstallationRows
+from bot.cli import loop
 from bot.config.settings import Settings
 from bot.state.resealing import reseal_queue
 from bot.stores import build_stores, key_ring
@@ -35,7 +35,7 @@ REPORT_EVERY = 1000
 
 def run_vault(settings: Settings, args: argparse.Namespace) -> int:
     """``veilbot vault rotate``; returns the exit code (1: values no configured key opens)."""
-    return asyncio.run(_rotate(settings, args.page))
+    return loop.run(_rotate(settings, args.page), settings.event_loop)
 
 
 def _say(line: str) -> None:
