@@ -153,27 +153,42 @@ _PRESIDIO_NEEDS = {
 }
 """What every match of Presidio's own pattern recognizers contains (their ``PATTERNS``)."""
 
+_PRESIDIO_DIGITS = {"UsPassportRecognizer": 8, "UsSsnRecognizer": 9, "UsBankRecognizer": 8}
+"""How many digits 0-9 each of those matches holds at least: a text with fewer (most chat
+messages and answers) is not scanned by them."""
+
 
 def gate_presidio(recognizers: Iterable[Any]) -> None:
     """Give Presidio's pattern recognizers the ``Rule.needs`` check of veilbot's rules.
 
     Each scans the whole text whatever it holds; a text without the character every match
-    contains (a digit for Presidio's number patterns) is skipped. Results are unchanged.
+    contains (a digit for Presidio's number patterns), or with fewer digits than a match
+    holds, is skipped. Results are unchanged.
     """
     for recognizer in recognizers:
-        needs = _PRESIDIO_NEEDS.get(type(recognizer).__name__)
+        name = type(recognizer).__name__
+        needs = _PRESIDIO_NEEDS.get(name)
         if needs is not None and not getattr(recognizer, "veilbot_gated", False):
-            recognizer.analyze = _gated(recognizer.analyze, re.compile(needs))
+            digits = _PRESIDIO_DIGITS.get(name, 0)
+            recognizer.analyze = _gated(recognizer.analyze, re.compile(needs), digits)
             recognizer.veilbot_gated = True
 
 
-def _gated(analyze: Callable[..., list[Any]], needs: re.Pattern[str]) -> Callable[..., list[Any]]:
+def _gated(
+    analyze: Callable[..., list[Any]], needs: re.Pattern[str], digits: int
+) -> Callable[..., list[Any]]:
     def gated(text: str, entities: list[str], *args: Any, **kwargs: Any) -> list[Any]:
-        if needs.search(_characters(text)) is None:
+        if needs.search(_characters(text)) is None or (digits and _digits(text) < digits):
             return []
         return analyze(text, entities, *args, **kwargs)
 
     return gated
+
+
+@functools.lru_cache(maxsize=8)
+def _digits(text: str) -> int:
+    """How many of the digits 0-9 ``text`` holds (the ones Presidio's patterns match)."""
+    return sum(map(text.count, "0123456789"))
 
 
 def maestro(value: str) -> bool:
