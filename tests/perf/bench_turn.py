@@ -64,6 +64,7 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bot.app import App, build_app  # noqa: E402
+from bot.cli import loop  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.core.logsafe import configure_logging  # noqa: E402
 from bot.core.types import InboundMessage, ModelRequest, ModelResult, thread_id  # noqa: E402
@@ -499,4 +500,4 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     arguments = parse_args()
-    asyncio.run(main(arguments))
+    loop.run(main(arguments))  # the service's event loop (VEILBOT_EVENT_LOOP)
