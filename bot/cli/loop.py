@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from bot.config.settings import EventLoop
 
 T = TypeVar("T")
-
-EventLoop = Literal["auto", "asyncio"]
 
 
 def run(main: Coroutine[Any, Any, T], event_loop: EventLoop = "auto") -> T:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
     from bot.config.file import ConfigFile
 
+EventLoop = Literal["auto", "asyncio"]
+"""``VEILBOT_EVENT_LOOP``: the event loop the commands run on (``bot.cli.loop``)."""
+
 _PLACEHOLDER_SECRETS = {
     "changeme",
     "change-me",
@@ -349,7 +352,7 @@ class Settings(BaseSettings):
     ``access``, ``rate_limits``, ``budgets`` and ``scopes`` (as on ``SIGHUP``); 0: on ``SIGHUP``
     only."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    event_loop: Literal["auto", "asyncio"] = "auto"
+    event_loop: EventLoop = "auto"
     """``auto``: every command runs on uvloop where it is installed (a dependency on Linux and
     macOS), whose transports and scheduling in C take the service less CPU per turn
     (docs/performance.md); ``asyncio``: on Python's own event loop."""

@@ -435,7 +435,7 @@ def report(args: argparse.Namespace, sent: Sent, clock: Clock, slack: FakeSlack)
             print(f"  {role + ':':44} {seconds / len(got) * 1000:6.2f}")
         print(f"  {'all of them:':44} {sum(cpu.used.values()) / len(got) * 1000:6.2f}")
         peaks = ", ".join(f"{mb:.0f}" for mb in cpu.peak_mb.values())
-        commands = cpu.commands - Counter({"info": 1})  # this benchmark's own second read
+        commands = cpu.commands - Counter({"info": 1})  # its first read, counted by the second
         each = ", ".join(f"{name} {n / len(got):.1f}" for name, n in commands.most_common(6))
         print(f"Redis commands/turn:  {commands.total() / len(got):.1f} ({each})")
         print(f"service peak RSS:     {peaks} MB (VmHWM of each service process)")

@@ -500,4 +500,4 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     arguments = parse_args()
-    loop.run(main(arguments))  # the service's event loop (VEILBOT_EVENT_LOOP)
+    loop.run(main(arguments))  # the service's default event loop

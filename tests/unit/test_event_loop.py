@@ -10,7 +10,8 @@ async def _running_loop() -> str:
     return type(asyncio.get_running_loop()).__module__.split(".")[0]
 
 
-def test_commands_run_on_uvloop_by_default() -> None:
+def test_commands_run_on_uvloop_by_default(monkeypatch) -> None:
+    monkeypatch.delenv("VEILBOT_EVENT_LOOP", raising=False)
     assert loop.run(_running_loop(), Settings().event_loop) == "uvloop"
 
 
