@@ -17,6 +17,12 @@ instead (``bot.state.cluster``), with the same timeouts, the same single retry a
 wait for a free connection. Every key a Lua script or multi-key command touches shares one
 hash tag (``bot.core.keys``), so each runs on one node.
 
+Commands sent in the same turn of the event loop share one round trip (``Pipelined``): under a
+burst dozens of turns each send a command at once, and redis-py spends about as much CPU on
+a command's round trip of its own (a connection from the pool, a socket write, a wake-up for
+the reply) as on everything else the command does in this process. Blocking reads keep a
+connection of their own.
+
 ``store_errors`` converts third-party failures at the boundary::
 
     redis ConnectionError / TimeoutError / BusyLoadingError, OSError  -> StoreUnavailable
@@ -26,10 +32,11 @@ hash tag (``bot.core.keys``), so each runs on one node.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import AbstractAsyncContextManager, AsyncContextDecorator
 from types import TracebackType
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -39,6 +46,7 @@ from redis.driver_info import DriverInfo
 from redis.exceptions import (
     BusyLoadingError,
     ClusterDownError,
+    DataError,
     RedisClusterException,
     RedisError,
     SlotNotCoveredError,
@@ -111,7 +119,94 @@ def open_redis(
         retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
         driver_info=_DRIVER,
     )
-    return aioredis.Redis.from_pool(pool)
+    return Pipelined.from_pool(pool)
+
+
+_BLOCKING = frozenset(
+    {"XREAD", "XREADGROUP", "BLPOP", "BRPOP", "BLMOVE", "BLMPOP", "BRPOPLPUSH", "BZPOPMIN"}
+    | {"BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF"}
+)
+"""Commands that may wait on the server: sent alone, never holding a batch back."""
+
+_Queued: TypeAlias = tuple[tuple[Any, ...], dict[str, Any], "asyncio.Future[Any]"]
+
+
+class Pipelined(aioredis.Redis):
+    """A client whose commands sent in one turn of the event loop go as one pipeline.
+
+    Each caller still awaits its own command and gets its own reply or its own error; the
+    batch is only how they travel. A command waits for nothing but the end of the loop's
+    current turn (a lone command goes alone, as before). A connection error fails every
+    command of its batch, as it fails every command in flight on that connection; the
+    pool's retry sends the batch again, as it sent one command again. An argument redis-py
+    cannot encode fails only its own command: the batch goes again one command at a time.
+    A command whose caller was cancelled before the batch left is not sent.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._queued: list[_Queued] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        """Queue the command for this turn's batch and wait for its reply."""
+        loop = asyncio.get_running_loop()
+        if args[0] in _BLOCKING or (self._queued is not None and loop is not self._loop):
+            return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        reply: asyncio.Future[Any] = loop.create_future()
+        if self._queued is None:
+            self._queued, self._loop = [], loop
+            loop.call_soon(self._send_queued)
+        self._queued.append((args, options, reply))
+        return await reply
+
+    def _send_queued(self) -> None:
+        batch, self._queued = self._queued or [], None
+        task = asyncio.ensure_future(self._send([q for q in batch if not q[2].done()]))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: list[_Queued]) -> None:
+        try:
+            if len(batch) == 1:
+                await self._one(batch[0])
+                return
+            try:
+                async with self.pipeline(transaction=False) as pipe:
+                    for args, options, _ in batch:
+                        pipe.execute_command(*args, **options)
+                    replies = await pipe.execute(raise_on_error=False)
+            except DataError:  # raised before anything was sent
+                for queued in batch:
+                    await self._one(queued)
+                return
+            for (_, _, reply), value in zip(batch, replies, strict=True):
+                _settle(reply, value)
+        except asyncio.CancelledError:  # the loop is closing
+            for _, _, reply in batch:
+                reply.cancel()
+            raise
+        except Exception as exc:  # noqa: BLE001  (every caller gets the batch's failure)
+            for _, _, reply in batch:
+                _settle(reply, exc)
+
+    async def _one(self, queued: _Queued) -> None:
+        args, options, reply = queued
+        try:
+            value = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        except Exception as exc:  # noqa: BLE001  (handed to its caller)
+            value = exc
+        _settle(reply, value)
+
+
+def _settle(reply: asyncio.Future[Any], value: Any) -> None:
+    if reply.done():  # its caller was cancelled meanwhile
+        return
+    if isinstance(value, Exception):
+        reply.set_exception(value)
+    else:
+        reply.set_result(value)
 
 
 async def ping_every_node(client: RedisClient) -> bool:
