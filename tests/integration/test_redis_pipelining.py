@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis
 from redis.exceptions import DataError, ResponseError
 
 from bot.core.errors import StoreUnavailable
-from bot.state.client import Pipelined, open_redis, store_errors
+from bot.state.client import Pipelined, RedisClient, open_redis, store_errors
 from tests.fixtures.services import RedisServer
 
 
@@ -28,6 +28,13 @@ def prefix(redis_single_url: str) -> Iterator[str]:
     if keys:
         client.delete(*keys)
     client.close()
+
+
+@pytest.fixture
+async def client(redis_single_url: str) -> AsyncIterator[RedisClient]:
+    opened = open_redis(redis_single_url, timeout=30)
+    yield opened
+    await opened.aclose()
 
 
 def _named(url: str, name: str) -> str:
@@ -62,56 +69,43 @@ async def test_a_burst_of_commands_shares_one_connection_and_each_gets_its_own_r
         await client.aclose()
 
 
-async def test_a_command_that_fails_fails_alone(redis_single_url: str, prefix: str) -> None:
-    client = open_redis(redis_single_url, timeout=10)
-    try:
-        await client.set(f"{prefix}:s", "text")
-        wrong, unencodable, right, incremented = await asyncio.gather(
-            client.lpush(f"{prefix}:s", "x"),  # WRONGTYPE: a string, not a list
-            client.set(f"{prefix}:o", object()),  # type: ignore[arg-type]  (redis-py refuses it)
-            client.get(f"{prefix}:s"),
-            client.incr(f"{prefix}:n"),
-            return_exceptions=True,
-        )
-        assert isinstance(wrong, ResponseError)
-        assert "WRONGTYPE" in str(wrong)
-        assert isinstance(unencodable, DataError)
-        assert (right, incremented) == (b"text", 1)
-        assert await client.exists(f"{prefix}:o") == 0
-    finally:
-        await client.aclose()
+async def test_a_command_that_fails_fails_alone(client: RedisClient, prefix: str) -> None:
+    await client.set(f"{prefix}:s", "text")
+    wrong, unencodable, right, incremented = await asyncio.gather(
+        client.lpush(f"{prefix}:s", "x"),  # WRONGTYPE: a string, not a list
+        client.set(f"{prefix}:o", object()),  # type: ignore[arg-type]  (redis-py refuses it)
+        client.get(f"{prefix}:s"),
+        client.incr(f"{prefix}:n"),
+        return_exceptions=True,
+    )
+    assert isinstance(wrong, ResponseError)
+    assert "WRONGTYPE" in str(wrong)
+    assert isinstance(unencodable, DataError)
+    assert (right, incremented) == (b"text", 1)
+    assert await client.exists(f"{prefix}:o") == 0
 
 
 async def test_a_blocking_read_holds_back_no_other_command(
-    redis_single_url: str, prefix: str
+    client: RedisClient, prefix: str
 ) -> None:
-    client = open_redis(redis_single_url, timeout=30)
-    try:
-        waiting = asyncio.ensure_future(client.blpop([f"{prefix}:list"], timeout=20))
-        other = asyncio.ensure_future(client.set(f"{prefix}:k", "1"))
-        done, _ = await asyncio.wait({waiting, other}, return_when=asyncio.FIRST_COMPLETED)
-        assert other in done
-        assert not waiting.done()
-        await client.rpush(f"{prefix}:list", "item")
-        assert tuple(await waiting) == (f"{prefix}:list".encode(), b"item")
-    finally:
-        await client.aclose()
+    waiting = asyncio.ensure_future(client.blpop([f"{prefix}:list"], timeout=20))
+    other = asyncio.ensure_future(client.set(f"{prefix}:k", "1"))
+    done, _ = await asyncio.wait({waiting, other}, return_when=asyncio.FIRST_COMPLETED)
+    assert other in done
+    assert not waiting.done()
+    await client.rpush(f"{prefix}:list", "item")
+    assert tuple(await waiting) == (f"{prefix}:list".encode(), b"item")
 
 
 async def test_scripts_the_server_does_not_know_yet_are_loaded_from_a_batch(
-    redis_single_url: str, prefix: str
+    client: RedisClient, prefix: str
 ) -> None:
-    client = open_redis(redis_single_url, timeout=10)
-    try:
-        # a body of its own: no earlier run has loaded it on the session's server
-        scripts = [
-            client.register_script(f"-- {uuid.uuid4().hex}\nreturn ARGV[1] .. '{i}'")
-            for i in range(5)
-        ]
-        got = await asyncio.gather(*(s(keys=[f"{prefix}:k"], args=["v"]) for s in scripts))
-        assert got == [f"v{i}".encode() for i in range(5)]
-    finally:
-        await client.aclose()
+    # a body of its own: no earlier run has loaded it on the session's server
+    scripts = [
+        client.register_script(f"-- {uuid.uuid4().hex}\nreturn ARGV[1] .. '{i}'") for i in range(5)
+    ]
+    got = await asyncio.gather(*(s(keys=[f"{prefix}:k"], args=["v"]) for s in scripts))
+    assert got == [f"v{i}".encode() for i in range(5)]
 
 
 async def test_a_server_gone_fails_every_command_in_flight_as_unavailable_then_recovers(
