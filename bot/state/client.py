@@ -130,17 +130,21 @@ _BLOCKING = frozenset(
 
 _Queued: TypeAlias = tuple[tuple[Any, ...], dict[str, Any], "asyncio.Future[Any]"]
 
+_ALONE = object()
+"""The answer to a command no other joined: its caller sends it itself."""
+
 
 class Pipelined(aioredis.Redis):
     """A client whose commands sent in one turn of the event loop go as one pipeline.
 
     Each caller still awaits its own command and gets its own reply or its own error; the
     batch is only how they travel. A command waits for nothing but the end of the loop's
-    current turn (a lone command goes alone, as before). A connection error fails every
-    command of its batch, as it fails every command in flight on that connection; the
-    pool's retry sends the batch again, as it sent one command again. An argument redis-py
-    cannot encode fails only its own command: the batch goes again one command at a time.
-    A command whose caller was cancelled before the batch left is not sent.
+    current turn; one that no other joined is sent by its caller, as without batching. A
+    connection error fails every command of its batch, as it fails every command in flight
+    on that connection; the pool's retry sends the batch again, as it sent one command
+    again. An argument redis-py cannot encode fails only its own command: the batch goes
+    again one command at a time. A command whose caller was cancelled before the batch left
+    is not sent.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -159,37 +163,37 @@ class Pipelined(aioredis.Redis):
             self._queued, self._loop = [], loop
             loop.call_soon(self._send_queued)
         self._queued.append((args, options, reply))
-        return await reply
+        if (value := await reply) is _ALONE:  # nothing joined it: sent as it always was
+            return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        return value
 
     def _send_queued(self) -> None:
-        batch, self._queued = self._queued or [], None
-        task = asyncio.ensure_future(self._send([q for q in batch if not q[2].done()]))
-        self._sending.add(task)
-        task.add_done_callback(self._sending.discard)
+        batch, self._queued = [q for q in self._queued or () if not q[2].done()], None
+        if len(batch) == 1:
+            batch[0][2].set_result(_ALONE)
+        elif batch:
+            task = asyncio.ensure_future(self._send(batch))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
 
     async def _send(self, batch: list[_Queued]) -> None:
         try:
-            if len(batch) == 1:
-                await self._one(batch[0])
-                return
-            try:
-                async with self.pipeline(transaction=False) as pipe:
-                    for args, options, _ in batch:
-                        pipe.execute_command(*args, **options)
-                    replies = await pipe.execute(raise_on_error=False)
-            except DataError:  # raised before anything was sent
-                for queued in batch:
-                    await self._one(queued)
-                return
-            for (_, _, reply), value in zip(batch, replies, strict=True):
-                _settle(reply, value)
+            async with self.pipeline(transaction=False) as pipe:
+                for args, options, _ in batch:
+                    pipe.execute_command(*args, **options)
+                replies = await pipe.execute(raise_on_error=False)
+        except DataError:  # raised before anything was sent: one by one, so one fails
+            for queued in batch:
+                await self._one(queued)
+            return
         except asyncio.CancelledError:  # the loop is closing
             for _, _, reply in batch:
                 reply.cancel()
             raise
         except Exception as exc:  # noqa: BLE001  (every caller gets the batch's failure)
-            for _, _, reply in batch:
-                _settle(reply, exc)
+            replies = [exc] * len(batch)
+        for (_, _, reply), value in zip(batch, replies, strict=True):
+            _settle(reply, value)
 
     async def _one(self, queued: _Queued) -> None:
         args, options, reply = queued
