@@ -123,8 +123,10 @@ def open_redis(
 
 
 _BLOCKING = frozenset(
-    {"XREAD", "XREADGROUP", "BLPOP", "BRPOP", "BLMOVE", "BLMPOP", "BRPOPLPUSH", "BZPOPMIN"}
-    | {"BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF"}
+    (
+        "XREAD XREADGROUP BLPOP BRPOP BLMOVE BLMPOP BRPOPLPUSH "
+        "BZPOPMIN BZPOPMAX BZMPOP WAIT WAITAOF"
+    ).split()
 )
 """Commands that may wait on the server: sent alone, never holding a batch back."""
 

@@ -291,7 +291,7 @@ async def test_veilbot_run_answers_a_message_sent_while_its_detection_processes_
                 assert warmed > 0
                 status, ready = await get(f"{service.http.url}/readyz")
                 assert status == 200
-                assert ready["timings"]["guardrail_warm_seconds"] == round(await app.warming, 3)
+                assert ready["timings"]["guardrail_warm_seconds"] == round(warmed, 3)
                 sent = fake_anthropic.all_text_sent()
                 assert "<PERSON_1>" in sent
                 assert "Maria Gonzalez" not in sent

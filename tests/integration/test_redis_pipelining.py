@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 import redis
@@ -20,19 +20,8 @@ from tests.fixtures.services import RedisServer
 
 
 @pytest.fixture
-def prefix(redis_single_url: str) -> Iterator[str]:
-    name = f"vbtest-{uuid.uuid4().hex[:12]}"
-    yield name
-    client = redis.Redis.from_url(redis_single_url)
-    keys = list(client.scan_iter(match=f"{name}:*", count=500))
-    if keys:
-        client.delete(*keys)
-    client.close()
-
-
-@pytest.fixture
-async def client(redis_single_url: str) -> AsyncIterator[RedisClient]:
-    opened = open_redis(redis_single_url, timeout=30)
+async def client(redis_url: str) -> AsyncIterator[RedisClient]:
+    opened = open_redis(redis_url, timeout=30)
     yield opened
     await opened.aclose()
 
@@ -47,64 +36,64 @@ def _connections(url: str, name: str) -> int:
 
 
 async def test_a_burst_of_commands_shares_one_connection_and_each_gets_its_own_reply(
-    redis_single_url: str, prefix: str
+    redis_url: str, redis_prefix: str
 ) -> None:
     name = f"vb-{uuid.uuid4().hex[:8]}"
-    client = open_redis(_named(redis_single_url, name), timeout=10)
+    client = open_redis(_named(redis_url, name), timeout=10)
     assert isinstance(client, Pipelined)
     try:
-        await asyncio.gather(*(client.set(f"{prefix}:k{i}", f"v{i}") for i in range(60)))
+        await asyncio.gather(*(client.set(f"{redis_prefix}:k{i}", f"v{i}") for i in range(60)))
         got = await asyncio.gather(
-            *(client.get(f"{prefix}:k{i}") for i in range(60)),
-            *(client.incr(f"{prefix}:counter") for _ in range(40)),
-            client.hset(f"{prefix}:h", mapping={"a": "1", "b": "2"}),
+            *(client.get(f"{redis_prefix}:k{i}") for i in range(60)),
+            *(client.incr(f"{redis_prefix}:counter") for _ in range(40)),
+            client.hset(f"{redis_prefix}:h", mapping={"a": "1", "b": "2"}),
         )
         assert got[:60] == [f"v{i}".encode() for i in range(60)]
         assert sorted(got[60:100]) == list(range(1, 41))  # each increment answered once
         assert got[100] == 2
-        assert await client.hgetall(f"{prefix}:h") == {b"a": b"1", b"b": b"2"}
+        assert await client.hgetall(f"{redis_prefix}:h") == {b"a": b"1", b"b": b"2"}
         # without batching each of the 101 commands in flight at once takes a connection
-        assert _connections(redis_single_url, name) == 1
+        assert _connections(redis_url, name) == 1
     finally:
         await client.aclose()
 
 
-async def test_a_command_that_fails_fails_alone(client: RedisClient, prefix: str) -> None:
-    await client.set(f"{prefix}:s", "text")
+async def test_a_command_that_fails_fails_alone(client: RedisClient, redis_prefix: str) -> None:
+    await client.set(f"{redis_prefix}:s", "text")
     wrong, unencodable, right, incremented = await asyncio.gather(
-        client.lpush(f"{prefix}:s", "x"),  # WRONGTYPE: a string, not a list
-        client.set(f"{prefix}:o", object()),  # type: ignore[arg-type]  (redis-py refuses it)
-        client.get(f"{prefix}:s"),
-        client.incr(f"{prefix}:n"),
+        client.lpush(f"{redis_prefix}:s", "x"),  # WRONGTYPE: a string, not a list
+        client.set(f"{redis_prefix}:o", object()),  # type: ignore[arg-type]  (redis-py refuses it)
+        client.get(f"{redis_prefix}:s"),
+        client.incr(f"{redis_prefix}:n"),
         return_exceptions=True,
     )
     assert isinstance(wrong, ResponseError)
     assert "WRONGTYPE" in str(wrong)
     assert isinstance(unencodable, DataError)
     assert (right, incremented) == (b"text", 1)
-    assert await client.exists(f"{prefix}:o") == 0
+    assert await client.exists(f"{redis_prefix}:o") == 0
 
 
 async def test_a_blocking_read_holds_back_no_other_command(
-    client: RedisClient, prefix: str
+    client: RedisClient, redis_prefix: str
 ) -> None:
-    waiting = asyncio.ensure_future(client.blpop([f"{prefix}:list"], timeout=20))
-    other = asyncio.ensure_future(client.set(f"{prefix}:k", "1"))
+    waiting = asyncio.ensure_future(client.blpop([f"{redis_prefix}:list"], timeout=20))
+    other = asyncio.ensure_future(client.set(f"{redis_prefix}:k", "1"))
     done, _ = await asyncio.wait({waiting, other}, return_when=asyncio.FIRST_COMPLETED)
     assert other in done
     assert not waiting.done()
-    await client.rpush(f"{prefix}:list", "item")
-    assert tuple(await waiting) == (f"{prefix}:list".encode(), b"item")
+    await client.rpush(f"{redis_prefix}:list", "item")
+    assert tuple(await waiting) == (f"{redis_prefix}:list".encode(), b"item")
 
 
 async def test_scripts_the_server_does_not_know_yet_are_loaded_from_a_batch(
-    client: RedisClient, prefix: str
+    client: RedisClient, redis_prefix: str
 ) -> None:
     # a body of its own: no earlier run has loaded it on the session's server
     scripts = [
         client.register_script(f"-- {uuid.uuid4().hex}\nreturn ARGV[1] .. '{i}'") for i in range(5)
     ]
-    got = await asyncio.gather(*(s(keys=[f"{prefix}:k"], args=["v"]) for s in scripts))
+    got = await asyncio.gather(*(s(keys=[f"{redis_prefix}:k"], args=["v"]) for s in scripts))
     assert got == [f"v{i}".encode() for i in range(5)]
 
 
