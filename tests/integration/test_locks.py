@@ -167,23 +167,27 @@ async def test_live_holder_keeps_its_lock_past_the_ttl(clients, keys: KeySpace) 
 async def test_crashed_holders_lock_expires(
     clients, keys: KeySpace, redis_client: aioredis.Redis
 ) -> None:
-    await redis_client.set(keys.thread(TID, "lock"), "crashed-token", px=300)
-    lk = locks(clients[0], keys, wait=3)
-    started = time.monotonic()
+    """A lock nobody renews expires after its ttl and a waiter takes it then (its wait is a
+    hundred times that ttl, so a busy machine does not make it give up first)."""
+    key = keys.thread(TID, "lock")
+    await redis_client.set(key, "crashed-token", px=300)
+    lk = locks(clients[0], keys, wait=30)
     async with lk.hold(TID):
-        waited = time.monotonic() - started
-    assert 0.15 < waited < 2
+        assert await redis_client.get(key) not in (None, b"crashed-token")
 
 
 async def test_wait_timeout_names_the_thread(clients, keys: KeySpace) -> None:
+    """The waiter gives up after its own wait (0.2 s) while the thread is still busy; the
+    bound is the default wait, as a holder renews its lock and nothing else would end it."""
     holder = locks(clients[0], keys)
     waiter = locks(clients[1], keys, wait=0.2)
+    await clients[1].get(keys.thread(TID, "lock"))  # connected (a cluster's slots known) first
     async with holder.hold(TID):
         started = time.monotonic()
         with pytest.raises(StoreError) as info:
             async with waiter.hold(TID):
                 pass
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 10
     assert type(info.value) is StoreError
     assert TID in str(info.value)
 

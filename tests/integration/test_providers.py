@@ -7,7 +7,6 @@ every failure onto the same errors, so users get the same answers whoever serves
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -191,13 +190,11 @@ async def test_refusals_are_not_retried(client, provider, outage, error):
 
 
 async def test_a_slow_model_times_out(provider):
-    provider.fake.delay = 1.0
+    provider.fake.hold()  # no answer until the client gave up
     model = make_client(provider, timeout=0.2, max_retries=0)
     try:
-        started = time.monotonic()
         with pytest.raises(ModelTimeout, match="timed out"):
             await model.complete(request("hi"))
-        assert time.monotonic() - started < 0.9
         with pytest.raises(ModelTimeout):
             await collect(model.stream(request("hi")))
     finally:
