@@ -57,6 +57,7 @@ from guardrails.rules.names import (
     OFFICE_TITLE,
     TEAM_WORDS,
 )
+from guardrails.rules.ocr import lookalike_digits
 from guardrails.rules.parts import name_parts
 from guardrails.rules.people import PeopleFinder
 from guardrails.rules.recognizers import build_recognizers, gate_presidio
@@ -204,7 +205,7 @@ class _Detector:
     def detect(
         self, text: str, platform: Platform, context: list[str] | None = None
     ) -> list[Detection]:
-        norm = fold(normalize(text, platform))
+        norm = fold(normalize(text, platform), lookalike_digits)
         return self._detect(text, norm, self._ner_inputs([self._windows(norm)])[0], context)
 
     def detect_many(
@@ -222,7 +223,7 @@ class _Detector:
         norms: list[Normalized | Exception] = []
         for (text, _, _), (_, platform) in zip(keys, messages, strict=True):
             try:
-                norms.append(fold(normalize(text, platform)))
+                norms.append(fold(normalize(text, platform), lookalike_digits))
             except Exception as exc:  # noqa: BLE001  (handed back: fails closed upstream)
                 norms.append(exc)
         chunks = [[] if isinstance(n, Exception) else self._windows(n) for n in norms]

@@ -21,7 +21,8 @@ the two letters of "rn") by ``GAP``, a zero-width space, which the analysis read
 (``guardrails.text.normalize`` drops invisible characters). The reading is as long as the OCR
 text, so a finding in it is the same span of the OCR text, and that whole span is replaced.
 Typed text is not read so; it gets only the tolerance that costs no precision (``emails``,
-``ips.continued``, ``ibans.misread``): a person who types "S@rensen" or "c0m" means it.
+``ips.continued``, ``ibans.misread``, and the last slip above, ``lookalike_digits``): a
+person who types "S@rensen" or "c0m" means it, one who types "555-O199" means a number.
 """
 
 from __future__ import annotations
@@ -200,6 +201,16 @@ def _numbers(text: str) -> Iterator[Edit]:
     for group in groups:
         if any(a <= group.start() and group.end() <= b for a, b in found):
             yield group.start(), group.group().translate(_AS_DIGIT)
+
+
+def lookalike_digits(text: str) -> Iterator[tuple[int, int, str]]:
+    """Letters typed for digits in a group of a phone or card number, as folding edits.
+
+    The same reading as OCR'd text gets (``_numbers``): "+44 20 7946 O958" and
+    "4I5-555-0199" are analysed as the numbers they are (``guardrails.text.folding.fold``).
+    """
+    for start, digits in _numbers(text):
+        yield start, start + len(digits), digits
 
 
 _FINDERS: tuple[Callable[[str], Iterator[Edit]], ...] = (

@@ -20,6 +20,8 @@ with placeholders in it.
   "4 1 5 5 5 5 0 1 9 9"): the single spaces dropped; a wider gap, or a capital after a small
   letter ("J a n e D o e"), stays one space, so the words stay words. Digits that count
   ("1 2 3 4 5", a rating scale) stay apart.
+- letters for digits in a group of a phone or card number ("+44 20 7946 O958"): read as
+  the digits, when the whole then is one (``fold``'s ``also``: the rules decide).
 
 Invisible and format characters are dropped while ``guardrails.text.normalize`` builds the text.
 ``mostly_hidden`` tells a message that is mostly such characters: it is refused, not
@@ -64,9 +66,13 @@ MIN_HIDDEN = 16
 """... when it holds at least this many (an emoji flag carries a few tag characters)."""
 
 
-def fold(norm: Normalized) -> Normalized:
-    """``norm`` with the evasion forms of the module docstring folded, offsets kept."""
-    for finder in _FINDERS:
+def fold(norm: Normalized, *also: Callable[[str], Iterator[Edit]]) -> Normalized:
+    """``norm`` with the evasion forms of the module docstring folded, offsets kept.
+
+    ``also``: finders of forms that only a rule can tell (letters typed for the digits of a
+    phone number, ``guardrails.rules.ocr.lookalike_digits``), run after this module's own.
+    """
+    for finder in (*_FINDERS, *also):
         edits = list(finder(norm.text))
         if edits:
             norm = _apply(norm, edits)
