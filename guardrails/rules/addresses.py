@@ -68,11 +68,13 @@ _ROMANCE_TYPE = (
     r"|passeig|avinguda|travesía|glorieta|rua|travessa|estrada|praça|largo|alameda|via|viale"
     r"|v\.le|piazza|p\.zza|piazzale|corso|strada|vicolo|lungomare|contrada|borgo|ul\."
     r"|ulica|ulicy|ulicę|ulicą|aleja|alei|aleje|alejach|(?<!et )al\.|plac|placu|pl\.|os\."
-    r"|osiedle|osiedlu)"
+    r"|osiedle|osiedlu|jalan|jln\.?|jl\.|lorong|lrg\.|persiaran|lebuh)"
 )
 _ROMANCE = rf"(?:(?i:{_ROMANCE_TYPE})|Place|Route|Cours)"
-"""A Romance or Polish street type ("ulicy Długiej 5", "al. Jerozolimskie 65"); the French
-words that are also English only capitalized."""
+"""A Romance, Polish, Malay or Indonesian street type ("ulicy Długiej 5", "al. Jerozolimskie
+65", "Jl. Sudirman No. 5"); the French words that are also English only capitalized."""
+_HOUSE_NO = r"(?:(?i:no|n[º°])\.?[ \t]*)?"
+"""The word some countries put before a house number ("No. 12, Jalan Tun Razak")."""
 _ROMANCE_NAME = (
     r"(?:(?:de|del|dels|della|delle|dei|des|la|le|les|du|da|do|dos|das|di|d'|l')[ \t]?){0,2}"
     rf"[{_U}][\w\-]+(?:[ \t]+[{_U}][\w\-]+)?"
@@ -144,9 +146,10 @@ ADDRESS_PATTERNS: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (
         re.compile(
-            rf"\b\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+{_ROMANCE}[ \t]+{_ROMANCE_NAME}\b"
+            rf"\b{_HOUSE_NO}\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+{_ROMANCE}[ \t]+"
+            rf"{_ROMANCE_NAME}\b{_POSTCODE_TOWN}"
+            rf"|(?<![\w/]){_ROMANCE}[ \t]+{_ROMANCE_NAME},?[ \t]+{_HOUSE_NO}\d{{1,4}}\b"
             rf"{_POSTCODE_TOWN}"
-            rf"|(?<![\w/]){_ROMANCE}[ \t]+{_ROMANCE_NAME},?[ \t]+\d{{1,4}}\b{_POSTCODE_TOWN}"
         ),
         0.9,
     ),
@@ -247,12 +250,13 @@ _LOWER_TYPE = (
     r"|circle|cir)"
 )
 _LOWER_STREET = re.compile(
-    rf"(?<![\w.,/#\-])\d{{1,5}}[a-z]?(?P<name>(?:[ \t]+[a-z][a-z'’\-]+){{1,3}}?)[ \t]+"
+    rf"(?<![\w.,/#\-])\d{{1,5}}[a-z]?(?P<name>(?:[ \t]+(?:n|s|e|w|north|south|east|west))?"
+    rf"(?:[ \t]+(?:[a-z][a-z'’\-]+|\d{{1,3}}(?:st|nd|rd|th))){{1,3}}?)[ \t]+"
     rf"{_LOWER_TYPE}\b\.?{_DIRECTION}(?i:{_UNIT})"
 )
 """A house number, lower-case street words and a street type ("1200 ocean blvd", "55 elm
-street apt 4b"): types that are also ordinary words after a figure ("drive", "way", "place",
-"park") are left to the capitalized pattern."""
+street apt 4b", "55 w 42nd st"): types that are also ordinary words after a figure ("drive",
+"way", "place", "park") are left to the capitalized pattern."""
 _NOT_STREET_NAME = frozenset(
     """hour hours hr hrs minute minutes min mins second seconds day days week weeks month months
     year years mile miles mi km kilometer kilometers kilometre kilometres meter meters metre

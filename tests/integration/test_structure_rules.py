@@ -189,6 +189,8 @@ def test_an_address_typed_over_lines_from_its_house_number_is_still_one_place(pr
         ("visiting grandma, she's at 1200 ocean blvd now", "1200 ocean blvd"),
         ("send it to 55 elm street apt 4b please", "55 elm street apt 4b"),
         ("we moved to 9 cherry tree ln. last spring", "9 cherry tree ln."),
+        ("my addy is 55 w 42nd st apt 3", "55 w 42nd st apt 3"),
+        ("i live at 300 east 57th street now", "300 east 57th street"),
     ],
 )
 def test_an_address_typed_in_lower_case_is_one_place(presidio_analyzer, text, address):
@@ -198,10 +200,33 @@ def test_an_address_typed_in_lower_case_is_one_place(presidio_analyzer, text, ad
 
 @pytest.mark.parametrize(
     "text",
-    ["it's 5 miles down the road", "a 4 lane highway", "a 2 hour drive", "top 10 st patricks day"],
+    [
+        "it's 5 miles down the road",
+        "a 4 lane highway",
+        "a 2 hour drive",
+        "top 10 st patricks day",
+        "we ran 5 miles on 2nd ave",
+        "it's 3 w of here on 5th st",
+    ],
 )
 def test_counts_and_measures_before_a_street_word_are_no_address(presidio_analyzer, text):
     assert detect(presidio_analyzer, text, "console") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Send it to No. 12, Jalan Tun Razak, 50400 Kuala Lumpur.", "No. 12, Jalan Tun Razak"),
+        ("Kirim ke Jl. Sudirman No. 5, Jakarta ya", "Jl. Sudirman No. 5"),
+        ("office: Lorong Haji Taib 3, Kuala Lumpur", "Lorong Haji Taib 3"),
+    ],
+)
+def test_a_malay_or_indonesian_street_and_its_number_are_one_place(
+    presidio_analyzer, text, address
+):
+    # The house number went in clear, the street read as a person.
+    found = typed(presidio_analyzer, text)
+    assert any(t == "LOCATION" and v.startswith(address) for t, v in found), found
 
 
 @pytest.mark.parametrize(
