@@ -244,6 +244,14 @@ plausible name only ("editor for Global Voices" is not)."""
 WEAK_CONTEXT = re.compile(rf"{_GREETING}[ \t]+{_TWO}")
 """A name after a greeting ("thanks Priya", "hi tom"): in lower case only a name of the lexicon
 that is no English word ("hello dear", "thanks man", "cheers mate" are none)."""
+SELF_CONTEXT = re.compile(
+    rf"{_SELF}[ \t]+(?P<v>[a-zß-öø-ÿ]{{2,}})"
+    rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:and|from|here|again|btw|with)\b)"
+)
+"""One word in lower case after a self-introduction, then the phrase's end ("hey it's priya,",
+"i'm anika and ..."): only a first name common enough to be one in lower case that is no
+English word ("i'm wrong!", "it's fun." are none); a capitalized one is ``NAME_PATTERNS``'s
+``_SELF`` rule's."""
 ASKING_CONTEXT = re.compile(rf"{_ASKING}[ \t]+{_TWO}")
 """A name after a word of asking or meeting ("email tom", "met bob from accounting"): in lower
 case a name of the lexicon, or a first name common enough to be one in lower case though
@@ -262,6 +270,7 @@ NAME_PATTERNS: tuple[tuple[re.Pattern[str], float, re.Pattern[str]], ...] = (
     (STRONG_CONTEXT, 0.9, _SPACE),
     (WEAK_CONTEXT, 0.6, _BLANK),
     (ASKING_CONTEXT, 0.6, _BLANK),
+    (SELF_CONTEXT, 0.6, _BLANK),
     (re.compile(rf"(?<![\w.@])@{_HANDLE}"), 0.6, re.compile("@")),
     (re.compile(rf"{_SELF}[ \t]+{_CAP_TWO}"), 0.6, _BLANK),
     (re.compile(rf"{_LABEL}[ \t]*{_TWO}"), 0.6, re.compile(":")),

@@ -57,6 +57,7 @@ from guardrails.rules.names import (  # noqa: E402
     COMMON_WORDS,
     FOR_NAME,
     NAME_PATTERNS,
+    SELF_CONTEXT,
     STRONG_CONTEXT,
     WEAK_CONTEXT,
 )
@@ -94,6 +95,11 @@ def _lower_case_named(name_word: Validator, first_name: Validator | None, value:
         or first_name is not None
         and any(first_name(w) and w not in COMMON_WORDS for w in words)
     )
+
+
+def _introduced(first_name: Validator, english: Validator, value: str) -> bool:
+    """Whether a word after "it's" or "i'm" is a first name, not English ("priya"; not "wrong")."""
+    return first_name(value) and not english(value) and value not in COMMON_WORDS
 
 
 def _lower_case_plausible(plausible: Validator, value: str) -> bool:
@@ -606,13 +612,16 @@ def build_recognizers(
     if name_word is not None:
         checks[WEAK_CONTEXT] = functools.partial(_lower_case_named, name_word, None)
         checks[ASKING_CONTEXT] = functools.partial(_lower_case_named, name_word, first_name)
+    if first_name is not None and english is not None:
+        checks[SELF_CONTEXT] = functools.partial(_introduced, first_name, english)
     if plausible is not None:
         checks[STRONG_CONTEXT] = functools.partial(_lower_case_plausible, plausible)
         checks[FOR_NAME] = plausible
     names = tuple(
         Rule("PERSON", regex, score, validate=checks.get(regex), needs=needs)
         for regex, score, needs in NAME_PATTERNS
-        if regex is not ACCENTED_NAME or policy.language == ENGLISH
+        if (regex is not ACCENTED_NAME or policy.language == ENGLISH)
+        and (regex is not SELF_CONTEXT or regex in checks)  # unchecked, "i'm wrong" is one
     )
     # An address or a block holds a digit or a space: one bare word is neither.
     addressy = re.compile(r"[\d\s:\-]")

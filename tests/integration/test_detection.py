@@ -62,6 +62,9 @@ def found(analyzer, text, platform="console", policy=None):
         # a first name English has as a word, in lower case after a word of asking or meeting
         ("i met bob from accounting yesterday", ("PERSON", "bob")),
         ("cc sue on the thread please", ("PERSON", "sue")),
+        # a name of the lexicon in lower case after a self-introduction
+        ("hey it's priya, text me when you land", ("PERSON", "priya")),
+        ("i'm anika and i run the data team", ("PERSON", "anika")),
         ("I saw Dr. Jane Lee today", ("PERSON", "Dr. Jane Lee")),
         ("card 1234 5678 9012 347 for the flight", ("CREDIT_CARD", "1234 5678 9012 347")),
     ],
@@ -92,6 +95,8 @@ def test_a_contraction_after_a_greeting_stays_outside_the_name(presidio_analyzer
         "Um, that works. Uh, maybe later? Erm, mhm.",
         "Hello dear list members, we have changed our e-mail address.",
         "cheers mate, thanks man, that works",
+        "it's fine, i'm tired and this is ridiculous lol",
+        "i'm sure it's done, this is great news",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
