@@ -47,6 +47,7 @@ from guardrails.rules import (
     phones,
     places,
     precision,
+    records,
     urls,
 )
 from guardrails.rules.names import (
@@ -442,6 +443,8 @@ class _Detector:
                 return None  # "u kno", "smdh": chat words, no names
             if precision.is_not_a_name(norm.text[start:end]) or _identifier(norm.text, start, end):
                 return None
+            if records.names_an_id(norm.text, start):
+                return None  # "His [Aadhaar] is 2345 …": the number's name
             if d.type == "PERSON" and _legal_form(norm.text[start:end]):
                 return None  # "Smith & Jones, [Co.]"
             if d.type == "LOCATION" and self._acts(norm.text, start, end):
