@@ -8,10 +8,10 @@ się", "am … geboren"), with their month names. Every common way of
 writing the date counts: ISO and its slashes or dots
 (``1969-05-12``, ``1969/05/12``), day-month-year with any separator, two-digit years, month
 names (``12 May 1969``, ``May 12th, 1969``, ``12-May-69``), eight digits after ``dob``; after
-"born" or "birthday" also a day without a year ("birthday is May 12", "bday: 03/14") and a
-year alone
-("born in 1985", "b. 1969"). Between "born" and its date may stand a few words without a
-sentence end ("born in Boston on 12 May 2001"). ``PATTERN``'s group ``v`` is the date.
+"born" or "birthday" also a day without a year ("birthday is May 12", "bday: 03/14", "her
+birthday is on 14 Feb") and a year alone ("born in 1985", "b. 1969"). Between "born" and its
+date may stand a few words without a sentence end ("born in Boston on 12 May 2001").
+``PATTERN``'s group ``v`` is the date.
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ _CONTEXT = (
     r"|\bdata[ \t]+urodzenia|\burodzon[ya](?:[ \t]+dnia)?|\bur\."
     r"|\burodzi[łl](?:em|am|a)?[ \t]+si[ęe](?:[ \t]+dnia)?)"
 )
-_SEPARATOR = r"[ \t]*(?:is|was|of|:|=|-|\"|'|\(|,)?[ \t]*[\"'(]?[ \t]*(?:(?:on[ \t]+)?the[ \t]+)?"
+_SEPARATOR = (
+    r"[ \t]*(?:is|was|of|:|=|-|\"|'|\(|,)?[ \t]*[\"'(]?[ \t]*(?:on[ \t]+(?:the[ \t]+)?|the[ \t]+)?"
+)
 _BORN = r"(?:\bborn\b[^.!?\n\d]{0,40}?|\bb\.[ \t]*)"
 _BIRTHDAY = r"(?:\bbirthday|\bb-?day|\bborn\b[^.!?\n\d]{0,40}?)"
 PATTERN = re.compile(

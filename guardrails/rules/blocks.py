@@ -162,6 +162,25 @@ def _date(words: list[str]) -> bool:
     )
 
 
+_FIGURE_DATE = re.compile(r"(\d{1,2})[/.\-](\d{1,2})(?:[/.\-](?:\d{2}|\d{4}))?")
+"""A date in figures: a day and a month in either order, maybe a year ("14/02", "3.4.25")."""
+
+
+def _figure_date(words: list[str]) -> bool:
+    """Whether a block opens with a date in figures and names nothing after it.
+
+    "the party is on [14/02, ideas]?" is no address; "is at 3/4 Main St" (a unit and a house
+    number) is one, by its capitalized or street words.
+    """
+    match = _FIGURE_DATE.fullmatch(words[0].rstrip(".,")) if words else None
+    if match is None:
+        return False
+    first, second = int(match[1]), int(match[2])
+    if not (1 <= first <= 31 and 1 <= second <= 12 or 1 <= first <= 12 and 1 <= second <= 31):
+        return False
+    return not any(w[0].isupper() or w.lower() in _ADDRESS_WORDS for w in words[1:])
+
+
 def _address_line(text: str, start: int) -> bool:
     """Whether the line at ``start`` is short and starts like part of an address."""
     end = text.find("\n", start)
@@ -172,8 +191,8 @@ def _address_line(text: str, start: int) -> bool:
 
 def _accepted(text: str, tokens: list[tuple[int, int]], numbered: bool) -> tuple[int, int] | None:
     words = [text[a:b] for a, b in tokens]
-    if _date(words):
-        return None  # "It's on January 4", "2 nov", "3333 February 03, 2015"
+    if _date(words) or _figure_date(words):
+        return None  # "It's on January 4", "2 nov", "3333 February 03, 2015", "on 14/02, ideas"
     while words and words[-1].strip(".").lower() in _ADDRESS_WORDS | COMMON_WORDS:
         words.pop()
         tokens.pop()

@@ -85,7 +85,13 @@ def test_crypto_driver_licence_and_birthdates():
 
 @pytest.mark.parametrize(
     ("text", "day"),
-    [("my bday is 03/14", "03/14"), ("b-day: 14.03.", "14.03."), ("birthday is 14-03 ok", "14-03")],
+    [
+        ("my bday is 03/14", "03/14"),
+        ("b-day: 14.03.", "14.03."),
+        ("birthday is 14-03 ok", "14-03"),
+        ("Lena's bday is on 14/02, ideas?", "14/02"),  # was an address: "14/02, ideas"
+        ("her birthday is on 14 Feb, any ideas?", "14 Feb"),
+    ],
 )
 def test_a_birthday_without_its_year_in_digits(text, day):
     assert ("DATE_OF_BIRTH", day) in found(text)
@@ -586,6 +592,8 @@ def test_a_headline_or_a_figure_at_a_line_start_is_no_address(text):
         "9 FEET OF SNOW IN THE LAST 2 WEEKS!!!",
         "we are at 4 men per shift now",
         "Senin, 05 January 2015 Jam: 04:26",
+        "the party is on 14/02, ideas?",
+        "the release is on 3.4.25, docs after",
     ],
 )
 def test_a_date_or_a_count_after_an_address_phrase_is_no_address(text):
@@ -594,7 +602,11 @@ def test_a_date_or_a_count_after_an_address_phrase_is_no_address(text):
 
 @pytest.mark.parametrize(
     ("text", "address"),
-    [("send it to 4 May Road, Leeds", "4 May Road, Leeds"), ("PLZ 10115 Berlin", "10115 Berlin")],
+    [
+        ("send it to 4 May Road, Leeds", "4 May Road, Leeds"),
+        ("PLZ 10115 Berlin", "10115 Berlin"),
+        ("my office is at 3/4 Main St", "3/4 Main St"),  # a unit and a house number
+    ],
 )
 def test_a_month_in_a_street_name_or_a_postcode_keeps_the_address(text, address):
     assert any(address in v for t, v in found(text) if t == "LOCATION"), found(text)
