@@ -241,7 +241,11 @@ class PeopleFinder:
         for initial in _INITIAL_SURNAME.finditer(text):  # "order for D. Washington"
             last = initial["last"]
             words_before = text[max(0, initial.start() - 40) : initial.start()].split()
-            middle = bool(words_before) and words_before[-1][:1].isupper()  # "John F. Kennedy"
+            before = words_before[-1] if words_before else ""
+            # After a capitalized word: "John F. Kennedy" has a middle initial, "University,
+            # B.Sc." a degree; "M. Chen, R. Gupta" is a list, its items spaced
+            spaced = initial.group()[2:3].isspace()
+            middle = before[:1].isupper() and (before[-1:].isalpha() or not spaced)
             if (
                 not middle
                 and self._names.last.get(_key(last), 10**9) <= LOWER_RANK

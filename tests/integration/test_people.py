@@ -741,6 +741,7 @@ def test_pairs_of_capitals_with_a_slash_are_no_names(presidio_analyzer):
     [
         ("why did the order for D. Washington bounce?", "D. Washington"),  # read as a place
         ("cc J. Okafor on it", "J. Okafor"),
+        ("attendees - J. Kowalski, M. Chen, R. Gupta", "R. Gupta"),  # "Chen," no first name
     ],
 )
 def test_an_initial_and_a_surname_in_a_sentence_are_a_person(presidio_analyzer, text, name):
