@@ -97,6 +97,7 @@ def test_a_contraction_after_a_greeting_stays_outside_the_name(presidio_analyzer
         "cheers mate, thanks man, that works",
         "it's fine, i'm tired and this is ridiculous lol",
         "i'm sure it's done, this is great news",
+        "can you Zelle me? or send it via Revolut or Monzo; Klarna says it failed",
     ],
 )
 def test_harmless_tokens_stay(presidio_analyzer, text):
