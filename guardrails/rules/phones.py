@@ -59,10 +59,14 @@ _SEP = rf"(?:[ ]*[./{_DASH}][ ]*| +|[ ]*\n[ ]*|(?<=\))|(?=\())"
 # prints Hungarian and Lithuanian numbers.
 _GROUP = r"(?:\(\d{1,5}(?:[ \-]\d{1,4})?\)|\d{1,15})"
 _EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
+_ALPHABETIC = rf"[^\W{_CJK}]"
+"""A word's character in a script that spaces its words: Chinese, Japanese and Korean glue a
+number to the word before it ("电话13812345678"), which ends there all the same."""
 CANDIDATE = re.compile(
-    rf"(?<![\w+@/{_DASH}$€£¥])(?<!\w\.)(?:(?<!\d,)|(?!\d{{3}}[,.]\d))"
+    rf"(?<!{_ALPHABETIC})(?<![+@/{_DASH}$€£¥])(?<!{_ALPHABETIC}\.)(?:(?<!\d,)|(?!\d{{3}}[,.]\d))"
     rf"(?:\(\+\d{{1,3}}\)[ ]?|\+|00)?[ \t]?{_GROUP}(?:{_SEP}{_GROUP}){{0,7}}"
-    rf"(?P<ext>{_EXTENSION})(?![\w@]|\.\d)",
+    rf"(?P<ext>{_EXTENSION})(?!{_ALPHABETIC}|@|\.\d)",
     re.IGNORECASE,
 )
 """Digit groups that could be a phone number (validated by ``PhoneCheck``)."""

@@ -32,6 +32,10 @@ def found(analyzer, text, platform="console", policy=None):
         ("José Álvarez sent it", ("PERSON", "José Álvarez")),
         ("call +44 20 7946 0958", ("PHONE_NUMBER", "+44 20 7946 0958")),
         ("call 020 7946 0958", ("PHONE_NUMBER", "020 7946 0958")),
+        # glued to the words around it, as Chinese, Japanese and Korean write
+        ("请联系张伟，电话13812345678", ("PHONE_NUMBER", "13812345678")),
+        ("電話番号は090-1234-5678です", ("PHONE_NUMBER", "090-1234-5678")),
+        ("전화번호는 010-1234-5678입니다", ("PHONE_NUMBER", "010-1234-5678")),
         ("my number is +49 30\n123456 78", ("PHONE_NUMBER", "+49 30\n123456 78")),
         ("card 4111.1111.1111.1111 ok", ("CREDIT_CARD", "4111.1111.1111.1111")),
         ("iban de89370400440532013000 ok", ("IBAN_CODE", "de89370400440532013000")),
