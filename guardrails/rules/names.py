@@ -28,6 +28,7 @@ ask cc ping tell call dm message meet met invite talk reach loop ty
 manager admin admins engineering marketing product design data ticket tickets issue issues
 oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh um umm uh uhh erm mhm
 rt ff idk imma tryna gonna wanna lmao lmfao smh ikr tho
+tue tues wed weds thu thur thurs fri
 """
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""

@@ -253,6 +253,21 @@ def test_auto_model_is_veilbots_own_then_the_best_installed(monkeypatch, tmp_pat
         resolve_model("auto")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On Tue, Mar 4, 2025 at 9:14 AM Diego Ramírez <diego.r@example.com> wrote:",
+        "On Thu, 6 Mar 2025 at 10:00, Diego Ramírez <diego.r@example.com> wrote:",
+    ],
+)
+def test_a_quoted_mails_weekday_is_no_name(presidio_analyzer, text):
+    # "Tue" and "Thu" are given names in the lexicon: "On <PERSON_1>, Mar 4" reached the model.
+    assert found(presidio_analyzer, text) == [
+        ("PERSON", "Diego Ramírez"),
+        ("EMAIL_ADDRESS", "diego.r@example.com"),
+    ]
+
+
 def test_the_name_rules_read_english_from_the_models_lemmatizer(presidio_analyzer):
     known = lexicon(presidio_analyzer)  # its word lists; the model never runs it
     assert known is not None
