@@ -64,18 +64,6 @@ before "number", "is" or a colon): six to twenty-five letters and digits, four d
 groups (a space only before digits); the check character in brackets with it. The countries
 veilbot checks by their check digits are ``guardrails.rules.national``'s."""
 _NATIONAL_LENGTH = (6, 25)
-
-
-def names_an_id(text: str, start: int) -> bool:
-    """Whether a word at ``start`` is a national number's name with the number after it.
-
-    "His [Aadhaar] is 2345 6789 0123", "Her [NRIC] is S1234567D": the entity model reads the
-    id's name as a person; it says what the value is, and stays.
-    """
-    match = _NATIONAL.match(text, start)
-    return match is not None and _national_value(match.group("v"))
-
-
 _MIN_DIGITS = 4
 _KEY_REACH, _VALUE_REACH = 40, 60
 """How far before a phone candidate a record's word may start, and how far its value runs."""
@@ -190,6 +178,16 @@ def _national_value(value: str) -> bool:
     """Whether ``_NATIONAL``'s value has a national number's length and digits."""
     digits = sum(c.isdigit() for c in value)
     return digits >= _MIN_DIGITS and _NATIONAL_LENGTH[0] <= len(value) <= _NATIONAL_LENGTH[1]
+
+
+def names_an_id(text: str, start: int) -> bool:
+    """Whether a word at ``start`` is a national number's name with the number after it.
+
+    "His [Aadhaar] is 2345 6789 0123", "Her [NRIC] is S1234567D": the entity model reads the
+    id's name as a person; it says what the value is, and stays.
+    """
+    match = _NATIONAL.match(text, start)
+    return match is not None and _national_value(match.group("v"))
 
 
 def starts_at(text: str, start: int) -> bool:
