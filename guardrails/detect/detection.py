@@ -481,6 +481,8 @@ class _Detector:
             return None
         if d.type in ("PERSON", "LOCATION") and precision.named_storm(norm.text, start, end):
             return None
+        if d.type == "PERSON" and precision.said_as_word(norm.text, start, end):
+            return None  # "what does [谢谢] mean?"
         if d.type == "LOCATION" and self._misspelt_abroad(norm.text, start, end):
             return None  # "in questa", "in treno": Italian, not Quetta and Trento
         if d.type == "LOCATION" and self._credential(norm.text, start, end):

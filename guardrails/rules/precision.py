@@ -122,6 +122,32 @@ def is_not_a_name(span: str) -> bool:
     return bool(_CODE_LIKE.search(span)) or _phone_words(span)
 
 
+_CJK_SPAN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff]+")
+_AS_WORD_BEFORE = re.compile(
+    r"(?i:\btranslat\w*|\bhow[ \t]+(?:do|would|to)[ \t]+(?:you[ \t]+|i[ \t]+)?say|\bpronounc\w*"
+    r"|\bmeaning[ \t]+of|\bthe[ \t]+(?:word|phrase|character|characters|term|expression|idiom))"
+    r"[ \t]*[:\"'“‘「『]?[ \t]*\Z"
+)
+"""What asks about the word right after it: "translate", "how do you say", "the word"."""
+_AS_WORD_AFTER = re.compile(r"[\"'”’」』]?[ \t]*(?i:means?|meant|stands[ \t]+for)\b")
+"""What asks about the word right before it: "… mean?"."""
+
+
+def said_as_word(text: str, start: int, end: int) -> bool:
+    """Whether a name in Chinese, Japanese or Korean script is a word the sentence asks about.
+
+    "translate [你好] into English", "what does [谢谢] mean?", "the word [学习]": the script's
+    rule takes any two to four characters for a name, and the model could not answer about a
+    placeholder. A name's possessive stays one ("translate 王伟's message"), and a name the
+    sentence only goes on about stays ("what does 王伟 think", "I met 王伟 in Chinese class").
+    """
+    if _CJK_SPAN.fullmatch(text, start, end) is None or text.startswith(("'s", "’s"), end):
+        return False
+    return bool(
+        _AS_WORD_BEFORE.search(text, max(0, start - 24), start) or _AS_WORD_AFTER.match(text, end)
+    )
+
+
 _STORM_BEFORE = re.compile(r"(?:(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)|Storm)[ \t]+$")
 _STORM_IN = re.compile(r"(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)[ \t]")
 

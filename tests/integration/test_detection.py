@@ -268,6 +268,34 @@ def test_a_quoted_mails_weekday_is_no_name(presidio_analyzer, text):
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please translate 你好 into English",
+        'what does "谢谢" mean?',
+        "The word 学习 means study",
+        "how do you say 사랑 in English?",
+    ],
+)
+def test_a_chinese_or_korean_word_asked_about_is_no_name(presidio_analyzer, text):
+    # Any two to four Han or Hangul characters read as a name: the model was asked what
+    # <PERSON_1> means.
+    assert found(presidio_analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you translate 王伟's message?",
+        "what does 王伟 think?",
+        "I met 王伟 in Chinese class",
+        "王伟 will join the meeting.",
+    ],
+)
+def test_a_chinese_name_beside_words_about_language_stays_a_name(presidio_analyzer, text):
+    assert ("PERSON", "王伟") in found(presidio_analyzer, text)
+
+
 def test_the_name_rules_read_english_from_the_models_lemmatizer(presidio_analyzer):
     known = lexicon(presidio_analyzer)  # its word lists; the model never runs it
     assert known is not None
