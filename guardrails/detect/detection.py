@@ -445,6 +445,8 @@ class _Detector:
                 return None
             if records.names_an_id(norm.text, start):
                 return None  # "His [Aadhaar] is 2345 …": the number's name
+            if d.type == "PERSON" and precision.to_label(norm.text, start, end):
+                return None  # "[Bill] to: Acme Corp"
             if d.type == "PERSON" and _legal_form(norm.text[start:end]):
                 return None  # "Smith & Jones, [Co.]"
             if d.type == "LOCATION" and self._acts(norm.text, start, end):

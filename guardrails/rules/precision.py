@@ -148,6 +148,14 @@ def said_as_word(text: str, start: int, end: int) -> bool:
     )
 
 
+_TO_LABEL = re.compile(r"[ \t]+(?i:to)[ \t]*:")
+
+
+def to_label(text: str, start: int, end: int) -> bool:
+    """Whether a one-word name is a form's label: "[Bill] to:", "[Ship] To:", "[Remit] to:"."""
+    return not any(c.isspace() for c in text[start:end]) and bool(_TO_LABEL.match(text, end))
+
+
 _STORM_BEFORE = re.compile(r"(?:(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)|Storm)[ \t]+$")
 _STORM_IN = re.compile(r"(?i:hurricane|cyclone|typhoon|tropical[ \t]+storm)[ \t]")
 

@@ -296,6 +296,12 @@ def test_a_chinese_name_beside_words_about_language_stays_a_name(presidio_analyz
     assert ("PERSON", "王伟") in found(presidio_analyzer, text)
 
 
+def test_an_invoices_bill_to_label_is_no_name(presidio_analyzer):
+    # The entity model read "Bill" as a person: every invoice's header lost its label.
+    text = "Bill To: Maria Lopez\nShip to: Acme Corp"
+    assert found(presidio_analyzer, text) == [("PERSON", "Maria Lopez")]
+
+
 def test_the_name_rules_read_english_from_the_models_lemmatizer(presidio_analyzer):
     known = lexicon(presidio_analyzer)  # its word lists; the model never runs it
     assert known is not None
