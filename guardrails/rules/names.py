@@ -193,7 +193,7 @@ AFTER_OFFICE = re.compile(
 # word after a handle that is not a plain capitalized name is the sentence going on.
 _HANDLE = (
     rf"(?P<v>{_NOT_COMMON}(?:{_LATIN_CAP}[ \t]+{_NOT_COMMON}{_LATIN_CAP}(?![\w'’\-])"
-    rf"|[^\W\d_]\w*))"
+    rf"|_*[^\W\d_]\w*))"
 )
 _LATIN = r"[A-Za-zÀ-ÖØ-öø-ÿ]"
 _ACCENTED = rf"(?={_LATIN}*[À-ÖØ-öø-ÿ]|{_LATIN}+[ \t]+{_LATIN}*[À-ÖØ-öø-ÿ])"

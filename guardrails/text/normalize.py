@@ -23,8 +23,9 @@ What each construct becomes for the analyzer, and what detection does with it:
   phone number;
 - fullwidth ASCII ("＠", "１９２．１６８", as CJK input methods type them): the ASCII character;
 - HTML escapes (Slack): the character; emphasis markers (``*``, ``_``, ``~``, ``||``) and code
-  backticks: dropped, so ``*Jane Doe*`` reads as a name; code content is kept, and inline
-  code (an identifier, not prose) is remembered so that NER names are not taken from it.
+  backticks: dropped, so ``*Jane Doe*`` reads as a name (not an underscore right after "@":
+  ``@_mike.tyson_`` is a handle); code content is kept, and inline code (an identifier, not
+  prose) is remembered so that NER names are not taken from it.
 """
 
 from __future__ import annotations
@@ -105,7 +106,9 @@ _CONSOLE = re.compile(
     re.DOTALL,
 )
 _GRAMMARS = {"slack": _SLACK, "discord": _DISCORD, "console": _CONSOLE}
-_EMPHASIS = re.compile(r"(?<![\w\\*~|])(\*\*|\*|__|_|~~|~|\|\|)(?=\S)([^\n]+?)(?<=\S)\1(?![\w*~|])")
+_EMPHASIS = re.compile(
+    r"(?<![\w\\*~|@])(\*\*|\*|__|_|~~|~|\|\|)(?=\S)([^\n]+?)(?<=\S)\1(?![\w*~|])"
+)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _ESCAPES = {"&amp;": "&", "&lt;": "<", "&gt;": ">"}
 _STAND_INS = {"role": "@role", "time": "then", "emoji": " ", "command": "/command"}

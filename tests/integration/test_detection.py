@@ -296,6 +296,19 @@ def test_a_chinese_name_beside_words_about_language_stays_a_name(presidio_analyz
     assert ("PERSON", "王伟") in found(presidio_analyzer, text)
 
 
+@pytest.mark.parametrize("platform", ["slack", "discord"])
+@pytest.mark.parametrize(
+    ("text", "handle"),
+    [("his IG is @_mike.tyson_", "_mike.tyson_"), ("follow @__lily__ on insta", "__lily__")],
+)
+def test_a_handle_that_starts_with_an_underscore_is_one_person(
+    presidio_analyzer, platform, text, handle
+):
+    # Its underscores read as emphasis markers ("@" then italic "mike.tyson"): no handle.
+    hits = [(d.type, text[d.start : d.end]) for d in detect(presidio_analyzer, text, platform)]
+    assert hits == [("PERSON", handle)]
+
+
 def test_an_invoices_bill_to_label_is_no_name(presidio_analyzer):
     # The entity model read "Bill" as a person: every invoice's header lost its label.
     text = "Bill To: Maria Lopez\nShip to: Acme Corp"
