@@ -30,6 +30,8 @@ oh ah aha wow yeah yep nope hmm ugh yay lol omg btw fyi imo tbh um umm uh uhh er
 rt ff idk imma tryna gonna wanna lmao lmfao smh ikr tho
 tue tues wed weds thu thur thurs fri
 """
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
+"""Kana, Han and Hangul, for a character class: scripts that do not space their words."""
 COMMON_WORDS = frozenset(STOP_WORDS) | frozenset(_CHAT_WORDS.split())
 """Words that are never a name on their own (lower case)."""
 CONTRACTIONS = frozenset("im ive youre theyre dont didnt doesnt cant wont isnt wasnt".split())

@@ -41,7 +41,7 @@ import phonenumbers
 
 from guardrails.rules import addresses, nino, records
 from guardrails.rules.licences import UK_PATTERN
-from guardrails.rules.names import RELATIVES
+from guardrails.rules.names import CJK, RELATIVES
 
 REGIONS = (
     "US", "CA", "GB", "IE", "DE", "AT", "CH", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "MT",
@@ -59,8 +59,7 @@ _SEP = rf"(?:[ ]*[./{_DASH}][ ]*| +|[ ]*\n[ ]*|(?<=\))|(?=\())"
 # prints Hungarian and Lithuanian numbers.
 _GROUP = r"(?:\(\d{1,5}(?:[ \-]\d{1,4})?\)|\d{1,15})"
 _EXTENSION = r"(?:[ \t]*(?:x|ext\.?|extension|#)[ \t]*\d{1,6}(?![\w@]))?"
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
-_ALPHABETIC = rf"[^\W{_CJK}]"
+_ALPHABETIC = rf"[^\W{CJK}]"
 """A word's character in a script that spaces its words: Chinese, Japanese and Korean glue a
 number to the word before it ("电话13812345678"), which ends there all the same."""
 CANDIDATE = re.compile(

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from guardrails.rules import places
 from guardrails.rules.casing import foreign_function_words
-from guardrails.rules.names import COMMON_WORDS, PARTICLES
+from guardrails.rules.names import CJK, COMMON_WORDS, PARTICLES
 from guardrails.rules.stopwords import STOP_WORDS
 from guardrails.text.spans import Detection
 
@@ -122,7 +122,7 @@ def is_not_a_name(span: str) -> bool:
     return bool(_CODE_LIKE.search(span)) or _phone_words(span)
 
 
-_CJK_SPAN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff]+")
+_CJK_SPAN = re.compile(f"[{CJK}]+")
 _AS_WORD_BEFORE = re.compile(
     r"(?i:\btranslat\w*|\bhow[ \t]+(?:do|would|to)[ \t]+(?:you[ \t]+|i[ \t]+)?say|\bpronounc\w*"
     r"|\bmeaning[ \t]+of|\bthe[ \t]+(?:word|phrase|character|characters|term|expression|idiom))"

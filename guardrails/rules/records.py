@@ -168,9 +168,11 @@ def _records(text: str, start: int, end: int) -> Iterator[tuple[int, int, float]
     for pattern in (_CANDIDATE, _PASSPORT, _NATIONAL) if national else (_CANDIDATE, _PASSPORT):
         for match in pattern.finditer(text, start, end):
             value = match.group("v")
-            if pattern is _NATIONAL and not _national_value(value):
-                continue
-            if sum(c.isdigit() for c in value) >= _MIN_DIGITS:
+            if pattern is _NATIONAL:
+                kept = _national_value(value)
+            else:
+                kept = sum(c.isdigit() for c in value) >= _MIN_DIGITS
+            if kept:
                 yield match.start("v"), match.end("v"), 0.9
 
 

@@ -79,15 +79,16 @@ def fold(norm: Normalized, *also: Callable[[str], Iterator[Edit]]) -> Normalized
     return norm
 
 
-def plain(value: str) -> str:
+def plain(value: str, *also: Callable[[str], Iterator[Edit]]) -> str:
     """A detected value as a reader sees it: hidden characters out, evasion forms folded.
 
     "jane\u200b.doe@…", "j a n e . d o e @ …" and "jane.doe@…" are one value, as are
     "four one five five five five …" and "415 555 …" (``guardrails.vault.linking.identity``).
+    ``also``: as ``fold``'s.
     """
     kept = [i for i, c in enumerate(value) if not INVISIBLE_RE.match(c)]
     text = "".join(value[i] for i in kept)
-    return fold(Normalized(text, kept, [i + 1 for i in kept])).text
+    return fold(Normalized(text, kept, [i + 1 for i in kept]), *also).text
 
 
 def may_hide(text: str) -> bool:

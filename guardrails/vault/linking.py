@@ -2,10 +2,11 @@
 
 ``identity`` is the form a value is looked up by in the vault: the address of a Slack mailto
 link or of one written out ("jane at acme dot com"), the digits of a phone number, the user
-id of a mention; hidden characters, letter spacing and spelled digits folded first
-(``guardrails.text.folding``). ``name_tokens`` are the words of a message looked up as the
-words of a known person's name (``guardrails.rules.parts``), so a later "Jane" reuses the
-placeholder of "Jane Doe", unless two people share the word.
+id of a mention; hidden characters, letter spacing, spelled digits and letters typed for
+digits folded first (``guardrails.text.folding``), as the analysis folds them.
+``name_tokens`` are the words of a message looked up as the words of a known person's name
+(``guardrails.rules.parts``), so a later "Jane" reuses the placeholder of "Jane Doe", unless
+two people share the word.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from guardrails.rules.names import COMMON_WORDS
+from guardrails.rules.ocr import lookalike_digits
 from guardrails.rules.parts import NAME_TOKEN, PROPER, TITLES, written_as_name
 from guardrails.text.folding import plain
 
@@ -33,7 +35,7 @@ def identity(entity_type: str, value: str) -> str:
         return f"<@{mention.group(1)}>"
     if mailto := _MAILTO.fullmatch(value):
         return mailto.group(1) or mailto.group(2)
-    value = plain(value)  # "j a n e @ …", "four one five …": the value a reader sees
+    value = plain(value, lookalike_digits)  # "j a n e @ …", "four one five …", "555-O199"
     if tel := _TEL.fullmatch(value):
         value = tel.group(1)
     if entity_type == "PHONE_NUMBER" or tel:

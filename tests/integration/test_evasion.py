@@ -173,12 +173,14 @@ async def test_a_value_and_its_evasion_forms_share_one_placeholder(
         "Mail jane.doe@example.com or call 415-555-0199, card 4111 1111 1111 1111.",
         "again: jane\u180e.doe@exam\u034fple.com, four one five five five five zero one nine nine",
         "and j a n e . d o e @ e x a m p l e . c o m, 4 1 5 5 5 5 0 1 9 9, 4111/1111/1111/1111",
+        "last: call 4I5-555-O199, card 4111 1111 1111 1l11",
     ]
     redactions = [await guardrail.anonymize(T1, t, platform="slack") for t in turns]
     assert [sorted(r.counts().items()) for r in redactions] == [
         [("CREDIT_CARD", 1), ("EMAIL_ADDRESS", 1), ("PHONE_NUMBER", 1)],
         [("EMAIL_ADDRESS", 1), ("PHONE_NUMBER", 1)],
         [("CREDIT_CARD", 1), ("EMAIL_ADDRESS", 1), ("PHONE_NUMBER", 1)],
+        [("CREDIT_CARD", 1), ("PHONE_NUMBER", 1)],
     ]
     placeholders = {e.placeholder for r in redactions for e in r.entities}
     assert placeholders == {"<EMAIL_ADDRESS_1>", "<PHONE_NUMBER_1>", "<CREDIT_CARD_1>"}
