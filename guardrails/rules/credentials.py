@@ -141,11 +141,17 @@ _URL_USER_CHARS = 90
 _SAID = re.compile(
     r"\b(?:(?:my|the|your|our|his|her|their|a)[ \t]+)?(?:password|passcode|passphrase|pin|pw"
     r"|pwd|(?:door|gate|alarm|access|entry|garage|keypad|lock|safe|locker|building|wifi|wi-fi)"
-    r"[ \t]+code)(?:[ \t]+(?:is|was|will[ \t]+be))?[ \t]+(?P<v>[^\s\"'`,;]{4,128})",
+    r"[ \t]+code|wi-?fi[ \t]+(?:key|pass)|(?P<wifi>wi-?fi)(?![ \t]+(?:pass|code|pin|pw|key)))"
+    r"(?![\w\-])"
+    r"(?:[ \t]+(?:at|for|in|of|on|to)(?:[ \t]+[\w'’]+){1,3}?(?=[ \t]*:|[ \t]+(?:is|was)\b))?"
+    r"(?P<said>[ \t]*:|[ \t]+(?:is|was|will[ \t]+be)(?:[ \t]*:)?)?[ \t]+(?P<v>[^\s\"'`,;]{4,128})",
     re.IGNORECASE,
 )
 """A password or a code that opens something, said in a sentence: "my password is hunter2",
-"the door code is 4471"."""
+"the door code is 4471", "the alarm code for the office is 90210"; the wifi's alone only with
+"is" or a colon ("the wifi at Priya's is hunter2sunshine", "wifi: BlueDog_8812")."""
+_SPEED = re.compile(r"\d+(?:[.,]\d+)?[ \t]*(?:[kmgt]b(?:ps|/s)?|[kmg]hz)", re.IGNORECASE)
+"""A speed or a band ("100Mbps", "5GHz"): what the wifi is, not its password."""
 _CARD_CODE = re.compile(
     r"(?i:\b(?:cvv2?|cvc2?|csc|cvn|(?:card[ \t]+)?(?:security|verification)[ \t]+(?:code"
     r"|number|value))(?:[ \t]+(?:is|was|number|code|no\.?))*[ \t]*[:=#]?[ \t]*)"
@@ -309,8 +315,10 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             words = m["v"].casefold().split()
             if not _PHRASE_STOPS.intersection(words) and not _stand_in(m["v"]):
                 found.append((SECRET if m["seed"] else PASSWORD, *m.span("v")))
-    if english is not None and (said or "code" in folded):
+    if english is not None and (said or "code" in folded or "wi" in folded):
         for m in _SAID.finditer(text):
+            if m["wifi"] and (not m["said"] or _SPEED.match(m["v"])):
+                continue  # "the wifi is 100Mbps", "wifi speeds"
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):
                 found.append((PASSWORD, *span))

@@ -106,6 +106,14 @@ def test_a_login_said_in_one_breath_is_an_account_and_its_password(
         ("security question: first pet's name = Biscuit", "Biscuit"),  # resets the account
         ("security answer: Springfield", "Springfield"),
         ("pw biggreenhat for the guest account", "biggreenhat"),
+        # A code or the wifi's password with where it opens between: they reached the model.
+        ("the alarm code for the office is 90210", "90210"),
+        ("the gate code at Mum's is 1979", "1979"),
+        ("the wifi at Priya's is hunter2sunshine", "hunter2sunshine"),
+        ("wifi: BlueDog_8812", "BlueDog_8812"),
+        ("the wifi password at home is Sunfl0wer22", "Sunfl0wer22"),
+        ("the wifi key is 8812abcd", "8812abcd"),
+        ("door code: 4471", "4471"),
     ],
 )
 def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, password):
@@ -178,6 +186,10 @@ def test_a_key_after_its_word_without_a_colon_is_a_secret(presidio_analyzer, tex
         "the api key rotation happened yesterday",
         "token budget is 4096 per request",
         "the access code is on the fridge",
+        "the wifi at the office is down again",
+        "the wifi is 100Mbps here, 5GHz band",
+        "wifi 6E router is better",
+        "the wifi key is on the router",
     ],
 )
 def test_talk_about_codes_and_keys_stays(presidio_analyzer, text):
