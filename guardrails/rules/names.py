@@ -83,7 +83,7 @@ _MONTH = r"(?i:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 # "It's December 19", "this is Jan 4": a date, not someone introducing themselves; after
 # "it's" a month alone is one too ("It's February!").
 _SELF = (
-    rf"(?i:\bi'm|\bi\s+am|\bthis\s+is|\bit's(?![ \t]+{_MONTH}(?!\w))|\bsigned,?)"
+    rf"(?i:\bi['’]m|\bi\s+am|\bthis\s+is|\bit['’]s(?![ \t]+{_MONTH}(?!\w))|\bsigned,?)"
     rf"(?![ \t]+{_MONTH}[ \t]+\d)"
 )
 # A field label ("Owner: ...") names whoever follows in any case; a role word only a
@@ -248,13 +248,13 @@ WEAK_CONTEXT = re.compile(rf"{_GREETING}[ \t]+{_TWO}")
 """A name after a greeting ("thanks Priya", "hi tom"): in lower case only a name of the lexicon
 that is no English word ("hello dear", "thanks man", "cheers mate" are none)."""
 SELF_CONTEXT = re.compile(
-    rf"{_SELF}[ \t]+(?P<v>[a-zß-öø-ÿ]{{2,}})"
+    rf"(?:{_SELF}|(?i:\bim))[ \t]+(?P<v>[a-zß-öø-ÿ]{{2,}})"
     rf"(?=[ \t]*(?:{_PHRASE_END})|[ \t]+(?:and|from|here|again|btw|with)\b)"
 )
 """One word in lower case after a self-introduction, then the phrase's end ("hey it's priya,",
-"i'm anika and ..."): only a first name common enough to be one in lower case that is no
-English word ("i'm wrong!", "it's fun." are none); a capitalized one is ``NAME_PATTERNS``'s
-``_SELF`` rule's."""
+"i'm anika and ...", "im priya btw"): only a first name common enough to be one in lower case
+that is no English word ("i'm wrong!", "it's fun." are none); a capitalized one is
+``NAME_PATTERNS``'s ``_SELF`` rule's."""
 ASKING_CONTEXT = re.compile(rf"{_ASKING}[ \t]+{_TWO}")
 """A name after a word of asking or meeting ("email tom", "met bob from accounting"): in lower
 case a name of the lexicon, or a first name common enough to be one in lower case though

@@ -69,6 +69,9 @@ def found(analyzer, text, platform="console", policy=None):
         # a name of the lexicon in lower case after a self-introduction
         ("hey it's priya, text me when you land", ("PERSON", "priya")),
         ("i'm anika and i run the data team", ("PERSON", "anika")),
+        # typed without the apostrophe, or with a phone's curly one: it reached the model
+        ("im priya btw, new on the team", ("PERSON", "priya")),
+        ("it’s priya, call me back", ("PERSON", "priya")),
         ("I saw Dr. Jane Lee today", ("PERSON", "Dr. Jane Lee")),
         ("card 1234 5678 9012 347 for the flight", ("CREDIT_CARD", "1234 5678 9012 347")),
     ],
@@ -101,6 +104,8 @@ def test_a_contraction_after_a_greeting_stays_outside_the_name(presidio_analyzer
         "cheers mate, thanks man, that works",
         "it's fine, i'm tired and this is ridiculous lol",
         "i'm sure it's done, this is great news",
+        "im tired and im here again, im fine thanks",
+        "ich bin im garten, wir sind im urlaub",
         "can you Zelle me? or send it via Revolut or Monzo; Klarna says it failed",
     ],
 )
