@@ -243,6 +243,8 @@ _TAIL = re.compile(
     rf"|upon)[ \t]+)?[{_U}][\w'’\-]*){{0,3}})"
 )
 """What may follow a street and number: a unit, then a town or a country after a comma."""
+_TAIL_CODE = re.compile(r"[ \t]+(?:\d{4,6}|\d{3}-\d{4})(?![\w\-]|[.,]\d|[ \t]+\d)")
+"""The postcode after a street's town, where the code follows the town."""
 
 
 _LOWER_TYPE = (
@@ -335,17 +337,31 @@ def postal_code_at(text: str, start: int) -> bool:
 _AU_STATES = r"(?:NSW|VIC|QLD|SA|WA|TAS|ACT|NT)"
 _TOWN_POSTCODE = re.compile(
     rf"(?<![\w\-])(?P<town>{_TOWN}),?[ \t]+(?:(?P<state>{_AU_STATES}),?[ \t]+(?P<au>\d{{4}})"
-    r"|(?:[\-–][ \t]*)?(?P<pin>[1-9]\d{5}))(?![\w\-]|[.,]\d|[ \t]+\d)"
+    r"|(?:[\-–][ \t]*)?(?P<pin>[1-9]\d{5})|(?P<jp>\d{3}-\d{4})|(?P<five>\d{5}))"
+    r"(?![\w\-]|[.,]\d|[ \t]+\d)"
 )
 """A known town and its postcode after it, where the code follows the town: Australia's state
-and four digits ("Parramatta NSW 2150"), and the six-digit codes of India, China, Russia or
+and four digits ("Parramatta NSW 2150"), the six-digit codes of India, China, Russia or
 Singapore ("Mumbai 400053", "Mumbai - 400053", "Singapore 018956" has a leading 0 and is the
-code's own country's)."""
+code's own country's), Japan's ("Tokyo 150-0002") and the five-digit codes of Indonesia,
+Kenya, Malaysia, Mexico, Thailand, Turkey, the US and others ("Jakarta 10220")."""
+_ADDRESS_PART = re.compile(r",[ \t]*\Z")
+_CODE_ENDS = re.compile(r"[ \t]*(?:$|[,;)\n]|\.(?!\d))", re.MULTILINE)
 
 
 def town_postcodes(text: str) -> Iterator[tuple[int, int, float]]:
-    """``(start, end, score)`` of each known town with its postcode after it."""
+    """``(start, end, score)`` of each known town with its postcode after it.
+
+    Five digits after a town are its postcode only as the last part of an address: after a
+    comma, or where the line or the phrase ends ("…, Nairobi 00100"); "Tokyo 20000 fans" is
+    a count.
+    """
     for match in _TOWN_POSTCODE.finditer(text):
+        if match.group("five") and not (
+            _ADDRESS_PART.search(text, max(0, match.start() - 4), match.start())
+            or _CODE_ENDS.match(text, match.end())
+        ):
+            continue
         words = match.group("town").split()
         for n in range(len(words)):  # "Near Parramatta NSW 2150": the town ends the run
             if _place(" ".join(words[n:])):
@@ -434,7 +450,10 @@ def _unit_start(text: str, start: int) -> int:
 
 
 def _with_tail(text: str, end: int) -> int:
-    """``end`` moved over the town and country an address goes on with ("…, Bonn, Germany")."""
+    """``end`` moved over the town, postcode and country an address goes on with.
+
+    "…, Bonn, Germany", "…, Jakarta 10220, Indonesia".
+    """
     for _ in range(2):
         tail = _TAIL.match(text, end)
         if tail is None:
@@ -446,6 +465,8 @@ def _with_tail(text: str, end: int) -> int:
         if not known:
             break
         end = tail.start("place") + words[known - 1][1]
+        code = _TAIL_CODE.match(text, end)
+        end = code.end() if code else end  # "…, Kuala Lumpur 50450, Malaysia"
     return end
 
 

@@ -238,6 +238,14 @@ def test_a_malay_or_indonesian_street_and_its_number_are_one_place(
         ),
         ("courier to Andheri West, Mumbai 400053 please", "Mumbai 400053"),
         ("office: Pune - 411001", "Pune - 411001"),
+        # the five-digit and Japanese codes after the town went in clear
+        ("my office is Jl. Sudirman 5, Jakarta 10220", "Jl. Sudirman 5, Jakarta 10220"),
+        (
+            "the office: 12 Jalan Ampang, Kuala Lumpur 50450, Malaysia",
+            "12 Jalan Ampang, Kuala Lumpur 50450, Malaysia",
+        ),
+        ("ship to PO Box 4412, Nairobi 00100", "PO Box 4412, Nairobi 00100"),
+        ("the hotel is 1-2-3 Shibuya, Tokyo 150-0002", "Tokyo 150-0002"),
         ("〒150-0002 東京都渋谷区渋谷2-21-1 まで", "〒150-0002 東京都渋谷区渋谷2-21-1"),
         ("ship to 北京市朝阳区建国路88号 thanks", "北京市朝阳区建国路88号"),
         ("my address is 서울특별시 강남구 테헤란로 123", "서울특별시 강남구 테헤란로 123"),
@@ -251,7 +259,12 @@ def test_an_address_whose_postcode_follows_the_town_is_one_place(presidio_analyz
 
 @pytest.mark.parametrize(
     "text",
-    ["we sold 123456 units in Paris last year", "the Paris 2024 games", "room 4.12, NSW 2150"],
+    [
+        "we sold 123456 units in Paris last year",
+        "the Paris 2024 games",
+        "room 4.12, NSW 2150",
+        "Tokyo 20000 fans came to the game",
+    ],
 )
 def test_a_town_before_a_number_that_is_no_postcode_keeps_the_number(presidio_analyzer, text):
     found = [text[d.start : d.end] for d in detect(presidio_analyzer, text, "console")]
