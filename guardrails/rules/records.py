@@ -27,20 +27,22 @@ _OWNER = (
     r"(?:patient|member|membership|customer|client|employee|emp|staff|student|subscriber"
     r"|beneficiary|insurance|insured|policy(?:holder)?|account|acct|acc|claim|chart"
     r"|(?:medical|health)[ \t]+record|(?:health|care|medicare|medicaid|green)[ \t]+card|record|nhs"
-    r"|tax|passport)"
+    r"|medicare|tax(?:[ \t]+file)?|passport)"
 )
 _ID_WORD = r"(?:id|identifier|number|num|nr|no\.?|#|:)"
 _KEY = (
-    rf"(?i:\b(?:MRN|TIN|acct)\b(?:[ \t]*{_ID_WORD})*|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
+    rf"(?i:\b(?:MRN|TIN|acct|sort[ \t]+code|BSB|routing|ABA)\b(?:[ \t]*{_ID_WORD})*"
+    rf"|\b{_OWNER}(?:[ \t]*{_ID_WORD})+)"
     r"(?:[ \t]*(?i:is|was|=))?[ \t]*"
 )
 _CANDIDATE = re.compile(
     rf"{_KEY}(?P<v>(?:[A-Za-z]{{1,4}}[ \-]?)?\d(?:-?\d){{2,19}}(?:[ ]\d{{3,6}}){{0,3}}"
-    r"(?:-?[A-Za-z]{1,3})?)(?![\w\-]|[.,/:]\d)"
+    r"(?:[ ]\d(?![\w\-]|[.,/:]\d))?(?:-?[A-Za-z]{1,3})?)(?![\w\-]|[.,/:]\d)"
 )
 """A record's word, what may stand between it and its number ("patient id: ", "MRN ", "acct
-# ", "NHS number "), and the number: digit groups joined by hyphens or spaced in threes and
-more."""
+# ", "NHS number ", "tax file number ", and a bank's branch: "sort code ", "BSB ", "routing
+number "), and the number: digit groups joined by hyphens or spaced in threes and more, and
+a last digit alone (an Australian Medicare card's "2123 45670 1")."""
 _PASSPORT = re.compile(
     rf"(?i:\bpassport(?:[ \t]*{_ID_WORD})*(?:[ \t]*(?:is|was|=))?[ \t]*)"
     r"(?P<v>(?=[A-Z0-9]*\d[A-Z0-9]*\d)[A-Z0-9]{6,12})(?![\w\-])"

@@ -38,6 +38,12 @@ def found(analyzer, text):
         ("my UTR is 1234567890", "1234567890"),  # a UK taxpayer's reference
         ("her green card number is SRC1234567890", "SRC1234567890"),
         ("A-number A012345678", "A012345678"),  # a US alien registration number
+        # a bank's branch beside the account, and numbers read as phone numbers
+        ("sort code 20-45-67 account 41234567", "20-45-67"),
+        ("BSB 062-000 acct 12345678", "062-000"),
+        ("routing number 021000021 account 1234567890", "021000021"),
+        ("my medicare number is 2123 45670 1", "2123 45670 1"),  # the last digit went in clear
+        ("tax file number 123 456 782", "123 456 782"),
     ],
 )
 def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, text, value):
@@ -54,6 +60,7 @@ def test_a_number_named_as_a_persons_record_is_an_id_number(presidio_analyzer, t
         "I have a number 5 in mind and a number 12345 too",  # "a number" is no A-number
         "my passport expired, passport 2024 renewal",  # a year is no passport's number
         "the serial is 1EG4TE5MK73",  # a Medicare number's shape, undashed and unnamed
+        "the routing table has 3 entries, sort code and account number to follow",
     ],
 )
 def test_record_words_without_a_record_number_stay(presidio_analyzer, text):
