@@ -479,7 +479,10 @@ class _Detector:
                 return None  # "Senior Vice President of": a title, though "Vice" is a surname
         if end <= start or self._policy.allows(norm.text[start:end]):
             return None
-        if d.type in ("PERSON", "LOCATION") and precision.is_product(norm.text[start:end]):
+        if d.type in ("PERSON", "LOCATION") and (
+            precision.is_product(norm.text[start:end])
+            or precision.in_joined_product(norm.text, start, end)  # "[Marks] & Spencer"
+        ):
             return None
         if d.type in ("PERSON", "LOCATION") and precision.named_storm(norm.text, start, end):
             return None

@@ -110,9 +110,11 @@ COMPANY_WORDS = frozenset(
 )
 """Words after a capitalized name that make it a company, not a person ("Morgan Stanley Bank")."""
 LEGAL_FORMS = frozenset(
-    "corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa nv bv co holdings".split()
+    "corp corporation inc incorporated ltd limited llc llp plc gmbh ag sa nv bv co holdings"
+    " kg ohg sarl sas spa srl pty pllc".split()
 )
-"""Words that end a company's registered name ("JP Morgan Asian Investment Trust Plc")."""
+"""Words that end a company's registered name ("JP Morgan Asian Investment Trust Plc",
+"Müller & Söhne GmbH"); not "AS", "AB" or "Oy", which are words ("Tom Jones As I said")."""
 CLUB_WORDS = frozenset("united city fc afc rovers athletic wanderers albion".split())
 """Words after a town that make it a sports club ("Manchester United", "Birmingham City")."""
 ORGANIZATION_WORDS = COMPANY_WORDS | frozenset(

@@ -757,8 +757,10 @@ _EMPLOYED_BY = re.compile(
     r"\b(?:work(?:s|ed|ing)?[ \t]+for|employed[ \t]+by)[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
 )
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
-_FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([A-Za-z]+\.?)")
-_RUN_ON = re.compile(r"(?:[ \t]+(?:[A-Z][A-Za-z]*|&)){0,4}[ \t]+(?P<last>[A-Z][A-Za-z]*)\b")
+_CAP_WORD = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*"
+"""A capitalized word, accented letters in it ("Söhne", "Élan")."""
+_FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([^\W\d_]+\.?)")
+_RUN_ON = re.compile(rf"(?:[ \t]+(?:{_CAP_WORD}|&)){{0,4}}[ \t]+(?P<last>{_CAP_WORD})\b")
 
 
 def _foreign_word(word: str) -> bool:

@@ -544,10 +544,26 @@ def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
         "Trendspotting with Louis Vuitton today",
         "Morgan Stanley's income nearly doubles",
         "Follow @Reuters for updates",
+        # firms of two names and "&": each name alone went as a person
+        "Procter & Gamble makes it and Marks & Spencer sells it",
+        "Smith & Wesson, audited by Ernst & Young",
+        "the invoice from Müller & Söhne GmbH is overdue",  # a legal form after accents
+        "Rossi & Figli SpA sent it",
     ],
 )
 def test_products_and_companies_are_not_people(presidio_analyzer, text):
     assert found(presidio_analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("Anna & Tom are coming", ["Anna", "Tom"]),
+        ("Tom Marks & Anna Spencer are here", ["Tom Marks", "Anna Spencer"]),
+    ],
+)
+def test_two_people_joined_by_an_ampersand_stay_people(presidio_analyzer, text, people):
+    assert found(presidio_analyzer, text) == [("PERSON", p) for p in people]
 
 
 @pytest.mark.parametrize(
