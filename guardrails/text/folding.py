@@ -14,8 +14,8 @@ with placeholders in it.
   belongs to the character before it, so a span that ends there takes it along);
 - digit groups joined by ``/``, ``_``, ``|``, ``,``, ``;``, ``:`` or ``*`` that hold a card's
   13 to 19 digits ("4111/1111/1111/1111"): the joiners read as spaces;
-- digits spelled out, seven or more in a row ("four one five five five five zero ..."):
-  each word reads as its digit, the separators dropped;
+- digits spelled out, seven or more in a row ("four one five five five five zero ...",
+  "oh seven seven double oh 123456"): each word reads as its digits, the separators dropped;
 - letter and digit spacing, four or more single characters in a row ("j a n e . d o e @ …",
   "4 1 5 5 5 5 0 1 9 9"): the single spaces dropped; a wider gap, or a capital after a small
   letter ("J a n e D o e"), stays one space, so the words stay words. Digits that count
@@ -48,7 +48,12 @@ _DIGIT_WORDS = {
     "zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4",
     "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
 }  # fmt: skip
-_DIGIT_WORD = re.compile(r"\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|\d)\b", re.I)
+_DIGIT_WORD = re.compile(
+    r"\b(?:(?P<times>double|triple)[ \t]+)?"
+    r"(?P<w>zero|oh|o|one|two|three|four|five|six|seven|eight|nine)\b|\b\d{1,6}\b",
+    re.I,
+)
+_TIMES = {"double": 2, "triple": 3}
 _SPACED = re.compile(r"(?<!\S)\S \S \S")
 _DIGIT_GAP = re.compile(r"[ \t]*[,\-.]?[ \t]*")
 _TOKEN = re.compile(r"\S+")
@@ -147,15 +152,27 @@ def _spelled_digits(text: str) -> Iterator[Edit]:
 
 
 def _spelled_run(run: list[re.Match[str]]) -> Iterator[Edit]:
-    """A run of digit words and digits: each word its digit, the gaps dropped."""
-    if sum(not w.group().isdigit() for w in run) < 3 or len(run) < MIN_SPELLED:
+    """A run of digit words and digits: each word its digits, the gaps dropped.
+
+    "double oh" and "triple five" say a digit twice or three times, as numbers are read
+    out in Britain and India; groups of digits may stand between the words ("oh seven
+    seven double oh 123456").
+    """
+    if sum(w["w"] is not None for w in run) < 3 or sum(len(_read(w)) for w in run) < MIN_SPELLED:
         return
     for i, word in enumerate(run):
-        value = word.group()
-        if not value.isdigit():
-            yield word.start(), word.end(), _DIGIT_WORDS[value.lower()]
+        if word["w"] is not None:
+            yield word.start(), word.end(), _read(word)
         if i + 1 < len(run) and word.end() < run[i + 1].start():
             yield word.end(), run[i + 1].start(), ""
+
+
+def _read(word: re.Match[str]) -> str:
+    """The digits a word of ``_DIGIT_WORD`` stands for."""
+    if word["w"] is None:
+        return word.group()
+    times = _TIMES[word["times"].lower()] if word["times"] else 1
+    return _DIGIT_WORDS[word["w"].lower()] * times
 
 
 def _spacing(text: str) -> Iterator[Edit]:

@@ -45,6 +45,7 @@ EVASIONS = [
     ("call me at 4 1 5 5 5 5 0 1 9 9 tonight", "4155550199"),
     ("call me at four one five five five five zero one nine nine tonight", "4155550199"),
     ("call me at four-one-five, five five five, zero one nine nine", "4155550199"),
+    ("call me on oh seven seven double oh 900123 tonight", "07700900123"),
     ("card 4111/1111/1111/1111 thanks", "4111111111111111"),
     ("card 4111\u03011111\u03011111\u03011111 thanks", "4111111111111111"),
     ("card 4\u03361\u03361\u03361\u0336 1111 1111 1111 thanks", "4111111111111111"),

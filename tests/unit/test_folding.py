@@ -39,6 +39,16 @@ def original_of(text: str, norm, word: str) -> str:
             "4155550199",
             "Four-One-Five, five five five, oh one nine nine",
         ),
+        (
+            "call oh seven seven double oh 123456 now",  # its area code had stayed in clear
+            "07700123456",
+            "oh seven seven double oh 123456",
+        ),
+        (
+            "ring nine eight triple four five six seven eight two",
+            "9844456782",
+            "nine eight triple four five six seven eight two",
+        ),
         ("card 4111/1111/1111/1111 ok", "4111 1111 1111 1111", "4111/1111/1111/1111"),
         ("card 4111|1111|1111|1111 ok", "4111 1111 1111 1111", "4111|1111|1111|1111"),
         (
@@ -72,6 +82,7 @@ def test_hidden_text_in_tag_characters_is_read_and_a_run_inside_a_word_joins_it(
         "on 12/05/2020 at 10:30:45",  # dates and times keep their slashes
         "I am a b c",  # three single letters are words
         "one two three",  # counting, not a number
+        "double five and triple seven at table 12",
         "a b c ef and 1 2 3",
         "Rate it 1 2 3 4 5 6 7 8 9 10 please",  # a scale counts
         "count down 9 8 7 6 5 4 3 2 1 0",
