@@ -150,6 +150,14 @@ _SAID = re.compile(
 """A password or a code that opens something, said in a sentence: "my password is hunter2",
 "the door code is 4471", "the alarm code for the office is 90210"; the wifi's alone only with
 "is" or a colon ("the wifi at Priya's is hunter2sunshine", "wifi: BlueDog_8812")."""
+_SAID_AGAIN = re.compile(
+    r"(?i:\b(?:(?:and[ \t]+|now[ \t]+|so[ \t]+)?it['’]s|it[ \t]+is|(?:the[ \t]+)?new[ \t]+one"
+    r"(?:[ \t]+is|['’]s)|now[ \t]+it[ \t]+is)(?:[ \t]*:)?)[ \t]+(?P<v>[^\s\"'`,;]{4,128})"
+)
+"""A password given after it was named, in words that point back to it: "can you reset my
+password? it's Winter2024!", "my old password was … and the new one is Autumn#99"."""
+_POINTED_BACK = 80
+"""How far before "it's" the password's word may stand."""
 _SPEED = re.compile(r"\d+(?:[.,]\d+)?[ \t]*(?:[kmgt]b(?:ps|/s)?|[kmg]hz)", re.IGNORECASE)
 """A speed or a band ("100Mbps", "5GHz"): what the wifi is, not its password."""
 _CARD_CODE = re.compile(
@@ -322,6 +330,12 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
             span = _trimmed(text, *m.span("v"))
             if span is not None and _unguessable(text[span[0] : span[1]], english):
                 found.append((PASSWORD, *span))
+    if english is not None and said:
+        for m in _SAID_AGAIN.finditer(text):
+            named = _PASSWORD_NAMED.search(text, max(0, m.start() - _POINTED_BACK), m.start())
+            span = _trimmed(text, *m.span("v"))
+            if named and span and _strong(text[span[0] : span[1]], english):
+                found.append((PASSWORD, *span))
     if "/home/" in text or "/Users/" in text or "\\" in text:
         for m in _HOME.finditer(text):
             home = m["v"]
@@ -462,6 +476,22 @@ def _stand_in(value: str) -> bool:
         or value.casefold() in _NO_VALUE
         or _KEY_WORDS.fullmatch(value) is not None
     )
+
+
+_PASSWORD_NAMED = re.compile(r"(?i:\b(?:password|passcode|passphrase|pin|pw|pwd)\b)")
+_SYMBOL = re.compile(r"[^\w\s]")
+
+
+def _strong(value: str, english: English) -> bool:
+    """Whether a value pointed back to as a password has a password's shape.
+
+    Letters with a digit or a symbol ("Winter2024!", "Autumn#99"), or digits alone for a pin:
+    "it's fine", "it's 5 minutes", "it's Tuesday" are none.
+    """
+    if not _unguessable(value, english):
+        return False
+    letters, digits = _LETTER.search(value), _DIGIT.search(value)
+    return bool(letters and (digits or _SYMBOL.search(value.rstrip(".!?"))) or value.isdigit())
 
 
 def _unguessable(value: str, english: English) -> bool:

@@ -114,10 +114,19 @@ def test_a_login_said_in_one_breath_is_an_account_and_its_password(
         ("the wifi password at home is Sunfl0wer22", "Sunfl0wer22"),
         ("the wifi key is 8812abcd", "8812abcd"),
         ("door code: 4471", "4471"),
+        # given after it was named: half of the first went as a person, the rest in clear
+        ("can you reset my password? it's Winter2024!", "Winter2024!"),
+        ("I changed my password, now it's Blue-Falcon77", "Blue-Falcon77"),
+        ("pin reset, it's 4471", "4471"),
     ],
 )
 def test_a_password_said_in_a_sentence_is_redacted(presidio_analyzer, text, password):
     assert kinds(presidio_analyzer, text, "PASSWORD") == [password]
+
+
+def test_the_new_password_after_the_old_one_is_redacted_too(presidio_analyzer):
+    text = "my old password was Summer2023 and the new one is Autumn#99"
+    assert kinds(presidio_analyzer, text, "PASSWORD") == ["Summer2023", "Autumn#99"]
 
 
 @pytest.mark.parametrize(
@@ -190,6 +199,9 @@ def test_a_key_after_its_word_without_a_colon_is_a_secret(presidio_analyzer, tex
         "the wifi is 100Mbps here, 5GHz band",
         "wifi 6E router is better",
         "the wifi key is on the router",
+        "my password expired and it's annoying",
+        "password reset done, it's working now",
+        "what's the wifi password? it's on the router",
     ],
 )
 def test_talk_about_codes_and_keys_stays(presidio_analyzer, text):
