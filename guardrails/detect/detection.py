@@ -473,6 +473,8 @@ class _Detector:
             if "/@" in norm.text[start:end]:
                 return None  # "tiktok.com/@jane.doe88": a profile's handle, no address
             start = precision.trim_email(norm.text, start, end)
+        if d.type == "PERSON" and credentials.url_host(norm.text, start - 1):
+            return None  # "postgres://admin:S3cr3t!@[db.internal]": a host, not an account
         if d.type == "PERSON" and not _marked(norm.text, start):  # "@VICE" is an account
             end = _before_role(norm.text, start, end)  # "Milson Mundim[ - Associate]"
             if names.role(norm.text[start:end]):

@@ -133,10 +133,10 @@ _CODE = re.compile(r"[(\[]|^[a-z_]\w*(?:\.[A-Za-z_]\w*)+$|://")
 _RANDOM = re.compile(r"[\w\-+/=.~:]+")
 _AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Digest)[ \t]+", re.IGNORECASE)
 _URL_LOGIN = re.compile(
-    r"\b[a-z][a-z0-9+.\-]{1,20}://(?P<u>[^\s:/@\"'<>]{1,64}):(?P<v>[^\s:/@\"'<>;]{1,128})@[\w\-]+",
+    r"\b[a-z][a-z0-9+.\-]{1,20}://(?P<u>[^\s:/@\"'<>]{0,64}):(?P<v>[^\s:/@\"'<>;]{1,128})@[\w\-]+",
     re.IGNORECASE,
 )
-_URL_USER = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:$", re.IGNORECASE)
+_URL_USER = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{0,64}:$", re.IGNORECASE)
 _URL_USER_CHARS = 90
 _SAID = re.compile(
     r"\b(?:(?:my|the|your|our|his|her|their|a)[ \t]+)?(?:password|passcode|passphrase|pin|pw"
@@ -295,7 +295,7 @@ def read_all(text: str, english: English | None) -> tuple[tuple[str, int, int, f
     for m in _URL_LOGIN.finditer(text) if "://" in text and "@" in text else ():
         if _TEMPLATE.search(m["v"]) is None and not m["v"].isdigit():  # "${PASS}", a port
             found.append((PASSWORD, *m.span("v")))
-            if m["u"].casefold() not in _SHARED_HOMES and not _stand_in(m["u"]):
+            if m["u"] and m["u"].casefold() not in _SHARED_HOMES and not _stand_in(m["u"]):
                 found.append((USERNAME, *m.span("u")))  # "https://jdoe:…@github.com"
     folded = text.casefold()
     said = any(word in folded for word in ("pass", "pw", "pin"))
@@ -382,6 +382,21 @@ def _shaped(text: str) -> Iterator[tuple[int, int]]:
             start -= 1
         if start == 0 or not _TOKEN_CHAR.match(text, start - 1):
             yield start, token.end()
+
+
+_URL_LOGIN_BEFORE = re.compile(
+    r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{0,64}:[^\s:/@\"'<>;]{1,128}\Z", re.IGNORECASE
+)
+
+
+def url_host(text: str, at: int) -> bool:
+    """Whether the "@" at ``at`` ends a URL's login, so a host follows (``://user:pw@<host>``).
+
+    The handle rule reads ``@host`` there as an account.
+    """
+    reach = _URL_USER_CHARS + _MAX_VALUE
+    before = _URL_LOGIN_BEFORE.search(text, max(0, at - reach), at)
+    return at >= 0 and text.startswith("@", at) and before is not None
 
 
 def url_login(text: str, start: int) -> bool:

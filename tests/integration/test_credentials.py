@@ -78,6 +78,18 @@ def test_a_value_after_its_key_is_redacted(presidio_analyzer, text, kind, value)
 
 
 @pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("postgres://admin:S3cr3t!@db.internal:5432/app", "S3cr3t!"),
+        ("REDIS_URL=redis://:Xk9pQ2mL@redis.internal:6379", "Xk9pQ2mL"),  # no user: it leaked
+    ],
+)
+def test_a_urls_password_is_hidden_and_its_host_stays(presidio_analyzer, text, password):
+    # The host after "!@" went as a person's handle.
+    assert found(presidio_analyzer, text) == [("PASSWORD", password)]
+
+
+@pytest.mark.parametrize(
     ("text", "user", "password"),
     [
         ("login snoop pw biggreenhat", "snoop", "biggreenhat"),
