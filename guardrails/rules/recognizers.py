@@ -670,7 +670,7 @@ def build_recognizers(
         _NEVER,
         0.0,
         finder=functools.partial(_url_people, full_name),
-        needs=re.compile(":"),
+        needs=re.compile(r"[:/]|\.(?:github|gitlab|substack|netlify|vercel|wordpress)\."),
     )
     word_at = Rule(
         "EMAIL_ADDRESS",

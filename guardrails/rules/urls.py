@@ -40,7 +40,13 @@ _NOT_ACCOUNT = frozenset(
     marketplace sponsors collections notifications pulls issues in p d s i share intent
     watch hashtag status""".split()
 )
-_URL = re.compile(r"https?://(?P<host>[\w.\-]+)(?::\d+)?(?P<path>/[^\s<>|()\[\]\"'`]*)?", re.I)
+_URL = re.compile(
+    r"(?:(?P<scheme>https?://)|(?<![\w.@/:\-]))(?P<host>[\w\-]+(?:\.[\w\-]+)+)(?::\d+)?"
+    r"(?P<path>/[^\s<>|()\[\]\"'`]*)?",
+    re.I,
+)
+"""A URL, or a link typed without its scheme ("github.com/janedoe"), read only on the hosts
+above: "file.py/…" or "e.g." are no links."""
 _SEGMENT = re.compile(r"[^/?#&=]+")
 _NAME_SHAPE = re.compile(r"[A-Za-zÀ-ÿ]{2,}(?:[\-._][A-Za-zÀ-ÿ]{2,}){1,2}")
 
@@ -52,9 +58,16 @@ def personal_parts(text: str, is_name: NameCheck | None = None) -> Iterator[tupl
     """``(start, end)`` of each personal part of each URL in ``text``."""
     for url in _URL.finditer(text):
         host = url.group("host").lower().removeprefix("www.")
+        if not url.group("scheme") and not _known_host(host):
+            continue
         yield from _subdomain(url, host)
         if url.group("path"):
             yield from _path(url, host, is_name)
+
+
+def _known_host(host: str) -> bool:
+    """Whether a host is one of ``ACCOUNT_HOSTS`` or a page on one of ``PAGE_HOSTS``."""
+    return host in ACCOUNT_HOSTS or host.partition(".")[2] in PAGE_HOSTS
 
 
 def _subdomain(url: re.Match[str], host: str) -> Iterator[tuple[int, int]]:

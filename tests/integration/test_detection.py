@@ -72,6 +72,8 @@ def found(analyzer, text, platform="console", policy=None):
         # typed without the apostrophe, or with a phone's curly one: it reached the model
         ("im priya btw, new on the team", ("PERSON", "priya")),
         ("it’s priya, call me back", ("PERSON", "priya")),
+        # a profile link typed without its scheme
+        ("my github is github.com/priyaraman", ("PERSON", "priyaraman")),
         ("I saw Dr. Jane Lee today", ("PERSON", "Dr. Jane Lee")),
         ("card 1234 5678 9012 347 for the flight", ("CREDIT_CARD", "1234 5678 9012 347")),
     ],
