@@ -108,12 +108,14 @@ _SECRET_KEY = (
 _KEYED = re.compile(
     rf"(?<![A-Za-z])(?:(?P<password>{_PASSWORD_KEY})|(?P<user>{_USER_KEY}|user)"
     rf"|(?P<secret>{_SECRET_KEY}))(?![A-Za-z])(?P<suffix>[_.\-][A-Za-z]\w{{0,30}})?"
-    r"[\"'\]]{0,2}(?:[ \t]{0,3}(?::=|=>|===?|!==?|[:=])[ \t]{0,3}@?|[ \t]+@?(?=[\"'`]))",
+    r"[\"'\]]{0,2}(?:[ \t]{0,3}(?::=|=>|===?|!==?|[:=])[ \t]{0,3}@?|[ \t]+@?(?=[\"'`])"
+    r"|[ \t]+(?:to|as)[ \t]+(?=[\"'`]))",
     re.IGNORECASE,
 )
 """A key, maybe a suffix of its name (``api_key_prod``), and what gives it its value: a colon,
-an equals sign, a comparison (``if (password == "…")``), or a blank before a quote
-(``password "…"``); ``_value`` reads what follows."""
+an equals sign, a comparison (``if (password == "…")``), a blank before a quote (``password
+"…"``), or "to" or "as" before one ("set SMTP_PASS to 'Gr33nTea!'"); ``_value`` reads what
+follows."""
 _LITERAL = rf"(?P<q>[\"'`])(?P<v>[^\"'`\n]{{1,{_MAX_VALUE}}})(?P=q)"
 """A quoted value on one line: ``v`` inside the quote ``q``."""
 _COMPARED = re.compile(

@@ -71,6 +71,9 @@ def test_a_private_key_block_is_one_secret(presidio_analyzer):
         ('password "Zebra-Crossing-7";', "PASSWORD", "Zebra-Crossing-7"),
         ('api_key_prod = "k3yV4lu3-9000"', "SECRET", "k3yV4lu3-9000"),
         ("stripe_secret: 'open sesame now'", "SECRET", "open sesame now"),
+        # "to" or "as" before the quote: the value went in clear
+        ("set SMTP_PASS to 'Gr33nTea!' in the .env", "PASSWORD", "Gr33nTea!"),
+        ('export the api key as "sk-live-9f8e7d6c5b4a"', "SECRET", "sk-live-9f8e7d6c5b4a"),
     ],
 )
 def test_a_value_after_its_key_is_redacted(presidio_analyzer, text, kind, value):
