@@ -272,7 +272,7 @@ class _Detector:
         found += self._fields(norm)
         merged = merge_overlaps(self._markup(precision.merge_names(found, text), norm), text)
         merged = precision.merge_places(merged, text)
-        listed = self._listed(merged, text, norm)
+        listed = self._listed(merged, text, norm) + self._paired(merged, text, norm)
         if listed:
             merged = merge_overlaps([*merged, *listed], text)
         form = self._people.link_form if self._people else None
@@ -299,6 +299,22 @@ class _Detector:
             and not (d.type == "PERSON" and names.role(text[d.start : d.end]))  # "Analyst"
             and not protected.overlaps(d.start, d.end)
             and not self._policy.allows(text[d.start : d.end])
+        ]
+
+    def _paired(self, found: list[Detection], text: str, norm: Normalized) -> list[Detection]:
+        """First names joined to a found person by "and", "&" or "or" (``people.paired``).
+
+        English only (the lexicon's first names are read as English reads them); not inside
+        markup that is never redacted, nor a value the policy allows.
+        """
+        if self._people is None or self._policy.language != ENGLISH:
+            return []
+        protected = Ranges(norm.protected)
+        people = [(d.start, d.end) for d in found if d.type == "PERSON"]
+        return [
+            Detection("PERSON", start, end, lists.SCORE)
+            for start, end in self._people.paired(text, people)
+            if not protected.overlaps(start, end) and not self._policy.allows(text[start:end])
         ]
 
     def _fields(self, norm: Normalized) -> list[Detection]:

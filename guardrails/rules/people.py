@@ -31,7 +31,7 @@ import functools
 import gzip
 import re
 import unicodedata
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -461,6 +461,37 @@ class PeopleFinder:
         words = _WORDS.findall(text[start:end])
         return not places.known_place(text[start:end]) and not any(self.listed(w) for w in words)
 
+    def paired(self, text: str, people: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of each first name joined to a found person by "and", "&" or "or".
+
+        "Shreya and [Aarav] from Bengaluru", "[Aarav] & Shreya": a capitalized word that is
+        no English word ("and Development", "and Will" stay), no common word and no known
+        place ("Maria and Jordan": a country as often), not already part of a finding, with
+        no figure or capitalized word after it ("and Eyrarodda 66", "and Bridgton Junction")
+        and no company word after the pair ("Brown and Abt Associates").
+        The model reads each name of such a pair by its own context and misses one now and
+        then.
+        """
+        taken = sorted(people)
+        for start, end in taken:
+            for match in (
+                _PAIRED_AFTER.match(text, end),
+                _PAIRED_BEFORE.search(text, max(0, start - 40), start),
+            ):
+                if match is None:
+                    continue
+                word = match.group("v")
+                first, last = match.span("v")
+                if (
+                    _NAME_GOES_ON.match(text, last) is None
+                    and not _company_after(text, max(end, last))
+                    and not self.english(word)
+                    and _key(word) not in COMMON_WORDS
+                    and not places.known_place(word)
+                    and not any(a < last and first < b for a, b in taken)
+                ):
+                    yield first, last
+
     def company(self, text: str, end: int) -> bool:
         """Whether a company word follows ``end`` ("Miller Ltd", "Russell Investments")."""
         return _company_after(text, end)
@@ -757,6 +788,11 @@ _EMPLOYED_BY = re.compile(
     r"\b(?:work(?:s|ed|ing)?[ \t]+for|employed[ \t]+by)[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
 )
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
+_NAME_GOES_ON = re.compile(r"[ \t]+(?:\d|[A-Z])")
+"""A figure or a capitalized word after a name: a street ("Eyrarodda 66") or a longer name."""
+_PAIR_WORD = r"(?P<v>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)"
+_PAIRED_AFTER = re.compile(rf"[ \t]+(?:and|&|or)[ \t]+{_PAIR_WORD}(?![\w'’\-@.]\w)")
+_PAIRED_BEFORE = re.compile(rf"(?<![\w'’\-@.]){_PAIR_WORD}[ \t]+(?:and|&|or)[ \t]+\Z")
 _CAP_WORD = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*"
 """A capitalized word, accented letters in it ("Söhne", "Élan")."""
 _FOLLOWING = re.compile(r"[ \t,]*(?:&[ \t]*)?([^\W\d_]+\.?)")

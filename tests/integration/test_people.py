@@ -772,3 +772,27 @@ def test_a_name_signed_after_a_dash_is_a_person(presidio_analyzer, text, name):
 def test_a_dash_before_a_word_that_is_no_signature_stays(presidio_analyzer, text):
     found = typed(presidio_analyzer, text)
     assert [v for t, v in found if t == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Shreya and Aarav from Bengaluru joined", "Aarav"),  # it went in clear
+        ("Aarav and Priya from Bengaluru joined", "Aarav"),
+    ],
+)
+def test_a_name_joined_to_a_found_person_is_a_person(presidio_analyzer, text, name):
+    assert ("PERSON", name) in typed(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Tom and Will are late", "Will"),  # an English word
+        ("ask Sarah and Development about it", "Development"),
+        ("Henderson and Abt Associates won", "Abt"),  # a company's name
+        ("send it to Leon and Eyrarodda 66", "Eyrarodda"),  # a street
+    ],
+)
+def test_a_word_joined_to_a_person_that_is_no_name_stays(presidio_analyzer, text, kept):
+    assert not any(kept in v for t, v in typed(presidio_analyzer, text) if t == "PERSON")
