@@ -236,6 +236,8 @@ def _towns() -> frozenset[str]:
     return european_towns()
 
 
+_CA_CODE = r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ ]?\d[ABCEGHJ-NPRSTV-Z]\d"
+"""A Canadian postal code ("H3B 1A7"): the letters D, F, I, O, Q and U never stand in one."""
 _TAIL = re.compile(
     r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat)[ \t]*\w{1,5})?"
     r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
@@ -243,7 +245,9 @@ _TAIL = re.compile(
     rf"|upon)[ \t]+)?[{_U}][\w'’\-]*){{0,3}})"
 )
 """What may follow a street and number: a unit, then a town or a country after a comma."""
-_TAIL_CODE = re.compile(r"[ \t]+(?:\d{4,6}|\d{3}-\d{4})(?![\w\-]|[.,]\d|[ \t]+\d)")
+_TAIL_CODE = re.compile(
+    rf"[ \t]+(?:\d{{4,6}}|\d{{3}}-\d{{4}}|{_CA_CODE})(?![\w\-]|[.,]\d|[ \t]+\d)"
+)
 """The postcode after a street's town, where the code follows the town."""
 
 
@@ -297,7 +301,7 @@ _POSTAL_CODE = re.compile(
     r"(?:[ \t]*(?:is|was|:|#|=))*[ \t]*"
     r"|\b(?:live|lives|living|reside|resides|residing|based|located)[ \t]+(?:in|at)[ \t]+)"
     r"(?P<v>(?<![\w\-])(?:\d{5}(?:-\d{4})?|\d{4}[ ]?[A-Z]{2}|\d{2}-\d{3}|\d{4}-\d{3}"
-    r"|\d{3}[ ]\d{2}|\d{4}))(?![\w\-]|[.,]\d|[ \t]+\d)"
+    rf"|\d{{3}}[ ]\d{{2}}|\d{{4}}|{_CA_CODE}))(?![\w\-]|[.,]\d|[ \t]+\d)"
 )
 """A postal code after its word ("zip code 10001", "my postcode is 2511 CV", "PLZ 10115") or
 after where someone lives ("I live in 90210"), in the forms of the US, the Netherlands,
@@ -337,14 +341,15 @@ def postal_code_at(text: str, start: int) -> bool:
 _AU_STATES = r"(?:NSW|VIC|QLD|SA|WA|TAS|ACT|NT)"
 _TOWN_POSTCODE = re.compile(
     rf"(?<![\w\-])(?P<town>{_TOWN}),?[ \t]+(?:(?P<state>{_AU_STATES}),?[ \t]+(?P<au>\d{{4}})"
-    r"|(?:[\-–][ \t]*)?(?P<pin>[1-9]\d{5})|(?P<jp>\d{3}-\d{4})|(?P<five>\d{5}))"
+    rf"|(?:[\-–][ \t]*)?(?P<pin>[1-9]\d{{5}})|(?P<jp>\d{{3}}-\d{{4}})|(?P<five>\d{{5}})|{_CA_CODE})"
     r"(?![\w\-]|[.,]\d|[ \t]+\d)"
 )
 """A known town and its postcode after it, where the code follows the town: Australia's state
 and four digits ("Parramatta NSW 2150"), the six-digit codes of India, China, Russia or
 Singapore ("Mumbai 400053", "Mumbai - 400053", "Singapore 018956" has a leading 0 and is the
-code's own country's), Japan's ("Tokyo 150-0002") and the five-digit codes of Indonesia,
-Kenya, Malaysia, Mexico, Thailand, Turkey, the US and others ("Jakarta 10220")."""
+code's own country's), Japan's ("Tokyo 150-0002"), Canada's ("Montreal, H3B 1A7") and the
+five-digit codes of Indonesia, Kenya, Malaysia, Mexico, Thailand, Turkey, the US and others
+("Jakarta 10220")."""
 _ADDRESS_PART = re.compile(r",[ \t]*\Z")
 _CODE_ENDS = re.compile(r"[ \t]*(?:$|[,;)\n]|\.(?!\d))", re.MULTILINE)
 
@@ -401,8 +406,9 @@ _UNIT_BEFORE = re.compile(
 """A unit before a house number: Australia's "Unit 12/34", "3/17", and "Flat 4, 17 …"."""
 
 
-_DIGITS = re.compile(r"\d{4}")
-"""A town's postcode after it holds four digits or more: a text without them has none."""
+_DIGITS = re.compile(r"\d{4}|[A-Z]\d[A-Z][ ]?\d")
+"""A town's postcode after it holds four digits or more, or is Canada's: a text without
+them has none."""
 _CJK = re.compile("[〒\u4e00-\u9fff\uac00-\ud7a3]")
 """A Han or Hangul character or Japan's postal mark: what ``cjk_addresses`` needs."""
 

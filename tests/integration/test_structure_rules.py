@@ -246,6 +246,10 @@ def test_a_malay_or_indonesian_street_and_its_number_are_one_place(
         ),
         ("ship to PO Box 4412, Nairobi 00100", "PO Box 4412, Nairobi 00100"),
         ("the hotel is 1-2-3 Shibuya, Tokyo 150-0002", "Tokyo 150-0002"),
+        (
+            "she lives on Rue Sainte-Catherine in Montreal, H3B 1A7",  # the code had stayed
+            "Montreal, H3B 1A7",
+        ),
         ("〒150-0002 東京都渋谷区渋谷2-21-1 まで", "〒150-0002 東京都渋谷区渋谷2-21-1"),
         ("ship to 北京市朝阳区建国路88号 thanks", "北京市朝阳区建国路88号"),
         ("my address is 서울특별시 강남구 테헤란로 123", "서울특별시 강남구 테헤란로 123"),

@@ -106,6 +106,7 @@ def test_a_birthday_without_its_year_in_digits(text, day):
         ("my postcode is 2511 CV", "2511 CV"),
         ("kod pocztowy 00-950", "00-950"),
         ("postcode 4000 please", "4000"),
+        ("my postal code is K1A 0B1", "K1A 0B1"),  # Canada's
     ],
 )
 def test_a_postal_code_named_as_one_or_where_someone_lives_is_a_place(text, code):
@@ -115,7 +116,13 @@ def test_a_postal_code_named_as_one_or_where_someone_lives_is_a_place(text, code
 
 
 @pytest.mark.parametrize(
-    "text", ["we live in 2024 now", "based in 4000 metres of rock", "the code is 12345"]
+    "text",
+    [
+        "we live in 2024 now",
+        "based in 4000 metres of rock",
+        "the code is 12345",
+        "the part number is A1B 2C3",
+    ],
 )
 def test_years_and_codes_of_other_things_are_no_postal_code(text):
     assert [v for t, v in found(text) if t == "LOCATION"] == []
