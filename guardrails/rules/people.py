@@ -462,7 +462,7 @@ class PeopleFinder:
         return not places.known_place(text[start:end]) and not any(self.listed(w) for w in words)
 
     def paired(self, text: str, people: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-        """``(start, end)`` of each first name joined to a found person by "and", "&" or "or".
+        """``(start, end)`` of each name joined to a found person by "and", "&" or "or".
 
         "Shreya and [Aarav] from Bengaluru", "[Aarav] & Shreya": a capitalized word that is
         no English word ("and Development", "and Will" stay), no common word and no known

@@ -213,13 +213,15 @@ def is_product(span: str) -> bool:
 
 _JOINED_BEFORE = re.compile(r"(?:[A-Z][\w'’\-]*[ \t]+){0,2}[A-Z][\w'’\-]*[ \t]*&[ \t]*\Z")
 _JOINED_AFTER = re.compile(r"[ \t]*&[ \t]*[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*){0,2}")
+_POSSESSIVE = re.compile(r"['’]s\Z")
 
 
 def in_joined_product(text: str, start: int, end: int) -> bool:
     """Whether a name is one side of a listed company's "A & B" name ("[Marks] & Spencer").
 
-    The whole name is listed (``data/products.txt``), or its words up to one of them are
-    ("Procter & Gamble's results"); a pair of people ("Anna & Tom") is no company.
+    The "&" and the words on each side of it, with the span's among them, are a listed name
+    (``data/products.txt``), a possessive after it too ("Procter & Gamble's results"); a pair
+    of people ("Anna & Tom") is no company.
     """
     before = _JOINED_BEFORE.search(text, max(0, start - 60), start)
     after = _JOINED_AFTER.match(text, end)
@@ -230,7 +232,10 @@ def in_joined_product(text: str, start: int, end: int) -> bool:
     own = set(text[start:end].split())
     cuts = range(len(words) + 1)
     names = (words[lead:cut] for lead in cuts for cut in cuts if cut >= lead + 3)
-    return any("&" in name and own <= set(name) and is_product(" ".join(name)) for name in names)
+    return any(
+        "&" in name and own <= set(name) and is_product(_POSSESSIVE.sub("", " ".join(name)))
+        for name in names
+    )
 
 
 def trim_email(text: str, start: int, end: int) -> int:

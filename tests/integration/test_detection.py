@@ -551,6 +551,7 @@ def test_handles_and_places_in_social_posts(presidio_analyzer, text, expected):
         "Smith & Wesson, audited by Ernst & Young",
         "the invoice from Müller & Söhne GmbH is overdue",  # a legal form after accents
         "Rossi & Figli SpA sent it",
+        "Marks & Spencer's food hall",
     ],
 )
 def test_products_and_companies_are_not_people(presidio_analyzer, text):
