@@ -48,6 +48,8 @@ def found(analyzer, text, platform="console", policy=None):
             ("EMAIL_ADDRESS", "jane dot doe at acme dot com"),
         ),
         ("see https://x.io/?email=bob@x.io", ("EMAIL_ADDRESS", "bob@x.io")),
+        # a pipe between fields is no part of the address: "Maria|" went inside its placeholder
+        ("Maria|maria@acme.com|555-0199", ("EMAIL_ADDRESS", "maria@acme.com")),
         ("profile https://acme.com/users/jane.doe", ("PERSON", "jane.doe")),
         (
             "eth 0x52908400098527886E0F7030069857D2E4169EE7",
