@@ -40,7 +40,7 @@ _ACRONYM = re.compile(r"[A-Z]{1,4}")
 # starts the span or follows a URL's separators ("?a=1&email=", "EMAIL=", "user.email=").
 # Not "&" or "=" after other characters: RFC 5322 allows them in a local part ("j&j@",
 # "7a!=x@", "|FM=}x"), and cutting there left the start of the address in clear.
-_URL_TAIL = re.compile(r"[/?:|]|(?:^|(?<=[?&;/.:]))[^\W\d][\w\-]*=")
+_URL_TAIL = re.compile(r"[/?:]|(?:^|(?<=[?&;/.:]))[^\W\d][\w\-]*=|\|(?=[\w.+\-]+\Z)")
 _HAS_WORD = re.compile(r"\w")
 
 
@@ -242,8 +242,9 @@ def trim_email(text: str, start: int, end: int) -> int:
     """Where an e-mail address found inside a URL or a row really starts.
 
     After ``?email=`` and the like, or a pipe that separates fields ("Maria|maria@acme.com",
-    Slack's ``<mailto:…|…>`` pasted elsewhere): the last such cut that leaves a local part
-    with a letter or digit ("P=@x.io" and "a/@x.io" are whole addresses).
+    Slack's ``<mailto:…|…>`` pasted elsewhere) when a plain local part follows it ("x|fm=}c"
+    is one, as RFC 5322 allows): the last such cut that leaves a local part with a letter or
+    digit ("P=@x.io" and "a/@x.io" are whole addresses).
     """
     local = text[start:end].rpartition("@")[0]
     cut = 0
