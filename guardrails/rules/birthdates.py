@@ -9,7 +9,8 @@ writing the date counts: ISO and its slashes or dots
 (``1969-05-12``, ``1969/05/12``), day-month-year with any separator, two-digit years, month
 names (``12 May 1969``, ``May 12th, 1969``, ``12-May-69``), eight digits after ``dob``; after
 "born" or "birthday" also a day without a year ("birthday is May 12", "bday: 03/14", "her
-birthday is on 14 Feb") and a year alone ("born in 1985", "b. 1969"). Between "born" and its
+birthday is on 14 Feb"; "she turns 40 on 12 May", where the age gives the year) and a year
+alone ("born in 1985", "b. 1969"). Between "born" and its
 date may stand a few words without a sentence end ("born in Boston on 12 May 2001").
 ``PATTERN``'s group ``v`` is the date.
 """
@@ -61,7 +62,12 @@ _SEPARATOR = (
     r"[ \t]*(?:is|was|of|:|=|-|\"|'|\(|,)?[ \t]*[\"'(]?[ \t]*(?:on[ \t]+(?:the[ \t]+)?|the[ \t]+)?"
 )
 _BORN = r"(?:\bborn\b[^.!?\n\d]{0,40}?|\bb\.[ \t]*)"
-_BIRTHDAY = r"(?:\bbirthday|\bb-?day|\bborn\b[^.!?\n\d]{0,40}?)"
+_BIRTHDAY = (
+    r"(?:\bbirthday|\bb-?day|\bborn\b[^.!?\n\d]{0,40}?"
+    r"|\bturn(?:s|ed|ing)?[ \t]+\d{1,3}(?:[ \t]+years?[ \t]+old)?(?=[ \t]+on\b))"
+)
+"""A birth word before a day without its year, or an age turned on it ("she turns 40 on 12
+May": with the age, the day is the whole date of birth)."""
 PATTERN = re.compile(
     rf"(?:{_CONTEXT}{_SEPARATOR}(?P<v>{_FULL_DATE}|\d{{8}}(?!\d))"
     rf"|{_BORN}(?:(?:on|in)[ \t]+)?(?:the[ \t]+)?(?P<w>{_FULL_DATE}|(?:1[89]|20)\d\d(?![\w/.\-]))"

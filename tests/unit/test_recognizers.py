@@ -91,6 +91,9 @@ def test_crypto_driver_licence_and_birthdates():
         ("birthday is 14-03 ok", "14-03"),
         ("Lena's bday is on 14/02, ideas?", "14/02"),  # was an address: "14/02, ideas"
         ("her birthday is on 14 Feb, any ideas?", "14 Feb"),
+        # the age turned on the day gives the year: the whole date of birth went in clear
+        ("she turns 40 on 12 May", "12 May"),
+        ("I turn 30 on the 5th of June, party!", "5th of June"),
     ],
 )
 def test_a_birthday_without_its_year_in_digits(text, day):
