@@ -184,12 +184,20 @@ def _national_value(value: str) -> bool:
     return digits >= _MIN_DIGITS and _NATIONAL_LENGTH[0] <= len(value) <= _NATIONAL_LENGTH[1]
 
 
+_NINO_NAME = re.compile(
+    r"(?i:nino)(?:[ \t]*(?:is|was|:|number|no\.?|#))+[ \t]*[A-Za-z]{2}[ \t]?\d{2}[ \t]?\d{2}"
+)
+"""A UK National Insurance number's name before its first letters and digits."""
+
+
 def names_an_id(text: str, start: int) -> bool:
     """Whether a word at ``start`` is a national number's name with the number after it.
 
     "His [Aadhaar] is 2345 6789 0123", "Her [NRIC] is S1234567D": the entity model reads the
     id's name as a person; it says what the value is, and stays.
     """
+    if _NINO_NAME.match(text, start):
+        return True  # "my [NINO] is AB 12 34 56 C": Nino is a given name too
     match = _NATIONAL.match(text, start)
     return match is not None and _national_value(match.group("v"))
 
