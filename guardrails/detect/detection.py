@@ -539,6 +539,8 @@ class _Detector:
             end = _handle_end(norm.text, end)  # "@[mike].chen": the whole handle
         if d.type == "PERSON" and self._people is not None:
             language = self._policy.language
+            if language == ENGLISH:  # "ping [Mei] instead"
+                end = self._people.without_trailing_words(norm.text, start, end)
             nouns = models.vocabulary(language).words if language in local.NOUNS_CAPITALISED else ()
             start, end = self._people.complete(norm.text, start, end, nouns)
         return replace(d, start=start, end=end)

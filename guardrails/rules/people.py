@@ -413,6 +413,38 @@ class PeopleFinder:
             end = match.end()
         return start, end
 
+    def without_trailing_words(self, text: str, start: int, end: int) -> int:
+        """Where a capitalized name ends before the lower-case English words it ran on with.
+
+        "ping [Mei instead]", "ask [Tom instead]": a rule or the model took the adverb in;
+        a word that is a name of the lexicon ("Mike jones") or a particle stays, and a name
+        written all in one case is read as it is.
+        """
+        words = list(_SPAN_TOKEN.finditer(text, start, end))
+        if (
+            len(words) < 2
+            or not words[0].group()[:1].isupper()
+            or text[start:end].isupper()
+            or text[max(0, start - 1) : start] in ("@", "#")  # a handle is whole
+        ):
+            return end
+        kept = len(words)
+        while kept > 1:
+            word = words[kept - 1].group()
+            if not (
+                _LOWER_WORD.fullmatch(word)
+                and _key(word) not in PARTICLES
+                and self.english(word)
+                and not self.listed(word)
+            ):
+                break
+            kept -= 1
+        if kept == len(words):
+            return end
+        cut = words[kept - 1].end()
+        possessive = text[cut - 2 : cut] in ("'s", "’s")
+        return cut - 2 if possessive else cut  # "[Melanie]'s mom"
+
     def place(self, span: str) -> bool:
         """Whether an NER ``PERSON`` span is a place: a known one with no first name in it.
 
@@ -788,6 +820,8 @@ _EMPLOYED_BY = re.compile(
     r"\b(?:work(?:s|ed|ing)?[ \t]+for|employed[ \t]+by)[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
 )
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
+_SPAN_TOKEN = re.compile(r"\S+")
+_LOWER_WORD = re.compile(r"[a-z]+")
 _NAME_GOES_ON = re.compile(r"[ \t]+(?:\d|[A-Z])")
 """A figure or a capitalized word after a name: a street ("Eyrarodda 66") or a longer name."""
 _PAIR_WORD = r"(?P<v>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)"

@@ -796,3 +796,27 @@ def test_a_name_joined_to_a_found_person_is_a_person(presidio_analyzer, text, na
 )
 def test_a_word_joined_to_a_person_that_is_no_name_stays(presidio_analyzer, text, kept):
     assert not any(kept in v for t, v in typed(presidio_analyzer, text) if t == "PERSON")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("@channel reminder: Yusuf is OOO, ping Mei instead", "Mei"),  # "instead" went too
+        ("ask Tom instead", "Tom"),
+        ("Talk to Melanie's mom.", "Melanie"),
+    ],
+)
+def test_a_name_ends_before_the_lower_case_english_words_after_it(presidio_analyzer, text, name):
+    assert ("PERSON", name) in typed(presidio_analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("call Mike jones now", "Mike jones"),  # a surname typed in lower case stays in
+        ("Ludwig van Beethoven wrote it", "Ludwig van Beethoven"),
+        ("thanks @CH_underground", "CH_underground"),  # a handle is whole
+    ],
+)
+def test_a_names_lower_case_surname_particle_or_handle_stays_in_it(presidio_analyzer, text, name):
+    assert name in [v for t, v in typed(presidio_analyzer, text) if t == "PERSON"]
