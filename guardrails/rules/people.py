@@ -82,6 +82,8 @@ _MORE_NAME = re.compile(
     rf"(?![\w@])"
 )
 """What may follow a detected name: an initial or particles, then a capitalized word."""
+_AFTER_INITIAL = re.compile(rf"\.[ \t]*(?P<last>{_CAP_WORD})(?![\w@])")
+"""The full stop after a name that is an initial alone, and the surname after it."""
 _BOOKED = re.compile(
     r"(?<![\w/])(?P<last>[A-Z][A-Z'\-]+)/(?P<first>[A-Z][A-Z'\-]+(?: [A-Z][A-Z'\-]+)?)"
     r"(?: (?P<title>MRS|MR|MS|MISS|MSTR|DR|MX))?(?![\w/])"
@@ -392,10 +394,13 @@ class PeopleFinder:
         """A person's span grown over the initials, particles and last names after it.
 
         "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
-        often stops at the first name. Not over one of ``nouns``, the nouns of a language
+        often stops at the first name, and a rule at an initial's full stop ("[R]. Ibekwe"). Not over one of ``nouns``, the nouns of a language
         that capitalises them ("Zabels [Entscheidung]", "Holman [das Finale]").
         """
         vietnamese = _VIETNAMESE.search(text, start, end) is not None
+        initial = _AFTER_INITIAL.match(text, end) if end - start == 1 else None
+        if initial and not self.english(initial.group("last")):
+            end = initial.end()  # "my name is [R]. Ibekwe": a rule stopped at the dot
         while match := _MORE_NAME.match(text, end):
             joined = match.group("join") is not None  # an initial or a particle before it
             last = _key(match.group("last"))

@@ -820,3 +820,14 @@ def test_a_name_ends_before_the_lower_case_english_words_after_it(presidio_analy
 )
 def test_a_names_lower_case_surname_particle_or_handle_stays_in_it(presidio_analyzer, text, name):
     assert name in [v for t, v in typed(presidio_analyzer, text) if t == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my name is R. Ibekwe", "R. Ibekwe"),  # the surname went in clear after "[R]."
+        ("a 67 y/o male named R. Ibekwe, presented with chest pain", "R. Ibekwe"),
+    ],
+)
+def test_a_name_given_as_an_initial_and_a_surname_is_hidden_whole(presidio_analyzer, text, name):
+    assert ("PERSON", name) in typed(presidio_analyzer, text)
