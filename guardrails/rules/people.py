@@ -394,8 +394,9 @@ class PeopleFinder:
         """A person's span grown over the initials, particles and last names after it.
 
         "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
-        often stops at the first name, and a rule at an initial's full stop ("[R]. Ibekwe"). Not over one of ``nouns``, the nouns of a language
-        that capitalises them ("Zabels [Entscheidung]", "Holman [das Finale]").
+        often stops at the first name, and a rule at an initial's full stop ("[R]. Ibekwe").
+        Not over one of ``nouns``, the nouns of a language that capitalises them ("Zabels
+        [Entscheidung]", "Holman [das Finale]").
         """
         vietnamese = _VIETNAMESE.search(text, start, end) is not None
         initial = _AFTER_INITIAL.match(text, end) if end - start == 1 else None
