@@ -542,7 +542,8 @@ class _Detector:
             if language == ENGLISH:  # "ping [Mei] instead"
                 end = self._people.without_trailing_words(norm.text, start, end)
             nouns = models.vocabulary(language).words if language in local.NOUNS_CAPITALISED else ()
-            start, end = self._people.complete(norm.text, start, end, nouns)
+            english = language == ENGLISH
+            start, end = self._people.complete(norm.text, start, end, nouns, initial=english)
         return replace(d, start=start, end=end)
 
     def _own_model(self) -> bool:

@@ -389,19 +389,26 @@ class PeopleFinder:
         return any(not self.english(w) for w in words)
 
     def complete(
-        self, text: str, start: int, end: int, nouns: Container[str] = frozenset()
+        self,
+        text: str,
+        start: int,
+        end: int,
+        nouns: Container[str] = frozenset(),
+        *,
+        initial: bool = False,
     ) -> tuple[int, int]:
         """A person's span grown over the initials, particles and last names after it.
 
         "Jennifer [B. Eiffel]", "Christiane [de Vaan]", "Markha [R Aslakhanov]": the model
-        often stops at the first name, and a rule at an initial's full stop ("[R]. Ibekwe").
-        Not over one of ``nouns``, the nouns of a language that capitalises them ("Zabels
-        [Entscheidung]", "Holman [das Finale]").
+        often stops at the first name, and with ``initial`` (English) a rule at an initial's
+        full stop ("[R]. Ibekwe"; in French "M." is Monsieur's title). Not over one of
+        ``nouns``, the nouns of a language that capitalises them ("Zabels [Entscheidung]",
+        "Holman [das Finale]").
         """
         vietnamese = _VIETNAMESE.search(text, start, end) is not None
-        initial = _AFTER_INITIAL.match(text, end) if end - start == 1 else None
-        if initial and not self.english(initial.group("last")):
-            end = initial.end()  # "my name is [R]. Ibekwe": a rule stopped at the dot
+        after = _AFTER_INITIAL.match(text, end) if initial and end - start == 1 else None
+        if after and not self.english(after.group("last")):
+            end = after.end()  # "my name is [R]. Ibekwe": a rule stopped at the dot
         while match := _MORE_NAME.match(text, end):
             joined = match.group("join") is not None  # an initial or a particle before it
             last = _key(match.group("last"))
