@@ -396,9 +396,10 @@ def url_host(text: str, at: int) -> bool:
 
     The handle rule reads ``@host`` there as an account.
     """
+    if at < 0 or not text.startswith("@", at):
+        return False
     reach = _URL_USER_CHARS + _MAX_VALUE
-    before = _URL_LOGIN_BEFORE.search(text, max(0, at - reach), at)
-    return at >= 0 and text.startswith("@", at) and before is not None
+    return _URL_LOGIN_BEFORE.search(text, max(0, at - reach), at) is not None
 
 
 def url_login(text: str, start: int) -> bool:
